@@ -1,0 +1,568 @@
+// bench_sort: mergejit's merge sort against cub::DeviceMergeSort, in one process, on the same
+// inputs, on the same stream.
+//
+// For every (case, size): random keys (fixed seed, splitmix64 on the host) are uploaded once.
+// Each measurement first restores the unsorted input into the working buffers with an untimed
+// cudaMemcpyAsync, then times only the sort with a pair of cudaEvents. The first run of each
+// side is an untimed warm-up, and its results are compared byte for byte (both sorts are stable,
+// so keys and values must agree exactly). The timed runs alternate CUB and mergejit; the median
+// of --reps is reported. Temporary storage of both sides is allocated once per size, outside
+// the timed region. The mergejit sorter is built once per case, before any timing.
+//
+//   bench_sort [--sizes 20,24,27] [--cases u32,u64,...] [--reps 7] [--quick] [--csv FILE]
+//              [--device N] [--seed S]
+
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/version.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "mergejit.h"
+
+// ---------------------------------------------------------------- error checks
+
+#define CUDA_CHECK(call)                                                                     \
+    do {                                                                                     \
+        cudaError_t err_ = (call);                                                           \
+        if (err_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,         \
+                    cudaGetErrorName(err_), cudaGetErrorString(err_));                       \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static mj_context *g_ctx = nullptr;
+
+#define MJ_CHECK(call)                                                                       \
+    do {                                                                                     \
+        mj_status st_ = (call);                                                              \
+        if (st_ != MJ_OK) {                                                                  \
+            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,         \
+                    mj_status_name(st_), mj_context_last_error(g_ctx));                      \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
+// ---------------------------------------------------------------- key types and orders
+
+// The 16-byte struct key, laid out as the CUDA source given to mergejit declares it.
+struct rec16 {
+    unsigned long long hi, lo;
+};
+static_assert(sizeof(rec16) == 16 && alignof(rec16) == 8, "rec16 layout");
+
+static const char *const kRec16Source = "struct rec16 { unsigned long long hi, lo; };";
+static const char *const kRec16Less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+
+struct Less {
+    template <typename T>
+    __device__ bool operator()(const T &a, const T &b) const
+    {
+        return a < b;
+    }
+};
+
+struct Rec16Less {
+    __device__ bool operator()(const rec16 &a, const rec16 &b) const
+    {
+        return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+    }
+};
+
+// ---------------------------------------------------------------- the CUB side
+
+// One signature for every case: a temp-size query when temp is NULL, else the sort, in place.
+// V = void means keys only. StableSort* is the documented-stable entry point of DeviceMergeSort.
+typedef cudaError_t (*CubSortFn)(void *temp, size_t *temp_bytes, void *keys, void *values,
+                                 int n, cudaStream_t stream);
+
+template <typename K, typename V, typename Op>
+static cudaError_t cub_sort(void *temp, size_t *temp_bytes, void *keys, void *values, int n,
+                            cudaStream_t stream)
+{
+    if constexpr (std::is_void<V>::value) {
+        (void)values;
+        return cub::DeviceMergeSort::StableSortKeys(temp, *temp_bytes, static_cast<K *>(keys), n,
+                                                    Op(), stream);
+    } else {
+        return cub::DeviceMergeSort::StableSortPairs(temp, *temp_bytes, static_cast<K *>(keys),
+                                                     static_cast<V *>(values), n, Op(), stream);
+    }
+}
+
+// ---------------------------------------------------------------- cases
+
+enum KeyGen { GEN_U32, GEN_U64, GEN_F32, GEN_F64, GEN_REC16 };
+
+struct Case {
+    const char *name;
+    KeyGen gen;
+    mj_key_kind kind; // MJ_KEY_CUSTOM: rec16
+    size_t key_size;
+    size_t value_size; // 0: keys only; values are the element's index, 4 or 8 bytes
+    CubSortFn cub;
+};
+
+static const Case kCases[] = {
+    {"u32", GEN_U32, MJ_KEY_U32, 4, 0, cub_sort<uint32_t, void, Less>},
+    {"u64", GEN_U64, MJ_KEY_U64, 8, 0, cub_sort<uint64_t, void, Less>},
+    {"f32", GEN_F32, MJ_KEY_F32, 4, 0, cub_sort<float, void, Less>},
+    {"f64", GEN_F64, MJ_KEY_F64, 8, 0, cub_sort<double, void, Less>},
+    {"rec16", GEN_REC16, MJ_KEY_CUSTOM, 16, 0, cub_sort<rec16, void, Rec16Less>},
+    {"pairs_u32", GEN_U32, MJ_KEY_U32, 4, 4, cub_sort<uint32_t, uint32_t, Less>},
+    {"pairs_u64", GEN_U64, MJ_KEY_U64, 8, 8, cub_sort<uint64_t, uint64_t, Less>},
+};
+static const int kCaseCount = (int)(sizeof kCases / sizeof kCases[0]);
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// Fills n keys of the case's kind and, for pairs, values 0, 1, 2, ... (so that any difference in
+// stability shows in the values). Floats are finite, never zero (so -0/+0 and NaN, where the
+// built-in total order and CUB's operator< differ, do not occur), of both signs and magnitudes
+// from about 2^-44 to 2^20. rec16 keys have 20-bit `hi` so that ties on hi are common and `lo`
+// decides.
+static void generate(const Case &c, void *keys, void *values, size_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = splitmix64(&s);
+        switch (c.gen) {
+        case GEN_U32: static_cast<uint32_t *>(keys)[i] = (uint32_t)(r >> 32); break;
+        case GEN_U64: static_cast<uint64_t *>(keys)[i] = r; break;
+        case GEN_F32: {
+            float m = (float)((r & 0xffffffu) + 1);             // 1 .. 2^24, exact
+            int e = (int)((r >> 24) % 41) - 44;                 // 2^-44 .. 2^-4 scale
+            float x = ldexpf(m, e);
+            static_cast<float *>(keys)[i] = (r >> 63) ? -x : x;
+            break;
+        }
+        case GEN_F64: {
+            double m = (double)((r >> 11) + 1);                 // 1 .. 2^53, exact
+            uint64_t r2 = splitmix64(&s);
+            int e = (int)(r2 % 41) - 73;                        // 2^-73 .. 2^-33 scale
+            double x = ldexp(m, e);
+            static_cast<double *>(keys)[i] = (r2 >> 63) ? -x : x;
+            break;
+        }
+        case GEN_REC16: {
+            rec16 k;
+            k.hi = r >> 44;
+            k.lo = splitmix64(&s);
+            static_cast<rec16 *>(keys)[i] = k;
+            break;
+        }
+        }
+        if (c.value_size == 4)
+            static_cast<uint32_t *>(values)[i] = (uint32_t)i;
+        else if (c.value_size == 8)
+            static_cast<uint64_t *>(values)[i] = (uint64_t)i;
+    }
+}
+
+static mj_sorter *build_sorter(const Case &c)
+{
+    mj_sort_desc desc;
+    if (c.kind == MJ_KEY_CUSTOM) {
+        memset(&desc, 0, sizeof desc);
+        desc.key = MJ_KEY_CUSTOM;
+        desc.order = MJ_ASCENDING;
+        desc.less = kRec16Less;
+        desc.type_name = "rec16";
+        desc.type_source = kRec16Source;
+        desc.type_size = sizeof(rec16);
+        desc.type_align = alignof(rec16);
+    } else {
+        mj_sort_desc_init(&desc, c.kind, MJ_ASCENDING);
+    }
+    desc.value_size = c.value_size;
+    mj_sorter *sorter = nullptr;
+    MJ_CHECK(mj_sorter_create(g_ctx, &desc, &sorter));
+    return sorter;
+}
+
+static const char *source_name(int source)
+{
+    switch (source) {
+    case 0: return "compiled with NVRTC";
+    case 1: return "from the disk cache";
+    case 2: return "from the context's memory";
+    default: return "from an unknown source";
+    }
+}
+
+// ---------------------------------------------------------------- one (case, size)
+
+struct Timing {
+    double cub_ms, mj_ms;
+};
+
+static double median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * ((double)v[m - 1] + (double)v[m]);
+}
+
+// Reports the first element where the two outputs differ and exits.
+static void mismatch(const Case &c, size_t n, const unsigned char *cub_out,
+                     const unsigned char *mj_out)
+{
+    size_t kb = n * c.key_size;
+    size_t i = 0;
+    const char *what = "keys";
+    if (memcmp(cub_out, mj_out, kb) != 0) {
+        while (memcmp(cub_out + i * c.key_size, mj_out + i * c.key_size, c.key_size) == 0)
+            i++;
+    } else {
+        what = "values";
+        const unsigned char *a = cub_out + kb, *b = mj_out + kb;
+        while (memcmp(a + i * c.value_size, b + i * c.value_size, c.value_size) == 0)
+            i++;
+    }
+    printf("MISMATCH %s n=%zu: mergejit's %s differ from CUB's first at index %zu\n", c.name, n,
+           what, i);
+    fflush(stdout);
+    exit(1);
+}
+
+static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uint64_t seed,
+                       cudaStream_t stream)
+{
+    const size_t kb = n * c.key_size, vb = n * c.value_size, total = kb + vb;
+
+    // Input on the host, uploaded once; host buffers for the two outputs.
+    unsigned char *h_in = static_cast<unsigned char *>(host_alloc(total));
+    generate(c, h_in, h_in + kb, n, seed);
+    unsigned char *h_cub = static_cast<unsigned char *>(host_alloc(total));
+    unsigned char *h_mj = static_cast<unsigned char *>(host_alloc(total));
+
+    void *d_in_keys = nullptr, *d_in_vals = nullptr, *d_keys = nullptr, *d_vals = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_in_keys, kb));
+    CUDA_CHECK(cudaMalloc(&d_keys, kb));
+    if (vb) {
+        CUDA_CHECK(cudaMalloc(&d_in_vals, vb));
+        CUDA_CHECK(cudaMalloc(&d_vals, vb));
+    }
+    CUDA_CHECK(cudaMemcpyAsync(d_in_keys, h_in, kb, cudaMemcpyHostToDevice, stream));
+    if (vb)
+        CUDA_CHECK(cudaMemcpyAsync(d_in_vals, h_in + kb, vb, cudaMemcpyHostToDevice, stream));
+
+    // Temporary storage of both sides, once, outside the timed region. Never NULL: a NULL temp
+    // means "query" to CUB and "allocate for me" to mergejit.
+    size_t cub_temp_bytes = 0, mj_temp_bytes = 0;
+    CUDA_CHECK(c.cub(nullptr, &cub_temp_bytes, d_keys, d_vals, (int)n, stream));
+    MJ_CHECK(mj_sorter_temp_size(sorter, n, 0, &mj_temp_bytes));
+    void *d_cub_temp = nullptr, *d_mj_temp = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_cub_temp, std::max<size_t>(cub_temp_bytes, 256)));
+    CUDA_CHECK(cudaMalloc(&d_mj_temp, std::max<size_t>(mj_temp_bytes, 256)));
+
+    auto restore = [&]() {
+        CUDA_CHECK(cudaMemcpyAsync(d_keys, d_in_keys, kb, cudaMemcpyDeviceToDevice, stream));
+        if (vb)
+            CUDA_CHECK(cudaMemcpyAsync(d_vals, d_in_vals, vb, cudaMemcpyDeviceToDevice, stream));
+    };
+    auto sort_cub = [&]() {
+        size_t bytes = cub_temp_bytes;
+        CUDA_CHECK(c.cub(d_cub_temp, &bytes, d_keys, d_vals, (int)n, stream));
+    };
+    auto sort_mj = [&]() {
+        MJ_CHECK(mj_sorter_sort(sorter, d_keys, d_vals, n, d_mj_temp, mj_temp_bytes, stream));
+    };
+    auto download = [&](unsigned char *h) {
+        CUDA_CHECK(cudaMemcpyAsync(h, d_keys, kb, cudaMemcpyDeviceToHost, stream));
+        if (vb)
+            CUDA_CHECK(cudaMemcpyAsync(h + kb, d_vals, vb, cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
+
+    // Warm-up of each side, untimed; its output is the one that is verified.
+    restore();
+    sort_cub();
+    download(h_cub);
+    restore();
+    sort_mj();
+    download(h_mj);
+    if (memcmp(h_cub, h_mj, total) != 0)
+        mismatch(c, n, h_cub, h_mj);
+
+    // Timed runs, alternating the two sides.
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<float> cub_ms, mj_ms;
+    for (int r = 0; r < reps; r++) {
+        for (int side = 0; side < 2; side++) {
+            restore();
+            CUDA_CHECK(cudaEventRecord(start, stream));
+            if (side == 0)
+                sort_cub();
+            else
+                sort_mj();
+            CUDA_CHECK(cudaEventRecord(stop, stream));
+            CUDA_CHECK(cudaEventSynchronize(stop));
+            float ms = 0.0f;
+            CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+            (side == 0 ? cub_ms : mj_ms).push_back(ms);
+        }
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+
+    CUDA_CHECK(cudaFree(d_cub_temp));
+    CUDA_CHECK(cudaFree(d_mj_temp));
+    CUDA_CHECK(cudaFree(d_in_keys));
+    CUDA_CHECK(cudaFree(d_keys));
+    if (vb) {
+        CUDA_CHECK(cudaFree(d_in_vals));
+        CUDA_CHECK(cudaFree(d_vals));
+    }
+    free(h_in);
+    free(h_cub);
+    free(h_mj);
+
+    Timing t;
+    t.cub_ms = median(cub_ms);
+    t.mj_ms = median(mj_ms);
+    return t;
+}
+
+// ---------------------------------------------------------------- options
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bench_sort [options]\n"
+            "  --sizes L,L,...   log2 of the element counts (default 20,24,27; each 1..30)\n"
+            "  --cases C,C,...   of u32,u64,f32,f64,rec16,pairs_u32,pairs_u64 (default all)\n"
+            "  --reps N          timed runs per side, median reported (default 7)\n"
+            "  --quick           sizes 20,24 and 3 reps (explicit --sizes/--reps win)\n"
+            "  --csv FILE        also write one CSV row per (case, size) to FILE\n"
+            "  --device N        CUDA device ordinal (default 0)\n"
+            "  --seed S          seed of the input generator (default 1)\n");
+}
+
+static int find_case(const char *name, size_t len)
+{
+    for (int i = 0; i < kCaseCount; i++)
+        if (strlen(kCases[i].name) == len && strncmp(kCases[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+static long parse_long(const char *s, const char *what)
+{
+    char *end = nullptr;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0') {
+        fprintf(stderr, "bench_sort: bad %s: '%s'\n", what, s);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<int> sizes;
+    std::vector<int> cases;
+    int reps = -1, device = 0;
+    uint64_t seed = 1;
+    bool quick = false;
+    const char *csv_path = nullptr;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = (i + 1 < argc) ? argv[i + 1] : nullptr;
+        bool takes_value = !strcmp(a, "--sizes") || !strcmp(a, "--cases") ||
+                           !strcmp(a, "--reps") || !strcmp(a, "--csv") ||
+                           !strcmp(a, "--device") || !strcmp(a, "--seed");
+        if (takes_value && !v) {
+            fprintf(stderr, "bench_sort: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--quick")) {
+            quick = true;
+        } else if (!strcmp(a, "--sizes")) {
+            sizes.clear();
+            for (const char *p = v; *p;) {
+                const char *comma = strchr(p, ',');
+                size_t len = comma ? (size_t)(comma - p) : strlen(p);
+                char buf[16] = {0};
+                memcpy(buf, p, std::min(len, sizeof buf - 1));
+                long l = parse_long(buf, "size");
+                if (l < 1 || l > 30) {
+                    fprintf(stderr, "bench_sort: size 2^%ld out of range 1..30\n", l);
+                    return 2;
+                }
+                sizes.push_back((int)l);
+                p += len + (comma ? 1 : 0);
+            }
+            i++;
+        } else if (!strcmp(a, "--cases")) {
+            cases.clear();
+            for (const char *p = v; *p;) {
+                const char *comma = strchr(p, ',');
+                size_t len = comma ? (size_t)(comma - p) : strlen(p);
+                int k = find_case(p, len);
+                if (k < 0) {
+                    fprintf(stderr, "bench_sort: unknown case '%.*s'\n", (int)len, p);
+                    usage(stderr);
+                    return 2;
+                }
+                cases.push_back(k);
+                p += len + (comma ? 1 : 0);
+            }
+            i++;
+        } else if (!strcmp(a, "--reps")) {
+            reps = (int)parse_long(v, "--reps");
+            if (reps < 1) {
+                fprintf(stderr, "bench_sort: --reps must be at least 1\n");
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--csv")) {
+            csv_path = v;
+            i++;
+        } else if (!strcmp(a, "--device")) {
+            device = (int)parse_long(v, "--device");
+            i++;
+        } else if (!strcmp(a, "--seed")) {
+            seed = (uint64_t)parse_long(v, "--seed");
+            i++;
+        } else {
+            fprintf(stderr, "bench_sort: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (sizes.empty())
+        sizes = quick ? std::vector<int>{20, 24} : std::vector<int>{20, 24, 27};
+    if (reps < 0)
+        reps = quick ? 3 : 7;
+    if (cases.empty())
+        for (int k = 0; k < kCaseCount; k++)
+            cases.push_back(k);
+
+    // The runtime first, so that the primary context exists; mergejit then retains the same one.
+    CUDA_CHECK(cudaSetDevice(device));
+    CUDA_CHECK(cudaFree(nullptr));
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    int driver = 0, runtime = 0;
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+
+    mj_context_options opts;
+    mj_context_options_init(&opts);
+    opts.device = device;
+    mj_status st = mj_context_create(&opts, &g_ctx);
+    if (st != MJ_OK) {
+        fprintf(stderr, "mj_context_create failed: %s: %s\n", mj_status_name(st),
+                mj_context_last_error(g_ctx));
+        mj_context_destroy(g_ctx);
+        return 1;
+    }
+
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+    FILE *csv = nullptr;
+    if (csv_path) {
+        csv = fopen(csv_path, "w");
+        if (!csv) {
+            fprintf(stderr, "bench_sort: cannot write %s: %s\n", csv_path, strerror(errno));
+            return 1;
+        }
+        fprintf(csv, "case,n,cub_ms,mj_ms,cub_gkeys_s,mj_gkeys_s,ratio,nt,vt,build_ms,source,"
+                     "device\n");
+    }
+
+    printf("mergejit %s vs CUB %d.%d.%d cub::DeviceMergeSort (StableSortKeys/StableSortPairs)\n",
+           mj_version(), CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
+    printf("device %d: %s, sm_%d%d, %d SMs, %.1f GiB; mergejit targets sm_%d\n", device,
+           prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+           (double)prop.totalGlobalMem / (1u << 30), mj_context_target_sm(g_ctx));
+    printf("driver %d, runtime %d; mergejit sees driver %d, NVRTC %d\n", driver, runtime,
+           mj_driver_version(), mj_nvrtc_version());
+    printf("mergejit cache: %s\n", mj_context_cache_dir(g_ctx)[0] ? mj_context_cache_dir(g_ctx)
+                                                                   : "(off)");
+    printf("timing: sort only (cudaEvent), median of %d reps after 1 warm-up per side; input\n"
+           "        restored untimed before each run; Gkeys/s = n / time; ratio > 1: mergejit "
+           "faster\n\n",
+           reps);
+    printf("%-10s %11s %13s %13s %14s\n", "case", "n", "cub_Gkeys/s", "mj_Gkeys/s",
+           "ratio(mj/cub)");
+    fflush(stdout);
+
+    for (int k : cases) {
+        const Case &c = kCases[k];
+        auto t0 = std::chrono::steady_clock::now();
+        mj_sorter *sorter = build_sorter(c);
+        double wall_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
+        int nt = 0, vt = 0;
+        mj_sorter_tile(sorter, &nt, &vt);
+        printf("# %s: key %zu B, value %zu B; mergejit sorter %s in %.1f ms (create %.1f ms), "
+               "tile NT=%d VT=%d\n",
+               c.name, c.key_size, c.value_size, source_name(mj_sorter_source(sorter)),
+               mj_sorter_build_ms(sorter), wall_ms, nt, vt);
+        fflush(stdout);
+
+        for (int l : sizes) {
+            size_t n = (size_t)1 << l;
+            Timing t = run_size(c, sorter, n, reps, seed ^ ((uint64_t)k << 32) ^ (uint64_t)l,
+                                stream);
+            double cub_g = (double)n / (t.cub_ms * 1e6);
+            double mj_g = (double)n / (t.mj_ms * 1e6);
+            printf("%-10s %11zu %13.3f %13.3f %14.3f\n", c.name, n, cub_g, mj_g, mj_g / cub_g);
+            fflush(stdout);
+            if (csv) {
+                fprintf(csv, "%s,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%d,%.1f,%d,\"%s\"\n", c.name, n,
+                        t.cub_ms, t.mj_ms, cub_g, mj_g, mj_g / cub_g, nt, vt,
+                        mj_sorter_build_ms(sorter), mj_sorter_source(sorter), prop.name);
+                fflush(csv);
+            }
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        mj_sorter_destroy(sorter);
+    }
+
+    if (csv && fclose(csv) != 0) {
+        fprintf(stderr, "bench_sort: writing %s failed\n", csv_path);
+        return 1;
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    mj_context_destroy(g_ctx);
+    return 0;
+}

@@ -1,0 +1,243 @@
+#include "gen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "strbuf.h"
+#include "templates_embedded.h"
+
+/* Templates in dependency order, after the spec. */
+static const char *const sort_templates[] = {
+    "merge_frame.h", "merge_path.cuh",    "serial_merge.cuh",     "sort_network.cuh",
+    "tile_io.cuh",   "cta_blocksort.cuh", "kernel_blocksort.cuh", "kernel_partition.cuh",
+    "kernel_merge.cuh",
+};
+
+static const struct {
+    const char *cuda_type;
+    int float_bits; /* 0 for integers */
+} builtin_keys[MJ_KEY_KIND_COUNT] = {
+    [MJ_KEY_U8] = {"mj_u8", 0},     [MJ_KEY_I8] = {"signed char", 0},
+    [MJ_KEY_U16] = {"mj_u16", 0},   [MJ_KEY_I16] = {"short", 0},
+    [MJ_KEY_U32] = {"mj_u32", 0},   [MJ_KEY_I32] = {"int", 0},
+    [MJ_KEY_U64] = {"mj_u64", 0},   [MJ_KEY_I64] = {"long long", 0},
+    [MJ_KEY_F16] = {"mj_f16", 16},  [MJ_KEY_BF16] = {"mj_bf16", 16},
+    [MJ_KEY_F32] = {"float", 32},   [MJ_KEY_F64] = {"double", 64},
+};
+
+size_t mj_spec_key_size(const mj_kernel_spec *spec) {
+    return spec->key == MJ_KEY_CUSTOM ? spec->type_size : mj_key_kind_size(spec->key);
+}
+
+static int is_type_name(const char *s) {
+    if (!s || !(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z'))) return 0;
+    for (; *s; ++s) {
+        int ok = *s == '_' || *s == ':' || (*s >= '0' && *s <= '9') ||
+                 (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z');
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* The comparator is pasted into `return (bool)(...);`. Refusing ';', '#' and unbalanced
+ * brackets keeps it one expression: it cannot close the function and add code of its own. */
+static int check_expression(const char *e, char *err, size_t errcap) {
+    int depth = 0;
+    char stack[256];
+    if (!e[strspn(e, " \t\r\n")]) {
+        snprintf(err, errcap, "the comparator expression is empty");
+        return -1;
+    }
+    for (const char *p = e; *p; ++p) {
+        char c = *p;
+        if (c == ';' || c == '#') {
+            snprintf(err, errcap, "the comparator must be one expression over a and b: '%c' is "
+                                  "not allowed in it", c);
+            return -1;
+        }
+        if (c == '(' || c == '[' || c == '{') {
+            if (depth == (int)sizeof stack) break;
+            stack[depth++] = c;
+        } else if (c == ')' || c == ']' || c == '}') {
+            char open = c == ')' ? '(' : c == ']' ? '[' : '{';
+            if (depth == 0 || stack[depth - 1] != open) {
+                snprintf(err, errcap, "the comparator expression has an unbalanced '%c'", c);
+                return -1;
+            }
+            --depth;
+        }
+    }
+    if (depth != 0) {
+        snprintf(err, errcap, "the comparator expression has an unclosed bracket");
+        return -1;
+    }
+    return 0;
+}
+
+int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
+    if (spec->primitive != MJ_PRIM_MERGESORT) {
+        snprintf(err, errcap, "unknown primitive %d", (int)spec->primitive);
+        return -1;
+    }
+    if ((unsigned)spec->key >= MJ_KEY_KIND_COUNT) {
+        snprintf(err, errcap, "unknown key kind %d", (int)spec->key);
+        return -1;
+    }
+    if (spec->order != MJ_ASCENDING && spec->order != MJ_DESCENDING) {
+        snprintf(err, errcap, "unknown order %d", (int)spec->order);
+        return -1;
+    }
+    if (spec->nt < 32 || spec->nt > 1024 || (spec->nt & (spec->nt - 1))) {
+        snprintf(err, errcap, "NT must be a power of two from 32 to 1024, not %d", spec->nt);
+        return -1;
+    }
+    if (spec->vt < 1 || spec->vt > MJ_MAX_VT) {
+        snprintf(err, errcap, "VT must be from 1 to %d, not %d", MJ_MAX_VT, spec->vt);
+        return -1;
+    }
+    if (spec->value_size > MJ_MAX_VALUE_SIZE) {
+        snprintf(err, errcap, "value size %zu is over the largest supported, %d bytes",
+                 spec->value_size, MJ_MAX_VALUE_SIZE);
+        return -1;
+    }
+    if (spec->sm < 10 || spec->sm > 1000) {
+        snprintf(err, errcap, "target sm %d is not a compute capability", spec->sm);
+        return -1;
+    }
+    if (spec->key == MJ_KEY_CUSTOM) {
+        if (!is_type_name(spec->type_name)) {
+            snprintf(err, errcap, "a custom key needs type_name, a C++ identifier (got %s%s%s)",
+                     spec->type_name ? "'" : "", spec->type_name ? spec->type_name : "none",
+                     spec->type_name ? "'" : "");
+            return -1;
+        }
+        if (!spec->type_source) {
+            snprintf(err, errcap, "a custom key needs type_source, the CUDA source defining %s",
+                     spec->type_name);
+            return -1;
+        }
+        if (spec->type_size == 0 || spec->type_align == 0 ||
+            (spec->type_align & (spec->type_align - 1)) || spec->type_size % spec->type_align) {
+            snprintf(err, errcap, "a custom key needs a non-zero size that is a multiple of its "
+                                  "alignment, a power of two (got size %zu, align %zu)",
+                     spec->type_size, spec->type_align);
+            return -1;
+        }
+        if (!spec->less) {
+            snprintf(err, errcap, "a custom key needs a comparator expression (less)");
+            return -1;
+        }
+    }
+    if (spec->less && check_expression(spec->less, err, errcap)) return -1;
+    return 0;
+}
+
+/* The template's text without its #include "..." lines: the generator already placed every
+ * dependency before it, and the result must be one self-contained translation unit. */
+static void append_template(mj_strbuf *sb, const mj_template *t) {
+    mj_sb_printf(sb, "#line 1 \"%s\"\n", t->name);
+    const char *p = t->text, *end = t->text + t->size;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl + 1 : end;
+        if (strncmp(p, "#include \"", 10) == 0)
+            mj_sb_puts(sb, "\n"); /* keep the line numbers of the file */
+        else
+            mj_sb_append(sb, p, (size_t)(stop - p));
+        p = stop;
+    }
+}
+
+static void emit_value_type(mj_strbuf *sb, size_t v) {
+    switch (v) {
+    case 0:
+    case 4: mj_sb_puts(sb, "typedef mj_u32 mj_value;\n"); return;
+    case 1: mj_sb_puts(sb, "typedef mj_u8 mj_value;\n"); return;
+    case 2: mj_sb_puts(sb, "typedef mj_u16 mj_value;\n"); return;
+    case 8: mj_sb_puts(sb, "typedef mj_u64 mj_value;\n"); return;
+    case 16: mj_sb_puts(sb, "struct __align__(16) mj_value { mj_u64 lo, hi; };\n"); return;
+    default: {
+        /* Opaque bytes moved in the widest word that divides the size. */
+        size_t w = v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
+        mj_sb_printf(sb, "struct mj_value { mj_u%zu w[%zu]; };\n", w * 8, v / w);
+    }
+    }
+}
+
+static void emit_builtin_less(mj_strbuf *sb, const mj_kernel_spec *spec) {
+    int bits = builtin_keys[spec->key].float_bits;
+    int desc = spec->order == MJ_DESCENDING;
+    if (!bits)
+        mj_sb_printf(sb, "    return %s;\n", desc ? "b < a" : "a < b");
+    else if (!desc)
+        mj_sb_puts(sb, "    return mj_key_ord(a) < mj_key_ord(b);\n");
+    else
+        mj_sb_printf(sb, "    return mj_desc%d(mj_key_ord(a)) < mj_desc%d(mj_key_ord(b));\n",
+                     bits, bits);
+}
+
+int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err,
+                  size_t errcap) {
+    *out = NULL;
+    if (mj_spec_check(spec, err, errcap)) return -1;
+    mj_strbuf sb;
+    mj_sb_init(&sb);
+
+    mj_sb_printf(&sb, "/* mergejit %s generated: mergesort of %s keys, %zu-byte values, "
+                      "NT %d, VT %d, sm_%d. */\n",
+                 MJ_VERSION_STRING, mj_key_kind_name(spec->key), spec->value_size, spec->nt,
+                 spec->vt, spec->sm);
+    mj_sb_printf(&sb, "#define MJ_SPEC 1\n#define MJ_SM %d\n#define MJ_NT %d\n#define MJ_VT %d\n",
+                 spec->sm, spec->nt, spec->vt);
+    mj_sb_printf(&sb, "#define MJ_HAS_VALUES %d\n#define MJ_VALUE_IS_INDEX %d\n",
+                 spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
+
+    const char *prelude[] = {"mj_common.cuh", "key_order.cuh"};
+    for (size_t i = 0; i < sizeof prelude / sizeof *prelude; ++i) {
+        const mj_template *t = mj_template_find(prelude[i]);
+        if (!t) goto missing;
+        append_template(&sb, t);
+    }
+
+    mj_sb_puts(&sb, "#line 1 \"mergejit_spec\"\n");
+    if (spec->key == MJ_KEY_CUSTOM) {
+        mj_sb_puts(&sb, "#line 1 \"type_source\"\n");
+        mj_sb_puts(&sb, spec->type_source);
+        mj_sb_puts(&sb, "\n#line 1 \"mergejit_spec\"\n");
+        mj_sb_printf(&sb, "typedef %s mj_key;\n", spec->type_name);
+        mj_sb_printf(&sb, "static_assert(sizeof(mj_key) == %zu, \"mergejit: sizeof(%s) is not "
+                          "%zu as declared\");\n",
+                     spec->type_size, spec->type_name, spec->type_size);
+        mj_sb_printf(&sb, "static_assert(alignof(mj_key) == %zu, \"mergejit: alignof(%s) is not "
+                          "%zu as declared\");\n",
+                     spec->type_align, spec->type_name, spec->type_align);
+    } else {
+        mj_sb_printf(&sb, "typedef %s mj_key;\n", builtin_keys[spec->key].cuda_type);
+    }
+    emit_value_type(&sb, spec->value_size);
+    mj_sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
+    if (spec->less) {
+        mj_sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");
+        mj_sb_puts(&sb, spec->less);
+        mj_sb_puts(&sb, "\n    );\n");
+    } else {
+        emit_builtin_less(&sb, spec);
+    }
+    mj_sb_puts(&sb, "}\n");
+
+    for (size_t i = 0; i < sizeof sort_templates / sizeof *sort_templates; ++i) {
+        const mj_template *t = mj_template_find(sort_templates[i]);
+        if (!t) goto missing;
+        append_template(&sb, t);
+    }
+    *out = mj_sb_take(&sb, len);
+    if (!*out) {
+        snprintf(err, errcap, "out of host memory while generating source");
+        return -1;
+    }
+    return 0;
+missing:
+    mj_sb_free(&sb);
+    snprintf(err, errcap, "a template is missing from this build of the library");
+    return -1;
+}

@@ -1,0 +1,218 @@
+/*
+ * mergejit: merge-path sorting primitives generated, compiled and launched at run time.
+ *
+ * One header, no CUDA header needed. Device pointers and streams cross the API as `void *`
+ * (a CUdeviceptr or a pointer from cudaMalloc; a CUstream or cudaStream_t, NULL for the legacy
+ * default stream). The library works in the device's primary context, so memory and streams
+ * made with the CUDA runtime API work as they are.
+ *
+ * Contract shared by every function:
+ *  - it returns an mj_status; MJ_OK is 0;
+ *  - on failure the context's last-error message (mj_context_last_error) says what happened
+ *    in words, with NVRTC's log when generated code did not compile;
+ *  - on failure the caller's data is left as it was: sorts only write to the caller's buffers
+ *    after every check has passed and every kernel is loaded;
+ *  - the library never prints, aborts or exits.
+ *
+ * Sorts are stable and asynchronous on the caller's stream. Counts are 64-bit.
+ *
+ * Thread safety: a context may be used from several host threads at once (its module table
+ * and error message are guarded; the last-error message is the last one written by any
+ * thread). A sorter is immutable after creation and may be run concurrently on different
+ * streams. Contexts are independent of one another.
+ */
+#ifndef MERGEJIT_H
+#define MERGEJIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MJ_VERSION_MAJOR 0
+#define MJ_VERSION_MINOR 1
+#define MJ_VERSION_PATCH 0
+#define MJ_VERSION_STRING "0.1.0"
+
+#if defined(_WIN32)
+#define MJ_API
+#else
+#define MJ_API __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------- status codes */
+
+typedef enum mj_status {
+    MJ_OK = 0,
+    MJ_ERR_INVALID_ARGUMENT = 1, /* a NULL, misaligned or out-of-range argument */
+    MJ_ERR_HOST_MEMORY = 2,      /* host allocation failed */
+    MJ_ERR_NO_DRIVER = 3,        /* libcuda could not be loaded or initialised */
+    MJ_ERR_NO_DEVICE = 4,        /* no CUDA device, or the ordinal is out of range */
+    MJ_ERR_NO_COMPILER = 5,      /* libnvrtc could not be loaded */
+    MJ_ERR_COMPILE = 6,          /* NVRTC rejected the generated source; the log is in the message */
+    MJ_ERR_DEVICE_MEMORY = 7,    /* device allocation failed */
+    MJ_ERR_CUDA = 8,             /* another driver call failed; its name is in the message */
+    MJ_ERR_CACHE = 9,            /* the disk cache could not be used (only from cache functions) */
+    MJ_ERR_UNSUPPORTED = 10,     /* the request is valid but this build or device cannot do it */
+    MJ_ERR_TOO_LARGE = 11        /* a count whose byte size does not fit in size_t */
+} mj_status;
+
+/* The status's name, e.g. "MJ_ERR_COMPILE". Never NULL. */
+MJ_API const char *mj_status_name(mj_status status);
+
+/* The library's version, MJ_VERSION_STRING of the build that was linked. */
+MJ_API const char *mj_version(void);
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct mj_context mj_context;
+
+enum {
+    /* Do not read or write the disk cache (modules are still kept in memory). */
+    MJ_CONTEXT_NO_DISK_CACHE = 1u << 0,
+    /* Compile only: no driver and no device are needed; sorters can be built (their kernels
+     * are compiled for options.target_sm) but not run. For tools and deployment. */
+    MJ_CONTEXT_COMPILE_ONLY = 1u << 1
+};
+
+typedef struct mj_context_options {
+    int device;            /* CUDA device ordinal; default 0 */
+    const char *cache_dir; /* NULL: $MERGEJIT_CACHE_DIR, else $XDG_CACHE_HOME/mergejit,
+                              else ~/.cache/mergejit */
+    unsigned flags;        /* MJ_CONTEXT_* */
+    int target_sm;         /* compile-only contexts: e.g. 90 for sm_90; default 90 */
+} mj_context_options;
+
+/* Fills the defaults above. */
+MJ_API void mj_context_options_init(mj_context_options *options);
+
+/* Creates a context on the device (retaining its primary context). `options` may be NULL.
+ * As in SQLite's open, *out receives a context even when creation fails (unless host memory
+ * ran out, then *out is NULL): read mj_context_last_error from it, then destroy it. */
+MJ_API mj_status mj_context_create(const mj_context_options *options, mj_context **out);
+
+/* Releases every module and the primary context. NULL is accepted. The caller must have
+ * finished (synchronized) the work it launched through this context. */
+MJ_API void mj_context_destroy(mj_context *ctx);
+
+/* The message of the last failure in this context ("" when none). Valid until the next call
+ * on the context. NULL ctx gives a fixed message. */
+MJ_API const char *mj_context_last_error(const mj_context *ctx);
+
+/* The sm the context compiles for (e.g. 90), its cache directory ("" when the disk cache is
+ * off), and the device's name ("" for compile-only contexts). */
+MJ_API int mj_context_target_sm(const mj_context *ctx);
+MJ_API const char *mj_context_cache_dir(const mj_context *ctx);
+MJ_API const char *mj_context_device_name(const mj_context *ctx);
+
+/* ---------------------------------------------------------------- key types and orders */
+
+typedef enum mj_key_kind {
+    MJ_KEY_U8, MJ_KEY_I8, MJ_KEY_U16, MJ_KEY_I16, MJ_KEY_U32, MJ_KEY_I32,
+    MJ_KEY_U64, MJ_KEY_I64,
+    MJ_KEY_F16,  /* IEEE binary16, passed as 16-bit patterns */
+    MJ_KEY_BF16, /* bfloat16, passed as 16-bit patterns */
+    MJ_KEY_F32, MJ_KEY_F64,
+    MJ_KEY_CUSTOM, /* a type given as CUDA source: see mj_sort_desc */
+    MJ_KEY_KIND_COUNT
+} mj_key_kind;
+
+/* "u32", "f16", ..., "custom". NULL for an unknown kind. */
+MJ_API const char *mj_key_kind_name(mj_key_kind kind);
+/* Parses the names above; returns MJ_KEY_KIND_COUNT for an unknown name. */
+MJ_API mj_key_kind mj_key_kind_parse(const char *name);
+/* Size in bytes of a built-in kind; 0 for MJ_KEY_CUSTOM. */
+MJ_API size_t mj_key_kind_size(mj_key_kind kind);
+
+typedef enum mj_order {
+    /* Built-in orders. Floating-point keys (f16, bf16, f32, f64) use a total order:
+     * -inf < negative < -0 < +0 < positive < +inf, and every NaN sorts last, in both
+     * ascending and descending order (descending reverses the non-NaN values only). */
+    MJ_ASCENDING = 0,
+    MJ_DESCENDING = 1
+} mj_order;
+
+/* What to sort. Strings are copied by mj_sorter_create; they need not outlive the call. */
+typedef struct mj_sort_desc {
+    mj_key_kind key;
+    mj_order order;          /* used when `less` is NULL */
+    const char *less;        /* optional: a CUDA boolean expression over `a` and `b`, both
+                                `const KEY &`, true when a must come before b (a strict weak
+                                order). Required for MJ_KEY_CUSTOM. */
+    /* MJ_KEY_CUSTOM only: */
+    const char *type_name;   /* the type's name as used in type_source, e.g. "rec" */
+    const char *type_source; /* CUDA source defining it (no #include of toolkit headers) */
+    size_t type_size;        /* its sizeof, checked by a static_assert in the generated code */
+    size_t type_align;       /* its alignof, likewise */
+    size_t value_size;       /* bytes per value: 0 for keys only, else 1..64 */
+} mj_sort_desc;
+
+/* Keys of `kind` (not custom) in `order`, no values. */
+MJ_API void mj_sort_desc_init(mj_sort_desc *desc, mj_key_kind kind, mj_order order);
+
+/* ---------------------------------------------------------------- sorter (build once, run many) */
+
+typedef struct mj_sorter mj_sorter;
+
+/* Generates, compiles (or loads from cache) and loads the kernels for `desc`. A comparator or
+ * type that does not compile gives MJ_ERR_COMPILE with NVRTC's log in the message. */
+MJ_API mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out);
+MJ_API void mj_sorter_destroy(mj_sorter *sorter);
+
+/* How the sorter got its binary: 0 compiled with NVRTC, 1 from the disk cache, 2 from the
+ * context's memory; and how long that took in milliseconds. */
+MJ_API int mj_sorter_source(const mj_sorter *sorter);
+MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
+/* The tile shape in use: threads per block and values per thread. */
+MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
+
+/* Bytes of temporary device storage that mj_sorter_sort (indices != 0: mj_sorter_sort_indices)
+ * needs for n elements. */
+MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
+                                     size_t *bytes);
+
+/* Sorts n keys (and their values, when the sorter has value_size > 0; `values` is then
+ * required) in place, stably. `temp` is device memory of at least mj_sorter_temp_size bytes
+ * aligned to 256, or NULL: then the library allocates and frees it in stream order.
+ * Returns once the work is queued on `stream`. */
+MJ_API mj_status mj_sorter_sort(mj_sorter *sorter, void *keys, void *values, size_t n,
+                                void *temp, size_t temp_bytes, void *stream);
+
+/* Writes to `indices` the stable permutation that sorts `keys`, leaving the keys as they are:
+ * keys[indices[0]], keys[indices[1]], ... is sorted. The sorter's value_size is the index
+ * width: 4 (uint32_t, n <= 2^32) or 8 (uint64_t). */
+MJ_API mj_status mj_sorter_sort_indices(mj_sorter *sorter, const void *keys, void *indices,
+                                        size_t n, void *temp, size_t temp_bytes, void *stream);
+
+/* ---------------------------------------------------------------- one-call functions */
+
+/* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
+ * call) and runs it with library-allocated temporary storage. */
+MJ_API mj_status mj_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys, size_t n,
+                              void *stream);
+MJ_API mj_status mj_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
+                               void *values, size_t value_size, size_t n, void *stream);
+/* index_size 4 or 8, as in mj_sorter_sort_indices. */
+MJ_API mj_status mj_sort_indices(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
+                                 void *indices, size_t index_size, size_t n, void *stream);
+
+/* ---------------------------------------------------------------- facts and cache */
+
+/* Driver version (e.g. 13000) or 0 when libcuda is absent; NVRTC version as major*1000 +
+ * minor*10 or 0 when absent. No context needed. */
+MJ_API int mj_driver_version(void);
+MJ_API int mj_nvrtc_version(void);
+
+/* Removes every cache entry in the context's cache directory; *removed gets the count
+ * (may be NULL). */
+MJ_API mj_status mj_cache_clear(mj_context *ctx, size_t *removed);
+/* Number of entries and their total size in bytes. */
+MJ_API mj_status mj_cache_stats(mj_context *ctx, size_t *entries, uint64_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MERGEJIT_H */

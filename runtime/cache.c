@@ -1,0 +1,494 @@
+/* The on-disk cache of compiled kernel binaries: see cache.h for the contract.
+ *
+ * Entry layout, integers little-endian:
+ *   0  char[8]   magic "MJCACHE1"
+ *   8  uint32    format version (1)
+ *  12  uint32    reserved, 0
+ *  16  uint8[32] key
+ *  48  uint64    payload size
+ *  56  uint8[32] SHA-256 of the payload
+ *  88  payload */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mkostemp, PATH_MAX, O_CLOEXEC/O_NOFOLLOW when built on its own */
+#endif
+
+#include "cache.h"
+
+#include "sha256.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "MJCACHE1"
+#define FORMAT_VERSION 1u
+#define HEADER_SIZE 88
+#define OFF_VERSION 8
+#define OFF_RESERVED 12
+#define OFF_KEY 16
+#define OFF_SIZE 48
+#define OFF_HASH 56
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_err(char *err, size_t errcap, const char *fmt, ...)
+{
+    if (!err || errcap == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errcap, fmt, ap);
+    va_end(ap);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* True for exactly 64 lowercase hex digits at s (s may be shorter: the NUL stops it). */
+static int is_hex64(const char *s)
+{
+    for (int i = 0; i < 64; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* "<64 hex>.mjc": a finished entry. */
+static int is_entry_name(const char *name)
+{
+    return is_hex64(name) && strcmp(name + 64, ".mjc") == 0;
+}
+
+/* ".<64 hex>.tmp.<anything>": a temporary file left by an interrupted store. */
+static int is_temp_name(const char *name)
+{
+    return name[0] == '.' && is_hex64(name + 1) && strncmp(name + 65, ".tmp.", 5) == 0 &&
+           name[70] != '\0';
+}
+
+static int entry_path(char *out, size_t cap, const char *dir, const uint8_t key[32],
+                      char *err, size_t errcap)
+{
+    char hex[65];
+    mj_sha256_hex(key, hex);
+    int n = snprintf(out, cap, "%s/%s.mjc", dir, hex);
+    if (n < 0 || (size_t)n >= cap) {
+        set_err(err, errcap, "cache directory path %s is too long", dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads up to n bytes, retrying short reads and EINTR. Returns the count read (less than n
+ * only at end of file), or -1 with errno. */
+static ssize_t read_full(int fd, void *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        size_t chunk = n - done < ((size_t)1 << 30) ? n - done : (size_t)1 << 30;
+        ssize_t r = read(fd, (char *)buf + done, chunk);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        done += (size_t)r;
+    }
+    return (ssize_t)done;
+}
+
+/* Writes all n bytes, retrying short writes and EINTR. Returns 0 or -1 with errno. */
+static int write_all(int fd, const void *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        size_t chunk = n - done < ((size_t)1 << 30) ? n - done : (size_t)1 << 30;
+        ssize_t w = write(fd, (const char *)buf + done, chunk);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+/* Removes a damaged entry. When seen is given, only if path still names that file: another
+ * process may have renamed a good entry over it since we opened it, and that one stays. */
+static int remove_damaged(const char *path, const struct stat *seen)
+{
+    struct stat now;
+    if (lstat(path, &now) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (seen && (now.st_dev != seen->st_dev || now.st_ino != seen->st_ino))
+        return 0;
+    int rc = S_ISDIR(now.st_mode) ? rmdir(path) : unlink(path);
+    return rc == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* Reports a damaged entry: removes it and says what failed, and whether removal failed. */
+static mj_cache_result damaged(const char *path, const struct stat *seen, const char *what,
+                               char *err, size_t errcap)
+{
+    if (remove_damaged(path, seen) != 0)
+        set_err(err, errcap, "cache entry %s %s (and could not be removed: %s)", path, what,
+                strerror(errno));
+    else
+        set_err(err, errcap, "cache entry %s %s", path, what);
+    return MJ_CACHE_DAMAGED;
+}
+
+/* Checks a header against the key and the file's size; returns what is wrong, or NULL. */
+static const char *check_header(const uint8_t *hdr, const uint8_t key[32], uint64_t file_size)
+{
+    if (memcmp(hdr, MAGIC, 8) != 0)
+        return "has a bad magic number";
+    if (get_le32(hdr + OFF_VERSION) != FORMAT_VERSION)
+        return "has an unsupported format version";
+    if (get_le32(hdr + OFF_RESERVED) != 0)
+        return "has a nonzero reserved field";
+    if (memcmp(hdr + OFF_KEY, key, 32) != 0)
+        return "belongs to another key";
+    uint64_t payload = get_le64(hdr + OFF_SIZE);
+    if (file_size - HEADER_SIZE < payload)
+        return "truncated";
+    if (file_size - HEADER_SIZE > payload)
+        return "has trailing bytes";
+    return NULL;
+}
+
+/* Reads and checks an open entry. Returns HIT with *data and *size, ERROR with err, or DAMAGED
+ * with *bad saying what is wrong (the caller removes the file). */
+static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t key[32],
+                                  const char *path, void **data, size_t *size,
+                                  const char **bad, char *err, size_t errcap)
+{
+    if (!S_ISREG(st->st_mode)) {
+        *bad = "is not a regular file";
+        return MJ_CACHE_DAMAGED;
+    }
+    uint8_t hdr[HEADER_SIZE];
+    ssize_t got = read_full(fd, hdr, HEADER_SIZE);
+    if (got < 0) {
+        set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
+        return MJ_CACHE_ERROR;
+    }
+    if (got < HEADER_SIZE || (uint64_t)st->st_size < HEADER_SIZE) {
+        *bad = "truncated";
+        return MJ_CACHE_DAMAGED;
+    }
+    if ((*bad = check_header(hdr, key, (uint64_t)st->st_size)) != NULL)
+        return MJ_CACHE_DAMAGED;
+
+    uint64_t n64 = get_le64(hdr + OFF_SIZE);
+    size_t n = (size_t)n64;
+    if (n != n64) {
+        set_err(err, errcap, "cache entry %s is too large for this process", path);
+        return MJ_CACHE_ERROR;
+    }
+    uint8_t *payload = malloc(n ? n : 1); /* never NULL on a hit, even when empty */
+    if (!payload) {
+        set_err(err, errcap, "out of memory reading cache entry %s", path);
+        return MJ_CACHE_ERROR;
+    }
+    got = read_full(fd, payload, n);
+    if (got < 0) {
+        set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
+        free(payload);
+        return MJ_CACHE_ERROR;
+    }
+    if ((size_t)got < n) { /* shrank since fstat */
+        *bad = "truncated";
+    } else {
+        uint8_t digest[32];
+        mj_sha256_hash(payload, n, digest);
+        if (memcmp(digest, hdr + OFF_HASH, 32) != 0)
+            *bad = "fails its checksum";
+    }
+    if (*bad) {
+        free(payload);
+        return MJ_CACHE_DAMAGED;
+    }
+    *data = payload;
+    *size = n;
+    return MJ_CACHE_HIT;
+}
+
+mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **data,
+                              size_t *size, char *err, size_t errcap)
+{
+    char path[PATH_MAX];
+    if (entry_path(path, sizeof path, dir, key, err, errcap) != 0)
+        return MJ_CACHE_ERROR;
+
+    /* O_NONBLOCK so that a FIFO planted under an entry's name cannot hang the open; it
+     * changes nothing for regular files. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return MJ_CACHE_MISS;
+        if (errno == ELOOP) /* O_NOFOLLOW met a symbolic link */
+            return damaged(path, NULL, "is a symbolic link", err, errcap);
+        set_err(err, errcap, "cannot open cache entry %s: %s", path, strerror(errno));
+        return MJ_CACHE_ERROR;
+    }
+    struct stat st;
+    const char *bad = NULL;
+    mj_cache_result res;
+    if (fstat(fd, &st) != 0) {
+        set_err(err, errcap, "cannot stat cache entry %s: %s", path, strerror(errno));
+        res = MJ_CACHE_ERROR;
+    } else {
+        res = read_entry(fd, &st, key, path, data, size, &bad, err, errcap);
+    }
+    close(fd);
+    if (res == MJ_CACHE_DAMAGED)
+        res = damaged(path, &st, bad, err, errcap);
+    return res;
+}
+
+int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
+                   char *err, size_t errcap)
+{
+    if (mj_cache_ensure_dir(dir, err, errcap) != 0)
+        return -1;
+    char path[PATH_MAX], tmp[PATH_MAX];
+    char hex[65];
+    mj_sha256_hex(key, hex);
+    if (entry_path(path, sizeof path, dir, key, err, errcap) != 0)
+        return -1;
+    /* Dot-prefixed so it is never taken for an entry; same directory so rename is atomic. */
+    int n = snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, hex);
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        set_err(err, errcap, "cache directory path %s is too long", dir);
+        return -1;
+    }
+
+    uint8_t hdr[HEADER_SIZE];
+    memcpy(hdr, MAGIC, 8);
+    put_le32(hdr + OFF_VERSION, FORMAT_VERSION);
+    put_le32(hdr + OFF_RESERVED, 0);
+    memcpy(hdr + OFF_KEY, key, 32);
+    put_le64(hdr + OFF_SIZE, size);
+    mj_sha256_hash(data, size, hdr + OFF_HASH);
+
+    int fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
+    if (fd < 0) {
+        set_err(err, errcap, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (write_all(fd, hdr, sizeof hdr) != 0 || write_all(fd, data, size) != 0) {
+        set_err(err, errcap, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (close(fd) != 0) { /* some file systems report write errors only here */
+        set_err(err, errcap, "cannot write %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        set_err(err, errcap, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* mkdir for one path component; an existing directory (or a link to one) is fine. */
+static int make_one_dir(const char *path, char *err, size_t errcap)
+{
+    if (mkdir(path, 0700) == 0)
+        return 0;
+    int e = errno;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return 0;
+        set_err(err, errcap, "%s exists and is not a directory", path);
+        return -1;
+    }
+    if (e == EEXIST) /* e.g. a dangling symbolic link */
+        set_err(err, errcap, "%s exists and is not a directory", path);
+    else
+        set_err(err, errcap, "cannot create directory %s: %s", path, strerror(e));
+    return -1;
+}
+
+int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)
+{
+    struct stat st;
+    if (!dir || !*dir) {
+        set_err(err, errcap, "the cache directory path is empty");
+        return -1;
+    }
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) /* the usual case, one system call */
+        return 0;
+    size_t len = strlen(dir);
+    char buf[PATH_MAX];
+    if (len >= sizeof buf) {
+        set_err(err, errcap, "cache directory path %s is too long", dir);
+        return -1;
+    }
+    memcpy(buf, dir, len + 1);
+    /* Create each prefix in turn, as mkdir -p does; empty components ("a//b", a trailing
+     * slash, the root) are skipped. */
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (p[-1] != '/' && make_one_dir(buf, err, errcap) != 0)
+            return -1;
+        if (c == '\0')
+            return 0;
+        *p = c;
+    }
+}
+
+int mj_cache_default_dir(char *out, size_t cap, char *err, size_t errcap)
+{
+    const char *v;
+    int n;
+    if ((v = getenv("MERGEJIT_CACHE_DIR")) != NULL && *v)
+        n = snprintf(out, cap, "%s", v);
+    else if ((v = getenv("XDG_CACHE_HOME")) != NULL && v[0] == '/') /* relative: ignored */
+        n = snprintf(out, cap, "%s/mergejit", v);
+    else if ((v = getenv("HOME")) != NULL && *v)
+        n = snprintf(out, cap, "%s/.cache/mergejit", v);
+    else {
+        set_err(err, errcap,
+                "no cache directory: none of MERGEJIT_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
+        return -1;
+    }
+    if (n < 0 || (size_t)n >= cap) {
+        set_err(err, errcap, "the cache directory path (%d bytes) does not fit in %zu bytes", n,
+                cap);
+        if (cap > 0)
+            out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens dir for listing. Returns 1 with *d set, 0 when dir does not exist, -1 with err. */
+static int open_listing(const char *dir, DIR **d, char *err, size_t errcap)
+{
+    *d = opendir(dir);
+    if (*d)
+        return 1;
+    if (errno == ENOENT)
+        return 0;
+    set_err(err, errcap, "cannot open cache directory %s: %s", dir, strerror(errno));
+    return -1;
+}
+
+/* Ends a listing: readdir gives NULL both at the end and on error; errno tells them apart. */
+static int close_listing(DIR *d, const char *dir, char *err, size_t errcap)
+{
+    int e = errno;
+    closedir(d);
+    if (e != 0) {
+        set_err(err, errcap, "cannot read cache directory %s: %s", dir, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+int mj_cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errcap)
+{
+    size_t count = 0;
+    if (removed)
+        *removed = 0;
+    DIR *d;
+    int rc = open_listing(dir, &d, err, errcap);
+    if (rc <= 0)
+        return rc;
+    struct dirent *ent;
+    for (errno = 0; (ent = readdir(d)) != NULL; errno = 0) {
+        if (!is_entry_name(ent->d_name) && !is_temp_name(ent->d_name))
+            continue;
+        if (unlinkat(dirfd(d), ent->d_name, 0) == 0)
+            count++;
+        else if (errno != ENOENT) { /* ENOENT: someone else removed it first */
+            set_err(err, errcap, "cannot remove %s/%s: %s", dir, ent->d_name, strerror(errno));
+            closedir(d);
+            if (removed)
+                *removed = count;
+            return -1;
+        }
+    }
+    if (removed)
+        *removed = count;
+    return close_listing(d, dir, err, errcap);
+}
+
+int mj_cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
+                       size_t errcap)
+{
+    size_t count = 0;
+    uint64_t total = 0;
+    *entries = 0;
+    *bytes = 0;
+    DIR *d;
+    int rc = open_listing(dir, &d, err, errcap);
+    if (rc <= 0)
+        return rc;
+    struct dirent *ent;
+    for (errno = 0; (ent = readdir(d)) != NULL; errno = 0) {
+        struct stat st;
+        if (!is_entry_name(ent->d_name))
+            continue;
+        if (fstatat(dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno == ENOENT) /* removed since it was listed */
+                continue;
+            set_err(err, errcap, "cannot stat %s/%s: %s", dir, ent->d_name, strerror(errno));
+            closedir(d);
+            return -1;
+        }
+        if (S_ISREG(st.st_mode)) {
+            count++;
+            total += (uint64_t)st.st_size;
+        }
+    }
+    *entries = count;
+    *bytes = total;
+    return close_listing(d, dir, err, errcap);
+}

@@ -1,0 +1,178 @@
+/* Contexts: device, primary context, cache directory, last error. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache.h"
+#include "context.h"
+#include "dl_nvrtc.h"
+
+double mj_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+mj_status mj_fail(mj_context *ctx, mj_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&ctx->lock);
+    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    pthread_mutex_unlock(&ctx->lock);
+    va_end(ap);
+    return status;
+}
+
+mj_status mj_fail_cuda(mj_context *ctx, CUresult r, const char *what) {
+    char text[256];
+    mj_cuda_describe(ctx->cu, r, text, sizeof text);
+    return mj_fail(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? MJ_ERR_DEVICE_MEMORY : MJ_ERR_CUDA,
+                   "%s failed: %s", what, text);
+}
+
+mj_status mj_ctx_enter(mj_context *ctx) {
+    if (!ctx->cu)
+        return mj_fail(ctx, MJ_ERR_UNSUPPORTED,
+                       "this context is compile-only: it has no device to run on");
+    CUresult r = ctx->cu->ctx_push(ctx->primary);
+    return r == CUDA_SUCCESS ? MJ_OK : mj_fail_cuda(ctx, r, "cuCtxPushCurrent");
+}
+
+void mj_ctx_leave(mj_context *ctx) {
+    CUcontext popped;
+    ctx->cu->ctx_pop(&popped);
+}
+
+void mj_context_options_init(mj_context_options *options) {
+    memset(options, 0, sizeof *options);
+    options->target_sm = 90;
+}
+
+static mj_status open_device(mj_context *ctx) {
+    char err[512];
+    const mj_cuda_api *cu = mj_cuda_load(err, sizeof err);
+    if (!cu) return mj_fail(ctx, MJ_ERR_NO_DRIVER, "%s", err);
+    ctx->cu = cu;
+    int count = 0;
+    CUresult r = cu->device_count(&count);
+    if (r != CUDA_SUCCESS) return mj_fail_cuda(ctx, r, "cuDeviceGetCount");
+    if (ctx->device_ordinal < 0 || ctx->device_ordinal >= count)
+        return mj_fail(ctx, MJ_ERR_NO_DEVICE, "no CUDA device %d: the driver reports %d device%s",
+                       ctx->device_ordinal, count, count == 1 ? "" : "s");
+    if ((r = cu->device_get(&ctx->device, ctx->device_ordinal)) != CUDA_SUCCESS)
+        return mj_fail_cuda(ctx, r, "cuDeviceGet");
+    int major = 0, minor = 0;
+    if ((r = cu->device_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                  ctx->device)) != CUDA_SUCCESS ||
+        (r = cu->device_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                  ctx->device)) != CUDA_SUCCESS)
+        return mj_fail_cuda(ctx, r, "cuDeviceGetAttribute");
+    ctx->sm = major * 10 + minor;
+    if ((r = cu->device_name(ctx->device_name, (int)sizeof ctx->device_name, ctx->device)) !=
+        CUDA_SUCCESS)
+        return mj_fail_cuda(ctx, r, "cuDeviceGetName");
+    if ((r = cu->primary_retain(&ctx->primary, ctx->device)) != CUDA_SUCCESS) {
+        ctx->primary = NULL;
+        return mj_fail_cuda(ctx, r, "cuDevicePrimaryCtxRetain");
+    }
+    return MJ_OK;
+}
+
+mj_status mj_context_create(const mj_context_options *options, mj_context **out) {
+    if (!out) return MJ_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    mj_context_options defaults;
+    if (!options) {
+        mj_context_options_init(&defaults);
+        options = &defaults;
+    }
+    mj_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return MJ_ERR_HOST_MEMORY;
+    pthread_mutex_init(&ctx->lock, NULL);
+    *out = ctx;
+    ctx->flags = options->flags;
+    ctx->device_ordinal = options->device;
+
+    if (!(ctx->flags & MJ_CONTEXT_NO_DISK_CACHE)) {
+        char err[512];
+        if (options->cache_dir) {
+            if (!*options->cache_dir || strlen(options->cache_dir) >= sizeof ctx->cache_dir)
+                return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                               "the cache directory must be a non-empty path shorter than %zu "
+                               "bytes", sizeof ctx->cache_dir);
+            strcpy(ctx->cache_dir, options->cache_dir);
+        } else if (mj_cache_default_dir(ctx->cache_dir, sizeof ctx->cache_dir, err,
+                                        sizeof err)) {
+            return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
+        }
+    }
+
+    if (ctx->flags & MJ_CONTEXT_COMPILE_ONLY) {
+        if (options->target_sm < 10)
+            return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                           "a compile-only context needs target_sm, e.g. 90 (got %d)",
+                           options->target_sm);
+        ctx->sm = options->target_sm;
+        return MJ_OK;
+    }
+    return open_device(ctx);
+}
+
+void mj_context_destroy(mj_context *ctx) {
+    if (!ctx) return;
+    if (ctx->cu && ctx->primary) {
+        if (mj_ctx_enter(ctx) == MJ_OK) {
+            mj_modules_free(ctx);
+            mj_ctx_leave(ctx);
+        }
+        ctx->cu->primary_release(ctx->device);
+    }
+    mj_modules_free(ctx);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+const char *mj_context_last_error(const mj_context *ctx) {
+    return ctx ? ctx->error : "no context (NULL)";
+}
+
+int mj_context_target_sm(const mj_context *ctx) { return ctx ? ctx->sm : 0; }
+const char *mj_context_cache_dir(const mj_context *ctx) { return ctx ? ctx->cache_dir : ""; }
+const char *mj_context_device_name(const mj_context *ctx) {
+    return ctx ? ctx->device_name : "";
+}
+
+int mj_driver_version(void) {
+    const mj_cuda_api *cu = mj_cuda_load(NULL, 0);
+    int v = 0;
+    if (cu && cu->driver_version(&v) != CUDA_SUCCESS) v = 0;
+    return v;
+}
+
+int mj_nvrtc_version(void) {
+    const mj_nvrtc_api *nv = mj_nvrtc_load(NULL, 0);
+    return nv ? nv->major * 1000 + nv->minor * 10 : 0;
+}
+
+mj_status mj_cache_clear(mj_context *ctx, size_t *removed) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (removed) *removed = 0;
+    if (!ctx->cache_dir[0]) return MJ_OK;
+    char err[512];
+    if (mj_cache_clear_dir(ctx->cache_dir, removed, err, sizeof err))
+        return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
+    return MJ_OK;
+}
+
+mj_status mj_cache_stats(mj_context *ctx, size_t *entries, uint64_t *bytes) {
+    if (!ctx || !entries || !bytes) return MJ_ERR_INVALID_ARGUMENT;
+    *entries = 0;
+    *bytes = 0;
+    if (!ctx->cache_dir[0]) return MJ_OK;
+    char err[512];
+    if (mj_cache_stats_dir(ctx->cache_dir, entries, bytes, err, sizeof err))
+        return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
+    return MJ_OK;
+}

@@ -1,0 +1,65 @@
+/* The context's insides, shared by the runtime's files. Internal. */
+#ifndef MJ_CONTEXT_H
+#define MJ_CONTEXT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "compile.h"
+#include "dl_cuda.h"
+#include "gen.h"
+#include "mergejit.h"
+
+#define MJ_ERROR_CAP 32768
+#define MJ_PATH_CAP 4096
+
+enum { MJ_SOURCE_COMPILED = 0, MJ_SOURCE_DISK = 1, MJ_SOURCE_MEMORY = 2 };
+
+/* One loaded binary and its kernels; lives until the context is destroyed. */
+typedef struct mj_module {
+    struct mj_module *next;
+    uint8_t key[32];
+    CUmodule module;       /* 0 in compile-only contexts */
+    CUfunction blocksort, partition, merge;
+    int source;            /* MJ_SOURCE_COMPILED or MJ_SOURCE_DISK, how it first arrived */
+    double build_ms;
+    size_t binary_size;
+} mj_module;
+
+struct mj_context {
+    pthread_mutex_t lock;  /* guards modules and error */
+    char error[MJ_ERROR_CAP];
+    unsigned flags;
+    int device_ordinal;
+    int sm;                /* the device's (or the requested) compute capability, e.g. 90 */
+    char cache_dir[MJ_PATH_CAP]; /* "" when the disk cache is off */
+    char device_name[256];
+    const mj_cuda_api *cu; /* NULL in compile-only contexts */
+    CUdevice device;
+    CUcontext primary;
+    mj_module *modules;
+};
+
+/* Records a message (printf-style) as the context's last error and returns status. */
+mj_status mj_fail(mj_context *ctx, mj_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* For a failed driver call: MJ_ERR_DEVICE_MEMORY for out-of-memory, else MJ_ERR_CUDA, with
+ * `what` and the driver's description of r. */
+mj_status mj_fail_cuda(mj_context *ctx, CUresult r, const char *what);
+
+/* Makes the context's primary context current on this thread for the duration of a call. */
+mj_status mj_ctx_enter(mj_context *ctx);
+void mj_ctx_leave(mj_context *ctx);
+
+/* The module for spec: from the context's memory, the disk cache, or NVRTC. *source tells
+ * which (MJ_SOURCE_*), *ms how long this call took. */
+mj_status mj_module_get(mj_context *ctx, const mj_kernel_spec *spec, const mj_module **out,
+                        int *source, double *ms);
+void mj_modules_free(mj_context *ctx);
+
+/* Default tile shape for a key size and value size on an sm. */
+void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *vt);
+
+double mj_now_ms(void);
+
+#endif

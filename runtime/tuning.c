@@ -1,0 +1,23 @@
+/* Built-in tile shapes. Odd VT keeps a thread's run of 4-byte keys off the shared-memory bank
+ * of its neighbours; larger keys and values take fewer per thread so that registers (keys,
+ * positions and values) fit without spilling and the tile fits in static shared memory. */
+#include "context.h"
+
+void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *vt) {
+    (void)sm; /* one table for now; the autotuner will key it by device */
+    size_t bytes = key_size + value_size;
+    *nt = 256;
+    if (bytes <= 4)
+        *vt = 15;
+    else if (bytes <= 8)
+        *vt = 11;
+    else if (bytes <= 16)
+        *vt = 7;
+    else if (bytes <= 32)
+        *vt = 5;
+    else
+        *vt = 3;
+    /* Keep s_keys + s_pos under 48 KB of static shared memory. */
+    while (*vt > 1 && (size_t)*nt * (size_t)*vt * (key_size + 4) > 46 * 1024) *vt -= 2;
+    while (*nt > 32 && (size_t)*nt * (size_t)*vt * (key_size + 4) > 46 * 1024) *nt /= 2;
+}

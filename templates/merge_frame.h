@@ -1,0 +1,79 @@
+/* Mergesort's pass arithmetic: which two sorted lists a tile merges in a pass, and which part
+ * of them. Written in the common subset of C and CUDA C++ so that the kernels and the host
+ * (and the host's CPU model in tests) run the very same arithmetic.
+ *
+ * In the pass where `coop` tiles make one output list, the tiles [first, first + coop) with
+ * first = tile & ~(coop - 1) form a frame: list A is the first half of the frame's input, list
+ * B the second half. Each tile emits nv outputs of the frame; the merge path split at the
+ * tile's first output diagonal is its partition. */
+#ifndef MJ_MERGE_FRAME_H
+#define MJ_MERGE_FRAME_H
+
+#if defined(__CUDACC__)
+#define MJ_HD __host__ __device__ __forceinline__
+#else
+#define MJ_HD static inline
+#endif
+
+typedef struct mj_frame {
+    long long a0, a_count; /* list A: [a0, a0 + a_count) */
+    long long b0, b_count; /* list B: [b0, b0 + b_count), b0 = a0 + half a frame */
+} mj_frame;
+
+typedef struct mj_range {
+    long long a_begin, a_end; /* the tile's part of A */
+    long long b_begin, b_end; /* the tile's part of B */
+} mj_range;
+
+MJ_HD long long mj_clamp_count(long long want, long long begin, long long n) {
+    long long left = n - begin;
+    return left <= 0 ? 0 : (want < left ? want : left);
+}
+
+/* Tiles of nv elements needed for n elements. */
+MJ_HD long long mj_tile_count(long long n, long long nv) { return (n + nv - 1) / nv; }
+
+/* Merge passes after the blocksort: the number of doublings until one list covers all tiles. */
+MJ_HD int mj_pass_count(long long tiles) {
+    int passes = 0;
+    while (tiles > (1ll << passes)) ++passes;
+    return passes;
+}
+
+MJ_HD mj_frame mj_sort_frame(long long tile, long long coop, long long nv, long long n) {
+    mj_frame f;
+    long long half = nv * (coop >> 1);
+    f.a0 = (tile & ~(coop - 1)) * nv;
+    f.a_count = mj_clamp_count(half, f.a0, n);
+    f.b0 = f.a0 + half;
+    f.b_count = mj_clamp_count(half, f.b0, n);
+    return f;
+}
+
+/* The output diagonal, within its frame, at which `tile` starts. */
+MJ_HD long long mj_tile_diag(long long tile, long long coop, long long nv) {
+    return nv * (tile & (coop - 1));
+}
+
+/* True when the tile's end is its frame's end (so its end partition is a_count itself, not
+ * the next tile's partition, which belongs to another frame). */
+MJ_HD int mj_tile_ends_frame(long long tile, long long coop, long long tiles) {
+    return ((tile + 1) & (coop - 1)) == 0 || tile + 1 == tiles;
+}
+
+/* The tile's input ranges, given the A-offsets (within the frame) of the merge path at its
+ * first and one-past-last output diagonals. */
+MJ_HD mj_range mj_sort_range(mj_frame f, long long tile, long long coop, long long nv,
+                             long long p_begin, long long p_end) {
+    mj_range r;
+    long long total = f.a_count + f.b_count;
+    long long d0 = mj_tile_diag(tile, coop, nv);
+    long long d1 = d0 + nv < total ? d0 + nv : total;
+    r.a_begin = f.a0 + p_begin;
+    r.a_end = f.a0 + p_end;
+    r.b_begin = f.b0 + (d0 - p_begin);
+    r.b_end = f.b0 + (d1 - p_end);
+    return r;
+}
+
+#endif

@@ -1,0 +1,23 @@
+/* Merge path search: how many of the first `diag` outputs of a stable merge of sorted a and b
+ * come from a. Ties go to a, so the merge is stable when a precedes b in the input. I is the
+ * index type: int inside a tile's shared memory, long long over global arrays. */
+#ifndef MJ_MERGE_PATH_CUH
+#define MJ_MERGE_PATH_CUH
+
+#include "spec_default.cuh"
+
+template <typename I>
+MJ_DEVICE I mj_merge_path(const mj_key *a, I a_count, const mj_key *b, I b_count, I diag) {
+    I lo = diag > b_count ? diag - b_count : 0;
+    I hi = diag < a_count ? diag : a_count;
+    while (lo < hi) {
+        I mid = (lo + hi) >> 1;
+        if (mj_less(b[diag - 1 - mid], a[mid]))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+#endif

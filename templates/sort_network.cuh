@@ -1,0 +1,23 @@
+/* Odd-even transposition sort of one thread's MJ_VT keys in registers. Only adjacent pairs
+ * swap, and only when strictly out of order, so equal keys keep their order: stable. MJ_VT
+ * rounds sort MJ_VT keys; every index is a compile-time constant once unrolled, so the
+ * arrays stay in registers. */
+#ifndef MJ_SORT_NETWORK_CUH
+#define MJ_SORT_NETWORK_CUH
+
+#include "spec_default.cuh"
+
+MJ_DEVICE void mj_sort_network(mj_key keys[MJ_VT], int pos[MJ_VT]) {
+#pragma unroll
+    for (int round = 0; round < MJ_VT; ++round) {
+#pragma unroll
+        for (int i = round & 1; i + 1 < MJ_VT; i += 2) {
+            if (mj_less(keys[i + 1], keys[i])) {
+                mj_swap(keys[i], keys[i + 1]);
+                mj_swap(pos[i], pos[i + 1]);
+            }
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,19 @@
+/* The kernel specification the generator writes at the top of every translation unit: key
+ * and value types, the comparator and the tile shape. These defaults (u32 keys ascending with
+ * 4-byte values, 128 x 7) only let a template file compile on its own, e.g. with
+ * `nvcc -c -x cu templates/kernel_merge.cuh`; the generator never emits this file. */
+#ifndef MJ_SPEC
+#define MJ_SPEC 1
+
+#include "mj_common.cuh"
+
+#define MJ_NT 128
+#define MJ_VT 7
+#define MJ_HAS_VALUES 1
+#define MJ_VALUE_IS_INDEX 1
+
+typedef mj_u32 mj_key;
+typedef mj_u32 mj_value;
+MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) { return a < b; }
+
+#endif

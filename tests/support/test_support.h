@@ -1,0 +1,30 @@
+/* Helpers shared by the test programs. */
+#ifndef MJ_TEST_SUPPORT_H
+#define MJ_TEST_SUPPORT_H
+
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mergejit.h"
+
+#define MJT_SKIP 77 /* ctest's SKIP_RETURN_CODE */
+
+/* A context on device 0, or exit(MJT_SKIP) after one line saying why when the machine has no
+ * usable GPU. Call from main, before the suite runs. */
+mj_context *mjt_gpu_context_or_skip(const char *program);
+
+/* A compile-only context for sm (no driver needed) with its own cache directory `dir`
+ * (NULL: the environment's default). Fails the test on error. */
+mj_context *mjt_compile_context(int sm, const char *dir);
+
+/* A fresh directory under /tmp (malloc'd path) and its recursive removal. */
+char *mjt_tmpdir(void);
+void mjt_rmtree(const char *path);
+
+/* Runs the suite (forking per test unless CK_FORK says otherwise); returns the exit status. */
+int mjt_run(Suite *s);
+
+uint64_t mjt_rand(uint64_t *state);
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * Shared declarations of the mergejit command-line tool. Each section names the file that
+ * implements it. The tool uses only the public API (mergejit.h), the device-memory bridge
+ * (devmem.h) and libc.
+ */
+#ifndef MERGEJIT_TOOLS_CLI_H
+#define MERGEJIT_TOOLS_CLI_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mergejit.h"
+
+/* Exit statuses of every command. */
+enum {
+    CLI_OK = 0,      /* success */
+    CLI_FAILURE = 1, /* a runtime failure, or a demo/verification that did not pass */
+    CLI_USAGE = 2    /* bad command line */
+};
+
+/* ---------------------------------------------------------------- commands (cmd_*.c) */
+
+/* Each gets argv[0] = the command's name and returns the process exit status. */
+int cmd_demo(int argc, char **argv);
+int cmd_sort(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
+
+/* ---------------------------------------------------------------- options (args.c) */
+
+/* 1 when "--help" or "-h" appears in argv[1..] before a "--". */
+int cli_wants_help(int argc, char **argv);
+
+/* Matches argv[*i] against the option `name` ("--type"), written "--type VALUE" or
+ * "--type=VALUE". Returns 0 when argv[*i] is another argument; 1 on a match, with *value set
+ * and *i advanced past a separate value; -1 (after printing a usage error for `cmd`) when the
+ * value is missing. */
+int cli_take(const char *cmd, int argc, char **argv, int *i, const char *name,
+             const char **value);
+
+/* 1 when `arg` looks like an option ("-x", "--xyz"); "-" alone is an operand. */
+int cli_is_option(const char *arg);
+
+/* ---------------------------------------------------------------- values (parse.c) */
+
+/* Counts: "16777216", "1e6", "1.5e6", "2^24", "16M", "1G", "64K", "1T" (K/M/G/T binary,
+ * optionally followed by "i" or "iB"), with '_' allowed between digits. 0 on success. */
+int cli_parse_size(const char *s, uint64_t *out);
+/* A decimal integer in [lo, hi]. 0 on success. */
+int cli_parse_int(const char *s, long lo, long hi, long *out);
+/* A decimal or 0x-hexadecimal 64-bit unsigned integer. 0 on success. */
+int cli_parse_u64(const char *s, uint64_t *out);
+/* "asc"/"ascending" or "desc"/"descending". 0 on success. */
+int cli_parse_order(const char *s, mj_order *out);
+/* A built-in key type name (u8 ... f64); "custom" and unknown names fail. 0 on success. */
+int cli_parse_builtin_kind(const char *s, mj_key_kind *out);
+/* A target: "90", "sm_90", "sm90" or "9.0". 0 on success. */
+int cli_parse_sm(const char *s, int *out);
+
+/* "u8 i8 u16 ... f64": the built-in key type names, for messages. */
+const char *cli_builtin_kind_list(void);
+/* "asc"/"desc". */
+const char *cli_order_name(mj_order order);
+
+/* ---------------------------------------------------------------- messages (diag.c) */
+
+/* Prints "mergejit CMD: <message>" and "Try 'mergejit CMD --help'." to stderr; returns
+ * CLI_USAGE. cmd may be NULL for the top level. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints "mergejit: <mj_status_name>: <context message>" to stderr; returns CLI_FAILURE.
+ * ctx may be NULL (the library's fixed message is used). */
+int cli_status_error(const mj_context *ctx, mj_status status);
+
+/* Prints "mergejit: <mj_status_name>: <message>" for a failure found by the tool itself
+ * (bad input file size, host memory, ...); returns CLI_FAILURE. */
+int cli_tool_error(mj_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints "mergejit: <message>" (I/O failures and the like) to stderr; returns CLI_FAILURE. */
+int cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Writes `msg` to `f` on one line: newlines and tabs become spaces, runs of spaces and
+ * trailing spaces are dropped. */
+void cli_put_one_line(FILE *f, const char *msg);
+
+/* "13.0" from 13000 (driver and NVRTC versions); "not found" for 0. */
+const char *cli_format_version(int version, char *buf, size_t len);
+/* "123 B", "4.0 KiB", "1.5 MiB", ... */
+const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);
+/* How a sorter got its binary, as a phrase: "compiled with NVRTC", ... */
+const char *cli_source_phrase(int source);
+/* Prints the sorter's JIT cost and tile on one line of stdout:
+ * "build: compiled with NVRTC in 812.3 ms; tile 256 threads x 15 values". */
+void cli_print_build(const mj_sorter *sorter);
+
+/* ---------------------------------------------------------------- files (fileio.c) */
+
+/* Reads a whole file into a malloc'ed buffer (*data never NULL on success, even when empty).
+ * Prints the error and returns -1 on failure. */
+int fio_read_all(const char *path, void **data, size_t *size);
+
+/* An output file written next to its destination and renamed into place on commit. */
+typedef struct fio_pending {
+    char *tmp;        /* temporary path, NULL when nothing is staged */
+    const char *path; /* destination */
+} fio_pending;
+
+/* Writes `data` to a new temporary file in the directory of `path` (mode 0666 & ~umask),
+ * flushed to disk. Prints the error and returns -1 on failure (nothing is left behind). */
+int fio_stage(const char *path, const void *data, size_t size, fio_pending *pending);
+/* Renames the staged file onto its destination. Prints the error and returns -1 on failure
+ * (the temporary file is then removed). */
+int fio_commit(fio_pending *pending);
+/* Removes a staged file that is not to be committed. Safe on an empty or committed one. */
+void fio_discard(fio_pending *pending);
+/* 1 when both paths name the same existing file (same device and inode; `b` is not followed
+ * when it is a symbolic link, as rename() replaces the link itself). */
+int fio_same_file(const char *a, const char *b);
+
+/* ---------------------------------------------------------------- keys (keygen.c) */
+
+/* Fills n keys of `kind` (built-in) from `seed`: integers are random, with about a quarter
+ * drawn from a small pool so that equal keys are common; f32/f64 add NaNs (quiet, signalling,
+ * negative), -0.0, +0.0, infinities, subnormals and extremes to random bit patterns; f16/bf16
+ * are random 16-bit patterns (which hold every class of value). Deterministic per seed. */
+void kg_fill_keys(mj_key_kind kind, void *keys, size_t n, uint64_t seed);
+
+/* Fills n values of value_size bytes: value i holds i in its first min(value_size, 8) bytes
+ * (little-endian) and bytes derived from i after that, so that moves and stability can be
+ * checked exactly. */
+void kg_fill_values(void *values, size_t value_size, size_t n);
+
+/* The rank of a key in the built-in order of `kind` and `order` (mj_order's rules): a key
+ * sorts before another exactly when its rank is smaller; equal ranks are equivalent keys.
+ * Floats use the total order -inf < ... < -0 < +0 < ... < +inf, every NaN equivalent to every
+ * other and last in both orders; descending reverses the non-NaN values only. */
+uint64_t kg_rank(mj_key_kind kind, mj_order order, const void *key);
+/* kg_rank(a) < kg_rank(b). */
+int kg_less(mj_key_kind kind, mj_order order, const void *a, const void *b);
+/* 1 when the key is a floating-point NaN. */
+int kg_is_nan(mj_key_kind kind, const void *key);
+
+/* The stable sorting permutation of n keys: keys[perm[0]], keys[perm[1]], ... is sorted and
+ * equal keys keep their input order. perm has room for n entries. Returns MJ_OK or
+ * MJ_ERR_HOST_MEMORY / MJ_ERR_TOO_LARGE. */
+mj_status kg_reference_sort(mj_key_kind kind, mj_order order, const void *keys, size_t n,
+                            uint64_t *perm);
+
+/* Compares a result with the reference: out_keys[i] must equal in_keys[perm[i]] byte for byte
+ * and, when value_size > 0, out_values[i] must equal in_values[perm[i]]. Returns the number of
+ * mismatching positions (0: exact) and the first one in *first (n when none). */
+size_t kg_compare(size_t key_size, size_t value_size, const void *in_keys, const void *in_values,
+                  const void *out_keys, const void *out_values, const uint64_t *perm, size_t n,
+                  size_t *first);
+
+/* Writes a key for people: "-1.5 (0xbfc0)", "nan (0x7fc00000)", "42". */
+const char *kg_format_key(mj_key_kind kind, const void *key, char *buf, size_t len);
+
+#endif /* MERGEJIT_TOOLS_CLI_H */

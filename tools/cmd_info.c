@@ -1,0 +1,114 @@
+/* `mergejit info`: versions, the device, its target and the disk cache. Informational: it exits
+ * 0 whatever it finds (only a bad command line gives 2). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CMD "info"
+
+static const char usage[] =
+    "Usage: mergejit info [--device N] [--dir DIR]\n"
+    "\n"
+    "Prints the mergejit, driver and NVRTC versions, then opens a context on the device and\n"
+    "prints its name, its target sm, the cache directory and the number and size of its cache\n"
+    "entries. When no context can be had (no driver, no device, ...) it says why on one line,\n"
+    "still reports the cache, and exits 0.\n"
+    "\n"
+    "Options:\n"
+    "  --device N    CUDA device ordinal (default 0)\n"
+    "  --dir DIR     cache directory (default: $MERGEJIT_CACHE_DIR, else\n"
+    "                $XDG_CACHE_HOME/mergejit, else ~/.cache/mergejit)\n"
+    "  -h, --help    show this help\n";
+
+static void print_reason(const char *what, const mj_context *ctx, mj_status st)
+{
+    printf("%s (%s: ", what, mj_status_name(st));
+    cli_put_one_line(stdout, mj_context_last_error(ctx));
+    printf(")\n");
+}
+
+static void print_cache(mj_context *ctx)
+{
+    const char *dir = mj_context_cache_dir(ctx);
+    size_t entries = 0;
+    uint64_t bytes = 0;
+    char buf[32];
+
+    if (dir == NULL || dir[0] == '\0') {
+        printf("cache:   off\n");
+        return;
+    }
+    printf("cache:   %s\n", dir);
+    mj_status st = mj_cache_stats(ctx, &entries, &bytes);
+    if (st != MJ_OK) {
+        print_reason("entries: unavailable", ctx, st);
+        return;
+    }
+    printf("entries: %zu (%s)\n", entries, cli_format_bytes(bytes, buf, sizeof buf));
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int device = 0;
+
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int r;
+        long l;
+        if ((r = cli_take(CMD, argc, argv, &i, "--device", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
+                return cli_usage_error(CMD, "bad device ordinal '%s'", v);
+            device = (int)l;
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--dir", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            dir = v;
+        } else if (cli_is_option(argv[i])) {
+            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
+        } else {
+            return cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
+        }
+    }
+
+    char buf[32];
+    printf("mergejit %s\n", mj_version());
+    printf("driver:  %s\n", cli_format_version(mj_driver_version(), buf, sizeof buf));
+    printf("nvrtc:   %s\n", cli_format_version(mj_nvrtc_version(), buf, sizeof buf));
+
+    mj_context_options opts;
+    mj_context *ctx = NULL;
+    mj_context_options_init(&opts);
+    opts.device = device;
+    opts.cache_dir = dir;
+    mj_status st = mj_context_create(&opts, &ctx);
+    if (st == MJ_OK) {
+        printf("device %d: %s\n", device, mj_context_device_name(ctx));
+        printf("target:  sm_%d\n", mj_context_target_sm(ctx));
+        print_cache(ctx);
+        mj_context_destroy(ctx);
+        return CLI_OK;
+    }
+    char what[48];
+    snprintf(what, sizeof what, "device %d: unavailable", device);
+    print_reason(what, ctx, st);
+    mj_context_destroy(ctx);
+
+    /* The cache needs no GPU: report it through a compile-only context. */
+    ctx = NULL;
+    opts.flags |= MJ_CONTEXT_COMPILE_ONLY;
+    st = mj_context_create(&opts, &ctx);
+    if (st == MJ_OK)
+        print_cache(ctx);
+    else
+        print_reason("cache:   unavailable", ctx, st);
+    mj_context_destroy(ctx);
+    return CLI_OK;
+}

@@ -1,0 +1,300 @@
+/* `mergejit sort`: sort a binary file of keys (and, optionally, a file of values) on the GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "devmem.h"
+
+#define CMD "sort"
+
+static const char usage[] =
+    "Usage: mergejit sort --type T [options] IN OUT [VALUES_OUT]\n"
+    "\n"
+    "Sorts the raw binary keys of file IN on the GPU, stably, and writes them to OUT. With\n"
+    "--values, the values of FILE move with their keys and are written to VALUES_OUT.\n"
+    "Keys are in the machine's byte order; f16 and bf16 keys are 16-bit patterns. Outputs are\n"
+    "written to a temporary file and renamed into place; IN and FILE are never modified.\n"
+    "\n"
+    "Options:\n"
+    "  --type T          key type (required): u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64.\n"
+    "                    Custom key types are not offered here: they need CUDA source (see\n"
+    "                    mj_sort_desc in mergejit.h)\n"
+    "  --order O         asc or desc (default asc). Floats: NaNs last in both orders, -0\n"
+    "                    before +0 ascending\n"
+    "  --values FILE     values in key order, --value-size bytes each (FILE's size must be\n"
+    "                    that times the number of keys); needs VALUES_OUT\n"
+    "  --value-size B    bytes per value, 1..64 (with --values)\n"
+    "  --device N        CUDA device ordinal (default 0)\n"
+    "  --verify          check the result against a CPU stable sort before writing anything\n"
+    "  -h, --help        show this help\n";
+
+typedef struct sort_opts {
+    mj_key_kind kind;
+    int have_kind;
+    mj_order order;
+    const char *values_in;
+    size_t value_size;
+    int device;
+    int verify;
+    const char *in, *out, *values_out;
+} sort_opts;
+
+static int parse_opts(int argc, char **argv, sort_opts *o)
+{
+    const char *operands[3];
+    int noperands = 0, only_operands = 0;
+    long l;
+
+    memset(o, 0, sizeof *o);
+    o->order = MJ_ASCENDING;
+
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int r;
+        if (only_operands || !cli_is_option(argv[i])) {
+            if (noperands == 3)
+                return cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
+            operands[noperands++] = argv[i];
+        } else if (strcmp(argv[i], "--") == 0) {
+            only_operands = 1;
+        } else if (strcmp(argv[i], "--verify") == 0) {
+            o->verify = 1;
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--type", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (mj_key_kind_parse(v) == MJ_KEY_CUSTOM)
+                return cli_usage_error(CMD, "custom key types are not offered by 'sort' (they "
+                                            "need CUDA source; use the library API)");
+            if (cli_parse_builtin_kind(v, &o->kind) != 0)
+                return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
+                                       cli_builtin_kind_list());
+            o->have_kind = 1;
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--order", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (cli_parse_order(v, &o->order) != 0)
+                return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--values", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            o->values_in = v;
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--value-size", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (cli_parse_int(v, 1, 64, &l) != 0)
+                return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 1..64)", v);
+            o->value_size = (size_t)l;
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--device", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
+                return cli_usage_error(CMD, "bad device ordinal '%s'", v);
+            o->device = (int)l;
+        } else {
+            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
+        }
+    }
+
+    if (!o->have_kind)
+        return cli_usage_error(CMD, "--type is required (one of: %s)", cli_builtin_kind_list());
+    if (noperands < 2)
+        return cli_usage_error(CMD, "expected IN and OUT files");
+    o->in = operands[0];
+    o->out = operands[1];
+    o->values_out = noperands > 2 ? operands[2] : NULL;
+    if (o->values_in != NULL && o->value_size == 0)
+        return cli_usage_error(CMD, "--values needs --value-size");
+    if (o->values_in == NULL && o->value_size != 0)
+        return cli_usage_error(CMD, "--value-size is only meaningful with --values");
+    if (o->values_in != NULL && o->values_out == NULL)
+        return cli_usage_error(CMD, "--values needs a VALUES_OUT file");
+    if (o->values_in == NULL && o->values_out != NULL)
+        return cli_usage_error(CMD, "VALUES_OUT given without --values");
+
+    /* Outputs replace their paths: none may be an input or the other output. */
+    const char *inputs[2] = {o->in, o->values_in};
+    const char *outputs[2] = {o->out, o->values_out};
+    for (int a = 0; a < 2; a++) {
+        if (outputs[a] == NULL)
+            continue;
+        for (int b = 0; b < 2; b++)
+            if (inputs[b] != NULL &&
+                (strcmp(outputs[a], inputs[b]) == 0 || fio_same_file(inputs[b], outputs[a])))
+                return cli_usage_error(CMD, "output '%s' is the input '%s'; it would be replaced",
+                                       outputs[a], inputs[b]);
+    }
+    if (o->values_out != NULL &&
+        (strcmp(o->out, o->values_out) == 0 || fio_same_file(o->out, o->values_out)))
+        return cli_usage_error(CMD, "OUT and VALUES_OUT are the same file");
+    return CLI_OK;
+}
+
+/* Sorts n keys (and values) in place in host memory through the GPU. */
+static int gpu_sort(const sort_opts *o, void *keys, void *values, size_t n)
+{
+    mj_context_options opts;
+    mj_context *ctx = NULL;
+    mj_sorter *sorter = NULL;
+    mj_sort_desc desc;
+    void *d_keys = NULL, *d_values = NULL;
+    size_t key_bytes = n * mj_key_kind_size(o->kind), value_bytes = n * o->value_size;
+    int launched = 0, rc = CLI_OK;
+    mj_status st;
+
+    mj_context_options_init(&opts);
+    opts.device = o->device;
+    if ((st = mj_context_create(&opts, &ctx)) != MJ_OK)
+        goto fail;
+    mj_sort_desc_init(&desc, o->kind, o->order);
+    desc.value_size = o->value_size;
+    if ((st = mj_sorter_create(ctx, &desc, &sorter)) != MJ_OK)
+        goto fail;
+    if ((st = mj_dev_alloc(ctx, &d_keys, key_bytes)) != MJ_OK)
+        goto fail;
+    if (values != NULL && (st = mj_dev_alloc(ctx, &d_values, value_bytes)) != MJ_OK)
+        goto fail;
+    if ((st = mj_dev_upload(ctx, d_keys, keys, key_bytes)) != MJ_OK)
+        goto fail;
+    if (values != NULL && (st = mj_dev_upload(ctx, d_values, values, value_bytes)) != MJ_OK)
+        goto fail;
+    launched = 1;
+    if ((st = mj_sorter_sort(sorter, d_keys, d_values, n, NULL, 0, NULL)) != MJ_OK)
+        goto fail;
+    if ((st = mj_dev_sync(ctx, NULL)) != MJ_OK)
+        goto fail;
+    if ((st = mj_dev_download(ctx, keys, d_keys, key_bytes)) != MJ_OK)
+        goto fail;
+    if (values != NULL && (st = mj_dev_download(ctx, values, d_values, value_bytes)) != MJ_OK)
+        goto fail;
+    goto done;
+
+fail:
+    rc = cli_status_error(ctx, st);
+done:
+    if (launched)
+        (void)mj_dev_sync(ctx, NULL);
+    if (d_values != NULL)
+        (void)mj_dev_free(ctx, d_values);
+    if (d_keys != NULL)
+        (void)mj_dev_free(ctx, d_keys);
+    mj_sorter_destroy(sorter);
+    mj_context_destroy(ctx);
+    return rc;
+}
+
+/* Checks sorted keys/values against the CPU stable sort of the originals. */
+static int verify(const sort_opts *o, const void *keys_in, const void *values_in,
+                  const void *keys_out, const void *values_out, size_t n)
+{
+    uint64_t *perm = malloc((n > 0 ? n : 1) * sizeof *perm);
+    if (perm == NULL)
+        return cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate memory to verify %zu keys", n);
+    mj_status st = kg_reference_sort(o->kind, o->order, keys_in, n, perm);
+    if (st != MJ_OK) {
+        free(perm);
+        return cli_tool_error(st, "the CPU reference sort of %zu keys failed", n);
+    }
+    size_t first, key_size = mj_key_kind_size(o->kind);
+    size_t bad = kg_compare(key_size, values_out != NULL ? o->value_size : 0, keys_in, values_in,
+                            keys_out, values_out, perm, n, &first);
+    int rc = CLI_OK;
+    if (bad > 0) {
+        char got[64], want[64];
+        rc = cli_error("verify: FAIL: %zu of %zu positions differ from the CPU stable sort; "
+                       "first at %zu: got key %s, expected %s (input position %llu); nothing "
+                       "written", bad, n, first,
+                       kg_format_key(o->kind, (const char *)keys_out + first * key_size, got,
+                                     sizeof got),
+                       kg_format_key(o->kind, (const char *)keys_in + perm[first] * key_size,
+                                     want, sizeof want),
+                       (unsigned long long)perm[first]);
+    }
+    free(perm);
+    return rc;
+}
+
+int cmd_sort(int argc, char **argv)
+{
+    sort_opts o;
+    int rc;
+
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
+    if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
+        return rc;
+
+    size_t key_size = mj_key_kind_size(o.kind);
+    void *keys = NULL, *values = NULL, *keys_copy = NULL, *values_copy = NULL;
+    size_t key_bytes = 0, value_bytes = 0, n;
+    fio_pending out_file = {NULL, NULL}, values_file = {NULL, NULL};
+    rc = CLI_FAILURE;
+
+    if (fio_read_all(o.in, &keys, &key_bytes) != 0)
+        goto done;
+    if (key_bytes % key_size != 0) {
+        cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
+                       "'%s' holds %zu bytes, not a whole number of %zu-byte %s keys", o.in,
+                       key_bytes, key_size, mj_key_kind_name(o.kind));
+        goto done;
+    }
+    n = key_bytes / key_size;
+    if (o.values_in != NULL) {
+        if (fio_read_all(o.values_in, &values, &value_bytes) != 0)
+            goto done;
+        if (n > SIZE_MAX / o.value_size || value_bytes != n * o.value_size) {
+            cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
+                           "'%s' holds %zu bytes; %zu keys with %zu-byte values need %zu",
+                           o.values_in, value_bytes, n, o.value_size, n * o.value_size);
+            goto done;
+        }
+    }
+
+    if (n > 0) {
+        if (o.verify) {
+            keys_copy = malloc(key_bytes);
+            values_copy = values != NULL ? malloc(value_bytes) : NULL;
+            if (keys_copy == NULL || (values != NULL && values_copy == NULL)) {
+                cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate memory to verify %zu keys",
+                               n);
+                goto done;
+            }
+            memcpy(keys_copy, keys, key_bytes);
+            if (values != NULL)
+                memcpy(values_copy, values, value_bytes);
+        }
+        if (gpu_sort(&o, keys, values, n) != CLI_OK)
+            goto done;
+        if (o.verify && verify(&o, keys_copy, values_copy, keys, values, n) != CLI_OK)
+            goto done;
+    }
+
+    if (fio_stage(o.out, keys, key_bytes, &out_file) != 0)
+        goto done;
+    if (o.values_out != NULL && fio_stage(o.values_out, values, value_bytes, &values_file) != 0)
+        goto done;
+    if (fio_commit(&out_file) != 0)
+        goto done;
+    if (o.values_out != NULL && fio_commit(&values_file) != 0)
+        goto done;
+
+    printf("sorted %zu %s keys (%s)", n, mj_key_kind_name(o.kind), cli_order_name(o.order));
+    if (o.values_out != NULL)
+        printf(" with %zu-byte values", o.value_size);
+    printf("%s: wrote %s", o.verify ? ", verified" : "", o.out);
+    if (o.values_out != NULL)
+        printf(" and %s", o.values_out);
+    printf("\n");
+    rc = CLI_OK;
+
+done:
+    fio_discard(&out_file);
+    fio_discard(&values_file);
+    free(keys);
+    free(values);
+    free(keys_copy);
+    free(values_copy);
+    return rc;
+}

@@ -1,0 +1,125 @@
+/* Messages: usage errors, runtime failures, and small formatting helpers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout); /* keep stdout's lines before the message when both go to one place */
+    if (cmd != NULL)
+        fprintf(stderr, "mergejit %s: ", cmd);
+    else
+        fputs("mergejit: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (cmd != NULL)
+        fprintf(stderr, "Try 'mergejit %s --help'.\n", cmd);
+    else
+        fprintf(stderr, "Try 'mergejit --help'.\n");
+    return CLI_USAGE;
+}
+
+int cli_status_error(const mj_context *ctx, mj_status status)
+{
+    const char *msg = mj_context_last_error(ctx);
+    if (msg == NULL || msg[0] == '\0')
+        msg = "(no message)";
+    fflush(stdout);
+    fprintf(stderr, "mergejit: %s: %s", mj_status_name(status), msg);
+    size_t len = strlen(msg);
+    if (len == 0 || msg[len - 1] != '\n')
+        fputc('\n', stderr);
+    return CLI_FAILURE;
+}
+
+int cli_tool_error(mj_status status, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "mergejit: %s: ", mj_status_name(status));
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_FAILURE;
+}
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("mergejit: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_FAILURE;
+}
+
+void cli_put_one_line(FILE *f, const char *msg)
+{
+    int pending_space = 0, started = 0;
+    if (msg == NULL)
+        return;
+    for (const char *p = msg; *p != '\0'; p++) {
+        char c = *p;
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+            pending_space = started;
+            continue;
+        }
+        if (pending_space)
+            fputc(' ', f);
+        pending_space = 0;
+        started = 1;
+        fputc(c, f);
+    }
+}
+
+const char *cli_format_version(int version, char *buf, size_t len)
+{
+    if (version <= 0)
+        snprintf(buf, len, "not found");
+    else
+        snprintf(buf, len, "%d.%d", version / 1000, (version % 1000) / 10);
+    return buf;
+}
+
+const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    if (bytes < 1024) {
+        snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1024.0;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+const char *cli_source_phrase(int source)
+{
+    switch (source) {
+    case 0: return "compiled with NVRTC";
+    case 1: return "loaded from the disk cache";
+    case 2: return "found in the context's memory";
+    default: return "built (unknown source)";
+    }
+}
+
+void cli_print_build(const mj_sorter *sorter)
+{
+    int nt = 0, vt = 0;
+    mj_sorter_tile(sorter, &nt, &vt);
+    printf("build: %s in %.1f ms; tile %d threads x %d values per thread\n",
+           cli_source_phrase(mj_sorter_source(sorter)), mj_sorter_build_ms(sorter), nt, vt);
+}
