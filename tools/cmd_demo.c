@@ -337,8 +337,8 @@ int cmd_demo(int argc, char **argv)
         qsort(times, (size_t)o.reps, sizeof *times, cmp_float);
         size_t mid = (size_t)o.reps / 2;
         double median = o.reps % 2 ? times[mid] : 0.5 * ((double)times[mid - 1] + times[mid]);
-        printf("time: median %.3f ms over %ld sorts (min %.3f, max %.3f): %.2f Gkeys/s\n",
-               median, o.reps, times[0], times[o.reps - 1],
+        printf("time: median %.3f ms over %ld sort%s (min %.3f, max %.3f): %.2f Gkeys/s\n",
+               median, o.reps, o.reps == 1 ? "" : "s", times[0], times[o.reps - 1],
                median > 0 ? (double)n / (median * 1e6) : 0.0);
     }
 

@@ -63,8 +63,9 @@ void mjt_rmtree(const char *path) {
     rmdir(path);
 }
 
-int mjt_run(Suite *s) {
+int mjt_run(Suite *s, int fork) {
     SRunner *sr = srunner_create(s);
+    if (!fork) srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

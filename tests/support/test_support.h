@@ -22,8 +22,9 @@ mj_context *mjt_compile_context(int sm, const char *dir);
 char *mjt_tmpdir(void);
 void mjt_rmtree(const char *path);
 
-/* Runs the suite (forking per test unless CK_FORK says otherwise); returns the exit status. */
-int mjt_run(Suite *s);
+/* Runs the suite and returns the exit status. GPU suites pass fork = 0: a CUDA driver
+ * initialised in the parent does not work in a forked child. */
+int mjt_run(Suite *s, int fork);
 
 uint64_t mjt_rand(uint64_t *state);
 

@@ -1,0 +1,368 @@
+/* Sorting on the GPU against a CPU stable sort. Skips (exit 77) where there is no GPU.
+ * MJ_TEST_SMALL=1 runs a small subset (for compute-sanitizer). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "devmem.h"
+#include "test_support.h"
+
+static mj_context *ctx;
+static int small;
+
+enum { DIST_RANDOM, DIST_SORTED, DIST_REVERSED, DIST_EQUAL, DIST_FEW, DIST_COUNT };
+static const char *const dist_names[] = {"random", "sorted", "reversed", "all-equal",
+                                         "few-distinct"};
+
+/* n keys of `kind` in distribution `dist`. */
+static void *make_keys(mj_key_kind kind, mj_order order, int dist, size_t n, uint64_t seed) {
+    size_t ks = mj_key_kind_size(kind);
+    unsigned char *keys = malloc(n * ks + 1);
+    ck_assert_ptr_nonnull(keys);
+    kg_fill_keys(kind, keys, n, seed);
+    if (n == 0) return keys;
+    if (dist == DIST_SORTED || dist == DIST_REVERSED) {
+        uint64_t *perm = malloc(n * sizeof *perm);
+        unsigned char *tmp = malloc(n * ks);
+        ck_assert(perm && tmp);
+        ck_assert_int_eq(kg_reference_sort(kind, order, keys, n, perm), MJ_OK);
+        for (size_t i = 0; i < n; ++i) {
+            size_t at = dist == DIST_SORTED ? i : n - 1 - i;
+            memcpy(tmp + at * ks, keys + perm[i] * ks, ks);
+        }
+        memcpy(keys, tmp, n * ks);
+        free(perm);
+        free(tmp);
+    } else if (dist == DIST_EQUAL) {
+        for (size_t i = 1; i < n; ++i) memcpy(keys + i * ks, keys, ks);
+    } else if (dist == DIST_FEW) {
+        uint64_t s = seed;
+        size_t pool = n < 4 ? n : 4;
+        for (size_t i = pool; i < n; ++i) memcpy(keys + i * ks, keys + (mjt_rand(&s) % pool) * ks, ks);
+    }
+    return keys;
+}
+
+/* Sorts n keys (and values of value_size when > 0) on the GPU with `desc` and checks the
+ * result against the CPU reference exactly, values included (which checks stability). */
+static void check_sort(mj_key_kind kind, mj_order order, size_t value_size, int dist, size_t n,
+                       uint64_t seed) {
+    size_t ks = mj_key_kind_size(kind);
+    void *keys = make_keys(kind, order, dist, n, seed);
+    void *values = NULL;
+    if (value_size) {
+        values = malloc(n * value_size + 1);
+        ck_assert_ptr_nonnull(values);
+        kg_fill_values(values, value_size, n);
+    }
+    void *dk = NULL, *dv = NULL;
+    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * ks), MJ_OK);
+    ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n * ks), MJ_OK);
+    if (value_size) {
+        ck_assert_int_eq(mj_dev_alloc(ctx, &dv, n * value_size), MJ_OK);
+        ck_assert_int_eq(mj_dev_upload(ctx, dv, values, n * value_size), MJ_OK);
+    }
+    mj_sort_desc desc;
+    mj_sort_desc_init(&desc, kind, order);
+    mj_status st = value_size ? mj_sort_pairs(ctx, &desc, dk, dv, value_size, n, NULL)
+                              : mj_sort_keys(ctx, &desc, dk, n, NULL);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+    ck_assert_int_eq(mj_dev_sync(ctx, NULL), MJ_OK);
+
+    void *out_k = malloc(n * ks + 1), *out_v = value_size ? malloc(n * value_size + 1) : NULL;
+    uint64_t *perm = malloc(n * sizeof *perm + 8);
+    ck_assert(out_k && perm);
+    ck_assert_int_eq(mj_dev_download(ctx, out_k, dk, n * ks), MJ_OK);
+    if (value_size) ck_assert_int_eq(mj_dev_download(ctx, out_v, dv, n * value_size), MJ_OK);
+    ck_assert_int_eq(kg_reference_sort(kind, order, keys, n, perm), MJ_OK);
+    size_t first = 0;
+    size_t bad = kg_compare(ks, value_size, keys, values, out_k, out_v, perm, n, &first);
+    ck_assert_msg(bad == 0, "%s %s values=%zu %s n=%zu: %zu mismatches, first at %zu",
+                  mj_key_kind_name(kind), order == MJ_ASCENDING ? "asc" : "desc", value_size,
+                  dist_names[dist], n, bad, first);
+    mj_dev_free(ctx, dk);
+    mj_dev_free(ctx, dv);
+    free(keys);
+    free(values);
+    free(out_k);
+    free(out_v);
+    free(perm);
+}
+
+/* The sizes around the default tile of a key/value size. */
+static size_t sizes_for(mj_key_kind kind, size_t value_size, size_t *out) {
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, kind, MJ_ASCENDING);
+    d.value_size = value_size;
+    mj_sorter *s;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    int nt, vt;
+    mj_sorter_tile(s, &nt, &vt);
+    mj_sorter_destroy(s);
+    size_t nv = (size_t)nt * (size_t)vt, k = 0;
+    size_t fixed[] = {0, 1, 2, nv - 1, nv, nv + 1, 2 * nv + 3, (1u << 16) - 1, (1u << 16) + 1,
+                      (1u << 20) + 1, 1000000};
+    size_t count = small ? 7 : sizeof fixed / sizeof *fixed;
+    for (size_t i = 0; i < count; ++i) out[k++] = fixed[i];
+    return k;
+}
+
+/* Every key kind, ascending and descending, keys and pairs, every distribution. */
+START_TEST(test_every_kind) {
+    mj_key_kind kind = (mj_key_kind)_i;
+    size_t value_sizes[] = {0, 8, 4};
+    for (size_t vi = 0; vi < (small ? 2u : 3u); ++vi) {
+        size_t sizes[16];
+        size_t ns = sizes_for(kind, value_sizes[vi], sizes);
+        for (int order = 0; order < 2; ++order)
+            for (int dist = 0; dist < DIST_COUNT; ++dist)
+                for (size_t si = 0; si < ns; ++si) {
+                    /* Descending and the large sizes on random inputs only, to bound time. */
+                    if ((order || sizes[si] > 100000) && dist != DIST_RANDOM) continue;
+                    check_sort(kind, (mj_order)order, value_sizes[vi], dist, sizes[si],
+                               (uint64_t)(kind * 1000 + dist * 10 + si));
+                }
+    }
+}
+END_TEST
+
+START_TEST(test_large) {
+    check_sort(MJ_KEY_U32, MJ_ASCENDING, 0, DIST_RANDOM, 100000000, 7);
+    check_sort(MJ_KEY_F64, MJ_ASCENDING, 8, DIST_RANDOM, 100000000, 8);
+}
+END_TEST
+
+/* A 16-byte struct with a two-field comparator, as pairs, against a CPU stable sort. */
+struct rec {
+    uint64_t hi, lo;
+};
+static int rec_cmp(const void *a, const void *b) {
+    const struct rec *x = a, *y = b;
+    if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
+    if (x->lo != y->lo) return x->lo > y->lo ? -1 : 1; /* lo descending */
+    return 0;
+}
+struct rec_at {
+    struct rec r;
+    uint32_t at;
+};
+static int rec_at_cmp(const void *a, const void *b) {
+    const struct rec_at *x = a, *y = b;
+    int c = rec_cmp(&x->r, &y->r);
+    return c ? c : (x->at < y->at ? -1 : x->at > y->at);
+}
+
+START_TEST(test_custom_struct) {
+    size_t n = small ? 5000 : 3000001;
+    struct rec *keys = malloc(n * sizeof *keys);
+    uint32_t *vals = malloc(n * 4);
+    struct rec_at *ref = malloc(n * sizeof *ref);
+    uint64_t s = 99;
+    for (size_t i = 0; i < n; ++i) {
+        keys[i].hi = mjt_rand(&s) % 1000;
+        keys[i].lo = mjt_rand(&s) % 7;
+        vals[i] = (uint32_t)i;
+        ref[i].r = keys[i];
+        ref[i].at = (uint32_t)i;
+    }
+    qsort(ref, n, sizeof *ref, rec_at_cmp);
+    mj_sort_desc d;
+    memset(&d, 0, sizeof d);
+    d.key = MJ_KEY_CUSTOM;
+    d.type_name = "rec";
+    d.type_source = "struct rec { unsigned long long hi, lo; };";
+    d.type_size = 16;
+    d.type_align = 8;
+    d.less = "a.hi < b.hi || (a.hi == b.hi && a.lo > b.lo)";
+    void *dk, *dv;
+    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * 16), MJ_OK);
+    ck_assert_int_eq(mj_dev_alloc(ctx, &dv, n * 4), MJ_OK);
+    ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n * 16), MJ_OK);
+    ck_assert_int_eq(mj_dev_upload(ctx, dv, vals, n * 4), MJ_OK);
+    mj_status st = mj_sort_pairs(ctx, &d, dk, dv, 4, n, NULL);
+    ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
+    ck_assert_int_eq(mj_dev_download(ctx, keys, dk, n * 16), MJ_OK);
+    ck_assert_int_eq(mj_dev_download(ctx, vals, dv, n * 4), MJ_OK);
+    for (size_t i = 0; i < n; ++i) {
+        ck_assert_msg(vals[i] == ref[i].at, "position %zu: value %u, expected %u", i, vals[i],
+                      ref[i].at);
+        ck_assert(keys[i].hi == ref[i].r.hi && keys[i].lo == ref[i].r.lo);
+    }
+    mj_dev_free(ctx, dk);
+    mj_dev_free(ctx, dv);
+    free(keys);
+    free(vals);
+    free(ref);
+}
+END_TEST
+
+/* Index sorts leave the keys alone and give the stable permutation, 4- and 8-byte. */
+START_TEST(test_indices) {
+    size_t n = small ? 10000 : 2000003;
+    for (size_t width = 4; width <= 8; width += 4) {
+        float *keys = malloc(n * 4), *after = malloc(n * 4);
+        kg_fill_keys(MJ_KEY_F32, keys, n, width);
+        uint64_t *perm = malloc(n * 8);
+        unsigned char *idx = malloc(n * width);
+        ck_assert_int_eq(kg_reference_sort(MJ_KEY_F32, MJ_DESCENDING, keys, n, perm), MJ_OK);
+        void *dk, *di;
+        ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * 4), MJ_OK);
+        ck_assert_int_eq(mj_dev_alloc(ctx, &di, n * width), MJ_OK);
+        ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n * 4), MJ_OK);
+        mj_sort_desc d;
+        mj_sort_desc_init(&d, MJ_KEY_F32, MJ_DESCENDING);
+        mj_status st = mj_sort_indices(ctx, &d, dk, di, width, n, NULL);
+        ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
+        ck_assert_int_eq(mj_dev_download(ctx, idx, di, n * width), MJ_OK);
+        ck_assert_int_eq(mj_dev_download(ctx, after, dk, n * 4), MJ_OK);
+        ck_assert(memcmp(keys, after, n * 4) == 0);
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t got = width == 4 ? ((uint32_t *)idx)[i] : ((uint64_t *)idx)[i];
+            ck_assert_msg(got == perm[i], "index %zu: %llu, expected %llu", i,
+                          (unsigned long long)got, (unsigned long long)perm[i]);
+        }
+        mj_dev_free(ctx, dk);
+        mj_dev_free(ctx, di);
+        free(keys);
+        free(after);
+        free(perm);
+        free(idx);
+    }
+}
+END_TEST
+
+/* Memory and a stream from the CUDA runtime API (opened with dlopen, as the library does with
+ * the driver): the primary-context promise. */
+START_TEST(test_runtime_interop) {
+    void *rt = dlopen("libcudart.so.13", RTLD_NOW);
+    if (!rt) rt = dlopen("libcudart.so", RTLD_NOW);
+    ck_assert_msg(rt != NULL, "libcudart is needed for this test: %s", dlerror());
+    int (*rt_malloc)(void **, size_t) = (int (*)(void **, size_t))dlsym(rt, "cudaMalloc");
+    int (*rt_free)(void *) = (int (*)(void *))dlsym(rt, "cudaFree");
+    int (*rt_stream)(void **) = (int (*)(void **))dlsym(rt, "cudaStreamCreate");
+    int (*rt_stream_sync)(void *) = (int (*)(void *))dlsym(rt, "cudaStreamSynchronize");
+    int (*rt_stream_destroy)(void *) = (int (*)(void *))dlsym(rt, "cudaStreamDestroy");
+    int (*rt_memcpy)(void *, const void *, size_t, int) =
+        (int (*)(void *, const void *, size_t, int))dlsym(rt, "cudaMemcpy");
+    ck_assert(rt_malloc && rt_free && rt_stream && rt_stream_sync && rt_stream_destroy &&
+              rt_memcpy);
+    size_t n = small ? 30000 : 3000000;
+    uint64_t *keys = malloc(n * 8), *perm = malloc(n * 8), *out = malloc(n * 8);
+    kg_fill_keys(MJ_KEY_I64, keys, n, 5);
+    void *dk = NULL, *stream = NULL;
+    ck_assert_int_eq(rt_malloc(&dk, n * 8), 0);
+    ck_assert_int_eq(rt_stream(&stream), 0);
+    ck_assert_int_eq(rt_memcpy(dk, keys, n * 8, 1 /* host to device */), 0);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_I64, MJ_ASCENDING);
+    mj_status st = mj_sort_keys(ctx, &d, dk, n, stream);
+    ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
+    ck_assert_int_eq(rt_stream_sync(stream), 0);
+    ck_assert_int_eq(rt_memcpy(out, dk, n * 8, 2 /* device to host */), 0);
+    ck_assert_int_eq(kg_reference_sort(MJ_KEY_I64, MJ_ASCENDING, keys, n, perm), MJ_OK);
+    size_t first;
+    ck_assert_uint_eq(kg_compare(8, 0, keys, NULL, out, NULL, perm, n, &first), 0);
+    rt_stream_destroy(stream);
+    rt_free(dk);
+    free(keys);
+    free(perm);
+    free(out);
+}
+END_TEST
+
+/* More than 2^31 elements: 64-bit counts all the way through. Checked by order and by
+ * histogram (a CPU reference of 2 GiB would take longer than the sort is worth). */
+START_TEST(test_over_2g) {
+    size_t n = (1ull << 31) + 1000;
+    unsigned char *keys = malloc(n);
+    ck_assert_ptr_nonnull(keys);
+    uint64_t s = 3, hist[256] = {0}, after[256] = {0};
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t r = mjt_rand(&s);
+        for (size_t j = 0; j < 8 && i + j < n; ++j) keys[i + j] = (unsigned char)(r >> (8 * j));
+    }
+    for (size_t i = 0; i < n; ++i) hist[keys[i]]++;
+    void *dk;
+    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n), MJ_OK);
+    ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n), MJ_OK);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U8, MJ_ASCENDING);
+    mj_status st = mj_sort_keys(ctx, &d, dk, n, NULL);
+    ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
+    ck_assert_int_eq(mj_dev_download(ctx, keys, dk, n), MJ_OK);
+    for (size_t i = 0; i < n; ++i) {
+        after[keys[i]]++;
+        if (i) ck_assert_msg(keys[i - 1] <= keys[i], "out of order at %zu", i);
+    }
+    ck_assert(memcmp(hist, after, sizeof hist) == 0);
+    mj_dev_free(ctx, dk);
+    free(keys);
+}
+END_TEST
+
+/* Bad arguments give a status and leave the data as it was. */
+START_TEST(test_bad_arguments) {
+    size_t n = 1000;
+    uint32_t host[1000], back[1000];
+    for (size_t i = 0; i < n; ++i) host[i] = (uint32_t)(n - i);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    /* A host pointer. */
+    mj_status st = mj_sort_keys(ctx, &d, host, n, NULL);
+    ck_assert_int_eq(st, MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "keys"));
+    ck_assert_uint_eq(host[0], n);
+    void *dk;
+    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * 4 + 4), MJ_OK);
+    ck_assert_int_eq(mj_dev_upload(ctx, dk, host, n * 4), MJ_OK);
+    /* Misaligned. */
+    ck_assert_int_eq(mj_sort_keys(ctx, &d, (char *)dk + 2, n, NULL), MJ_ERR_INVALID_ARGUMENT);
+    /* Temporary storage too small. */
+    mj_sorter *s;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    size_t need = 0;
+    ck_assert_int_eq(mj_sorter_temp_size(s, n, 0, &need), MJ_OK);
+    void *temp;
+    ck_assert_int_eq(mj_dev_alloc(ctx, &temp, need), MJ_OK);
+    ck_assert_int_eq(mj_sorter_sort(s, dk, NULL, n, temp, need - 1, NULL),
+                     MJ_ERR_INVALID_ARGUMENT);
+    /* Values to a keys-only sorter. */
+    ck_assert_int_eq(mj_sorter_sort(s, dk, dk, n, temp, need, NULL), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(mj_dev_download(ctx, back, dk, n * 4), MJ_OK);
+    ck_assert(memcmp(host, back, n * 4) == 0);
+    /* And with the right storage it sorts. */
+    ck_assert_int_eq(mj_sorter_sort(s, dk, NULL, n, temp, need, NULL), MJ_OK);
+    ck_assert_int_eq(mj_dev_download(ctx, back, dk, n * 4), MJ_OK);
+    for (size_t i = 0; i < n; ++i) ck_assert_uint_eq(back[i], i + 1);
+    /* A comparator that does not compile. */
+    d.less = "a < < b";
+    ck_assert_int_eq(mj_sort_keys(ctx, &d, dk, n, NULL), MJ_ERR_COMPILE);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "comparator"));
+    mj_sorter_destroy(s);
+    mj_dev_free(ctx, temp);
+    mj_dev_free(ctx, dk);
+}
+END_TEST
+
+int main(void) {
+    small = getenv("MJ_TEST_SMALL") && atoi(getenv("MJ_TEST_SMALL"));
+    ctx = mjt_gpu_context_or_skip("test_gpu_sort");
+    Suite *s = suite_create("gpu_sort");
+    TCase *tc = tcase_create("sort");
+    tcase_set_timeout(tc, 1200);
+    tcase_add_loop_test(tc, test_every_kind, 0, MJ_KEY_CUSTOM);
+    tcase_add_test(tc, test_custom_struct);
+    tcase_add_test(tc, test_indices);
+    tcase_add_test(tc, test_runtime_interop);
+    tcase_add_test(tc, test_bad_arguments);
+    if (!small) {
+        tcase_add_test(tc, test_large);
+        tcase_add_test(tc, test_over_2g);
+    }
+    suite_add_tcase(s, tc);
+    int rc = mjt_run(s, 0);
+    mj_context_destroy(ctx);
+    return rc;
+}
