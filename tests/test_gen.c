@@ -1,0 +1,326 @@
+/* The code generator (gen/gen.h): every built-in key kind and a range of value sizes generate
+ * a self-contained, deterministic translation unit; the spec's fields reach the output; custom
+ * types are pasted with their static_asserts; invalid specs are refused with a message.
+ * CPU only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "test_support.h"
+
+static const size_t value_sizes[] = {0, 1, 4, 8, 12, 16, 64};
+#define N_VALUE_SIZES (sizeof value_sizes / sizeof value_sizes[0])
+
+static mj_kernel_spec builtin_spec(mj_key_kind key, size_t value_size) {
+    mj_kernel_spec s;
+    memset(&s, 0, sizeof s);
+    s.primitive = MJ_PRIM_MERGESORT;
+    s.key = key;
+    s.order = MJ_ASCENDING;
+    s.value_size = value_size;
+    s.nt = 256;
+    s.vt = 7;
+    s.sm = 90;
+    return s;
+}
+
+static const char custom_source[] =
+    "struct pair128 { unsigned long long hi, lo; };\n";
+static const char custom_less[] = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+
+static mj_kernel_spec custom_spec(void) {
+    mj_kernel_spec s = builtin_spec(MJ_KEY_CUSTOM, 0);
+    s.type_name = "pair128";
+    s.type_source = custom_source;
+    s.type_size = 16;
+    s.type_align = 8;
+    s.less = custom_less;
+    return s;
+}
+
+/* Generates and checks success; the caller frees. */
+static char *gen_ok(const mj_kernel_spec *s, size_t *len) {
+    char err[512] = "";
+    char *src = NULL;
+    size_t n = 0;
+    int rc = mj_gen_source(s, &src, &n, err, sizeof err);
+    ck_assert_msg(rc == 0, "mj_gen_source failed for key %s: %s", mj_key_kind_name(s->key),
+                  err);
+    ck_assert_ptr_nonnull(src);
+    ck_assert_uint_eq(strlen(src), n);
+    ck_assert_uint_gt(n, 0);
+    if (len) *len = n;
+    return src;
+}
+
+/* 1 when some line of src starts with prefix. */
+static int has_line_starting(const char *src, const char *prefix) {
+    size_t plen = strlen(prefix);
+    for (const char *p = src; p && *p;) {
+        if (strncmp(p, prefix, plen) == 0) return 1;
+        p = strchr(p, '\n');
+        if (p) ++p;
+    }
+    return 0;
+}
+
+static int outputs_equal(const char *a, size_t alen, const char *b, size_t blen) {
+    return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* ---------------------------------------------------------------- built-in keys */
+
+START_TEST(builtin_kinds_generate)
+{
+    mj_key_kind kind = (mj_key_kind)_i;
+    for (size_t v = 0; v < N_VALUE_SIZES; ++v) {
+        mj_kernel_spec s = builtin_spec(kind, value_sizes[v]);
+        size_t n1, n2;
+        char *a = gen_ok(&s, &n1);
+        char *b = gen_ok(&s, &n2);
+        ck_assert_msg(outputs_equal(a, n1, b, n2), "%s, %zu-byte values: not deterministic",
+                      mj_key_kind_name(kind), value_sizes[v]);
+        ck_assert_msg(strstr(a, "extern \"C\"") != NULL, "no extern \"C\"");
+        ck_assert_msg(strstr(a, "mj_blocksort(") != NULL, "no mj_blocksort kernel");
+        ck_assert_msg(strstr(a, "mj_partition(") != NULL, "no mj_partition kernel");
+        ck_assert_msg(strstr(a, "mj_merge(") != NULL, "no mj_merge kernel");
+        ck_assert_msg(!has_line_starting(a, "#include \""), "%s, %zu-byte values: a "
+                      "#include \"...\" line is left", mj_key_kind_name(kind), value_sizes[v]);
+        ck_assert_msg(!has_line_starting(a, "#include"), "an #include line is left");
+        /* The spec reaches the source. */
+        ck_assert(has_line_starting(a, "#define MJ_NT 256"));
+        ck_assert(has_line_starting(a, "#define MJ_VT 7"));
+        ck_assert(has_line_starting(a, "#define MJ_SM 90"));
+        char want[64];
+        snprintf(want, sizeof want, "#define MJ_HAS_VALUES %d", value_sizes[v] > 0);
+        ck_assert_msg(has_line_starting(a, want), "missing '%s'", want);
+        ck_assert(has_line_starting(a, "typedef "));
+        ck_assert(strstr(a, " mj_key;\n") != NULL);
+        ck_assert(strstr(a, "mj_value") != NULL);
+        ck_assert_uint_eq(mj_spec_key_size(&s), mj_key_kind_size(kind));
+        free(a);
+        free(b);
+    }
+}
+END_TEST
+
+START_TEST(spec_changes_output)
+{
+    mj_key_kind kind = (mj_key_kind)_i;
+    mj_kernel_spec base = builtin_spec(kind, 4);
+    size_t n0;
+    char *src0 = gen_ok(&base, &n0);
+
+    mj_kernel_spec variants[6];
+    const char *what[6] = {"NT", "VT", "order", "value size", "sm", "comparator"};
+    for (int i = 0; i < 6; ++i) variants[i] = base;
+    variants[0].nt = 128;
+    variants[1].vt = 9;
+    variants[2].order = MJ_DESCENDING;
+    variants[3].value_size = 8;
+    variants[4].sm = 80;
+    variants[5].less = "b < a";
+    for (int i = 0; i < 6; ++i) {
+        size_t n1;
+        char *src1 = gen_ok(&variants[i], &n1);
+        ck_assert_msg(!outputs_equal(src0, n0, src1, n1), "%s: changing %s does not change "
+                      "the source", mj_key_kind_name(kind), what[i]);
+        free(src1);
+    }
+    free(src0);
+}
+END_TEST
+
+START_TEST(comparator_is_pasted)
+{
+    mj_kernel_spec s = builtin_spec(MJ_KEY_I32, 0);
+    s.less = "(a ^ 5) < (b ^ 5)";
+    char *src = gen_ok(&s, NULL);
+    ck_assert_ptr_nonnull(strstr(src, "(a ^ 5) < (b ^ 5)"));
+    /* Its errors are reported against a file called "comparator". */
+    ck_assert_ptr_nonnull(strstr(src, "#line 1 \"comparator\""));
+    free(src);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- custom keys */
+
+START_TEST(custom_type)
+{
+    mj_kernel_spec s = custom_spec();
+    size_t n1, n2;
+    char *a = gen_ok(&s, &n1);
+    char *b = gen_ok(&s, &n2);
+    ck_assert(outputs_equal(a, n1, b, n2));
+    ck_assert_msg(strstr(a, custom_source) != NULL, "the type's source is missing");
+    ck_assert_msg(strstr(a, "typedef pair128 mj_key;") != NULL, "the typedef is missing");
+    ck_assert_msg(strstr(a, "static_assert(sizeof(mj_key) == 16") != NULL,
+                  "the sizeof static_assert is missing");
+    ck_assert_msg(strstr(a, "static_assert(alignof(mj_key) == 8") != NULL,
+                  "the alignof static_assert is missing");
+    ck_assert(strstr(a, custom_less) != NULL);
+    ck_assert(strstr(a, "as declared") != NULL);
+    ck_assert(!has_line_starting(a, "#include"));
+    ck_assert_uint_eq(mj_spec_key_size(&s), 16);
+
+    /* The declared size and alignment reach the asserts. */
+    mj_kernel_spec t = s;
+    t.type_size = 32;
+    t.type_align = 16;
+    char *c = gen_ok(&t, NULL);
+    ck_assert(strstr(c, "static_assert(sizeof(mj_key) == 32") != NULL);
+    ck_assert(strstr(c, "static_assert(alignof(mj_key) == 16") != NULL);
+    free(a);
+    free(b);
+    free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- invalid specs */
+
+/* The spec is refused by both mj_spec_check and mj_gen_source, with a message. */
+static void assert_rejected(const mj_kernel_spec *s, const char *why) {
+    char err[512] = "";
+    ck_assert_msg(mj_spec_check(s, err, sizeof err) == -1, "%s: accepted by mj_spec_check", why);
+    ck_assert_msg(err[0] != '\0', "%s: no message from mj_spec_check", why);
+    char *src = (char *)1;
+    size_t len = 0;
+    err[0] = '\0';
+    ck_assert_msg(mj_gen_source(s, &src, &len, err, sizeof err) == -1,
+                  "%s: accepted by mj_gen_source", why);
+    ck_assert_msg(err[0] != '\0', "%s: no message from mj_gen_source", why);
+    ck_assert_msg(src == NULL, "%s: *out is not NULL after a failure", why);
+}
+
+START_TEST(invalid_specs)
+{
+    mj_kernel_spec s, ok = builtin_spec(MJ_KEY_U32, 4);
+    char err[512];
+    ck_assert_msg(mj_spec_check(&ok, err, sizeof err) == 0, "base spec refused: %s", err);
+    mj_kernel_spec cok = custom_spec();
+    ck_assert_msg(mj_spec_check(&cok, err, sizeof err) == 0, "custom spec refused: %s", err);
+
+    static const int bad_nt[] = {0, -256, 1, 16, 31, 48, 96, 100, 255, 257, 2048, 4096};
+    for (size_t i = 0; i < sizeof bad_nt / sizeof *bad_nt; ++i) {
+        s = ok;
+        s.nt = bad_nt[i];
+        char why[64];
+        snprintf(why, sizeof why, "NT %d", bad_nt[i]);
+        assert_rejected(&s, why);
+    }
+    static const int good_nt[] = {32, 64, 128, 256, 512, 1024};
+    for (size_t i = 0; i < sizeof good_nt / sizeof *good_nt; ++i) {
+        s = ok;
+        s.nt = good_nt[i];
+        ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "NT %d refused: %s", s.nt, err);
+    }
+
+    s = ok;
+    s.vt = 0;
+    assert_rejected(&s, "VT 0");
+    s.vt = -3;
+    assert_rejected(&s, "VT -3");
+    s.vt = MJ_MAX_VT + 1;
+    assert_rejected(&s, "VT MJ_MAX_VT + 1");
+    s.vt = MJ_MAX_VT;
+    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "VT MJ_MAX_VT refused: %s", err);
+    s.vt = 1;
+    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "VT 1 refused: %s", err);
+
+    s = ok;
+    s.value_size = MJ_MAX_VALUE_SIZE + 1;
+    ck_assert_int_eq(s.value_size, 65);
+    assert_rejected(&s, "value size 65");
+    s.value_size = MJ_MAX_VALUE_SIZE;
+    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "value size 64 refused: %s", err);
+
+    s = ok;
+    s.key = MJ_KEY_KIND_COUNT;
+    assert_rejected(&s, "key kind MJ_KEY_KIND_COUNT");
+    s.key = (mj_key_kind)-1;
+    assert_rejected(&s, "key kind -1");
+    s.key = (mj_key_kind)1000;
+    assert_rejected(&s, "key kind 1000");
+
+    s = ok;
+    s.order = (mj_order)7;
+    assert_rejected(&s, "order 7");
+
+    s = cok;
+    s.type_name = NULL;
+    assert_rejected(&s, "custom without type_name");
+    s.type_name = "";
+    assert_rejected(&s, "custom with an empty type_name");
+    s.type_name = "1abc";
+    assert_rejected(&s, "custom with type_name 1abc");
+    s = cok;
+    s.type_source = NULL;
+    assert_rejected(&s, "custom without type_source");
+    s = cok;
+    s.less = NULL;
+    assert_rejected(&s, "custom without less");
+    s = cok;
+    s.type_size = 12;
+    s.type_align = 8;
+    assert_rejected(&s, "type_size 12, align 8");
+    s.type_size = 20;
+    s.type_align = 16;
+    assert_rejected(&s, "type_size 20, align 16");
+    s.type_size = 0;
+    s.type_align = 8;
+    assert_rejected(&s, "type_size 0");
+    s.type_size = 16;
+    s.type_align = 0;
+    assert_rejected(&s, "type_align 0");
+    s.type_size = 12;
+    s.type_align = 3;
+    assert_rejected(&s, "type_align 3");
+    s.type_size = 12;
+    s.type_align = 4;
+    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "size 12 align 4 refused: %s", err);
+
+    static const char *const bad_less[] = {
+        "a < b; }", "a < b;",       "#define X",     "a < b # c",  "(a < b",  "a < b)",
+        "a[0 < b)", "(a < b]",      "{a < b",        "a < b}",     ")(",      "",
+        "   ",      "\n\t ",        "a < b) || (a",
+    };
+    for (size_t i = 0; i < sizeof bad_less / sizeof *bad_less; ++i) {
+        char why[96];
+        snprintf(why, sizeof why, "comparator '%s'", bad_less[i]);
+        s = ok;
+        s.less = bad_less[i];
+        assert_rejected(&s, why);
+        s = cok;
+        s.less = bad_less[i];
+        assert_rejected(&s, why);
+    }
+    static const char *const good_less[] = {"a < b", "(a) < (b)", "a[0] < b[0]",
+                                            "((a & 0xff) < (b & 0xff))"};
+    for (size_t i = 0; i < sizeof good_less / sizeof *good_less; ++i) {
+        s = ok;
+        s.less = good_less[i];
+        ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "'%s' refused: %s",
+                      good_less[i], err);
+    }
+}
+END_TEST
+
+static Suite *gen_suite(void) {
+    Suite *s = suite_create("gen");
+    TCase *tc = tcase_create("builtin");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, builtin_kinds_generate, MJ_KEY_U8, MJ_KEY_CUSTOM);
+    tcase_add_loop_test(tc, spec_changes_output, MJ_KEY_U8, MJ_KEY_CUSTOM);
+    tcase_add_test(tc, comparator_is_pasted);
+    suite_add_tcase(s, tc);
+    TCase *tcc = tcase_create("custom");
+    tcase_add_test(tcc, custom_type);
+    suite_add_tcase(s, tcc);
+    TCase *tci = tcase_create("invalid");
+    tcase_add_test(tci, invalid_specs);
+    suite_add_tcase(s, tci);
+    return s;
+}
+
+int main(void) { return mjt_run(gen_suite(), 1); }
