@@ -113,11 +113,17 @@ int mj_ptxas_report(const char *log, long *spill_bytes, int *max_registers) {
     *spill_bytes = 0;
     *max_registers = 0;
     for (const char *p = log; p && (p = strstr(p, "bytes spill stores")); ++p) {
-        /* "N bytes stack frame, S bytes spill stores, L bytes spill loads" */
+        /* "N bytes stack frame, S bytes spill stores, L bytes spill loads", after a prefix
+         * that depends on the version: none or spaces in older ptxas, "ptxas         .     "
+         * in NVRTC 13's. Parse from the number before "bytes stack frame" on this line. */
         const char *line = p;
         while (line > log && line[-1] != '\n') --line;
+        const char *num = strstr(line, "bytes stack frame");
+        if (!num || num > p) continue;
+        while (num > line && (num[-1] == ' ' || num[-1] == '\t')) --num;
+        while (num > line && num[-1] >= '0' && num[-1] <= '9') --num;
         long frame = 0, stores = 0, loads = 0;
-        if (sscanf(line, " %ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads",
+        if (sscanf(num, "%ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads",
                    &frame, &stores, &loads) == 3) {
             *spill_bytes += stores + loads;
             ++kernels;

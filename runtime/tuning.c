@@ -13,7 +13,11 @@ void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *v
     if (bytes <= 4)
         *vt = 23;
     else if (bytes <= 8)
-        *vt = value_size ? 11 : 9;
+        /* 4-byte keys with values (u32/i32/f32 pairs, 4-byte index sorts) take 9, not 11:
+         * for u32/i32 keys with 4-byte values at VT 11, ptxas (NVRTC 13, sm_90) keeps
+         * mj_blocksort at 48 registers and spills 16 bytes; VT 9 is spill-free
+         * (tests/test_compile.c checks the default tiles). */
+        *vt = value_size && key_size != 4 ? 11 : 9;
     else if (bytes <= 16)
         *vt = 7;
     else if (bytes <= 32)

@@ -1,0 +1,377 @@
+/* NVRTC compiles the generated source (runtime/compile.h): every built-in key kind for sm_75,
+ * sm_80 and sm_90 with the default tiles, ptxas reporting three kernels and no spills; custom
+ * types; comparator and type errors reported with NVRTC's log; the choice of target; the
+ * cache key; and the ptxas report parser. Needs NVRTC (required on CI), no GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "context.h"
+#include "dl_nvrtc.h"
+#include "gen.h"
+#include "test_support.h"
+
+#define ERR_CAP 32768
+
+static const mj_nvrtc_api *nvrtc(void) {
+    char err[1024] = "";
+    const mj_nvrtc_api *nv = mj_nvrtc_load(err, sizeof err);
+    ck_assert_msg(nv != NULL, "NVRTC is required for this test: %s", err);
+    return nv;
+}
+
+static mj_kernel_spec spec_for(mj_key_kind key, mj_order order, size_t value_size, int sm) {
+    mj_kernel_spec s;
+    memset(&s, 0, sizeof s);
+    s.primitive = MJ_PRIM_MERGESORT;
+    s.key = key;
+    s.order = order;
+    s.value_size = value_size;
+    s.sm = sm;
+    mj_default_tile(sm, mj_key_kind_size(key), value_size, &s.nt, &s.vt);
+    return s;
+}
+
+static char *gen(const mj_kernel_spec *s) {
+    char err[512] = "";
+    char *src = NULL;
+    size_t len = 0;
+    ck_assert_msg(mj_gen_source(s, &src, &len, err, sizeof err) == 0, "generate: %s", err);
+    return src;
+}
+
+static mj_target cubin_target(const mj_nvrtc_api *nv, int sm) {
+    mj_target t;
+    char err[512] = "";
+    ck_assert_msg(mj_choose_target(nv, sm, &t, err, sizeof err) == 0, "target sm_%d: %s", sm,
+                  err);
+    ck_assert_int_eq(t.sm, sm);
+    ck_assert_int_eq(t.ptx, 0);
+    return t;
+}
+
+/* Compiles spec for its sm to a cubin and checks ptxas's report: 3 kernels, no spills. */
+static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const char *what) {
+    char *src = gen(s);
+    mj_target t = cubin_target(nv, s->sm);
+    char *err = malloc(ERR_CAP);
+    ck_assert_ptr_nonnull(err);
+    err[0] = '\0';
+    void *bin = NULL;
+    size_t size = 0;
+    char *log = NULL;
+    mj_status st = mj_compile(nv, src, t, &bin, &size, &log, err, ERR_CAP);
+    ck_assert_msg(st == MJ_OK, "%s (NT %d, VT %d, sm_%d): %s: %s", what, s->nt, s->vt, s->sm,
+                  mj_status_name(st), err);
+    ck_assert_ptr_nonnull(bin);
+    ck_assert_uint_gt(size, 4);
+    ck_assert_msg(memcmp(bin, "\177ELF", 4) == 0, "%s: the cubin is not an ELF file", what);
+    ck_assert_ptr_nonnull(log);
+    long spills = -1;
+    int regs = -1;
+    int kernels = mj_ptxas_report(log, &spills, &regs);
+    ck_assert_msg(kernels == 3, "%s (sm_%d): ptxas reported %d kernels, not 3; log:\n%s", what,
+                  s->sm, kernels, log);
+    ck_assert_msg(spills == 0, "%s (NT %d, VT %d, sm_%d): %ld bytes of spills; log:\n%s", what,
+                  s->nt, s->vt, s->sm, spills, log);
+    ck_assert_msg(regs > 0 && regs <= 255, "%s: %d registers", what, regs);
+    free(log);
+    free(bin);
+    free(err);
+    free(src);
+}
+
+/* ---------------------------------------------------------------- every built-in kind */
+
+START_TEST(builtin_kinds_compile_clean)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_key_kind kind = (mj_key_kind)_i;
+    static const int sms[] = {75, 80, 90};
+    static const size_t values[] = {0, 4, 8};
+    for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
+        for (size_t v = 0; v < sizeof values / sizeof *values; ++v) {
+            /* The 4-byte-value builds use the descending order, which for floats is a
+             * different comparator; the others ascending. */
+            mj_order order = values[v] == 4 ? MJ_DESCENDING : MJ_ASCENDING;
+            mj_kernel_spec s = spec_for(kind, order, values[v], sms[i]);
+            char what[96];
+            snprintf(what, sizeof what, "%s keys, %zu-byte values, %s", mj_key_kind_name(kind),
+                     values[v], order == MJ_DESCENDING ? "descending" : "ascending");
+            compile_clean(nv, &s, what);
+        }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- custom types and errors */
+
+static const char u128_source[] = "struct u128 { unsigned long long hi, lo; };\n";
+static const char u128_less[] = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+
+static mj_kernel_spec u128_spec(size_t size, size_t align) {
+    mj_kernel_spec s = spec_for(MJ_KEY_CUSTOM, MJ_ASCENDING, 0, 90);
+    s.type_name = "u128";
+    s.type_source = u128_source;
+    s.type_size = size;
+    s.type_align = align;
+    s.less = u128_less;
+    mj_default_tile(90, size, 0, &s.nt, &s.vt);
+    return s;
+}
+
+START_TEST(custom_struct_compiles)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec s = u128_spec(16, 8);
+    compile_clean(nv, &s, "custom 16-byte struct");
+    s.value_size = 8;
+    mj_default_tile(90, 16, 8, &s.nt, &s.vt);
+    compile_clean(nv, &s, "custom 16-byte struct with 8-byte values");
+}
+END_TEST
+
+/* Compiling s must fail with MJ_ERR_COMPILE and a message holding each of `needles`. */
+static void compile_fails(const mj_nvrtc_api *nv, const mj_kernel_spec *s,
+                          const char *const *needles, size_t n_needles) {
+    char *src = gen(s);
+    mj_target t = cubin_target(nv, s->sm);
+    char *err = malloc(ERR_CAP);
+    ck_assert_ptr_nonnull(err);
+    err[0] = '\0';
+    void *bin = (void *)1;
+    size_t size = 99;
+    char *log = NULL;
+    mj_status st = mj_compile(nv, src, t, &bin, &size, &log, err, ERR_CAP);
+    ck_assert_msg(st == MJ_ERR_COMPILE, "expected MJ_ERR_COMPILE, got %s", mj_status_name(st));
+    ck_assert_ptr_null(bin);
+    ck_assert_uint_eq(size, 0);
+    ck_assert_ptr_nonnull(log);
+    ck_assert_msg(log[0] != '\0', "NVRTC gave no log");
+    /* The message carries NVRTC's log. */
+    ck_assert_msg(strstr(err, log) != NULL || strlen(err) == ERR_CAP - 1,
+                  "the message does not hold the log:\n%s\nlog:\n%s", err, log);
+    for (size_t i = 0; i < n_needles; ++i)
+        ck_assert_msg(strstr(err, needles[i]) != NULL, "'%s' is not in the message:\n%s",
+                      needles[i], err);
+    /* Without a log pointer it fails the same way. */
+    err[0] = '\0';
+    st = mj_compile(nv, src, t, &bin, &size, NULL, err, ERR_CAP);
+    ck_assert_int_eq(st, MJ_ERR_COMPILE);
+    ck_assert_ptr_null(bin);
+    ck_assert_str_ne(err, "");
+    free(log);
+    free(err);
+    free(src);
+}
+
+START_TEST(comparator_syntax_error)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec s = spec_for(MJ_KEY_U32, MJ_ASCENDING, 0, 90);
+    s.less = "a < < b";
+    static const char *const needles[] = {"comparator", "error"};
+    compile_fails(nv, &s, needles, 2);
+    /* An unknown name in a custom type's comparator too. */
+    mj_kernel_spec c = u128_spec(16, 8);
+    c.less = "a.hi < b.middle";
+    static const char *const needles2[] = {"comparator", "middle"};
+    compile_fails(nv, &c, needles2, 2);
+}
+END_TEST
+
+START_TEST(custom_wrong_size)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec s = u128_spec(12, 4);
+    static const char *const needles[] = {"as declared", "u128"};
+    compile_fails(nv, &s, needles, 2);
+    /* The right size with the wrong alignment. */
+    s = u128_spec(16, 16);
+    compile_fails(nv, &s, needles, 2);
+    /* A type source that does not compile is reported against "type_source". */
+    s = u128_spec(16, 8);
+    s.type_source = "struct u128 { unsigned long long hi, lo }\n";
+    static const char *const needles2[] = {"type_source"};
+    compile_fails(nv, &s, needles2, 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- targets and keys */
+
+START_TEST(choose_target)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    ck_assert_int_gt(nv->arch_count, 0);
+    int newest = 0, oldest = 1 << 30;
+    for (int i = 0; i < nv->arch_count; ++i) {
+        if (nv->arch_list[i] > newest) newest = nv->arch_list[i];
+        if (nv->arch_list[i] < oldest) oldest = nv->arch_list[i];
+    }
+    mj_target t;
+    char err[512];
+
+    for (int sm = 75; sm <= 90; sm += 5) {
+        if (sm == 85) continue;
+        t = cubin_target(nv, sm);
+        ck_assert_int_eq(t.sm, sm);
+    }
+
+    err[0] = '\0';
+    t.sm = t.ptx = -5;
+    ck_assert_int_eq(mj_choose_target(nv, 70, &t, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "sm_70") != NULL, "message: %s", err);
+    ck_assert_int_eq(mj_choose_target(nv, oldest - 1, &t, err, sizeof err), -1);
+
+    err[0] = '\0';
+    ck_assert_msg(mj_choose_target(nv, 200, &t, err, sizeof err) == 0, "sm_200: %s", err);
+    ck_assert_int_eq(t.ptx, 1);
+    ck_assert_int_eq(t.sm, newest);
+    ck_assert_int_eq(mj_choose_target(nv, newest, &t, err, sizeof err), 0);
+    ck_assert_int_eq(t.ptx, 0);
+    ck_assert_int_eq(t.sm, newest);
+    ck_assert_int_eq(mj_choose_target(nv, newest + 1, &t, err, sizeof err), 0);
+    ck_assert_int_eq(t.ptx, 1);
+    ck_assert_int_eq(t.sm, newest);
+
+    /* Options: cubins get ptxas's report, PTX does not. */
+    const char *opts[8];
+    char storage[64];
+    mj_target cubin = {90, 0}, ptx = {newest, 1};
+    int n = mj_compile_options(cubin, opts, storage);
+    ck_assert_int_ge(n, 2);
+    ck_assert_ptr_null(opts[n]);
+    ck_assert_str_eq(opts[0], "--gpu-architecture=sm_90");
+    int verbose = 0;
+    for (int i = 0; i < n; ++i) verbose |= strstr(opts[i], "ptxas-options=-v") != NULL;
+    ck_assert(verbose);
+    n = mj_compile_options(ptx, opts, storage);
+    char want[64];
+    snprintf(want, sizeof want, "--gpu-architecture=compute_%d", newest);
+    ck_assert_str_eq(opts[0], want);
+    for (int i = 0; i < n; ++i) ck_assert(strstr(opts[i], "ptxas") == NULL);
+}
+END_TEST
+
+START_TEST(compile_to_ptx)
+{
+    /* What a device newer than NVRTC gets: PTX text for the newest target, finished by the
+     * driver. */
+    const mj_nvrtc_api *nv = nvrtc();
+    char err[ERR_CAP / 8];
+    mj_target t;
+    ck_assert_int_eq(mj_choose_target(nv, 1000, &t, err, sizeof err), 0);
+    ck_assert_int_eq(t.ptx, 1);
+    mj_kernel_spec s = spec_for(MJ_KEY_U32, MJ_ASCENDING, 4, 90);
+    char *src = gen(&s);
+    void *bin = NULL;
+    size_t size = 0;
+    mj_status st = mj_compile(nv, src, t, &bin, &size, NULL, err, sizeof err);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), err);
+    ck_assert_uint_gt(size, 0);
+    const char *text = bin;
+    ck_assert_msg(strstr(text, ".entry mj_merge") != NULL, "no mj_merge entry in the PTX");
+    ck_assert(strstr(text, ".entry mj_partition") != NULL);
+    ck_assert(strstr(text, ".entry mj_blocksort") != NULL);
+    free(bin);
+    free(src);
+}
+END_TEST
+
+START_TEST(compile_key)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec s = spec_for(MJ_KEY_U32, MJ_ASCENDING, 0, 90);
+    char *src = gen(&s);
+    char *src_same = gen(&s);
+    s.order = MJ_DESCENDING;
+    char *src_other = gen(&s);
+    mj_target t90 = {90, 0}, t80 = {80, 0}, p90 = {90, 1};
+    uint8_t k1[32], k2[32], k3[32], k4[32], k5[32];
+    mj_compile_key(nv, t90, src, k1);
+    mj_compile_key(nv, t90, src_same, k2);
+    mj_compile_key(nv, t90, src_other, k3);
+    mj_compile_key(nv, t80, src, k4);
+    mj_compile_key(nv, p90, src, k5);
+    ck_assert(memcmp(k1, k2, 32) == 0);
+    ck_assert_msg(memcmp(k1, k3, 32) != 0, "a different source gives the same key");
+    ck_assert_msg(memcmp(k1, k4, 32) != 0, "a different sm gives the same key");
+    ck_assert_msg(memcmp(k1, k5, 32) != 0, "PTX and cubin give the same key");
+    /* A one-character change at the very end still changes it. */
+    size_t len = strlen(src);
+    src_same[len - 1] ^= 1;
+    mj_compile_key(nv, t90, src_same, k2);
+    ck_assert(memcmp(k1, k2, 32) != 0);
+    free(src);
+    free(src_same);
+    free(src_other);
+}
+END_TEST
+
+START_TEST(ptxas_report_parse)
+{
+    /* Both spellings of the spill line: older ptxas indents it, NVRTC 13 prefixes it. */
+    static const char log[] =
+        "ptxas info    : 0 bytes gmem\n"
+        "ptxas info    : Compiling entry function 'mj_merge' for 'sm_90'\n"
+        "ptxas info    : Function properties for mj_merge\n"
+        /* NVRTC 13's ptxas prefixes the line with "ptxas         .     ". */
+        "ptxas         .     16 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+        "ptxas info    : Used 64 registers, used 0 barriers, 15360 bytes smem, "
+        "400 bytes cmem[0]\n"
+        "ptxas info    : Compiling entry function 'mj_partition' for 'sm_90'\n"
+        "ptxas info    : Function properties for mj_partition\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 0 barriers, 400 bytes cmem[0]\n"
+        "ptxas info    : Compiling entry function 'mj_blocksort' for 'sm_90'\n"
+        "ptxas info    : Function properties for mj_blocksort\n"
+        "    40 bytes stack frame, 100 bytes spill stores, 4 bytes spill loads\n"
+        "ptxas info    : Used 32 registers, used 1 barriers, 7680 bytes smem, "
+        "392 bytes cmem[0]\n";
+    long spills = -1;
+    int regs = -1;
+    ck_assert_int_eq(mj_ptxas_report(log, &spills, &regs), 3);
+    ck_assert_int_eq(spills, 8 + 12 + 100 + 4);
+    ck_assert_int_eq(regs, 255);
+
+    static const char clean[] =
+        "ptxas info    : Function properties for k\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 17 registers\n";
+    ck_assert_int_eq(mj_ptxas_report(clean, &spills, &regs), 1);
+    ck_assert_int_eq(spills, 0);
+    ck_assert_int_eq(regs, 17);
+
+    spills = regs = 7;
+    ck_assert_int_eq(mj_ptxas_report("", &spills, &regs), 0);
+    ck_assert_int_eq(spills, 0);
+    ck_assert_int_eq(regs, 0);
+    ck_assert_int_eq(mj_ptxas_report(NULL, &spills, &regs), 0);
+    ck_assert_int_eq(mj_ptxas_report("warning: something\n", &spills, &regs), 0);
+}
+END_TEST
+
+static Suite *compile_suite(void) {
+    Suite *s = suite_create("compile");
+    TCase *tc = tcase_create("builtin");
+    /* 12 kinds x 3 targets x 3 value sizes; each loop iteration is a forked child. */
+    tcase_set_timeout(tc, 900);
+    tcase_add_loop_test(tc, builtin_kinds_compile_clean, MJ_KEY_U8, MJ_KEY_CUSTOM);
+    suite_add_tcase(s, tc);
+    TCase *tx = tcase_create("custom and errors");
+    tcase_set_timeout(tx, 300);
+    tcase_add_test(tx, custom_struct_compiles);
+    tcase_add_test(tx, comparator_syntax_error);
+    tcase_add_test(tx, custom_wrong_size);
+    tcase_add_test(tx, compile_to_ptx);
+    suite_add_tcase(s, tx);
+    TCase *tt = tcase_create("targets");
+    tcase_set_timeout(tt, 120);
+    tcase_add_test(tt, choose_target);
+    tcase_add_test(tt, compile_key);
+    tcase_add_test(tt, ptxas_report_parse);
+    suite_add_tcase(s, tt);
+    return s;
+}
+
+int main(void) { return mjt_run(compile_suite(), 1); }
