@@ -18,7 +18,7 @@ struct mj_sorter {
 };
 
 #define MJ_TEMP_ALIGN 256
-#define MJ_PARTITION_THREADS 128 /* 4 warps, one tile each */
+#define MJ_PARTITION_THREADS 128
 
 /* The alignment the generated value type needs (see gen.c's value types). */
 static size_t value_alignment(size_t v) {
@@ -157,8 +157,7 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     for (int p = 0; p < passes; ++p) {
         long long coop = 2ll << p;
         void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions};
-        long long per_block = MJ_PARTITION_THREADS / 32;
-        if ((st = launch(s, m->partition, (tiles + per_block - 1) / per_block,
+        if ((st = launch(s, m->partition, (tiles + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
                          MJ_PARTITION_THREADS, pp, stream, "launching mj_partition")))
             return st;
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop};

@@ -12,9 +12,8 @@
 #include "tile_io.cuh"
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
-mj_merge(const mj_key *__restrict__ keys_in, const mj_value *__restrict__ values_in,
-         mj_key *__restrict__ keys_out, mj_value *__restrict__ values_out,
-         const mj_i64 *__restrict__ partitions, mj_i64 n, mj_i64 coop) {
+mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
+         mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop) {
     __shared__ mj_key s_keys[MJ_NV];
     __shared__ int s_pos[MJ_HAS_VALUES ? MJ_NV : 1];
     int tid = threadIdx.x;
