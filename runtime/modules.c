@@ -14,9 +14,7 @@ static mj_module *find(mj_context *ctx, const uint8_t key[32]) {
 }
 
 /* Loads the binary into the primary context and looks up the kernels. */
-static mj_status load_module(mj_context *ctx, const mj_kernel_spec *spec, const void *binary,
-                             mj_module *m) {
-    (void)spec;
+static mj_status load_module(mj_context *ctx, const void *binary, mj_module *m) {
     if (!ctx->cu) return MJ_OK; /* compile-only: nothing to load */
     mj_status st = mj_ctx_enter(ctx);
     if (st) return st;
@@ -100,7 +98,7 @@ mj_status mj_module_get(mj_context *ctx, const mj_kernel_spec *spec, const mj_mo
     free(src);
     if (st == MJ_OK) {
         m->binary_size = size;
-        st = load_module(ctx, spec, binary, m);
+        st = load_module(ctx, binary, m);
     }
     free(binary);
     if (st != MJ_OK) {
