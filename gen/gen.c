@@ -91,6 +91,12 @@ int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
         snprintf(err, errcap, "NT must be a power of two from 32 to 1024, not %d", spec->nt);
         return -1;
     }
+    int bs_nt = mj_spec_bs_nt(spec);
+    if (bs_nt < spec->nt || bs_nt > 1024 || (bs_nt & (bs_nt - 1))) {
+        snprintf(err, errcap, "blocksort threads must be a power of two from NT (%d) to 1024, "
+                              "not %d", spec->nt, bs_nt);
+        return -1;
+    }
     if (spec->vt < 1 || spec->vt > MJ_MAX_VT) {
         snprintf(err, errcap, "VT must be from 1 to %d, not %d", MJ_MAX_VT, spec->vt);
         return -1;
@@ -129,7 +135,22 @@ int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
         }
     }
     if (spec->less && check_expression(spec->less, err, errcap)) return -1;
+    size_t smem = mj_tile_smem(bs_nt, spec->vt, mj_spec_key_size(spec), spec->value_size);
+    if (smem > MJ_STATIC_SMEM_LIMIT) {
+        snprintf(err, errcap, "a blocksort tile of %d x %d needs %zu bytes of shared memory, "
+                              "over the %d a kernel may declare; use fewer threads or a smaller VT",
+                 bs_nt, spec->vt, smem, MJ_STATIC_SMEM_LIMIT);
+        return -1;
+    }
     return 0;
+}
+
+int mj_spec_bs_nt(const mj_kernel_spec *spec) { return spec->bs_nt ? spec->bs_nt : spec->nt; }
+
+size_t mj_tile_smem(int nt, int vt, size_t key_size, size_t value_size) {
+    size_t nv = (size_t)nt * (size_t)vt;
+    /* + 16: room for the padding that aligns the second array */
+    return nv * key_size + 4 * (value_size ? nv : 1) + 16;
 }
 
 /* The template's text without its #include "..." lines: the generator already placed every
@@ -184,11 +205,12 @@ int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err
     mj_sb_init(&sb);
 
     mj_sb_printf(&sb, "/* mergejit %s generated: mergesort of %s keys, %zu-byte values, "
-                      "NT %d, VT %d, sm_%d. */\n",
+                      "NT %d, VT %d, blocksort NT %d, sm_%d. */\n",
                  MJ_VERSION_STRING, mj_key_kind_name(spec->key), spec->value_size, spec->nt,
-                 spec->vt, spec->sm);
+                 spec->vt, mj_spec_bs_nt(spec), spec->sm);
     mj_sb_printf(&sb, "#define MJ_SPEC 1\n#define MJ_SM %d\n#define MJ_NT %d\n#define MJ_VT %d\n",
                  spec->sm, spec->nt, spec->vt);
+    mj_sb_printf(&sb, "#define MJ_BS_NT %d\n", mj_spec_bs_nt(spec));
     mj_sb_printf(&sb, "#define MJ_HAS_VALUES %d\n#define MJ_VALUE_IS_INDEX %d\n",
                  spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
 

@@ -19,7 +19,8 @@ typedef struct mj_kernel_spec {
     const char *type_source; /* MJ_KEY_CUSTOM */
     size_t type_size, type_align;
     size_t value_size;       /* 0: keys only */
-    int nt, vt;              /* tile shape */
+    int nt, vt;              /* merge tile shape */
+    int bs_nt;               /* blocksort threads: nt times a power of two; 0 means nt */
     int sm;                  /* target, e.g. 90 (recorded in the source) */
 } mj_kernel_spec;
 
@@ -28,6 +29,16 @@ typedef struct mj_kernel_spec {
 
 /* Size of the key in bytes (custom: type_size). */
 size_t mj_spec_key_size(const mj_kernel_spec *spec);
+
+/* Threads of the blocksort kernel (bs_nt, or nt when bs_nt is 0). */
+int mj_spec_bs_nt(const mj_kernel_spec *spec);
+
+/* Static shared memory a kernel with nt threads and the spec's VT declares: one tile of keys,
+ * a tile of int positions when values are carried, and alignment padding. */
+size_t mj_tile_smem(int nt, int vt, size_t key_size, size_t value_size);
+
+/* What a kernel may declare statically (without the dynamic-shared-memory opt-in). */
+#define MJ_STATIC_SMEM_LIMIT (48 * 1024)
 
 /* Checks the spec; 0 when usable, else -1 with a message. */
 int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);

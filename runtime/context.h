@@ -57,8 +57,10 @@ mj_status mj_module_get(mj_context *ctx, const mj_kernel_spec *spec, const mj_mo
                         int *source, double *ms);
 void mj_modules_free(mj_context *ctx);
 
-/* Default tile shape for a key size and value size on an sm. */
-void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *vt);
+/* Default tile shapes for a key size and value size on an sm: the merge tile (nt x vt) and
+ * the blocksort's threads (bs_nt x vt). */
+void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *vt,
+                     int *bs_nt);
 
 double mj_now_ms(void);
 

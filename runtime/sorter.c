@@ -12,7 +12,7 @@ struct mj_sorter {
     const mj_module *mod;
     size_t key_size, key_align;
     size_t value_size, value_align;
-    int nt, vt;
+    int nt, vt, bs_nt;
     int source;
     double build_ms;
 };
@@ -27,13 +27,16 @@ static size_t value_alignment(size_t v) {
     return v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
 }
 
-/* MERGEJIT_TILE=NTxVT overrides the tile shape, for tuning experiments. */
-static void tile_override(int *nt, int *vt) {
+/* MERGEJIT_TILE=NTxVT or NTxVTxBS overrides the tile shapes (BS: blocksort threads, else
+ * NT), for tuning experiments. A bad shape is caught by the generator's spec check. */
+static void tile_override(int *nt, int *vt, int *bs_nt) {
     const char *s = getenv("MERGEJIT_TILE");
-    int a, b;
-    if (s && sscanf(s, "%dx%d", &a, &b) == 2) {
+    int a, b, c;
+    int got = s ? sscanf(s, "%dx%dx%d", &a, &b, &c) : 0;
+    if (got >= 2) {
         *nt = a;
         *vt = b;
+        *bs_nt = got == 3 ? c : a;
     }
 }
 
@@ -60,8 +63,8 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
         .sm = ctx->sm,
     };
     size_t key_size = mj_spec_key_size(&spec);
-    mj_default_tile(ctx->sm, key_size, desc->value_size, &spec.nt, &spec.vt);
-    tile_override(&spec.nt, &spec.vt);
+    mj_default_tile(ctx->sm, key_size, desc->value_size, &spec.nt, &spec.vt, &spec.bs_nt);
+    tile_override(&spec.nt, &spec.vt, &spec.bs_nt);
 
     mj_sorter *s = calloc(1, sizeof *s);
     if (!s) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
@@ -77,6 +80,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->value_align = value_alignment(desc->value_size);
     s->nt = spec.nt;
     s->vt = spec.vt;
+    s->bs_nt = spec.bs_nt;
     *out = s;
     return MJ_OK;
 }
@@ -139,23 +143,26 @@ static mj_status launch(mj_sorter *s, CUfunction f, long long grid, unsigned blo
 
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
  * between the pairs. The blocksort's buffer is chosen by the parity of the pass count so that
- * the last pass lands in pair 0. values_src 0 with values: index sort. */
+ * the last pass lands in pair 0. values_src 0 with values: index sort. The blocksort's runs
+ * span `runs` merge tiles, so the first merge pass makes lists of 2 * runs tiles. */
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
                           CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
                           long long n, CUstream stream) {
     const mj_module *m = s->mod;
     long long nv = (long long)s->nt * s->vt;
+    long long runs = s->bs_nt / s->nt;
     long long tiles = mj_tile_count(n, nv);
-    int passes = mj_pass_count(tiles);
+    long long bs_tiles = mj_tile_count(n, nv * runs);
+    int passes = mj_sort_passes(n, nv, runs);
     int cur = passes & 1;
     mj_status st;
 
     void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n};
-    if ((st = launch(s, m->blocksort, tiles, (unsigned)s->nt, bs_params, stream,
+    if ((st = launch(s, m->blocksort, bs_tiles, (unsigned)s->bs_nt, bs_params, stream,
                      "launching mj_blocksort")))
         return st;
     for (int p = 0; p < passes; ++p) {
-        long long coop = 2ll << p;
+        long long coop = mj_pass_coop(p, runs);
         void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions};
         if ((st = launch(s, m->partition, (tiles + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
                          MJ_PARTITION_THREADS, pp, stream, "launching mj_partition")))

@@ -3,7 +3,8 @@
  * positions and values) fit without spilling and the tile fits in static shared memory. */
 #include "context.h"
 
-void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *vt) {
+void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *vt,
+                     int *bs_nt) {
     (void)sm; /* one table for now, measured on the H100 (sm_90); the autotuner will key it */
     size_t bytes = key_size + value_size;
     *nt = 256;
@@ -13,18 +14,20 @@ void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *v
     if (bytes <= 4)
         *vt = 23;
     else if (bytes <= 8)
-        /* 4-byte keys with values (u32/i32/f32 pairs, 4-byte index sorts) take 9, not 11:
-         * for u32/i32 keys with 4-byte values at VT 11, ptxas (NVRTC 13, sm_90) keeps
-         * mj_blocksort at 48 registers and spills 16 bytes; VT 9 is spill-free
-         * (tests/test_compile.c checks the default tiles). */
-        *vt = value_size && key_size != 4 ? 11 : 9;
+        *vt = value_size ? 11 : 9;
     else if (bytes <= 16)
         *vt = 7;
     else if (bytes <= 32)
         *vt = 5;
     else
         *vt = 3;
-    /* Keep s_keys + s_pos under 48 KB of static shared memory. */
-    while (*vt > 1 && (size_t)*nt * (size_t)*vt * (key_size + 4) > 46 * 1024) *vt -= 2;
-    while (*nt > 32 && (size_t)*nt * (size_t)*vt * (key_size + 4) > 46 * 1024) *nt /= 2;
+    /* Keep the tile within static shared memory. */
+    while (*vt > 1 && mj_tile_smem(*nt, *vt, key_size, value_size) > MJ_STATIC_SMEM_LIMIT)
+        *vt -= 2;
+    while (*nt > 32 && mj_tile_smem(*nt, *vt, key_size, value_size) > MJ_STATIC_SMEM_LIMIT)
+        *nt /= 2;
+    /* The blocksort takes twice the merge tile where it fits: one more round in shared memory
+     * instead of one more global pass. */
+    *bs_nt = *nt;
+    if (mj_tile_smem(2 * *nt, *vt, key_size, value_size) <= MJ_STATIC_SMEM_LIMIT) *bs_nt *= 2;
 }

@@ -1,5 +1,5 @@
-/* Sorts one tile of up to MJ_NV keys held in registers in thread order (thread tid holds
- * elements tid * MJ_VT + i). Each thread sorts its own keys with the network, then log2(MJ_NT)
+/* Sorts one tile of up to NT * MJ_VT keys held in registers in thread order (thread tid holds
+ * elements tid * MJ_VT + i). Each thread sorts its own keys with the network, then log2(NT)
  * rounds merge pairs of sorted runs through shared memory, doubling the run length each round.
  * On return the registers hold the sorted tile in thread order, and pos[] (when values are
  * carried) each output's original position in the tile.
@@ -17,7 +17,8 @@
 #include "serial_merge.cuh"
 #include "tile_io.cuh"
 
-/* s_keys and s_pos have MJ_NV slots. */
+/* s_keys and s_pos have NT * MJ_VT slots. */
+template <int NT>
 MJ_DEVICE void mj_cta_sort(mj_key keys[MJ_VT], int pos[MJ_VT], int count, mj_key *s_keys,
                            int *s_pos, int tid) {
     int mine = count - MJ_VT * tid;
@@ -35,7 +36,7 @@ MJ_DEVICE void mj_cta_sort(mj_key keys[MJ_VT], int pos[MJ_VT], int count, mj_key
     mj_sort_network(keys, pos);
 
 #pragma unroll 1
-    for (int coop = 2; coop <= MJ_NT; coop *= 2) {
+    for (int coop = 2; coop <= NT; coop *= 2) {
         mj_regs_to_shared(keys, s_keys, tid);
 #if MJ_HAS_VALUES
         mj_regs_to_shared(pos, s_pos, tid);

@@ -1,4 +1,7 @@
-/* Pass 0 of mergesort: every block sorts one tile of MJ_NV keys (and their values) on its own.
+/* Pass 0 of mergesort: every block sorts one tile of MJ_BS_NV keys (and their values) on its
+ * own. Its tile may be a power-of-two multiple of the merge kernel's: a bigger sorted run
+ * costs the blocksort one more round through shared memory but saves a whole global merge
+ * pass (a partition and a merge over all the data).
  * Keys may be sorted in place (keys_out == keys_in): the tile is read into shared memory
  * before anything is written. values_in NULL means "the values are the keys' indices" (index
  * sorts), which needs an integer value type. */
@@ -9,31 +12,27 @@
 #include "tile_io.cuh"
 #include "cta_blocksort.cuh"
 
-extern "C" __global__ void __launch_bounds__(MJ_NT)
+extern "C" __global__ void __launch_bounds__(MJ_BS_NT)
 mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
              mj_value *values_out, mj_i64 n) {
-    __shared__ mj_key s_keys[MJ_NV];
-    __shared__ int s_pos[MJ_HAS_VALUES ? MJ_NV : 1];
+    __shared__ mj_key s_keys[MJ_BS_NV];
+    __shared__ int s_pos[MJ_HAS_VALUES ? MJ_BS_NV : 1];
     int tid = threadIdx.x;
-    mj_i64 tile0 = (mj_i64)blockIdx.x * MJ_NV;
-    int count = (int)mj_min((mj_i64)MJ_NV, n - tile0);
+    mj_i64 tile0 = (mj_i64)blockIdx.x * MJ_BS_NV;
+    int count = (int)mj_min((mj_i64)MJ_BS_NV, n - tile0);
 
-    mj_load_to_shared(keys_in + tile0, count, keys_in + tile0, count, s_keys, tid);
-    __syncthreads();
+    /* Warps load and store only their own slots, so in-place sorts are safe without a block
+     * barrier; the sort's rounds only read other warps' slots after their own barriers. */
     mj_key keys[MJ_VT];
     int pos[MJ_VT];
-    mj_shared_to_regs(s_keys, keys, tid);
-    __syncthreads();
+    mj_load_by_warps<MJ_BS_NT>(keys_in + tile0, count, s_keys, keys, tid);
+    mj_cta_sort<MJ_BS_NT>(keys, pos, count, s_keys, s_pos, tid);
 
-    mj_cta_sort(keys, pos, count, s_keys, s_pos, tid);
-
-    mj_regs_to_shared(keys, s_keys, tid);
+    /* mj_cta_sort ends with a barrier, so the warps may reuse their slots at once. */
+    mj_store_by_warps<MJ_BS_NT>(keys, s_keys, count, keys_out + tile0, tid);
 #if MJ_HAS_VALUES
     mj_regs_to_shared(pos, s_pos, tid);
-#endif
-    __syncthreads();
-    mj_store_from_shared(s_keys, count, keys_out + tile0, tid);
-#if MJ_HAS_VALUES
+    __syncwarp();
     mj_gather_values(s_pos, count, values_in, tile0, count, 0, values_out + tile0, tid);
 #else
     (void)values_in;

@@ -1,7 +1,7 @@
 /* One mergesort pass: each block merges its part of a frame's two lists, found from the
  * partitions, into one tile of output. The tile's inputs are staged in shared memory; each
- * thread finds its own split there and merges MJ_VT outputs; outputs go back through shared
- * memory so that global stores are coalesced. Never in place: keys_out != keys_in. */
+ * thread finds its own split there and merges MJ_VT outputs; each warp passes its outputs
+ * through its own part of shared memory so that global stores are coalesced. Never in place: keys_out != keys_in. */
 #ifndef MJ_KERNEL_MERGE_CUH
 #define MJ_KERNEL_MERGE_CUH
 
@@ -24,23 +24,20 @@ mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
     int a_len = (int)(r.a_end - r.a_begin);
     int total = a_len + (int)(r.b_end - r.b_begin);
 
-    mj_load_to_shared(keys_in + r.a_begin, a_len, keys_in + r.b_begin, total, s_keys, tid);
+    mj_load_to_shared<MJ_NT>(keys_in + r.a_begin, a_len, keys_in + r.b_begin, total, s_keys, tid);
     __syncthreads();
     int diag = min(MJ_VT * tid, total);
     int p = mj_merge_path(s_keys, a_len, s_keys + a_len, total - a_len, diag);
     mj_key keys[MJ_VT];
     int at[MJ_VT];
     mj_serial_merge(s_keys, p, a_len, a_len + diag - p, total, keys, at);
-    __syncthreads();
+    __syncthreads(); /* the tile in s_keys is read; from here on each warp uses its own slots */
 
-    mj_regs_to_shared(keys, s_keys, tid);
+    mj_i64 out0 = tile * MJ_NV;
+    mj_store_by_warps<MJ_NT>(keys, s_keys, total, keys_out + out0, tid);
 #if MJ_HAS_VALUES
     mj_regs_to_shared(at, s_pos, tid);
-#endif
-    __syncthreads();
-    mj_i64 out0 = tile * MJ_NV;
-    mj_store_from_shared(s_keys, total, keys_out + out0, tid);
-#if MJ_HAS_VALUES
+    __syncwarp();
     mj_gather_values(s_pos, total, values_in, r.a_begin, a_len, r.b_begin, values_out + out0,
                      tid);
 #else

@@ -40,6 +40,13 @@ MJ_HD int mj_pass_count(long long tiles) {
     return passes;
 }
 
+/* The schedule: the blocksort sorts runs of `runs` tiles (a power of two), then each merge
+ * pass doubles the lists; pass p merges frames of mj_pass_coop(p, runs) tiles. */
+MJ_HD int mj_sort_passes(long long n, long long nv, long long runs) {
+    return mj_pass_count(mj_tile_count(n, nv * runs));
+}
+MJ_HD long long mj_pass_coop(int pass, long long runs) { return (2 * runs) << pass; }
+
 MJ_HD mj_frame mj_sort_frame(long long tile, long long coop, long long nv, long long n) {
     mj_frame f;
     long long half = nv * (coop >> 1);

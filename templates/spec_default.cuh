@@ -1,6 +1,6 @@
 /* The kernel specification the generator writes at the top of every translation unit: key
  * and value types, the comparator and the tile shape. These defaults (u32 keys ascending with
- * 4-byte values, 128 x 7) only let a template file compile on its own, e.g. with
+ * 4-byte values, 128 x 7, blocksort 256 x 7) only let a template file compile on its own, e.g. with
  * `nvcc -c -x cu templates/kernel_merge.cuh`; the generator never emits this file. */
 #ifndef MJ_SPEC
 #define MJ_SPEC 1
@@ -9,6 +9,7 @@
 
 #define MJ_NT 128
 #define MJ_VT 7
+#define MJ_BS_NT 256
 #define MJ_HAS_VALUES 1
 #define MJ_VALUE_IS_INDEX 1
 

@@ -1,5 +1,6 @@
-/* Moving a tile between global memory, shared memory and registers. Global accesses are
- * strided by MJ_NT (element tid + MJ_NT * i) so each warp touches consecutive addresses;
+/* Moving a tile between global memory, shared memory and registers. NT is the block's thread
+ * count: the merge kernel's MJ_NT, or the blocksort's MJ_BS_NT. Global accesses are
+ * strided by NT (element tid + NT * i) so each warp touches consecutive addresses;
  * register arrays hold a thread's MJ_VT consecutive elements (tid * MJ_VT + i), the layout the
  * sort network and the serial merge work on. An odd MJ_VT keeps those shared-memory accesses
  * free of bank conflicts for 4-byte keys. */
@@ -9,32 +10,32 @@
 #include "spec_default.cuh"
 
 #define MJ_NV (MJ_NT * MJ_VT)
+#define MJ_BS_NV (MJ_BS_NT * MJ_VT)
 
-/* s[0, total) = a[0, a_len) followed by b[0, total - a_len). */
+/* s[0, total) = a[0, a_len) followed by b[0, total - a_len). Every global load is issued
+ * before the first shared-memory store, so a thread has MJ_VT loads in flight at once. */
+template <int NT>
 MJ_DEVICE void mj_load_to_shared(const mj_key *a, int a_len, const mj_key *b, int total,
                                  mj_key *s, int tid) {
-    if (total == MJ_NV && a_len == MJ_NV) {
+    mj_key k[MJ_VT];
+    const mj_key *b0 = b - a_len; /* b0[j] = b[j - a_len] */
+    if (total == NT * MJ_VT) {
 #pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) s[tid + MJ_NT * i] = a[tid + MJ_NT * i];
+        for (int i = 0; i < MJ_VT; ++i) {
+            int j = tid + NT * i;
+            k[i] = (j < a_len ? a : b0)[j];
+        }
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) s[tid + NT * i] = k[i];
     } else {
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) {
-            int j = tid + MJ_NT * i;
-            if (j < total) s[j] = j < a_len ? a[j] : b[j - a_len];
+            int j = tid + NT * i;
+            if (j < total) k[i] = (j < a_len ? a : b0)[j];
         }
-    }
-}
-
-MJ_DEVICE void mj_store_from_shared(const mj_key *s, int total, mj_key *out, int tid) {
-    if (total == MJ_NV) {
 #pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) out[tid + MJ_NT * i] = s[tid + MJ_NT * i];
-    } else {
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) {
-            int j = tid + MJ_NT * i;
-            if (j < total) out[j] = s[j];
-        }
+        for (int i = 0; i < MJ_VT; ++i)
+            if (tid + NT * i < total) s[tid + NT * i] = k[i];
     }
 }
 
@@ -50,17 +51,66 @@ MJ_DEVICE void mj_shared_to_regs(const T *s, T regs[MJ_VT], int tid) {
     for (int i = 0; i < MJ_VT; ++i) regs[i] = s[MJ_VT * tid + i];
 }
 
-/* dst[j] = the value of output j's source, for j < total. s_pos[j] is that source's position
- * in the tile's input, which is a[0, a_len) then b: global a_begin + p or b_begin + p - a_len.
- * With src NULL the value is the source's global index itself (index sorts).
+/* The first of the 32 * MJ_VT consecutive tile slots whose outputs this thread's warp holds in
+ * registers (thread order). */
+MJ_DEVICE int mj_warp_slots(int tid) { return (tid & ~31) * MJ_VT; }
+
+/* Registers in thread order to out[0, total), through the warp's own slots of s: a transpose
+ * within each warp, so it needs no block barrier. The caller makes sure that no thread still
+ * reads those slots. */
+template <int NT>
+MJ_DEVICE void mj_store_by_warps(const mj_key keys[MJ_VT], mj_key *s, int total, mj_key *out,
+                                 int tid) {
+    mj_regs_to_shared(keys, s, tid);
+    __syncwarp();
+    int j0 = mj_warp_slots(tid) + (tid & 31);
+    if (total == NT * MJ_VT) {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) out[j0 + 32 * i] = s[j0 + 32 * i];
+    } else {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            if (j0 + 32 * i < total) out[j0 + 32 * i] = s[j0 + 32 * i];
+    }
+}
+
+/* in[0, count) to registers in thread order through the warp's own slots of s: the inverse of
+ * mj_store_by_warps. Registers of slots past count hold garbage. */
+template <int NT>
+MJ_DEVICE void mj_load_by_warps(const mj_key *in, int count, mj_key *s, mj_key keys[MJ_VT],
+                                int tid) {
+    int j0 = mj_warp_slots(tid) + (tid & 31);
+    mj_key k[MJ_VT];
+    if (count == NT * MJ_VT) {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) k[i] = in[j0 + 32 * i];
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) s[j0 + 32 * i] = k[i];
+    } else {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            if (j0 + 32 * i < count) k[i] = in[j0 + 32 * i];
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            if (j0 + 32 * i < count) s[j0 + 32 * i] = k[i];
+    }
+    __syncwarp();
+    mj_shared_to_regs(s, keys, tid);
+}
+
+/* dst[j] = the value of output j's source, for j < total, over the warp's slots (the caller
+ * has written and __syncwarp'ed them). s_pos[j] is that source's position in the tile's input,
+ * which is a[0, a_len) then b: global a_begin + p or b_begin + p - a_len. With src NULL the
+ * value is the source's global index itself (index sorts).
  * Every load is done before the barrier and every store after it, so dst may be src. */
 MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_value *src,
                                 mj_i64 a_begin, int a_len, mj_i64 b_begin, mj_value *dst,
                                 int tid) {
     mj_value v[MJ_VT];
+    int j0 = mj_warp_slots(tid) + (tid & 31);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) {
-        int j = tid + MJ_NT * i;
+        int j = j0 + 32 * i;
         if (j < total) {
             int p = s_pos[j];
             mj_i64 g = p < a_len ? a_begin + p : b_begin + (p - a_len);
@@ -74,7 +124,7 @@ MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_value *src
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) {
-        int j = tid + MJ_NT * i;
+        int j = j0 + 32 * i;
         if (j < total) dst[j] = v[i];
     }
 }

@@ -29,7 +29,7 @@ static mj_kernel_spec spec_for(mj_key_kind key, mj_order order, size_t value_siz
     s.order = order;
     s.value_size = value_size;
     s.sm = sm;
-    mj_default_tile(sm, mj_key_kind_size(key), value_size, &s.nt, &s.vt);
+    mj_default_tile(sm, mj_key_kind_size(key), value_size, &s.nt, &s.vt, &s.bs_nt);
     return s;
 }
 
@@ -116,7 +116,7 @@ static mj_kernel_spec u128_spec(size_t size, size_t align) {
     s.type_size = size;
     s.type_align = align;
     s.less = u128_less;
-    mj_default_tile(90, size, 0, &s.nt, &s.vt);
+    mj_default_tile(90, size, 0, &s.nt, &s.vt, &s.bs_nt);
     return s;
 }
 
@@ -126,7 +126,7 @@ START_TEST(custom_struct_compiles)
     mj_kernel_spec s = u128_spec(16, 8);
     compile_clean(nv, &s, "custom 16-byte struct");
     s.value_size = 8;
-    mj_default_tile(90, 16, 8, &s.nt, &s.vt);
+    mj_default_tile(90, 16, 8, &s.nt, &s.vt, &s.bs_nt);
     compile_clean(nv, &s, "custom 16-byte struct with 8-byte values");
 }
 END_TEST

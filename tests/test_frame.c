@@ -86,31 +86,34 @@ static void stable_sort(item *x, long long n, item *tmp) {
     memcpy(x, tmp, (size_t)n * sizeof *x);
 }
 
-/* The CPU model of one sort: sorts data[0..n) with tiles of nv, checking every pass. */
-static void model_sort(item *data, long long n, long long nv) {
+/* The CPU model of one sort: sorts data[0..n) with merge tiles of nv and blocksort tiles of
+ * nv * runs, checking every pass. */
+static void model_sort(item *data, long long n, long long nv, long long runs) {
     long long tiles = mj_tile_count(n, nv);
     REQUIRE1(tiles == n / nv + (n % nv != 0));
-    int passes = mj_pass_count(tiles);
-    REQUIRE1(tiles <= (1ll << passes));
-    REQUIRE1(passes == 0 || tiles > (1ll << (passes - 1)));
+    long long bs_nv = nv * runs, bs_tiles = mj_tile_count(n, bs_nv);
+    int passes = mj_sort_passes(n, nv, runs);
+    REQUIRE1(bs_tiles <= (1ll << passes));
+    REQUIRE1(passes == 0 || bs_tiles > (1ll << (passes - 1)));
 
     item *buf = malloc((size_t)(n + 1) * sizeof *buf);
     item *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
     long long *partitions = malloc((size_t)(tiles + 1) * sizeof *partitions);
     REQUIRE1(buf && tmp && partitions);
 
-    /* mj_blocksort: tile t sorts [t * nv, min(n, t * nv + nv)). */
-    for (long long t = 0; t < tiles; ++t) {
-        long long begin = t * nv;
-        long long count = mj_clamp_count(nv, begin, n);
-        REQUIRE1(count == (n - begin < nv ? n - begin : nv));
+    /* mj_blocksort: block t sorts [t * bs_nv, min(n, t * bs_nv + bs_nv)). */
+    for (long long t = 0; t < bs_tiles; ++t) {
+        long long begin = t * bs_nv;
+        long long count = mj_clamp_count(bs_nv, begin, n);
+        REQUIRE1(count == (n - begin < bs_nv ? n - begin : bs_nv));
         REQUIRE1(count > 0);
         stable_sort(data + begin, count, tmp);
     }
 
     item *in = data, *out = buf;
     for (int p = 0; p < passes; ++p) {
-        long long coop = 2ll << p;
+        long long coop = mj_pass_coop(p, runs);
+        REQUIRE1(coop == (2 * runs) << p);
         /* mj_partition */
         for (long long t = 0; t < tiles; ++t) {
             mj_frame f = mj_sort_frame(t, coop, nv, n);
@@ -194,18 +197,18 @@ static void fill(item *x, long long n, int dist, uint64_t *seed) {
 }
 
 /* Sorts n keys of dist with the model and compares with the stable reference. */
-static void check_sort(long long n, long long nv, int dist, uint64_t seed) {
+static void check_sort(long long n, long long nv, long long runs, int dist, uint64_t seed) {
     item *x = malloc((size_t)(n + 1) * sizeof *x);
     item *ref = malloc((size_t)(n + 1) * sizeof *ref);
     REQUIRE1(x && ref);
     fill(x, n, dist, &seed);
     memcpy(ref, x, (size_t)n * sizeof *x);
     qsort(ref, (size_t)n, sizeof *ref, cmp_stable);
-    model_sort(x, n, nv);
+    model_sort(x, n, nv, runs);
     for (long long i = 0; i < n; ++i)
         REQUIRE(x[i].key == ref[i].key && x[i].index == ref[i].index,
-                      "n %lld nv %lld dist %d: position %lld holds key %d from %lld, expected "
-                      "key %d from %lld", n, nv, dist, i, x[i].key, x[i].index, ref[i].key,
+                      "n %lld nv %lld runs %lld dist %d: position %lld holds key %d from %lld, "
+                      "expected key %d from %lld", n, nv, runs, dist, i, x[i].key, x[i].index, ref[i].key,
                       ref[i].index);
     free(x);
     free(ref);
@@ -213,16 +216,21 @@ static void check_sort(long long n, long long nv, int dist, uint64_t seed) {
 
 static const long long small_nv[] = {1, 2, 3, 7, 32, 96};
 
+/* Blocksort runs of 1, 2 and 4 merge tiles. */
 START_TEST(every_small_n)
 {
     long long nv = small_nv[_i];
-    for (long long n = 0; n <= 600; ++n)
-        check_sort(n, nv, (int)(n % DIST_COUNT), 1000003ull * (uint64_t)n + (uint64_t)nv);
-    /* Every distribution at a few sizes around powers of two of tiles. */
-    for (int d = 0; d < DIST_COUNT; ++d) {
-        check_sort(nv * 8, nv, d, 5);
-        check_sort(nv * 8 + 1, nv, d, 6);
-        check_sort(nv * 9 - 1, nv, d, 7);
+    for (long long runs = 1; runs <= 4; runs *= 2) {
+        for (long long n = 0; n <= 600; ++n)
+            check_sort(n, nv, runs, (int)(n % DIST_COUNT),
+                       1000003ull * (uint64_t)n + (uint64_t)nv);
+        /* Every distribution at a few sizes around powers of two of tiles. */
+        for (int d = 0; d < DIST_COUNT; ++d) {
+            check_sort(nv * 8, nv, runs, d, 5);
+            check_sort(nv * 8 + 1, nv, runs, d, 6);
+            check_sort(nv * 9 - 1, nv, runs, d, 7);
+            check_sort(nv * runs * 8 + 1, nv, runs, d, 8);
+        }
     }
 }
 END_TEST
@@ -231,7 +239,10 @@ START_TEST(large_n)
 {
     static const long long ns[] = {100000, 3840 * 16, 3840 * 16 + 1, 3840 * 17 - 1, 123457};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; ++i)
-        for (int d = 0; d < DIST_COUNT; ++d) check_sort(ns[i], 3840, d, 42 + i);
+        for (int d = 0; d < DIST_COUNT; ++d) {
+            check_sort(ns[i], 3840, 1, d, 42 + i);
+            check_sort(ns[i], 3840, 2, d, 43 + i);
+        }
 }
 END_TEST
 

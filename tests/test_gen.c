@@ -91,6 +91,7 @@ START_TEST(builtin_kinds_generate)
         /* The spec reaches the source. */
         ck_assert(has_line_starting(a, "#define MJ_NT 256"));
         ck_assert(has_line_starting(a, "#define MJ_VT 7"));
+        ck_assert(has_line_starting(a, "#define MJ_BS_NT 256")); /* bs_nt 0: NT */
         ck_assert(has_line_starting(a, "#define MJ_SM 90"));
         char want[64];
         snprintf(want, sizeof want, "#define MJ_HAS_VALUES %d", value_sizes[v] > 0);
@@ -168,6 +169,7 @@ START_TEST(custom_type)
     mj_kernel_spec t = s;
     t.type_size = 32;
     t.type_align = 16;
+    t.vt = 5; /* 256 x 7 tiles of 32-byte keys would not fit in shared memory */
     char *c = gen_ok(&t, NULL);
     ck_assert(strstr(c, "static_assert(sizeof(mj_key) == 32") != NULL);
     ck_assert(strstr(c, "static_assert(alignof(mj_key) == 16") != NULL);
@@ -213,8 +215,36 @@ START_TEST(invalid_specs)
     for (size_t i = 0; i < sizeof good_nt / sizeof *good_nt; ++i) {
         s = ok;
         s.nt = good_nt[i];
+        s.vt = 5;
         ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "NT %d refused: %s", s.nt, err);
     }
+
+    /* Blocksort threads: 0 (= NT) or NT times a power of two, up to 1024. */
+    static const int bad_bs[] = {-256, 1, 128, 384, 2048};
+    for (size_t i = 0; i < sizeof bad_bs / sizeof *bad_bs; ++i) {
+        s = ok;
+        s.bs_nt = bad_bs[i];
+        char why[64];
+        snprintf(why, sizeof why, "blocksort NT %d with NT 256", bad_bs[i]);
+        assert_rejected(&s, why);
+    }
+    static const int good_bs[] = {0, 256, 512, 1024};
+    for (size_t i = 0; i < sizeof good_bs / sizeof *good_bs; ++i) {
+        s = ok;
+        s.bs_nt = good_bs[i];
+        s.vt = 5;
+        ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "blocksort NT %d refused: %s",
+                      s.bs_nt, err);
+    }
+    /* Tiles over static shared memory are refused before NVRTC sees them. */
+    s = ok;
+    s.bs_nt = 1024;
+    s.vt = 7; /* 7168 keys + 7168 positions: 57 KB */
+    assert_rejected(&s, "blocksort 1024 x 7 with 4-byte values");
+    mj_spec_check(&s, err, sizeof err);
+    ck_assert_msg(strstr(err, "shared memory") != NULL, "unclear message: %s", err);
+    s.value_size = 0; /* keys alone: 28 KB */
+    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "1024 x 7 keys refused: %s", err);
 
     s = ok;
     s.vt = 0;
@@ -224,6 +254,7 @@ START_TEST(invalid_specs)
     s.vt = MJ_MAX_VT + 1;
     assert_rejected(&s, "VT MJ_MAX_VT + 1");
     s.vt = MJ_MAX_VT;
+    s.nt = 64; /* so that the tile fits in shared memory */
     ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "VT MJ_MAX_VT refused: %s", err);
     s.vt = 1;
     ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "VT 1 refused: %s", err);
