@@ -27,12 +27,14 @@ int mj_choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err,
     return 0;
 }
 
-int mj_compile_options(mj_target target, const char *opts[8], char storage[64]) {
+int mj_compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
+                       char storage[64]) {
     int n = 0;
     snprintf(storage, 64, "--gpu-architecture=%s_%d", target.ptx ? "compute" : "sm", target.sm);
     opts[n++] = storage;
     opts[n++] = "-std=c++17";
     if (!target.ptx) opts[n++] = "--ptxas-options=-v";
+    if (nv->major > 12 || (nv->major == 12 && nv->minor >= 9)) opts[n++] = "--no-cache";
     opts[n] = NULL;
     return n;
 }
@@ -41,7 +43,7 @@ void mj_compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source
                     uint8_t key[32]) {
     const char *opts[8];
     char storage[64], head[128];
-    mj_compile_options(target, opts, storage);
+    mj_compile_options(nv, target, opts, storage);
     mj_sha256 h;
     mj_sha256_init(&h);
     int n = snprintf(head, sizeof head, "mergejit %s|nvrtc %d.%d|", MJ_VERSION_STRING,
@@ -67,7 +69,7 @@ mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target targe
                      void **binary, size_t *size, char **log, char *err, size_t errcap) {
     const char *opts[8];
     char storage[64];
-    int nopts = mj_compile_options(target, opts, storage);
+    int nopts = mj_compile_options(nv, target, opts, storage);
     nvrtcProgram prog;
     *binary = NULL;
     *size = 0;

@@ -16,8 +16,11 @@ typedef struct mj_target {
  * newest sm it knows when the device is newer; -1 with err when the sm is older than any. */
 int mj_choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err, size_t errcap);
 
-/* The NVRTC options for a target, NULL-terminated; stable for hashing. */
-int mj_compile_options(mj_target target, const char *opts[8], char storage[64]);
+/* The NVRTC options for a target, NULL-terminated; stable for hashing. From NVRTC 12.9 on,
+ * --no-cache: NVRTC's own cache would hide ptxas's report on a hit, and the disk cache here
+ * already keeps every binary. */
+int mj_compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
+                       char storage[64]);
 
 /* Compiles source. On success *binary (malloc'd) and *size, status MJ_OK. On a rejected
  * source MJ_ERR_COMPILE with NVRTC's log in err. *log (may be NULL) receives the full program

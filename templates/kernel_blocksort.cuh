@@ -16,7 +16,11 @@ extern "C" __global__ void __launch_bounds__(MJ_BS_NT)
 mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
              mj_value *values_out, mj_i64 n) {
     __shared__ mj_key s_keys[MJ_BS_NV];
-    __shared__ int s_pos[MJ_HAS_VALUES ? MJ_BS_NV : 1];
+#if MJ_HAS_VALUES
+    __shared__ int s_pos[MJ_BS_NV];
+#else
+    int *s_pos = 0; /* positions are kept only for values */
+#endif
     int tid = threadIdx.x;
     mj_i64 tile0 = (mj_i64)blockIdx.x * MJ_BS_NV;
     int count = (int)mj_min((mj_i64)MJ_BS_NV, n - tile0);

@@ -15,7 +15,9 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
          mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop) {
     __shared__ mj_key s_keys[MJ_NV];
-    __shared__ int s_pos[MJ_HAS_VALUES ? MJ_NV : 1];
+#if MJ_HAS_VALUES
+    __shared__ int s_pos[MJ_NV];
+#endif
     int tid = threadIdx.x;
     mj_i64 tile = blockIdx.x;
     mj_frame f = mj_sort_frame(tile, coop, MJ_NV, n);
