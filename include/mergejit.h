@@ -165,7 +165,8 @@ MJ_API void mj_sorter_destroy(mj_sorter *sorter);
  * context's memory; and how long that took in milliseconds. */
 MJ_API int mj_sorter_source(const mj_sorter *sorter);
 MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
-/* The tile shape in use: threads per block and values per thread. */
+/* The merge tile in use: threads per block and values per thread. (The blocksort pass may run
+ * a power-of-two multiple of those threads with the same values per thread.) */
 MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
 
 /* Bytes of temporary device storage that mj_sorter_sort (indices != 0: mj_sorter_sort_indices)
