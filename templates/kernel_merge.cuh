@@ -1,7 +1,8 @@
 /* One mergesort pass: each block merges its part of a frame's two lists, found from the
  * partitions, into one tile of output. The tile's inputs are staged in shared memory; each
  * thread finds its own split there and merges MJ_VT outputs; each warp passes its outputs
- * through its own part of shared memory so that global stores are coalesced. Never in place: keys_out != keys_in. */
+ * through its own part of shared memory so that global stores are coalesced. Never in place:
+ * keys_out != keys_in. */
 #ifndef MJ_KERNEL_MERGE_CUH
 #define MJ_KERNEL_MERGE_CUH
 

@@ -207,9 +207,9 @@ static void check_sort(long long n, long long nv, long long runs, int dist, uint
     model_sort(x, n, nv, runs);
     for (long long i = 0; i < n; ++i)
         REQUIRE(x[i].key == ref[i].key && x[i].index == ref[i].index,
-                      "n %lld nv %lld runs %lld dist %d: position %lld holds key %d from %lld, "
-                      "expected key %d from %lld", n, nv, runs, dist, i, x[i].key, x[i].index, ref[i].key,
-                      ref[i].index);
+                "n %lld nv %lld runs %lld dist %d: position %lld holds key %d from %lld, "
+                "expected key %d from %lld",
+                n, nv, runs, dist, i, x[i].key, x[i].index, ref[i].key, ref[i].index);
     free(x);
     free(ref);
 }
