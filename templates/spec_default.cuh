@@ -1,7 +1,7 @@
 /* The kernel specification the generator writes at the top of every translation unit: key
- * and value types, the comparator and the tile shape. These defaults (u32 keys ascending with
- * 4-byte values, 128 x 7, blocksort 256 x 7) only let a template file compile on its own, e.g. with
- * `nvcc -c -x cu templates/kernel_merge.cuh`; the generator never emits this file. */
+ * and value types, the comparator and the tile shapes. These defaults (u32 keys ascending
+ * with 4-byte values, 128 x 7, blocksort 256 x 7) only let a template file compile on its own,
+ * e.g. with `nvcc -c -x cu templates/kernel_merge.cuh`; the generator never emits this file. */
 #ifndef MJ_SPEC
 #define MJ_SPEC 1
 

@@ -1,9 +1,11 @@
 /* Moving a tile between global memory, shared memory and registers. NT is the block's thread
- * count: the merge kernel's MJ_NT, or the blocksort's MJ_BS_NT. Global accesses are
- * strided by NT (element tid + NT * i) so each warp touches consecutive addresses;
- * register arrays hold a thread's MJ_VT consecutive elements (tid * MJ_VT + i), the layout the
- * sort network and the serial merge work on. An odd MJ_VT keeps those shared-memory accesses
- * free of bank conflicts for 4-byte keys. */
+ * count: the merge kernel's MJ_NT, or the blocksort's MJ_BS_NT. Register arrays hold a
+ * thread's MJ_VT consecutive elements (tid * MJ_VT + i), the layout the sort network and the
+ * serial merge work on. Global accesses are coalesced in one of two ways: across the block
+ * (element tid + NT * i; the tile goes through all of shared memory, between block barriers),
+ * or within a warp (the warp's 32 * MJ_VT consecutive elements, lane + 32 * i; each warp uses
+ * only its own slots of shared memory, so __syncwarp suffices). An odd MJ_VT keeps the
+ * register-order shared-memory accesses free of bank conflicts for 4-byte keys. */
 #ifndef MJ_TILE_IO_CUH
 #define MJ_TILE_IO_CUH
 
