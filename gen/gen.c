@@ -6,12 +6,67 @@
 #include "strbuf.h"
 #include "templates_embedded.h"
 
-/* Templates in dependency order, after the spec. */
-static const char *const sort_templates[] = {
+/* Templates in dependency order, after the spec, per primitive. */
+static const char *const mergesort_templates[] = {
     "merge_frame.h", "merge_path.cuh",    "serial_merge.cuh",     "sort_network.cuh",
-    "tile_io.cuh",   "cta_blocksort.cuh", "kernel_blocksort.cuh", "kernel_partition.cuh",
-    "kernel_merge.cuh",
+    "tile_io.cuh",   "cta_blocksort.cuh", "cta_merge.cuh",        "kernel_blocksort.cuh",
+    "kernel_partition.cuh", "kernel_merge.cuh", NULL,
 };
+static const char *const merge_templates[] = {
+    "merge_path.cuh", "serial_merge.cuh", "tile_io.cuh", "cta_merge.cuh",
+    "kernel_merge_arrays.cuh", NULL,
+};
+static const char *const segsort_templates[] = {
+    "merge_frame.h",  "work_queue.h",      "merge_path.cuh", "serial_merge.cuh",
+    "sort_network.cuh", "tile_io.cuh",     "cta_blocksort.cuh", "cta_merge.cuh",
+    "kernel_blocksort.cuh", "kernel_heads.cuh", "kernel_queue_partition.cuh",
+    "kernel_queue_work.cuh", NULL,
+};
+static const char *const locality_templates[] = {
+    "merge_frame.h",  "work_queue.h",      "merge_path.cuh", "serial_merge.cuh",
+    "sort_network.cuh", "tile_io.cuh",     "cta_blocksort.cuh", "cta_merge.cuh",
+    "kernel_blocksort.cuh", "kernel_queue_partition.cuh", "kernel_queue_work.cuh", NULL,
+};
+
+static const char *const kernel_names[MJ_K_COUNT] = {
+    [MJ_K_BLOCKSORT] = "mj_blocksort",
+    [MJ_K_PARTITION] = "mj_partition",
+    [MJ_K_MERGE] = "mj_merge",
+    [MJ_K_MERGE_PARTITION] = "mj_merge_partition",
+    [MJ_K_MERGE_ARRAYS] = "mj_merge_arrays",
+    [MJ_K_HEADS_FLAGS] = "mj_heads_from_flags",
+    [MJ_K_HEADS_INDICES] = "mj_heads_from_indices",
+    [MJ_K_QUEUE_PARTITION] = "mj_queue_partition",
+    [MJ_K_QUEUE_WORK] = "mj_queue_work",
+};
+
+const char *mj_kernel_name(mj_kernel_id id) {
+    return (unsigned)id < MJ_K_COUNT ? kernel_names[id] : NULL;
+}
+
+#define K(id) (1u << (id))
+unsigned mj_primitive_kernels(mj_primitive primitive) {
+    switch (primitive) {
+    case MJ_MERGESORT: return K(MJ_K_BLOCKSORT) | K(MJ_K_PARTITION) | K(MJ_K_MERGE);
+    case MJ_MERGE: return K(MJ_K_MERGE_PARTITION) | K(MJ_K_MERGE_ARRAYS);
+    case MJ_SEGMENTED_SORT:
+        return K(MJ_K_BLOCKSORT) | K(MJ_K_HEADS_FLAGS) | K(MJ_K_HEADS_INDICES) |
+               K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK);
+    case MJ_LOCALITY_SORT:
+        return K(MJ_K_BLOCKSORT) | K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK);
+    default: return 0;
+    }
+}
+#undef K
+
+static const char *const *primitive_templates(mj_primitive primitive) {
+    switch (primitive) {
+    case MJ_MERGESORT: return mergesort_templates;
+    case MJ_MERGE: return merge_templates;
+    case MJ_SEGMENTED_SORT: return segsort_templates;
+    default: return locality_templates;
+    }
+}
 
 static const struct {
     const char *cuda_type;
@@ -75,7 +130,7 @@ static int check_expression(const char *e, char *err, size_t errcap) {
 }
 
 int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
-    if (spec->primitive != MJ_PRIM_MERGESORT) {
+    if ((unsigned)spec->primitive >= MJ_PRIMITIVE_COUNT) {
         snprintf(err, errcap, "unknown primitive %d", (int)spec->primitive);
         return -1;
     }
@@ -99,6 +154,11 @@ int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
     }
     if (spec->vt < 1 || spec->vt > MJ_MAX_VT) {
         snprintf(err, errcap, "VT must be from 1 to %d, not %d", MJ_MAX_VT, spec->vt);
+        return -1;
+    }
+    if (spec->primitive == MJ_SEGMENTED_SORT && spec->vt > MJ_SEG_MAX_VT) {
+        snprintf(err, errcap, "a segmented sort takes VT up to %d, not %d", MJ_SEG_MAX_VT,
+                 spec->vt);
         return -1;
     }
     if (spec->value_size > MJ_MAX_VALUE_SIZE) {
@@ -135,11 +195,14 @@ int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
         }
     }
     if (spec->less && check_expression(spec->less, err, errcap)) return -1;
-    size_t smem = mj_tile_smem(bs_nt, spec->vt, mj_spec_key_size(spec), spec->value_size);
+    /* The merge primitive has no blocksort; its tile is the merge tile. */
+    int big_nt = spec->primitive == MJ_MERGE ? spec->nt : bs_nt;
+    size_t smem = mj_tile_smem(spec->primitive, big_nt, spec->vt, mj_spec_key_size(spec),
+                               spec->value_size);
     if (smem > MJ_STATIC_SMEM_LIMIT) {
-        snprintf(err, errcap, "a blocksort tile of %d x %d needs %zu bytes of shared memory, "
-                              "over the %d a kernel may declare; use fewer threads or a smaller VT",
-                 bs_nt, spec->vt, smem, MJ_STATIC_SMEM_LIMIT);
+        snprintf(err, errcap, "a tile of %d x %d needs %zu bytes of shared memory, over the %d "
+                              "a kernel may declare; use fewer threads or a smaller VT",
+                 big_nt, spec->vt, smem, MJ_STATIC_SMEM_LIMIT);
         return -1;
     }
     return 0;
@@ -147,10 +210,12 @@ int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
 
 int mj_spec_bs_nt(const mj_kernel_spec *spec) { return spec->bs_nt ? spec->bs_nt : spec->nt; }
 
-size_t mj_tile_smem(int nt, int vt, size_t key_size, size_t value_size) {
+size_t mj_tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
+                    size_t value_size) {
     size_t nv = (size_t)nt * (size_t)vt;
+    size_t heads = primitive == MJ_SEGMENTED_SORT ? 4 * (size_t)nt : 0;
     /* + 16: room for the padding that aligns the second array */
-    return nv * key_size + 4 * (value_size ? nv : 1) + 16;
+    return nv * key_size + 4 * (value_size ? nv : 1) + heads + 16;
 }
 
 /* The template's text without its #include "..." lines: the generator already placed every
@@ -204,15 +269,17 @@ int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err
     mj_strbuf sb;
     mj_sb_init(&sb);
 
-    mj_sb_printf(&sb, "/* mergejit %s generated: mergesort of %s keys, %zu-byte values, "
+    mj_sb_printf(&sb, "/* mergejit %s generated: %s of %s keys, %zu-byte values, "
                       "NT %d, VT %d, blocksort NT %d, sm_%d. */\n",
-                 MJ_VERSION_STRING, mj_key_kind_name(spec->key), spec->value_size, spec->nt,
-                 spec->vt, mj_spec_bs_nt(spec), spec->sm);
+                 MJ_VERSION_STRING, mj_primitive_name(spec->primitive),
+                 mj_key_kind_name(spec->key), spec->value_size, spec->nt, spec->vt,
+                 mj_spec_bs_nt(spec), spec->sm);
     mj_sb_printf(&sb, "#define MJ_SPEC 1\n#define MJ_SM %d\n#define MJ_NT %d\n#define MJ_VT %d\n",
                  spec->sm, spec->nt, spec->vt);
     mj_sb_printf(&sb, "#define MJ_BS_NT %d\n", mj_spec_bs_nt(spec));
     mj_sb_printf(&sb, "#define MJ_HAS_VALUES %d\n#define MJ_VALUE_IS_INDEX %d\n",
                  spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
+    mj_sb_printf(&sb, "#define MJ_SEGMENTED %d\n", spec->primitive == MJ_SEGMENTED_SORT);
 
     const char *prelude[] = {"mj_common.cuh", "key_order.cuh"};
     for (size_t i = 0; i < sizeof prelude / sizeof *prelude; ++i) {
@@ -247,8 +314,8 @@ int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err
     }
     mj_sb_puts(&sb, "}\n");
 
-    for (size_t i = 0; i < sizeof sort_templates / sizeof *sort_templates; ++i) {
-        const mj_template *t = mj_template_find(sort_templates[i]);
+    for (const char *const *name = primitive_templates(spec->primitive); *name; ++name) {
+        const mj_template *t = mj_template_find(*name);
         if (!t) goto missing;
         append_template(&sb, t);
     }

@@ -6,9 +6,24 @@
 #include <stddef.h>
 #include "mergejit.h"
 
-typedef enum mj_primitive {
-    MJ_PRIM_MERGESORT = 0 /* kernels mj_blocksort, mj_partition, mj_merge */
-} mj_primitive;
+/* Every kernel a module may hold; a primitive's module holds those of mj_primitive_kernels. */
+typedef enum mj_kernel_id {
+    MJ_K_BLOCKSORT,       /* mergesort, segmented and locality sort */
+    MJ_K_PARTITION,       /* mergesort */
+    MJ_K_MERGE,           /* mergesort */
+    MJ_K_MERGE_PARTITION, /* merge */
+    MJ_K_MERGE_ARRAYS,    /* merge */
+    MJ_K_HEADS_FLAGS,     /* segmented sort */
+    MJ_K_HEADS_INDICES,   /* segmented sort */
+    MJ_K_QUEUE_PARTITION, /* segmented and locality sort */
+    MJ_K_QUEUE_WORK,      /* segmented and locality sort */
+    MJ_K_COUNT
+} mj_kernel_id;
+
+/* The kernel's extern "C" name. */
+const char *mj_kernel_name(mj_kernel_id id);
+/* Bit k set: the primitive's module has kernel k. */
+unsigned mj_primitive_kernels(mj_primitive primitive);
 
 typedef struct mj_kernel_spec {
     mj_primitive primitive;
@@ -34,8 +49,13 @@ size_t mj_spec_key_size(const mj_kernel_spec *spec);
 int mj_spec_bs_nt(const mj_kernel_spec *spec);
 
 /* Static shared memory a kernel with nt threads and the spec's VT declares: one tile of keys,
- * a tile of int positions when values are carried, and alignment padding. */
-size_t mj_tile_smem(int nt, int vt, size_t key_size, size_t value_size);
+ * a tile of int positions when values are carried, alignment padding, and for segmented sorts
+ * a head range per thread. */
+size_t mj_tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
+                    size_t value_size);
+
+/* The largest VT a segmented sort takes (a thread's head flags are one 32-bit word). */
+#define MJ_SEG_MAX_VT 32
 
 /* What a kernel may declare statically (without the dynamic-shared-memory opt-in). */
 #define MJ_STATIC_SMEM_LIMIT (48 * 1024)

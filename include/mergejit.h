@@ -134,8 +134,24 @@ typedef enum mj_order {
     MJ_DESCENDING = 1
 } mj_order;
 
+/* The primitives a sorter can be built for. */
+typedef enum mj_primitive {
+    MJ_MERGESORT = 0,      /* mj_sorter_sort, mj_sorter_sort_indices */
+    MJ_MERGE = 1,          /* mj_sorter_merge: two sorted arrays into one */
+    MJ_SEGMENTED_SORT = 2, /* mj_sorter_segmented_sort: many segments, each sorted alone */
+    MJ_LOCALITY_SORT = 3,  /* mj_sorter_sort: a mergesort that skips the work over data that
+                              is already in order; for nearly sorted input */
+    MJ_PRIMITIVE_COUNT
+} mj_primitive;
+
+/* "mergesort", "merge", "segsort", "locality"; NULL for an unknown primitive. */
+MJ_API const char *mj_primitive_name(mj_primitive primitive);
+/* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
+MJ_API mj_primitive mj_primitive_parse(const char *name);
+
 /* What to sort. Strings are copied by mj_sorter_create; they need not outlive the call. */
 typedef struct mj_sort_desc {
+    mj_primitive primitive;  /* MJ_MERGESORT unless set */
     mj_key_kind key;
     mj_order order;          /* used when `less` is NULL */
     const char *less;        /* optional: a CUDA boolean expression over `a` and `b`, both
@@ -149,15 +165,16 @@ typedef struct mj_sort_desc {
     size_t value_size;       /* bytes per value: 0 for keys only, else 1..64 */
 } mj_sort_desc;
 
-/* Keys of `kind` (not custom) in `order`, no values. */
+/* Keys of `kind` (not custom) in `order`, no values, for mergesort. */
 MJ_API void mj_sort_desc_init(mj_sort_desc *desc, mj_key_kind kind, mj_order order);
 
 /* ---------------------------------------------------------------- sorter (build once, run many) */
 
 typedef struct mj_sorter mj_sorter;
 
-/* Generates, compiles (or loads from cache) and loads the kernels for `desc`. A comparator or
- * type that does not compile gives MJ_ERR_COMPILE with NVRTC's log in the message. */
+/* Generates, compiles (or loads from cache) and loads the kernels of desc->primitive for
+ * `desc`. A comparator or type that does not compile gives MJ_ERR_COMPILE with NVRTC's log in
+ * the message. A run function for another primitive returns MJ_ERR_INVALID_ARGUMENT. */
 MJ_API mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out);
 MJ_API void mj_sorter_destroy(mj_sorter *sorter);
 
@@ -169,15 +186,16 @@ MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
  * a power-of-two multiple of those threads with the same values per thread.) */
 MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
 
-/* Bytes of temporary device storage that mj_sorter_sort (indices != 0: mj_sorter_sort_indices)
- * needs for n elements. */
+/* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
+ * count for merges); indices != 0 asks for mj_sorter_sort_indices. */
 MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
                                      size_t *bytes);
 
 /* Sorts n keys (and their values, when the sorter has value_size > 0; `values` is then
  * required) in place, stably. `temp` is device memory of at least mj_sorter_temp_size bytes
  * aligned to 256, or NULL: then the library allocates and frees it in stream order.
- * Returns once the work is queued on `stream`. */
+ * Returns once the work is queued on `stream`. For sorters built for MJ_MERGESORT or
+ * MJ_LOCALITY_SORT. */
 MJ_API mj_status mj_sorter_sort(mj_sorter *sorter, void *keys, void *values, size_t n,
                                 void *temp, size_t temp_bytes, void *stream);
 
@@ -187,10 +205,53 @@ MJ_API mj_status mj_sorter_sort(mj_sorter *sorter, void *keys, void *values, siz
 MJ_API mj_status mj_sorter_sort_indices(mj_sorter *sorter, const void *keys, void *indices,
                                         size_t n, void *temp, size_t temp_bytes, void *stream);
 
+/* Merges sorted a (a_count keys, with a_values) and sorted b into out (a_count + b_count keys,
+ * with out_values), stably: on equal keys a's come first. For sorters built for MJ_MERGE;
+ * values are required exactly when the sorter has value_size > 0. out must not overlap the
+ * inputs. The temporary storage is mj_sorter_temp_size(sorter, a_count + b_count, 0). */
+MJ_API mj_status mj_sorter_merge(mj_sorter *sorter, const void *a_keys, const void *a_values,
+                                 size_t a_count, const void *b_keys, const void *b_values,
+                                 size_t b_count, void *out_keys, void *out_values, void *temp,
+                                 size_t temp_bytes, void *stream);
+
+/* How a segmented sort is told where its segments begin (device memory). Any form can
+ * describe empty segments; element 0 always begins a segment. */
+typedef enum mj_segments_kind {
+    /* One byte per element (n bytes), non-zero where a segment begins. */
+    MJ_SEGMENTS_FLAGS = 0,
+    /* One bit per element: bit i % 32 of the 32-bit word i / 32 ((n + 31) / 32 words). */
+    MJ_SEGMENTS_FLAG_BITS = 1,
+    /* `count` head indices, the first element of each segment, as in Modern GPU: a segment
+     * runs to the next head. Any order; repeats (empty segments) and indices outside [0, n)
+     * are ignored. */
+    MJ_SEGMENTS_HEADS = 2,
+    /* `count` = segments + 1 offsets, CSR style as in CUB: segment i is
+     * [offsets[i], offsets[i + 1]). Elements before offsets[0] or from offsets[count - 1] on
+     * are sorted as segments of their own (unlike CUB, which leaves them alone). */
+    MJ_SEGMENTS_OFFSETS = 3
+} mj_segments_kind;
+
+typedef struct mj_segments {
+    mj_segments_kind kind;
+    const void *data;  /* device memory in the form above */
+    size_t count;      /* entries of data (HEADS and OFFSETS only) */
+    size_t index_size; /* HEADS and OFFSETS: 4 (uint32_t) or 8 (int64_t) */
+} mj_segments;
+
+/* Sorts each segment of keys (and values, as in mj_sorter_sort) in place, stably. For
+ * sorters built for MJ_SEGMENTED_SORT; the temporary storage is mj_sorter_temp_size(sorter, n,
+ * 0). Invalid segment data (indices out of order, say) cannot make the sort read or write
+ * outside the arrays. */
+MJ_API mj_status mj_sorter_segmented_sort(mj_sorter *sorter, void *keys, void *values,
+                                          size_t n, const mj_segments *segments, void *temp,
+                                          size_t temp_bytes, void *stream);
+
 /* ---------------------------------------------------------------- one-call functions */
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
- * call) and runs it with library-allocated temporary storage. */
+ * call, and for the merge and segmented functions the primitive too) and runs it with
+ * library-allocated temporary storage. mj_sort_keys and mj_sort_pairs run desc->primitive,
+ * MJ_MERGESORT or MJ_LOCALITY_SORT. */
 MJ_API mj_status mj_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys, size_t n,
                               void *stream);
 MJ_API mj_status mj_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
@@ -198,6 +259,19 @@ MJ_API mj_status mj_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *
 /* index_size 4 or 8, as in mj_sorter_sort_indices. */
 MJ_API mj_status mj_sort_indices(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
                                  void *indices, size_t index_size, size_t n, void *stream);
+
+MJ_API mj_status mj_merge_keys(mj_context *ctx, const mj_sort_desc *desc, const void *a_keys,
+                               size_t a_count, const void *b_keys, size_t b_count,
+                               void *out_keys, void *stream);
+MJ_API mj_status mj_merge_pairs(mj_context *ctx, const mj_sort_desc *desc, const void *a_keys,
+                                const void *a_values, size_t a_count, const void *b_keys,
+                                const void *b_values, size_t b_count, void *out_keys,
+                                void *out_values, size_t value_size, void *stream);
+MJ_API mj_status mj_segmented_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys,
+                                        size_t n, const mj_segments *segments, void *stream);
+MJ_API mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
+                                         void *values, size_t value_size, size_t n,
+                                         const mj_segments *segments, void *stream);
 
 /* ---------------------------------------------------------------- facts and cache */
 

@@ -70,6 +70,9 @@ static mj_status open_device(mj_context *ctx) {
                                   ctx->device)) != CUDA_SUCCESS)
         return mj_fail_cuda(ctx, r, "cuDeviceGetAttribute");
     ctx->sm = major * 10 + minor;
+    if ((r = cu->device_attribute(&ctx->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                  ctx->device)) != CUDA_SUCCESS)
+        return mj_fail_cuda(ctx, r, "cuDeviceGetAttribute");
     if ((r = cu->device_name(ctx->device_name, (int)sizeof ctx->device_name, ctx->device)) !=
         CUDA_SUCCESS)
         return mj_fail_cuda(ctx, r, "cuDeviceGetName");

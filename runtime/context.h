@@ -20,7 +20,7 @@ typedef struct mj_module {
     struct mj_module *next;
     uint8_t key[32];
     CUmodule module;       /* 0 in compile-only contexts */
-    CUfunction blocksort, partition, merge;
+    CUfunction fn[MJ_K_COUNT]; /* those of mj_primitive_kernels(primitive) */
     int source;            /* MJ_SOURCE_COMPILED or MJ_SOURCE_DISK, how it first arrived */
     double build_ms;
     size_t binary_size;
@@ -32,6 +32,7 @@ struct mj_context {
     unsigned flags;
     int device_ordinal;
     int sm;                /* the device's (or the requested) compute capability, e.g. 90 */
+    int sm_count;          /* multiprocessors (0 in compile-only contexts) */
     char cache_dir[MJ_PATH_CAP]; /* "" when the disk cache is off */
     char device_name[256];
     const mj_cuda_api *cu; /* NULL in compile-only contexts */
@@ -59,8 +60,8 @@ void mj_modules_free(mj_context *ctx);
 
 /* Default tile shapes for a key size and value size on an sm: the merge tile (nt x vt) and
  * the blocksort's threads (bs_nt x vt). */
-void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *vt,
-                     int *bs_nt);
+void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
+                     int *nt, int *vt, int *bs_nt);
 
 double mj_now_ms(void);
 

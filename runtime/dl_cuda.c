@@ -81,6 +81,7 @@ static void load(void) {
     RESOLVE(error_string, "cuGetErrorString", 1);
     RESOLVE(pointer_attribute, "cuPointerGetAttribute", 1);
     RESOLVE(mem_info, "cuMemGetInfo", 1);
+    RESOLVE(occupancy, "cuOccupancyMaxActiveBlocksPerMultiprocessor", 1);
     if (!api.mem_free_async) api.mem_alloc_async = NULL; /* use both or neither */
     CUresult r = api.init(0);
     if (r != CUDA_SUCCESS) {

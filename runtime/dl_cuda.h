@@ -43,6 +43,7 @@ typedef struct mj_cuda_api {
     CUresult (*error_string)(CUresult, const char **);
     CUresult (*pointer_attribute)(void *, CUpointer_attribute, CUdeviceptr);
     CUresult (*mem_info)(size_t *, size_t *);
+    CUresult (*occupancy)(int *, CUfunction, int, size_t);
 } mj_cuda_api;
 
 /* The loaded and initialised (cuInit) driver, or NULL with the reason copied into err.

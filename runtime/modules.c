@@ -14,7 +14,8 @@ static mj_module *find(mj_context *ctx, const uint8_t key[32]) {
 }
 
 /* Loads the binary into the primary context and looks up the kernels. */
-static mj_status load_module(mj_context *ctx, const void *binary, mj_module *m) {
+static mj_status load_module(mj_context *ctx, const void *binary, mj_primitive primitive,
+                             mj_module *m) {
     if (!ctx->cu) return MJ_OK; /* compile-only: nothing to load */
     mj_status st = mj_ctx_enter(ctx);
     if (st) return st;
@@ -24,15 +25,15 @@ static mj_status load_module(mj_context *ctx, const void *binary, mj_module *m) 
         mj_ctx_leave(ctx);
         return mj_fail_cuda(ctx, r, "cuModuleLoadData");
     }
-    const char *names[] = {"mj_blocksort", "mj_partition", "mj_merge"};
-    CUfunction *slots[] = {&m->blocksort, &m->partition, &m->merge};
-    for (int i = 0; i < 3; ++i) {
-        r = ctx->cu->module_function(slots[i], m->module, names[i]);
+    unsigned wanted = mj_primitive_kernels(primitive);
+    for (int k = 0; k < MJ_K_COUNT; ++k) {
+        if (!(wanted & (1u << k))) continue;
+        r = ctx->cu->module_function(&m->fn[k], m->module, mj_kernel_name((mj_kernel_id)k));
         if (r != CUDA_SUCCESS) {
             ctx->cu->module_unload(m->module);
             m->module = NULL;
             mj_ctx_leave(ctx);
-            return mj_fail_cuda(ctx, r, names[i]);
+            return mj_fail_cuda(ctx, r, mj_kernel_name((mj_kernel_id)k));
         }
     }
     mj_ctx_leave(ctx);
@@ -98,7 +99,7 @@ mj_status mj_module_get(mj_context *ctx, const mj_kernel_spec *spec, const mj_mo
     free(src);
     if (st == MJ_OK) {
         m->binary_size = size;
-        st = load_module(ctx, binary, m);
+        st = load_module(ctx, binary, spec->primitive, m);
     }
     free(binary);
     if (st != MJ_OK) {

@@ -1,23 +1,12 @@
-/* Sorters: building one from a description, and the host side of mergesort (temporary
- * storage, pass schedule, launches). */
+/* Sorters: building one from a description, the run machinery every primitive shares, and
+ * the host side of mergesort (temporary storage, pass schedule, launches). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
 #include "merge_frame.h"
+#include "sorter.h"
 
-struct mj_sorter {
-    mj_context *ctx;
-    const mj_module *mod;
-    size_t key_size, key_align;
-    size_t value_size, value_align;
-    int nt, vt, bs_nt;
-    int source;
-    double build_ms;
-};
-
-#define MJ_TEMP_ALIGN 256
 #define MJ_PARTITION_THREADS 128
 
 /* The alignment the generated value type needs (see gen.c's value types). */
@@ -46,12 +35,15 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     *out = NULL;
     if ((unsigned)desc->key >= MJ_KEY_KIND_COUNT)
         return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown key kind %d", (int)desc->key);
+    if ((unsigned)desc->primitive >= MJ_PRIMITIVE_COUNT)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown primitive %d",
+                       (int)desc->primitive);
     if (desc->value_size > MJ_MAX_VALUE_SIZE)
         return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                        "value_size %zu is over the largest supported, %d bytes",
                        desc->value_size, MJ_MAX_VALUE_SIZE);
     mj_kernel_spec spec = {
-        .primitive = MJ_PRIM_MERGESORT,
+        .primitive = desc->primitive,
         .key = desc->key,
         .order = desc->order,
         .less = desc->less,
@@ -63,7 +55,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
         .sm = ctx->sm,
     };
     size_t key_size = mj_spec_key_size(&spec);
-    mj_default_tile(ctx->sm, key_size, desc->value_size, &spec.nt, &spec.vt, &spec.bs_nt);
+    mj_default_tile(desc->primitive, ctx->sm, key_size, desc->value_size, &spec.nt, &spec.vt, &spec.bs_nt);
     tile_override(&spec.nt, &spec.vt, &spec.bs_nt);
 
     mj_sorter *s = calloc(1, sizeof *s);
@@ -81,6 +73,17 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->nt = spec.nt;
     s->vt = spec.vt;
     s->bs_nt = spec.bs_nt;
+    s->primitive = desc->primitive;
+    if (ctx->cu && (mj_primitive_kernels(s->primitive) & (1u << MJ_K_QUEUE_WORK))) {
+        /* The persistent grid: as many blocks as the multiprocessors hold at once. */
+        int per_sm = 0;
+        CUresult r = ctx->cu->occupancy(&per_sm, s->mod->fn[MJ_K_QUEUE_WORK], s->nt, 0);
+        if (r != CUDA_SUCCESS) {
+            free(s);
+            return mj_fail_cuda(ctx, r, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        }
+        s->work_blocks = (per_sm > 0 ? per_sm : 1) * (ctx->sm_count > 0 ? ctx->sm_count : 1);
+    }
     *out = s;
     return MJ_OK;
 }
@@ -94,51 +97,70 @@ void mj_sorter_tile(const mj_sorter *s, int *nt, int *vt) {
     if (vt) *vt = s ? s->vt : 0;
 }
 
-/* Temporary storage: [key scratch][second key scratch, index sorts only][value scratch]
- * [partitions], each part aligned. Returns 0, or -1 when the sizes overflow size_t. */
+size_t mj_temp_part(mj_temp_layout *t, size_t count, size_t size) {
+    size_t bytes, at;
+    if (__builtin_mul_overflow(count, size, &bytes) ||
+        __builtin_add_overflow(t->total, (size_t)MJ_TEMP_ALIGN - 1, &at)) {
+        t->overflow = 1;
+        return 0;
+    }
+    at &= ~(size_t)(MJ_TEMP_ALIGN - 1);
+    if (__builtin_add_overflow(at, bytes, &t->total)) t->overflow = 1;
+    return at;
+}
+
+/* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
+ * [value scratch][partitions]. */
 typedef struct temp_layout {
     size_t keys, keys2, values, partitions, total;
 } temp_layout;
 
-static int add_part(size_t *at, size_t bytes, size_t *offset) {
-    size_t aligned;
-    if (__builtin_add_overflow(*at, MJ_TEMP_ALIGN - 1, &aligned)) return -1;
-    aligned &= ~(size_t)(MJ_TEMP_ALIGN - 1);
-    *offset = aligned;
-    return __builtin_add_overflow(aligned, bytes, at) ? -1 : 0;
-}
-
 static int layout(const mj_sorter *s, size_t n, int indices, temp_layout *t) {
-    size_t key_bytes, value_bytes, part_bytes;
-    long long nv = (long long)s->nt * s->vt;
-    size_t tiles = (size_t)mj_tile_count((long long)n, nv);
-    if (__builtin_mul_overflow(n, s->key_size, &key_bytes) ||
-        __builtin_mul_overflow(n, s->value_size, &value_bytes) ||
-        __builtin_mul_overflow(tiles, sizeof(long long), &part_bytes))
-        return -1;
-    size_t at = 0;
-    memset(t, 0, sizeof *t);
-    if (add_part(&at, key_bytes, &t->keys) || add_part(&at, indices ? key_bytes : 0, &t->keys2) ||
-        add_part(&at, value_bytes, &t->values) || add_part(&at, part_bytes, &t->partitions))
-        return -1;
-    t->total = at;
-    return 0;
+    mj_temp_layout l = {0, 0};
+    size_t tiles = (size_t)mj_tile_count((long long)n, (long long)s->nt * s->vt);
+    t->keys = mj_temp_part(&l, n, s->key_size);
+    t->keys2 = mj_temp_part(&l, indices ? n : 0, s->key_size);
+    t->values = mj_temp_part(&l, n, s->value_size);
+    t->partitions = mj_temp_part(&l, tiles, sizeof(long long));
+    t->total = l.total;
+    return l.overflow ? -1 : 0;
 }
 
-mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
-    if (!s || !bytes) return MJ_ERR_INVALID_ARGUMENT;
+mj_status mj_mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
     temp_layout t;
     if (layout(s, n, indices, &t))
         return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
+    if (mj_tile_count((long long)n, (long long)s->nt * s->vt) > 0x7fffffffll)
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
+                       n);
     *bytes = t.total;
     return MJ_OK;
 }
 
-static mj_status launch(mj_sorter *s, CUfunction f, long long grid, unsigned block,
-                        void **params, CUstream stream, const char *name) {
-    CUresult r = s->ctx->cu->launch(f, (unsigned)grid, 1, 1, block, 1, 1, 0, stream, params,
-                                    NULL);
-    return r == CUDA_SUCCESS ? MJ_OK : mj_fail_cuda(s->ctx, r, name);
+mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
+    if (!s || !bytes) return MJ_ERR_INVALID_ARGUMENT;
+    switch (s->primitive) {
+    case MJ_MERGE: return mj_merge_temp(s, n, bytes);
+    case MJ_SEGMENTED_SORT:
+    case MJ_LOCALITY_SORT: return mj_queued_temp(s, n, bytes);
+    default: return mj_mergesort_temp(s, n, indices, bytes);
+    }
+}
+
+mj_status mj_launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                    void **params, CUstream stream) {
+    CUresult r = s->ctx->cu->launch(s->mod->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0, stream,
+                                    params, NULL);
+    if (r == CUDA_SUCCESS) return MJ_OK;
+    char what[64];
+    snprintf(what, sizeof what, "launching %s", mj_kernel_name(k));
+    return mj_fail_cuda(s->ctx, r, what);
+}
+
+mj_status mj_sorter_expect(mj_sorter *s, unsigned mask, const char *function) {
+    if (mask & (1u << s->primitive)) return MJ_OK;
+    return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s cannot run a sorter built for %s",
+                   function, mj_primitive_name(s->primitive));
 }
 
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
@@ -148,7 +170,6 @@ static mj_status launch(mj_sorter *s, CUfunction f, long long grid, unsigned blo
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
                           CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
                           long long n, CUstream stream) {
-    const mj_module *m = s->mod;
     long long nv = (long long)s->nt * s->vt;
     long long runs = s->bs_nt / s->nt;
     long long tiles = mj_tile_count(n, nv);
@@ -158,37 +179,71 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     mj_status st;
 
     void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n};
-    if ((st = launch(s, m->blocksort, bs_tiles, (unsigned)s->bs_nt, bs_params, stream,
-                     "launching mj_blocksort")))
+    if ((st = mj_launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
         return st;
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_coop(p, runs);
         void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions};
-        if ((st = launch(s, m->partition, (tiles + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
-                         MJ_PARTITION_THREADS, pp, stream, "launching mj_partition")))
+        if ((st = mj_launch(s, MJ_K_PARTITION,
+                            (tiles + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
+                            MJ_PARTITION_THREADS, pp, stream)))
             return st;
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop};
-        if ((st = launch(s, m->merge, tiles, (unsigned)s->nt, mp, stream,
-                         "launching mj_merge")))
+        if ((st = mj_launch(s, MJ_K_MERGE, tiles, (unsigned)s->nt, mp, stream)))
             return st;
         cur ^= 1;
     }
     return MJ_OK;
 }
 
-static mj_status check_pointer(mj_sorter *s, const void *p, size_t align, const char *what) {
+mj_status mj_check_pointer(mj_sorter *s, const void *p, size_t align, const char *what) {
     if (!p) return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s is NULL", what);
     if ((uintptr_t)p % align)
         return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s (%p) is not aligned to %zu bytes",
                        what, p, align);
     unsigned type = 0;
-    CUresult r = s->ctx->cu->pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                               (CUdeviceptr)(uintptr_t)p);
+    CUresult r = s->ctx->cu->pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, DPTR(p));
     if (r != CUDA_SUCCESS)
         return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
                        "%s (%p) is not memory the GPU can reach (host memory from malloc?)",
                        what, p);
     return MJ_OK;
+}
+
+mj_status mj_run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes) {
+    if (temp && temp_bytes < need)
+        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "temporary storage of %zu bytes is too small: %zu needed", temp_bytes,
+                       need);
+    if (temp && (uintptr_t)temp % MJ_TEMP_ALIGN)
+        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "temporary storage must be aligned to %d bytes", MJ_TEMP_ALIGN);
+    return MJ_OK;
+}
+
+mj_status mj_run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run) {
+    mj_context *ctx = s->ctx;
+    run->base = DPTR(temp);
+    run->stream = (CUstream)stream;
+    run->owned = 0;
+    if (temp) return mj_check_pointer(s, temp, MJ_TEMP_ALIGN, "temp");
+    CUresult r = ctx->cu->mem_alloc_async ? ctx->cu->mem_alloc_async(&run->base, need, run->stream)
+                                          : ctx->cu->mem_alloc(&run->base, need);
+    if (r != CUDA_SUCCESS) return mj_fail_cuda(ctx, r, "allocating temporary storage");
+    run->owned = 1;
+    return MJ_OK;
+}
+
+void mj_run_end(mj_sorter *s, mj_run *run) {
+    mj_context *ctx = s->ctx;
+    if (!run->owned) return;
+    if (ctx->cu->mem_free_async) {
+        ctx->cu->mem_free_async(run->base, run->stream);
+    } else {
+        ctx->cu->stream_sync(run->stream);
+        ctx->cu->mem_free(run->base);
+    }
+    run->owned = 0;
 }
 
 /* Common body of sort and sort_indices: checks, temporary storage, schedule. */
@@ -197,67 +252,42 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
                      void *stream) {
     mj_context *ctx = s->ctx;
     temp_layout t;
-    if (layout(s, n, indices, &t))
-        return mj_fail(ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
-    if (mj_tile_count((long long)n, (long long)s->nt * s->vt) > 0x7fffffffll)
-        return mj_fail(ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has", n);
-    if (temp && temp_bytes < t.total)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "temporary storage of %zu bytes is too small: %zu needed", temp_bytes,
-                       t.total);
-    if (temp && (uintptr_t)temp % MJ_TEMP_ALIGN)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "temporary storage must be aligned to %d bytes", MJ_TEMP_ALIGN);
-    mj_status st = mj_ctx_enter(ctx);
-    if (st) return st;
+    size_t need = 0;
+    mj_status st;
+    if ((st = mj_mergesort_temp(s, n, indices, &need)) ||
+        (st = mj_run_check_temp(s, need, temp, temp_bytes)))
+        return st;
+    layout(s, n, indices, &t);
+    if ((st = mj_ctx_enter(ctx))) return st;
     if (n == 0) {
         mj_ctx_leave(ctx);
         return MJ_OK;
     }
-    if ((st = check_pointer(s, keys, s->key_align, "keys")) ||
+    mj_run rn;
+    if ((st = mj_check_pointer(s, keys, s->key_align, "keys")) ||
         (keys_final && keys_final != keys &&
-         (st = check_pointer(s, keys_final, s->key_align, "keys"))) ||
-        (values && (st = check_pointer(s, values, s->value_align, "values"))) ||
+         (st = mj_check_pointer(s, keys_final, s->key_align, "keys"))) ||
+        (values && (st = mj_check_pointer(s, values, s->value_align, "values"))) ||
         (values_final && values_final != values &&
-         (st = check_pointer(s, values_final, s->value_align, "indices"))) ||
-        (temp && (st = check_pointer(s, temp, MJ_TEMP_ALIGN, "temp")))) {
+         (st = mj_check_pointer(s, values_final, s->value_align, "indices"))) ||
+        (st = mj_run_begin(s, need, temp, stream, &rn))) {
         mj_ctx_leave(ctx);
         return st;
     }
-
-    CUstream cs = (CUstream)stream;
-    CUdeviceptr base = (CUdeviceptr)(uintptr_t)temp;
-    int owned = 0;
-    if (!base) {
-        CUresult r = ctx->cu->mem_alloc_async
-                         ? ctx->cu->mem_alloc_async(&base, t.total, cs)
-                         : ctx->cu->mem_alloc(&base, t.total);
-        if (r != CUDA_SUCCESS) {
-            mj_ctx_leave(ctx);
-            return mj_fail_cuda(ctx, r, "allocating temporary storage");
-        }
-        owned = 1;
-    }
+    CUdeviceptr base = rn.base;
     CUdeviceptr k[2], v[2];
     if (indices) {
         k[0] = base + t.keys;
         k[1] = base + t.keys2;
     } else {
-        k[0] = (CUdeviceptr)(uintptr_t)keys_final;
+        k[0] = DPTR(keys_final);
         k[1] = base + t.keys;
     }
-    v[0] = (CUdeviceptr)(uintptr_t)values_final;
+    v[0] = DPTR(values_final);
     v[1] = s->value_size ? base + t.values : 0;
-    st = schedule(s, (CUdeviceptr)(uintptr_t)keys, (CUdeviceptr)(uintptr_t)values, k, v,
-                  base + t.partitions, (long long)n, cs);
-    if (owned) {
-        if (ctx->cu->mem_free_async) {
-            ctx->cu->mem_free_async(base, cs);
-        } else {
-            ctx->cu->stream_sync(cs);
-            ctx->cu->mem_free(base);
-        }
-    }
+    st = schedule(s, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n,
+                  rn.stream);
+    mj_run_end(s, &rn);
     mj_ctx_leave(ctx);
     return st;
 }
@@ -265,18 +295,25 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
 mj_status mj_sorter_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
                          size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_status st = mj_sorter_expect(s, 1u << MJ_MERGESORT | 1u << MJ_LOCALITY_SORT,
+                                    "mj_sorter_sort");
+    if (st) return st;
     if (s->value_size && !values && n)
         return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
                        "this sorter carries %zu-byte values: values is required", s->value_size);
     if (!s->value_size && values)
         return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
                        "this sorter sorts keys only (value_size 0) but values were given");
+    if (s->primitive == MJ_LOCALITY_SORT)
+        return mj_locality_sort(s, keys, values, n, temp, temp_bytes, stream);
     return run(s, keys, keys, values, values, n, 0, temp, temp_bytes, stream);
 }
 
 mj_status mj_sorter_sort_indices(mj_sorter *s, const void *keys, void *indices, size_t n,
                                  void *temp, size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_status st = mj_sorter_expect(s, 1u << MJ_MERGESORT, "mj_sorter_sort_indices");
+    if (st) return st;
     if (s->value_size != 4 && s->value_size != 8)
         return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
                        "index sorts need a sorter with value_size 4 or 8 (the index width), "

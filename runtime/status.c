@@ -48,6 +48,23 @@ size_t mj_key_kind_size(mj_key_kind kind) {
     return (unsigned)kind < MJ_KEY_KIND_COUNT ? kinds[kind].size : 0;
 }
 
+static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
+    [MJ_MERGESORT] = "mergesort",
+    [MJ_MERGE] = "merge",
+    [MJ_SEGMENTED_SORT] = "segsort",
+    [MJ_LOCALITY_SORT] = "locality",
+};
+
+const char *mj_primitive_name(mj_primitive primitive) {
+    return (unsigned)primitive < MJ_PRIMITIVE_COUNT ? primitive_names[primitive] : NULL;
+}
+
+mj_primitive mj_primitive_parse(const char *name) {
+    for (int p = 0; name && p < MJ_PRIMITIVE_COUNT; ++p)
+        if (strcmp(primitive_names[p], name) == 0) return (mj_primitive)p;
+    return MJ_PRIMITIVE_COUNT;
+}
+
 void mj_sort_desc_init(mj_sort_desc *desc, mj_key_kind kind, mj_order order) {
     memset(desc, 0, sizeof *desc);
     desc->key = kind;

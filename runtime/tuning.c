@@ -3,8 +3,8 @@
  * positions and values) fit without spilling and the tile fits in static shared memory. */
 #include "context.h"
 
-void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *vt,
-                     int *bs_nt) {
+void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
+                     int *nt, int *vt, int *bs_nt) {
     (void)sm; /* one table for now, measured on the H100 (sm_90); the autotuner will key it */
     size_t bytes = key_size + value_size;
     *nt = 256;
@@ -21,13 +21,20 @@ void mj_default_tile(int sm, size_t key_size, size_t value_size, int *nt, int *v
         *vt = 5;
     else
         *vt = 3;
+    if (primitive == MJ_SEGMENTED_SORT && *vt > MJ_SEG_MAX_VT) *vt = MJ_SEG_MAX_VT - 1;
     /* Keep the tile within static shared memory. */
-    while (*vt > 1 && mj_tile_smem(*nt, *vt, key_size, value_size) > MJ_STATIC_SMEM_LIMIT)
-        *vt -= 2;
-    while (*nt > 32 && mj_tile_smem(*nt, *vt, key_size, value_size) > MJ_STATIC_SMEM_LIMIT)
-        *nt /= 2;
+#define SMEM(threads) mj_tile_smem(primitive, (threads), *vt, key_size, value_size)
+    while (*vt > 1 && SMEM(*nt) > MJ_STATIC_SMEM_LIMIT) *vt -= 2;
+    while (*nt > 32 && SMEM(*nt) > MJ_STATIC_SMEM_LIMIT) *nt /= 2;
     /* The blocksort takes twice the merge tile where it fits: one more round in shared memory
-     * instead of one more global pass. */
+     * instead of one more global pass. A segmented sort's head ranges take a little more
+     * shared memory; it gives up two values per thread for the bigger blocksort. */
     *bs_nt = *nt;
-    if (mj_tile_smem(2 * *nt, *vt, key_size, value_size) <= MJ_STATIC_SMEM_LIMIT) *bs_nt *= 2;
+    if (primitive == MJ_MERGE) return; /* no blocksort */
+    if (primitive == MJ_SEGMENTED_SORT && SMEM(2 * *nt) > MJ_STATIC_SMEM_LIMIT && *vt > 2) {
+        *vt -= 2;
+        if (SMEM(2 * *nt) > MJ_STATIC_SMEM_LIMIT) *vt += 2;
+    }
+    if (SMEM(2 * *nt) <= MJ_STATIC_SMEM_LIMIT) *bs_nt *= 2;
+#undef SMEM
 }

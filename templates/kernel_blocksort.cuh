@@ -4,17 +4,36 @@
  * pass (a partition and a merge over all the data).
  * Keys may be sorted in place (keys_out == keys_in): the tile is read into shared memory
  * before anything is written. values_in NULL means "the values are the keys' indices" (index
- * sorts), which needs an integer value type. */
+ * sorts), which needs an integer value type.
+ * Segmented sorts (MJ_SEGMENTED) also take the head flags, one bit per element (bit i % 32 of
+ * word i / 32, head_words words), sort each segment within the tile on its own, and write the
+ * tile's range of heads (global positions) for the first queued merge pass. */
 #ifndef MJ_KERNEL_BLOCKSORT_CUH
 #define MJ_KERNEL_BLOCKSORT_CUH
 
 #include "spec_default.cuh"
 #include "tile_io.cuh"
 #include "cta_blocksort.cuh"
+#if MJ_SEGMENTED
+#include "work_queue.h"
+
+/* The MJ_VT head flags of elements [pos, pos + MJ_VT) (MJ_VT <= 32). */
+MJ_DEVICE unsigned mj_thread_heads(const mj_u32 *heads, mj_i64 head_words, mj_i64 pos) {
+    mj_i64 w = pos >> 5;
+    mj_u64 lo = w < head_words ? heads[w] : 0;
+    mj_u64 hi = w + 1 < head_words ? heads[w + 1] : 0;
+    mj_u64 window = (hi << 32 | lo) >> (pos & 31);
+    return (unsigned)(window & ((1ull << MJ_VT) - 1));
+}
+#endif
 
 extern "C" __global__ void __launch_bounds__(MJ_BS_NT)
 mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
-             mj_value *values_out, mj_i64 n) {
+             mj_value *values_out, mj_i64 n
+#if MJ_SEGMENTED
+             , const mj_u32 *heads, mj_i64 head_words, mj_heads_range *tile_heads
+#endif
+) {
     __shared__ mj_key s_keys[MJ_BS_NV];
 #if MJ_HAS_VALUES
     __shared__ int s_pos[MJ_BS_NV];
@@ -24,20 +43,39 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
     int tid = threadIdx.x;
     mj_i64 tile0 = (mj_i64)blockIdx.x * MJ_BS_NV;
     int count = (int)mj_min((mj_i64)MJ_BS_NV, n - tile0);
+#if MJ_SEGMENTED
+    __shared__ unsigned s_heads[MJ_BS_NT];
+    unsigned my_heads = mj_thread_heads(heads, head_words, tile0 + MJ_VT * tid);
+#else
+    unsigned *s_heads = 0;
+    unsigned my_heads = 0;
+#endif
 
     /* Warps load and store only their own slots, so in-place sorts are safe without a block
      * barrier; the sort's rounds only read other warps' slots after their own barriers. */
     mj_key keys[MJ_VT];
     int pos[MJ_VT];
     mj_load_by_warps<MJ_BS_NT>(keys_in + tile0, count, s_keys, keys, tid);
-    mj_cta_sort<MJ_BS_NT>(keys, pos, count, s_keys, s_pos, tid);
+    unsigned range = mj_cta_sort<MJ_BS_NT>(keys, pos, count, my_heads, s_keys, s_pos, s_heads,
+                                           tid);
+#if MJ_SEGMENTED
+    if (tid == 0) {
+        int first = mj_heads_first(range), last = mj_heads_last(range);
+        mj_heads_range r = {first < count ? tile0 + first : MJ_NO_FIRST,
+                            last >= 0 ? tile0 + last : -1};
+        tile_heads[blockIdx.x] = r;
+    }
+#else
+    (void)range;
+#endif
 
     /* mj_cta_sort ends with a barrier, so the warps may reuse their slots at once. */
     mj_store_by_warps<MJ_BS_NT>(keys, s_keys, count, keys_out + tile0, tid);
 #if MJ_HAS_VALUES
     mj_regs_to_shared(pos, s_pos, tid);
     __syncwarp();
-    mj_gather_values(s_pos, count, values_in, tile0, count, 0, values_out + tile0, tid);
+    mj_gather_values(s_pos, count, values_in, tile0, count, values_in, 0, values_out + tile0,
+                     tid);
 #else
     (void)values_in;
     (void)values_out;

@@ -20,4 +20,15 @@ MJ_DEVICE I mj_merge_path(const mj_key *a, I a_count, const mj_key *b, I b_count
     return lo;
 }
 
+/* The same for a segmented merge (see mj_seg in serial_merge.cuh): a[0, a_lock) comes first
+ * and b[b_lock, b_count) last, both as they are; only a[a_lock, a_count) and b[0, b_lock) are
+ * merged by key. Diagonals outside that middle part need no search at all. */
+template <typename I>
+MJ_DEVICE I mj_seg_merge_path(const mj_key *a, I a_count, const mj_key *b, I diag, I a_lock,
+                              I b_lock) {
+    if (diag <= a_lock) return diag;
+    if (diag >= a_count + b_lock) return a_count;
+    return a_lock + mj_merge_path(a + a_lock, a_count - a_lock, b, b_lock, diag - a_lock);
+}
+
 #endif

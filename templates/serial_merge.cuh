@@ -2,19 +2,44 @@
  * s[b..b_end), taking from a on ties. pos[] receives each output's position in s, which the
  * caller maps to its source (for values); when unused the compiler drops it.
  * Outputs past the end of both runs are garbage with positions past the runs; callers ignore
- * them. A run head past its end is read from s[0] instead, so no read leaves the array. */
+ * them. A run head past its end is read from s[0] instead, so no read leaves the array.
+ *
+ * Segmented merges (MJ_SEGMENTED) lock parts of the runs in place: a positions below
+ * seg.a_lock belong to earlier segments than every b, and b positions from seg.b_lock on to
+ * later segments than every a, so only the one segment that spans the two runs is merged by
+ * key. Unsegmented kernels ignore seg and compile to the plain merge. */
 #ifndef MJ_SERIAL_MERGE_CUH
 #define MJ_SERIAL_MERGE_CUH
 
 #include "spec_default.cuh"
 
-MJ_DEVICE void mj_serial_merge(const mj_key *s, int a, int a_end, int b, int b_end,
+#ifndef MJ_SEGMENTED
+#define MJ_SEGMENTED 0
+#endif
+
+typedef struct mj_seg {
+    int a_lock, b_lock; /* in the coordinates of the positions compared */
+} mj_seg;
+
+/* True when b's key must come before a's: the merge's only comparison. */
+MJ_DEVICE bool mj_b_first(const mj_key &kb, int b, const mj_key &ka, int a, mj_seg seg) {
+#if MJ_SEGMENTED
+    return a >= seg.a_lock && b < seg.b_lock && mj_less(kb, ka);
+#else
+    (void)a;
+    (void)b;
+    (void)seg;
+    return mj_less(kb, ka);
+#endif
+}
+
+MJ_DEVICE void mj_serial_merge(const mj_key *s, int a, int a_end, int b, int b_end, mj_seg seg,
                                mj_key keys[MJ_VT], int pos[MJ_VT]) {
     mj_key ka = s[a < a_end ? a : 0];
     mj_key kb = s[b < b_end ? b : 0];
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) {
-        bool take_a = b >= b_end || (a < a_end && !mj_less(kb, ka));
+        bool take_a = b >= b_end || (a < a_end && !mj_b_first(kb, b, ka, a, seg));
         keys[i] = take_a ? ka : kb;
         pos[i] = take_a ? a : b;
         if (take_a) {

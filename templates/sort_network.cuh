@@ -1,18 +1,26 @@
 /* Odd-even transposition sort of one thread's MJ_VT keys in registers. Only adjacent pairs
  * swap, and only when strictly out of order, so equal keys keep their order: stable. MJ_VT
  * rounds sort MJ_VT keys; every index is a compile-time constant once unrolled, so the
- * arrays stay in registers. */
+ * arrays stay in registers. In segmented sorts bit i of `heads` marks key i as the first of a
+ * segment: no swap crosses it, so each segment is sorted on its own. */
 #ifndef MJ_SORT_NETWORK_CUH
 #define MJ_SORT_NETWORK_CUH
 
 #include "spec_default.cuh"
+#include "serial_merge.cuh"
 
-MJ_DEVICE void mj_sort_network(mj_key keys[MJ_VT], int pos[MJ_VT]) {
+MJ_DEVICE void mj_sort_network(mj_key keys[MJ_VT], int pos[MJ_VT], unsigned heads) {
 #pragma unroll
     for (int round = 0; round < MJ_VT; ++round) {
 #pragma unroll
         for (int i = round & 1; i + 1 < MJ_VT; i += 2) {
-            if (mj_less(keys[i + 1], keys[i])) {
+#if MJ_SEGMENTED
+            bool apart = (heads >> (i + 1)) & 1;
+#else
+            bool apart = false;
+            (void)heads;
+#endif
+            if (!apart && mj_less(keys[i + 1], keys[i])) {
                 mj_swap(keys[i], keys[i + 1]);
                 mj_swap(pos[i], pos[i + 1]);
             }

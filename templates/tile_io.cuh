@@ -101,13 +101,14 @@ MJ_DEVICE void mj_load_by_warps(const mj_key *in, int count, mj_key *s, mj_key k
 }
 
 /* dst[j] = the value of output j's source, for j < total, over the warp's slots (the caller
- * has written and __syncwarp'ed them). s_pos[j] is that source's position in the tile's input,
- * which is a[0, a_len) then b: global a_begin + p or b_begin + p - a_len. With src NULL the
- * value is the source's global index itself (index sorts).
- * Every load is done before the barrier and every store after it, so dst may be src. */
-MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_value *src,
-                                mj_i64 a_begin, int a_len, mj_i64 b_begin, mj_value *dst,
-                                int tid) {
+ * has written and __syncwarp'ed them). s_pos[j] is that source's position p in the tile's
+ * input, a's part then b's: the value at global index a_begin + p in va, or b_begin + p - a_len
+ * in vb (mergesort passes one array as both). With va NULL the value is that global index
+ * itself (index sorts). Every load is done before the barrier and every store after it, so
+ * dst may be va or vb. */
+MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_value *va,
+                                mj_i64 a_begin, int a_len, const mj_value *vb, mj_i64 b_begin,
+                                mj_value *dst, int tid) {
     mj_value v[MJ_VT];
     int j0 = mj_warp_slots(tid) + (tid & 31);
 #pragma unroll
@@ -115,9 +116,11 @@ MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_value *src
         int j = j0 + 32 * i;
         if (j < total) {
             int p = s_pos[j];
+            /* Index arithmetic, not a choice between two offset pointers: measured faster. */
             mj_i64 g = p < a_len ? a_begin + p : b_begin + (p - a_len);
+            const mj_value *src = p < a_len ? va : vb;
 #if MJ_VALUE_IS_INDEX
-            v[i] = src ? src[g] : (mj_value)g;
+            v[i] = va ? src[g] : (mj_value)g;
 #else
             v[i] = src[g];
 #endif

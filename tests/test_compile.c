@@ -1,5 +1,6 @@
 /* NVRTC compiles the generated source (runtime/compile.h): every built-in key kind for sm_75,
- * sm_80 and sm_90 with the default tiles, ptxas reporting three kernels and no spills; custom
+ * sm_80 and sm_90 with the default tiles, ptxas reporting every kernel of the primitive and no
+ * spills (mergesort for every kind; merge, segmented and locality sort for a few); custom
  * types; comparator and type errors reported with NVRTC's log; the choice of target; the
  * cache key; and the ptxas report parser. Needs NVRTC (required on CI), no GPU. */
 #include <stdio.h>
@@ -21,16 +22,21 @@ static const mj_nvrtc_api *nvrtc(void) {
     return nv;
 }
 
-static mj_kernel_spec spec_for(mj_key_kind key, mj_order order, size_t value_size, int sm) {
+static mj_kernel_spec primitive_spec(mj_primitive primitive, mj_key_kind key, mj_order order,
+                                     size_t value_size, int sm) {
     mj_kernel_spec s;
     memset(&s, 0, sizeof s);
-    s.primitive = MJ_PRIM_MERGESORT;
+    s.primitive = primitive;
     s.key = key;
     s.order = order;
     s.value_size = value_size;
     s.sm = sm;
-    mj_default_tile(sm, mj_key_kind_size(key), value_size, &s.nt, &s.vt, &s.bs_nt);
+    mj_default_tile(primitive, sm, mj_key_kind_size(key), value_size, &s.nt, &s.vt, &s.bs_nt);
     return s;
+}
+
+static mj_kernel_spec spec_for(mj_key_kind key, mj_order order, size_t value_size, int sm) {
+    return primitive_spec(MJ_MERGESORT, key, order, value_size, sm);
 }
 
 static char *gen(const mj_kernel_spec *s) {
@@ -51,7 +57,8 @@ static mj_target cubin_target(const mj_nvrtc_api *nv, int sm) {
     return t;
 }
 
-/* Compiles spec for its sm to a cubin and checks ptxas's report: 3 kernels, no spills. */
+/* Compiles spec for its sm to a cubin and checks ptxas's report: every kernel of the
+ * primitive, no spills. */
 static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const char *what) {
     char *src = gen(s);
     mj_target t = cubin_target(nv, s->sm);
@@ -71,8 +78,9 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     long spills = -1;
     int regs = -1;
     int kernels = mj_ptxas_report(log, &spills, &regs);
-    ck_assert_msg(kernels == 3, "%s (sm_%d): ptxas reported %d kernels, not 3; log:\n%s", what,
-                  s->sm, kernels, log);
+    int want = __builtin_popcount(mj_primitive_kernels(s->primitive));
+    ck_assert_msg(kernels == want, "%s (sm_%d): ptxas reported %d kernels, not %d; log:\n%s",
+                  what, s->sm, kernels, want, log);
     ck_assert_msg(spills == 0, "%s (NT %d, VT %d, sm_%d): %ld bytes of spills; log:\n%s", what,
                   s->nt, s->vt, s->sm, spills, log);
     ck_assert_msg(regs > 0 && regs <= 255, "%s: %d registers", what, regs);
@@ -104,6 +112,29 @@ START_TEST(builtin_kinds_compile_clean)
 }
 END_TEST
 
+/* Merge, segmented sort and locality sort: a few key and value sizes on every target. */
+START_TEST(primitives_compile_clean)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_primitive primitive = (mj_primitive)_i;
+    static const int sms[] = {75, 80, 90};
+    static const struct {
+        mj_key_kind key;
+        size_t value_size;
+    } cases[] = {{MJ_KEY_U32, 0}, {MJ_KEY_U32, 4}, {MJ_KEY_U64, 8}, {MJ_KEY_F64, 0}};
+    for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+            mj_kernel_spec s =
+                primitive_spec(primitive, cases[c].key, MJ_ASCENDING, cases[c].value_size, sms[i]);
+            char what[96];
+            snprintf(what, sizeof what, "%s of %s keys, %zu-byte values",
+                     mj_primitive_name(primitive), mj_key_kind_name(cases[c].key),
+                     cases[c].value_size);
+            compile_clean(nv, &s, what);
+        }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- custom types and errors */
 
 static const char u128_source[] = "struct u128 { unsigned long long hi, lo; };\n";
@@ -116,7 +147,7 @@ static mj_kernel_spec u128_spec(size_t size, size_t align) {
     s.type_size = size;
     s.type_align = align;
     s.less = u128_less;
-    mj_default_tile(90, size, 0, &s.nt, &s.vt, &s.bs_nt);
+    mj_default_tile(MJ_MERGESORT, 90, size, 0, &s.nt, &s.vt, &s.bs_nt);
     return s;
 }
 
@@ -126,7 +157,7 @@ START_TEST(custom_struct_compiles)
     mj_kernel_spec s = u128_spec(16, 8);
     compile_clean(nv, &s, "custom 16-byte struct");
     s.value_size = 8;
-    mj_default_tile(90, 16, 8, &s.nt, &s.vt, &s.bs_nt);
+    mj_default_tile(MJ_MERGESORT, 90, 16, 8, &s.nt, &s.vt, &s.bs_nt);
     compile_clean(nv, &s, "custom 16-byte struct with 8-byte values");
 }
 END_TEST
@@ -361,6 +392,7 @@ static Suite *compile_suite(void) {
     /* 12 kinds x 3 targets x 3 value sizes; each loop iteration is a forked child. */
     tcase_set_timeout(tc, 900);
     tcase_add_loop_test(tc, builtin_kinds_compile_clean, MJ_KEY_U8, MJ_KEY_CUSTOM);
+    tcase_add_loop_test(tc, primitives_compile_clean, MJ_MERGE, MJ_PRIMITIVE_COUNT);
     suite_add_tcase(s, tc);
     TCase *tx = tcase_create("custom and errors");
     tcase_set_timeout(tx, 300);

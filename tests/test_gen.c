@@ -15,7 +15,7 @@ static const size_t value_sizes[] = {0, 1, 4, 8, 12, 16, 64};
 static mj_kernel_spec builtin_spec(mj_key_kind key, size_t value_size) {
     mj_kernel_spec s;
     memset(&s, 0, sizeof s);
-    s.primitive = MJ_PRIM_MERGESORT;
+    s.primitive = MJ_MERGESORT;
     s.key = key;
     s.order = MJ_ASCENDING;
     s.value_size = value_size;

@@ -1,0 +1,194 @@
+/* The host side of the queued sorts, segmented sort and locality sort: the blocksort, then
+ * mergesort's passes, each a partition kernel that queues merge and copy jobs and a persistent
+ * grid that works them off (templates/work_queue.h). */
+#include "merge_frame.h"
+#include "sorter.h"
+#include "work_queue.h"
+
+#define MJ_QUEUE_PARTITION_THREADS 128 /* MJ_QP_NT in kernel_queue_partition.cuh */
+#define MJ_HEADS_THREADS 256
+
+/* [key scratch][value scratch][partitions][same flags][merge queue][copy queue]
+ * [queue counters, per pass][head ranges, two levels][head bits]; the last two for segmented
+ * sorts only. */
+typedef struct queued_layout {
+    size_t keys, values, partitions, same, merges, copies, counters, lists, heads, total;
+    long long tiles, leaves, head_words;
+    int passes;
+} queued_layout;
+
+static int layout(const mj_sorter *s, size_t n, queued_layout *q) {
+    long long nv = (long long)s->nt * s->vt, runs = s->bs_nt / s->nt;
+    int seg = s->primitive == MJ_SEGMENTED_SORT;
+    mj_temp_layout l = {0, 0};
+    q->tiles = mj_tile_count((long long)n, nv);
+    q->leaves = mj_tile_count((long long)n, nv * runs);
+    q->head_words = ((long long)n + 31) / 32;
+    q->passes = mj_sort_passes((long long)n, nv, runs);
+    q->keys = mj_temp_part(&l, n, s->key_size);
+    q->values = mj_temp_part(&l, n, s->value_size);
+    q->partitions = mj_temp_part(&l, (size_t)q->tiles, sizeof(long long));
+    q->same = mj_temp_part(&l, (size_t)q->tiles, 1);
+    q->merges = mj_temp_part(&l, (size_t)q->tiles, sizeof(int));
+    q->copies = mj_temp_part(&l, (size_t)q->tiles, sizeof(int));
+    q->counters = mj_temp_part(&l, (size_t)q->passes + 1, MJ_Q_COUNTERS * sizeof(int));
+    q->lists = mj_temp_part(&l, seg ? 2 * (size_t)q->leaves : 0, sizeof(mj_heads_range));
+    q->heads = mj_temp_part(&l, seg ? (size_t)q->head_words : 0, sizeof(unsigned));
+    q->total = l.total;
+    return l.overflow || q->tiles > 0x7fffffffll ? -1 : 0;
+}
+
+mj_status mj_queued_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+    queued_layout q;
+    if (layout(s, n, &q))
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory or a grid",
+                       n);
+    *bytes = q.total;
+    return MJ_OK;
+}
+
+static mj_status check_segments(mj_sorter *s, const mj_segments *g, size_t n) {
+    if (!g) return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments is NULL");
+    switch (g->kind) {
+    case MJ_SEGMENTS_FLAGS:
+    case MJ_SEGMENTS_FLAG_BITS:
+        return !g->data && n ? mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments->data is NULL")
+                             : MJ_OK;
+    case MJ_SEGMENTS_HEADS:
+    case MJ_SEGMENTS_OFFSETS:
+        if (g->index_size != 4 && g->index_size != 8)
+            return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                           "segment indices are 4 or 8 bytes wide, not %zu", g->index_size);
+        if (g->count > 0x7fffffffffffffffull / 8)
+            return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu segment indices", g->count);
+        return !g->data && g->count
+                   ? mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments->data is NULL")
+                   : MJ_OK;
+    default:
+        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "unknown segments kind %d",
+                       (int)g->kind);
+    }
+}
+
+/* Head flag bits from the caller's segments: their own words for FLAG_BITS, else built in
+ * temporary storage. */
+static mj_status make_heads(mj_sorter *s, const mj_segments *g, long long n, queued_layout *q,
+                            CUdeviceptr base, CUstream stream, CUdeviceptr *heads) {
+    CUdeviceptr data = DPTR(g->data);
+    long long words = q->head_words;
+    if (g->kind == MJ_SEGMENTS_FLAG_BITS) {
+        *heads = data;
+        return MJ_OK;
+    }
+    *heads = base + q->heads;
+    if (g->kind == MJ_SEGMENTS_FLAGS) {
+        void *p[] = {&data, &n, heads, &words};
+        return mj_launch(s, MJ_K_HEADS_FLAGS, (words * 32 + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS,
+                         MJ_HEADS_THREADS, p, stream);
+    }
+    CUresult r = s->ctx->cu->memset_d8_async(*heads, 0, (size_t)words * 4, stream);
+    if (r != CUDA_SUCCESS) return mj_fail_cuda(s->ctx, r, "clearing the head flags");
+    if (!g->count) return MJ_OK;
+    int index_size = (int)g->index_size;
+    long long count = (long long)g->count;
+    void *p[] = {&data, &index_size, &count, &n, heads};
+    return mj_launch(s, MJ_K_HEADS_INDICES, (count + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS,
+                     MJ_HEADS_THREADS, p, stream);
+}
+
+static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
+                          const mj_segments *g, long long n, queued_layout *q, CUdeviceptr base,
+                          CUstream stream) {
+    mj_status st;
+    int seg = s->primitive == MJ_SEGMENTED_SORT;
+    long long runs = s->bs_nt / s->nt, tiles = q->tiles;
+    int cur = q->passes & 1;
+    CUdeviceptr k[2] = {keys, base + q->keys};
+    CUdeviceptr v[2] = {values, s->value_size ? base + q->values : 0};
+    CUdeviceptr lists[2] = {seg ? base + q->lists : 0,
+                            seg ? base + q->lists + (size_t)q->leaves * sizeof(mj_heads_range)
+                                : 0};
+    CUdeviceptr partitions = base + q->partitions, same = base + q->same;
+    CUdeviceptr merges = base + q->merges, copies = base + q->copies;
+    CUresult r = s->ctx->cu->memset_d8_async(base + q->counters, 0,
+                                             ((size_t)q->passes + 1) * MJ_Q_COUNTERS * 4, stream);
+    if (r != CUDA_SUCCESS) return mj_fail_cuda(s->ctx, r, "clearing the queue counters");
+
+    CUdeviceptr heads = 0;
+    long long words = q->head_words;
+    if (seg && (st = make_heads(s, g, n, q, base, stream, &heads))) return st;
+    void *bs_plain[] = {&keys, &values, &k[cur], &v[cur], &n};
+    void *bs_seg[] = {&keys, &values, &k[cur], &v[cur], &n, &heads, &words, &lists[0]};
+    if ((st = mj_launch(s, MJ_K_BLOCKSORT, q->leaves, (unsigned)s->bs_nt,
+                        seg ? bs_seg : bs_plain, stream)))
+        return st;
+    long long work_grid = tiles < s->work_blocks ? tiles : s->work_blocks;
+    for (int pass = 0; pass < q->passes; ++pass) {
+        long long coop = mj_pass_coop(pass, runs);
+        CUdeviceptr counters = base + q->counters + (size_t)pass * MJ_Q_COUNTERS * 4;
+        CUdeviceptr in = lists[pass & 1], out = lists[(pass & 1) ^ 1];
+        void *pp[] = {&k[cur], &n, &coop, &pass, &tiles, &in, &out,
+                      &partitions, &same, &merges, &copies, &counters};
+        void *wp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &in, &n,
+                      &coop, &tiles, &merges, &copies, &counters};
+        long long per_block = MJ_QUEUE_PARTITION_THREADS - 1;
+        if ((st = mj_launch(s, MJ_K_QUEUE_PARTITION, (tiles + per_block - 1) / per_block,
+                            MJ_QUEUE_PARTITION_THREADS, pp, stream)) ||
+            (st = mj_launch(s, MJ_K_QUEUE_WORK, work_grid, (unsigned)s->nt, wp, stream)))
+            return st;
+        cur ^= 1;
+    }
+    return MJ_OK;
+}
+
+static mj_status run(mj_sorter *s, void *keys, void *values, size_t n, const mj_segments *g,
+                     void *temp, size_t temp_bytes, void *stream) {
+    mj_context *ctx = s->ctx;
+    mj_status st;
+    if (s->value_size && !values && n)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "this sorter carries %zu-byte values: values is required", s->value_size);
+    if (!s->value_size && values)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "this sorter sorts keys only (value_size 0) but values were given");
+    if (s->primitive == MJ_SEGMENTED_SORT && (st = check_segments(s, g, n))) return st;
+    queued_layout q;
+    size_t need = 0;
+    if ((st = mj_queued_temp(s, n, &need)) || (st = mj_run_check_temp(s, need, temp, temp_bytes)))
+        return st;
+    layout(s, n, &q);
+    if ((st = mj_ctx_enter(ctx))) return st;
+    if (n == 0) {
+        mj_ctx_leave(ctx);
+        return MJ_OK;
+    }
+    size_t seg_align = !g ? 1 : g->kind == MJ_SEGMENTS_FLAGS ? 1
+                             : g->kind == MJ_SEGMENTS_FLAG_BITS ? 4 : g->index_size;
+    int seg_data = g && (g->kind <= MJ_SEGMENTS_FLAG_BITS || g->count);
+    mj_run rn;
+    if ((st = mj_check_pointer(s, keys, s->key_align, "keys")) ||
+        (values && (st = mj_check_pointer(s, values, s->value_align, "values"))) ||
+        (seg_data && (st = mj_check_pointer(s, g->data, seg_align, "segments->data"))) ||
+        (st = mj_run_begin(s, need, temp, stream, &rn))) {
+        mj_ctx_leave(ctx);
+        return st;
+    }
+    st = schedule(s, DPTR(keys), DPTR(values), g, (long long)n, &q, rn.base, rn.stream);
+    mj_run_end(s, &rn);
+    mj_ctx_leave(ctx);
+    return st;
+}
+
+mj_status mj_locality_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
+                           size_t temp_bytes, void *stream) {
+    return run(s, keys, values, n, NULL, temp, temp_bytes, stream);
+}
+
+mj_status mj_sorter_segmented_sort(mj_sorter *s, void *keys, void *values, size_t n,
+                                   const mj_segments *segments, void *temp, size_t temp_bytes,
+                                   void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_status st = mj_sorter_expect(s, 1u << MJ_SEGMENTED_SORT, "mj_sorter_segmented_sort");
+    if (st) return st;
+    return run(s, keys, values, n, segments, temp, temp_bytes, stream);
+}

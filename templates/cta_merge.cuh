@@ -1,0 +1,51 @@
+/* The fine-grained half of every merge: one block merges one tile of output from two sorted
+ * runs in global memory, ka[a_begin, a_begin + a_len) and kb[b_begin, b_begin + total - a_len)
+ * with total <= MJ_NV, stably (a first on ties), into out[0, total), and their values (from va
+ * and vb at the same indices) into vout when values are carried. The coarse half, which finds
+ * each tile's runs with merge path partitions, is the caller's. Mergesort passes one array as
+ * both ka and kb.
+ * The runs are staged in shared memory; each thread finds its own split there and merges MJ_VT
+ * outputs; each warp passes its outputs through its own slots of shared memory so that global
+ * stores are coalesced. out must not overlap the inputs. seg (tile coordinates: a positions
+ * from 0, b positions from a_len) locks segments in place; see serial_merge.cuh. */
+#ifndef MJ_CTA_MERGE_CUH
+#define MJ_CTA_MERGE_CUH
+
+#include "spec_default.cuh"
+#include "merge_path.cuh"
+#include "serial_merge.cuh"
+#include "tile_io.cuh"
+
+/* s_keys and s_pos have MJ_NV slots (s_pos is unused without values). */
+MJ_DEVICE void mj_cta_merge(const mj_key *ka, const mj_value *va, mj_i64 a_begin, int a_len,
+                            const mj_key *kb, const mj_value *vb, mj_i64 b_begin, int total,
+                            mj_seg seg, mj_key *out, mj_value *vout, mj_key *s_keys, int *s_pos,
+                            int tid) {
+    mj_load_to_shared<MJ_NT>(ka + a_begin, a_len, kb + b_begin, total, s_keys, tid);
+    __syncthreads();
+    int diag = min(MJ_VT * tid, total);
+#if MJ_SEGMENTED
+    int p = mj_seg_merge_path(s_keys, a_len, s_keys + a_len, diag, seg.a_lock,
+                              seg.b_lock - a_len);
+#else
+    int p = mj_merge_path(s_keys, a_len, s_keys + a_len, total - a_len, diag);
+#endif
+    mj_key keys[MJ_VT];
+    int at[MJ_VT];
+    mj_serial_merge(s_keys, p, a_len, a_len + diag - p, total, seg, keys, at);
+    __syncthreads(); /* the tile in s_keys is read; from here on each warp uses its own slots */
+
+    mj_store_by_warps<MJ_NT>(keys, s_keys, total, out, tid);
+#if MJ_HAS_VALUES
+    mj_regs_to_shared(at, s_pos, tid);
+    __syncwarp();
+    mj_gather_values(s_pos, total, va, a_begin, a_len, vb, b_begin, vout, tid);
+#else
+    (void)va;
+    (void)vb;
+    (void)vout;
+    (void)s_pos;
+#endif
+}
+
+#endif

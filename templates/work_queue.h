@@ -1,0 +1,73 @@
+/* The arithmetic of queued merge passes (segmented and locality sort), in the common subset of
+ * C and CUDA C++ like merge_frame.h, so that the kernels and the CPU model in the tests run the
+ * same code.
+ *
+ * A queued pass is a mergesort pass (same frames, same partitions) in which a tile does only
+ * the work its data needs. Its job is:
+ *  - MERGE when its outputs come from both lists, or from one list at another place;
+ *  - COPY when its outputs are its inputs at the same place, but the destination buffer does
+ *    not hold them yet (the first pass, or a merge wrote there since);
+ *  - NONE when both buffers already hold the same data over the tile.
+ * A per-tile flag ("same") remembers whether both buffers agree over the tile.
+ *
+ * Segmented sort: every list carries the range of segment heads it contains (first and last,
+ * global positions). Merging lists A and B only moves the segment that spans their interface:
+ * A before its last head and B from its first head stay where they are. */
+#ifndef MJ_WORK_QUEUE_H
+#define MJ_WORK_QUEUE_H
+
+#include "merge_frame.h"
+
+enum { MJ_JOB_NONE = 0, MJ_JOB_MERGE = 1, MJ_JOB_COPY = 2 };
+
+/* Heads within a list: first and last position, or MJ_NO_FIRST / -1 when it has none. */
+typedef struct mj_heads_range {
+    long long first, last;
+} mj_heads_range;
+
+#define MJ_NO_FIRST 0x7fffffffffffffffll
+
+MJ_HD mj_heads_range mj_heads_combine(mj_heads_range x, mj_heads_range y) {
+    mj_heads_range r;
+    r.first = x.first < y.first ? x.first : y.first;
+    r.last = x.last > y.last ? x.last : y.last;
+    return r;
+}
+
+/* Where the locked parts start, as offsets into each list: A[0, a_lock) and B[b_lock, ...)
+ * keep their places; A[a_lock, ...) and B[0, b_lock) are merged by key. */
+typedef struct mj_frame_lock {
+    long long a_lock, b_lock;
+} mj_frame_lock;
+
+MJ_HD mj_frame_lock mj_frame_locks(mj_frame f, mj_heads_range a, mj_heads_range b) {
+    mj_frame_lock l;
+    l.a_lock = a.last >= f.a0 ? a.last - f.a0 : 0;
+    l.b_lock = b.first < f.b0 + f.b_count ? b.first - f.b0 : f.b_count;
+    return l;
+}
+
+/* The same locks in one tile's coordinates, where A's part holds positions [0, a_len) and B's
+ * part [a_len, total): see mj_seg in serial_merge.cuh. */
+MJ_HD long long mj_clamp_ll(long long x, long long lo, long long hi) {
+    return x < lo ? lo : x > hi ? hi : x;
+}
+MJ_HD void mj_tile_locks(mj_frame f, mj_range r, mj_frame_lock l, int *a_lock, int *b_lock) {
+    long long a_len = r.a_end - r.a_begin, b_len = r.b_end - r.b_begin;
+    *a_lock = (int)mj_clamp_ll(l.a_lock - (r.a_begin - f.a0), 0, a_len);
+    *b_lock = (int)(a_len + mj_clamp_ll(l.b_lock - (r.b_begin - f.b0), 0, b_len));
+}
+
+/* The job of a tile whose output starts at out0, given its input ranges. */
+MJ_HD int mj_tile_job(mj_range r, long long out0, int pass, int same) {
+    int a_empty = r.a_begin == r.a_end, b_empty = r.b_begin == r.b_end;
+    long long src0 = a_empty ? r.b_begin : r.a_begin;
+    if ((!a_empty && !b_empty) || src0 != out0) return MJ_JOB_MERGE;
+    return pass == 0 || !same ? MJ_JOB_COPY : MJ_JOB_NONE;
+}
+
+/* Per-pass queue counters: merge and copy jobs queued, and taken by the work kernel. */
+enum { MJ_Q_MERGES = 0, MJ_Q_COPIES = 1, MJ_Q_MERGES_TAKEN = 2, MJ_Q_COPIES_TAKEN = 3,
+       MJ_Q_COUNTERS = 4 };
+
+#endif
