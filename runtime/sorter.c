@@ -77,7 +77,12 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     if (ctx->cu && (mj_primitive_kernels(s->primitive) & (1u << MJ_K_QUEUE_WORK))) {
         /* The persistent grid: as many blocks as the multiprocessors hold at once. */
         int per_sm = 0;
+        if ((st = mj_ctx_enter(ctx))) {
+            free(s);
+            return st;
+        }
         CUresult r = ctx->cu->occupancy(&per_sm, s->mod->fn[MJ_K_QUEUE_WORK], s->nt, 0);
+        mj_ctx_leave(ctx);
         if (r != CUDA_SUCCESS) {
             free(s);
             return mj_fail_cuda(ctx, r, "cuOccupancyMaxActiveBlocksPerMultiprocessor");

@@ -1,0 +1,348 @@
+// bench_primitives: mergejit's merge, segmented sort and locality sort, side by side in one
+// process on the same inputs and stream:
+//   merge     against cub::DeviceMerge::MergeKeys / MergePairs (sorted random halves);
+//   segsort   against cub::DeviceSegmentedSort::StableSortKeys / StableSortPairs (CSR offsets
+//             of fixed-length segments, the same offsets array handed to both);
+//   locality  against mergejit's own mergesort, on nearly sorted input (sorted keys with a
+//             fraction of them swapped with a key at most 1000 places away).
+// Each side runs once untimed and the outputs are compared byte for byte (everything is
+// stable, so they must agree); then the sides alternate for --reps timed runs each (cudaEvents
+// around the call only; in-place sorts get their input restored untimed first) and the medians
+// are reported with their ratio (> 1: mergejit faster). Temporary storage is allocated once,
+// outside the timed region.
+//
+//   bench_primitives [--reps N] [--quick] [--only merge|segsort|locality] [--csv FILE]
+
+#include <cub/device/device_merge.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "mergejit.h"
+
+#define CUDA_CHECK(call)                                                                     \
+    do {                                                                                     \
+        cudaError_t err_ = (call);                                                           \
+        if (err_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,             \
+                    cudaGetErrorString(err_));                                               \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static mj_context *g_ctx = nullptr;
+static cudaStream_t g_stream;
+static int g_reps = 7;
+static FILE *g_csv = nullptr;
+
+#define MJ_CHECK(call)                                                                       \
+    do {                                                                                     \
+        mj_status st_ = (call);                                                              \
+        if (st_ != MJ_OK) {                                                                  \
+            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,         \
+                    mj_status_name(st_), mj_context_last_error(g_ctx));                      \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+struct DevBuf {
+    void *p = nullptr;
+    size_t bytes = 0;
+    explicit DevBuf(size_t b) : bytes(b) { CUDA_CHECK(cudaMalloc(&p, b ? b : 1)); }
+    ~DevBuf() { cudaFree(p); }
+    DevBuf(const DevBuf &) = delete;
+    DevBuf &operator=(const DevBuf &) = delete;
+};
+
+static void upload(DevBuf &d, const void *h) { CUDA_CHECK(cudaMemcpy(d.p, h, d.bytes, cudaMemcpyHostToDevice)); }
+
+static std::vector<unsigned char> download(const DevBuf &d, size_t bytes)
+{
+    std::vector<unsigned char> h(bytes);
+    CUDA_CHECK(cudaStreamSynchronize(g_stream));
+    CUDA_CHECK(cudaMemcpy(h.data(), d.p, bytes, cudaMemcpyDeviceToHost));
+    return h;
+}
+
+static double median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * ((double)v[m - 1] + (double)v[m]);
+}
+
+// Times `ref` (the reference: CUB, or mergesort for locality) and `mj`, alternating; `prep`
+// runs untimed before each. Prints one row.
+static void race(const char *prim, const char *name, const char *param, size_t n,
+                 const std::function<void()> &prep, const std::function<void()> &ref,
+                 const std::function<void()> &mj, const char *ref_name)
+{
+    cudaEvent_t a, b;
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
+    std::vector<float> t[2];
+    for (int r = 0; r < g_reps; r++)
+        for (int side = 0; side < 2; side++) {
+            prep();
+            CUDA_CHECK(cudaEventRecord(a, g_stream));
+            (side ? mj : ref)();
+            CUDA_CHECK(cudaEventRecord(b, g_stream));
+            CUDA_CHECK(cudaEventSynchronize(b));
+            float ms = 0;
+            CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+            t[side].push_back(ms);
+        }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    double rm = median(t[0]), mm = median(t[1]);
+    printf("%-9s %-10s %-12s %11zu  %-9s %8.3f ms %7.2f Gk/s | mergejit %8.3f ms %7.2f Gk/s | %6.3f\n",
+           prim, name, param, n, ref_name, rm, n / rm / 1e6, mm, n / mm / 1e6, rm / mm);
+    fflush(stdout);
+    if (g_csv)
+        fprintf(g_csv, "%s,%s,%s,%zu,%s,%.5f,%.5f,%.4f\n", prim, name, param, n, ref_name, rm, mm,
+                rm / mm);
+}
+
+static void same_or_die(const std::vector<unsigned char> &x, const std::vector<unsigned char> &y,
+                        const char *what)
+{
+    if (x != y) {
+        size_t i = 0;
+        while (x[i] == y[i]) i++;
+        printf("MISMATCH %s: outputs differ first at byte %zu\n", what, i);
+        exit(1);
+    }
+}
+
+static mj_sorter *sorter(mj_primitive p, mj_key_kind k, size_t value_size)
+{
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, k, MJ_ASCENDING);
+    d.primitive = p;
+    d.value_size = value_size;
+    mj_sorter *s = nullptr;
+    MJ_CHECK(mj_sorter_create(g_ctx, &d, &s));
+    return s;
+}
+
+template <typename K> static void random_keys(std::vector<K> &v, uint64_t seed)
+{
+    for (auto &x : v) x = (K)splitmix64(&seed);
+}
+
+// ---------------------------------------------------------------- merge
+
+template <typename K> static void bench_merge(const char *name, mj_key_kind kind, int lg)
+{
+    size_t n = (size_t)1 << lg, na = n / 2, nb = n - na;
+    std::vector<K> a(na), b(nb);
+    random_keys(a, 1);
+    random_keys(b, 2);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    DevBuf da(na * sizeof(K)), db(nb * sizeof(K)), out(n * sizeof(K));
+    upload(da, a.data());
+    upload(db, b.data());
+    size_t cub_bytes = 0, mj_bytes = 0;
+    CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, cub_bytes, (K *)da.p, (int64_t)na, (K *)db.p,
+                                           (int64_t)nb, (K *)out.p, cuda::std::less<K>{},
+                                           g_stream));
+    mj_sorter *s = sorter(MJ_MERGE, kind, 0);
+    MJ_CHECK(mj_sorter_temp_size(s, n, 0, &mj_bytes));
+    DevBuf ct(cub_bytes), mt(mj_bytes);
+    auto run_cub = [&] {
+        size_t bytes = cub_bytes;
+        CUDA_CHECK(cub::DeviceMerge::MergeKeys(ct.p, bytes, (K *)da.p, (int64_t)na, (K *)db.p,
+                                               (int64_t)nb, (K *)out.p, cuda::std::less<K>{},
+                                               g_stream));
+    };
+    auto run_mj = [&] {
+        MJ_CHECK(mj_sorter_merge(s, da.p, nullptr, na, db.p, nullptr, nb, out.p, nullptr, mt.p,
+                                 mt.bytes, g_stream));
+    };
+    run_cub();
+    auto want = download(out, out.bytes);
+    CUDA_CHECK(cudaMemset(out.p, 0, out.bytes));
+    run_mj();
+    same_or_die(want, download(out, out.bytes), "merge");
+    char param[16];
+    snprintf(param, sizeof param, "2^%d", lg);
+    race("merge", name, param, n, [] {}, run_cub, run_mj, "CUB");
+    mj_sorter_destroy(s);
+}
+
+// ---------------------------------------------------------------- segmented sort
+
+template <typename K, typename V>
+static void bench_segsort(const char *name, mj_key_kind kind, size_t n, long seglen)
+{
+    const bool pairs = !std::is_void<V>::value;
+    typedef typename std::conditional<std::is_void<V>::value, uint32_t, V>::type VV;
+    std::vector<K> keys(n);
+    random_keys(keys, 3);
+    std::vector<VV> vals(pairs ? n : 0);
+    for (size_t i = 0; i < vals.size(); i++) vals[i] = (VV)i;
+    size_t segs = (n + seglen - 1) / seglen;
+    std::vector<int> offsets(segs + 1);
+    for (size_t i = 0; i <= segs; i++) offsets[i] = (int)std::min(n, i * (size_t)seglen);
+    DevBuf dk_in(n * sizeof(K)), dk(n * sizeof(K)), dko(n * sizeof(K));
+    DevBuf dv_in(vals.size() * sizeof(VV)), dv(vals.size() * sizeof(VV)),
+        dvo(vals.size() * sizeof(VV));
+    DevBuf doff(offsets.size() * sizeof(int));
+    upload(dk_in, keys.data());
+    if (pairs) upload(dv_in, vals.data());
+    upload(doff, offsets.data());
+    const int *beg = (const int *)doff.p, *end = beg + 1;
+    auto cub_call = [&](void *t, size_t &bytes) {
+        if constexpr (std::is_void<V>::value)
+            return cub::DeviceSegmentedSort::StableSortKeys(t, bytes, (const K *)dk_in.p,
+                                                            (K *)dko.p, (int64_t)n,
+                                                            (int64_t)segs, beg, end, g_stream);
+        else
+            return cub::DeviceSegmentedSort::StableSortPairs(
+                t, bytes, (const K *)dk_in.p, (K *)dko.p, (const VV *)dv_in.p, (VV *)dvo.p,
+                (int64_t)n, (int64_t)segs, beg, end, g_stream);
+    };
+    size_t cub_bytes = 0, mj_bytes = 0;
+    CUDA_CHECK(cub_call(nullptr, cub_bytes));
+    mj_sorter *s = sorter(MJ_SEGMENTED_SORT, kind, pairs ? sizeof(VV) : 0);
+    MJ_CHECK(mj_sorter_temp_size(s, n, 0, &mj_bytes));
+    DevBuf ct(cub_bytes), mt(mj_bytes);
+    mj_segments sg = {MJ_SEGMENTS_OFFSETS, doff.p, offsets.size(), sizeof(int)};
+    auto prep = [&] {
+        CUDA_CHECK(cudaMemcpyAsync(dk.p, dk_in.p, dk.bytes, cudaMemcpyDeviceToDevice, g_stream));
+        if (pairs)
+            CUDA_CHECK(cudaMemcpyAsync(dv.p, dv_in.p, dv.bytes, cudaMemcpyDeviceToDevice,
+                                       g_stream));
+    };
+    auto run_cub = [&] {
+        size_t bytes = cub_bytes;
+        CUDA_CHECK(cub_call(ct.p, bytes));
+    };
+    auto run_mj = [&] {
+        MJ_CHECK(mj_sorter_segmented_sort(s, dk.p, pairs ? dv.p : nullptr, n, &sg, mt.p,
+                                          mt.bytes, g_stream));
+    };
+    run_cub();
+    prep();
+    run_mj();
+    same_or_die(download(dko, dko.bytes), download(dk, dk.bytes), "segmented sort keys");
+    if (pairs) same_or_die(download(dvo, dvo.bytes), download(dv, dv.bytes), "segmented sort values");
+    char param[32];
+    snprintf(param, sizeof param, "seglen %ld", seglen);
+    race("segsort", name, param, n, prep, run_cub, run_mj, "CUB");
+    mj_sorter_destroy(s);
+}
+
+// ---------------------------------------------------------------- locality sort
+
+static void bench_locality(const char *name, size_t n, double swap_fraction)
+{
+    std::vector<uint32_t> keys(n);
+    for (size_t i = 0; i < n; i++) keys[i] = (uint32_t)i;
+    uint64_t seed = 4;
+    size_t swaps = (size_t)(swap_fraction * n);
+    // Nearly sorted: each swap exchanges two keys at most 1000 places apart.
+    for (size_t k = 0; k < swaps; k++) {
+        size_t i = splitmix64(&seed) % n, j = i + splitmix64(&seed) % 1000;
+        std::swap(keys[i], keys[j < n ? j : n - 1]);
+    }
+    DevBuf in(n * 4), d(n * 4);
+    upload(in, keys.data());
+    mj_sorter *ms = sorter(MJ_MERGESORT, MJ_KEY_U32, 0), *ls = sorter(MJ_LOCALITY_SORT, MJ_KEY_U32, 0);
+    size_t mb = 0, lb = 0;
+    MJ_CHECK(mj_sorter_temp_size(ms, n, 0, &mb));
+    MJ_CHECK(mj_sorter_temp_size(ls, n, 0, &lb));
+    DevBuf mt(mb), lt(lb);
+    auto prep = [&] {
+        CUDA_CHECK(cudaMemcpyAsync(d.p, in.p, d.bytes, cudaMemcpyDeviceToDevice, g_stream));
+    };
+    auto run_ms = [&] { MJ_CHECK(mj_sorter_sort(ms, d.p, nullptr, n, mt.p, mt.bytes, g_stream)); };
+    auto run_ls = [&] { MJ_CHECK(mj_sorter_sort(ls, d.p, nullptr, n, lt.p, lt.bytes, g_stream)); };
+    prep();
+    run_ms();
+    auto want = download(d, d.bytes);
+    prep();
+    run_ls();
+    same_or_die(want, download(d, d.bytes), "locality sort");
+    char param[32];
+    snprintf(param, sizeof param, "%g%% near", swap_fraction * 100);
+    race("locality", name, param, n, prep, run_ms, run_ls, "mergesort");
+    mj_sorter_destroy(ms);
+    mj_sorter_destroy(ls);
+}
+
+int main(int argc, char **argv)
+{
+    bool quick = false;
+    const char *only = nullptr;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            g_reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick"))
+            quick = true;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            g_csv = fopen(argv[++i], "w");
+            if (!g_csv) {
+                perror("--csv");
+                return 2;
+            }
+            fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio\n");
+        } else {
+            fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
+                            "[--only merge|segsort|locality] [--csv FILE]\n");
+            return 2;
+        }
+    }
+    if (g_reps < 1) g_reps = 1;
+    if (quick) g_reps = std::min(g_reps, 3);
+    mj_status st = mj_context_create(nullptr, &g_ctx);
+    if (st != MJ_OK) {
+        fprintf(stderr, "bench_primitives: %s: %s\n", mj_status_name(st), mj_context_last_error(g_ctx));
+        return 1;
+    }
+    CUDA_CHECK(cudaStreamCreate(&g_stream));
+    printf("device: %s; reps %d (median); ratio = reference ms / mergejit ms\n",
+           mj_context_device_name(g_ctx), g_reps);
+    auto want = [&](const char *p) { return !only || !strcmp(only, p); };
+    if (want("merge")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            bench_merge<uint32_t>("u32", MJ_KEY_U32, lg);
+            bench_merge<uint64_t>("u64", MJ_KEY_U64, lg);
+        }
+    }
+    if (want("segsort")) {
+        size_t n = (size_t)1 << 24;
+        for (long len : {32L, 300L, 10000L, 1000000L}) {
+            bench_segsort<uint32_t, void>("u32", MJ_KEY_U32, n, len);
+            bench_segsort<uint64_t, void>("u64", MJ_KEY_U64, n, len);
+            bench_segsort<uint32_t, uint32_t>("pairs_u32", MJ_KEY_U32, n, len);
+        }
+    }
+    if (want("locality")) {
+        size_t n = (size_t)1 << 24;
+        for (double f : {0.0, 1e-5, 1e-3, 1e-2}) bench_locality("u32", n, f);
+    }
+    if (g_csv) fclose(g_csv);
+    cudaStreamDestroy(g_stream);
+    mj_context_destroy(g_ctx);
+    return 0;
+}
