@@ -54,7 +54,7 @@ mj_queue_partition(const mj_key *keys, mj_i64 n, mj_i64 coop, int pass, mj_i64 t
     if (tid < MJ_QP_NT - 1 && tile < tiles) {
         mj_i64 p_end = mj_tile_ends_frame(tile, coop, tiles) ? f.a_count : s_split[tid + 1];
         mj_range r = mj_sort_range(f, tile, coop, MJ_NV, s_split[tid], p_end);
-        job = mj_tile_job(r, tile * MJ_NV, pass, pass > 0 && same[tile]);
+        job = mj_tile_job(r, tile * MJ_NV, pass > 0 && same[tile]);
         if (job != MJ_JOB_NONE) same[tile] = job == MJ_JOB_COPY;
     }
     /* One atomic per warp and queue. */

@@ -58,12 +58,13 @@ MJ_HD void mj_tile_locks(mj_frame f, mj_range r, mj_frame_lock l, int *a_lock, i
     *b_lock = (int)(a_len + mj_clamp_ll(l.b_lock - (r.b_begin - f.b0), 0, b_len));
 }
 
-/* The job of a tile whose output starts at out0, given its input ranges. */
-MJ_HD int mj_tile_job(mj_range r, long long out0, int pass, int same) {
+/* The job of a tile whose output starts at out0, given its input ranges; `same` says whether
+ * both buffers already agree over the tile (never in a sort's first pass). */
+MJ_HD int mj_tile_job(mj_range r, long long out0, int same) {
     int a_empty = r.a_begin == r.a_end, b_empty = r.b_begin == r.b_end;
     long long src0 = a_empty ? r.b_begin : r.a_begin;
     if ((!a_empty && !b_empty) || src0 != out0) return MJ_JOB_MERGE;
-    return pass == 0 || !same ? MJ_JOB_COPY : MJ_JOB_NONE;
+    return same ? MJ_JOB_NONE : MJ_JOB_COPY;
 }
 
 /* Per-pass queue counters: merge and copy jobs queued, and taken by the work kernel. */

@@ -148,6 +148,8 @@ void kg_fill_values(void *values, size_t value_size, size_t n);
  * sorts before another exactly when its rank is smaller; equal ranks are equivalent keys.
  * Floats use the total order -inf < ... < -0 < +0 < ... < +inf, every NaN equivalent to every
  * other and last in both orders; descending reverses the non-NaN values only. */
+/* splitmix64: the next pseudo-random number of *state. */
+uint64_t kg_splitmix(uint64_t *state);
 uint64_t kg_rank(mj_key_kind kind, mj_order order, const void *key);
 /* kg_rank(a) < kg_rank(b). */
 int kg_less(mj_key_kind kind, mj_order order, const void *a, const void *b);
@@ -159,6 +161,11 @@ int kg_is_nan(mj_key_kind kind, const void *key);
  * MJ_ERR_HOST_MEMORY / MJ_ERR_TOO_LARGE. */
 mj_status kg_reference_sort(mj_key_kind kind, mj_order order, const void *keys, size_t n,
                             uint64_t *perm);
+
+/* The same for a segmented sort: heads[i] non-zero where a segment begins (element 0 always
+ * begins one); each segment is sorted alone. */
+mj_status kg_reference_segmented_sort(mj_key_kind kind, mj_order order, const void *keys,
+                                      size_t n, const uint8_t *heads, uint64_t *perm);
 
 /* Compares a result with the reference: out_keys[i] must equal in_keys[perm[i]] byte for byte
  * and, when value_size > 0, out_values[i] must equal in_values[perm[i]]. Returns the number of

@@ -1,5 +1,6 @@
-/* `mergejit demo`: sort random keys on the GPU, check them against a CPU stable sort, time
- * them. Without a GPU it builds the sorter in a compile-only context and reports the JIT cost. */
+/* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort) on random
+ * keys on the GPU, check the result against a CPU stable sort, time it. Without a GPU it builds
+ * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,11 @@ static const char usage[] =
     "builds the sorter for --sm in a compile-only context and reports what the JIT cost.\n"
     "\n"
     "Options:\n"
+    "  --primitive P mergesort (default); merge: the two halves of the keys, each sorted on\n"
+    "                the CPU first, merged into one; segsort: segments of --seglen keys, each\n"
+    "                sorted alone (given as head indices); locality: sorted keys of which 1%\n"
+    "                are swapped with a key at most 1000 places away\n"
+    "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
     "                are random 16-bit patterns\n"
@@ -34,6 +40,8 @@ static const char usage[] =
     "  -h, --help    show this help\n";
 
 typedef struct demo_opts {
+    mj_primitive primitive;
+    uint64_t seglen;
     mj_key_kind kind;
     uint64_t n;
     size_t value_size;
@@ -46,6 +54,8 @@ typedef struct demo_opts {
 
 static int parse_opts(int argc, char **argv, demo_opts *o)
 {
+    o->primitive = MJ_MERGESORT;
+    o->seglen = 1000;
     o->kind = MJ_KEY_U32;
     o->n = (uint64_t)1 << 24;
     o->value_size = 0;
@@ -59,7 +69,19 @@ static int parse_opts(int argc, char **argv, demo_opts *o)
         const char *v = NULL;
         int r;
         long l;
-        if ((r = cli_take(CMD, argc, argv, &i, "--type", &v)) != 0) {
+        if ((r = cli_take(CMD, argc, argv, &i, "--primitive", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            o->primitive = mj_primitive_parse(v);
+            if (o->primitive == MJ_PRIMITIVE_COUNT)
+                return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort "
+                                            "or locality)", v);
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--seglen", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            if (cli_parse_size(v, &o->seglen) != 0 || o->seglen == 0)
+                return cli_usage_error(CMD, "bad segment length '%s'", v);
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--type", &v)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
             if (cli_parse_builtin_kind(v, &o->kind) != 0)
@@ -115,6 +137,7 @@ static int parse_opts(int argc, char **argv, demo_opts *o)
 static void fill_desc(const demo_opts *o, mj_sort_desc *desc)
 {
     mj_sort_desc_init(desc, o->kind, o->order);
+    desc->primitive = o->primitive;
     desc->value_size = o->value_size;
 }
 
@@ -154,15 +177,88 @@ done:
 
 /* One timed sort, for mj_dev_time. */
 typedef struct sort_job {
+    mj_primitive primitive;
     mj_sorter *sorter;
     void *keys, *values, *temp;
-    size_t n, temp_bytes;
+    void *out_keys, *out_values; /* merge: the output (keys holds a, then b) */
+    size_t n, temp_bytes, key_size, value_size;
+    mj_segments segments;        /* segsort */
 } sort_job;
 
 static mj_status run_sort(void *arg)
 {
     sort_job *j = arg;
-    return mj_sorter_sort(j->sorter, j->keys, j->values, j->n, j->temp, j->temp_bytes, NULL);
+    size_t na = j->n / 2;
+    switch (j->primitive) {
+    case MJ_MERGE:
+        return mj_sorter_merge(j->sorter, j->keys, j->values, na,
+                               (char *)j->keys + na * j->key_size,
+                               j->values ? (char *)j->values + na * j->value_size : NULL,
+                               j->n - na, j->out_keys, j->out_values, j->temp, j->temp_bytes,
+                               NULL);
+    case MJ_SEGMENTED_SORT:
+        return mj_sorter_segmented_sort(j->sorter, j->keys, j->values, j->n, &j->segments,
+                                        j->temp, j->temp_bytes, NULL);
+    default:
+        return mj_sorter_sort(j->sorter, j->keys, j->values, j->n, j->temp, j->temp_bytes, NULL);
+    }
+}
+
+/* keys[0, n) in the order of perm. */
+static void permute(unsigned char *keys, size_t key_size, const uint64_t *perm, size_t n,
+                    unsigned char *scratch)
+{
+    for (size_t i = 0; i < n; i++)
+        memcpy(scratch + i * key_size, keys + perm[i] * key_size, key_size);
+    memcpy(keys, scratch, n * key_size);
+}
+
+/* The primitive's input from random keys: merge sorts each half, locality sorts all and then
+ * disturbs 1% of the keys locally. keys_out and perm serve as scratch. */
+static mj_status prepare_input(const demo_opts *o, unsigned char *keys, size_t n,
+                               unsigned char *scratch, uint64_t *perm)
+{
+    size_t ks = mj_key_kind_size(o->kind), na = n / 2;
+    mj_status st = MJ_OK;
+    if (o->primitive == MJ_MERGE) {
+        if ((st = kg_reference_sort(o->kind, o->order, keys, na, perm)) != MJ_OK)
+            return st;
+        permute(keys, ks, perm, na, scratch);
+        if ((st = kg_reference_sort(o->kind, o->order, keys + na * ks, n - na, perm)) != MJ_OK)
+            return st;
+        permute(keys + na * ks, ks, perm, n - na, scratch);
+    } else if (o->primitive == MJ_LOCALITY_SORT) {
+        if ((st = kg_reference_sort(o->kind, o->order, keys, n, perm)) != MJ_OK)
+            return st;
+        permute(keys, ks, perm, n, scratch);
+        uint64_t s = o->seed;
+        for (size_t k = 0; k < n / 100; k++) {
+            size_t i = (size_t)(kg_splitmix(&s) % n), j = i + (size_t)(kg_splitmix(&s) % 1000);
+            if (j >= n)
+                j = n - 1;
+            memcpy(scratch, keys + i * ks, ks);
+            memcpy(keys + i * ks, keys + j * ks, ks);
+            memcpy(keys + j * ks, scratch, ks);
+        }
+    }
+    return st;
+}
+
+/* The CPU stable result: perm[i] is the input index of output i. Segmented sorts sort each
+ * segment of --seglen alone. */
+static mj_status reference(const demo_opts *o, const unsigned char *keys, size_t n,
+                           uint64_t *perm)
+{
+    if (o->primitive != MJ_SEGMENTED_SORT)
+        return kg_reference_sort(o->kind, o->order, keys, n, perm);
+    uint8_t *heads = calloc(n, 1);
+    if (heads == NULL)
+        return MJ_ERR_HOST_MEMORY;
+    for (size_t at = 0; at < n; at += (size_t)o->seglen)
+        heads[at] = 1;
+    mj_status st = kg_reference_segmented_sort(o->kind, o->order, keys, n, heads, perm);
+    free(heads);
+    return st;
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -217,7 +313,8 @@ int cmd_demo(int argc, char **argv)
                               (unsigned long long)o.n);
     size_t n = (size_t)o.n;
 
-    printf("mergejit demo: %zu %s keys", n, mj_key_kind_name(o.kind));
+    printf("mergejit demo: %s of %zu %s keys", mj_primitive_name(o.primitive), n,
+           mj_key_kind_name(o.kind));
     if (o.value_size > 0)
         printf(" with %zu-byte values", o.value_size);
     printf(", %s, seed %llu\n", o.order == MJ_DESCENDING ? "descending" : "ascending",
@@ -253,6 +350,7 @@ int cmd_demo(int argc, char **argv)
     uint64_t *perm = NULL;
     float *times = NULL;
     void *d_keys = NULL, *d_values = NULL, *d_temp = NULL;
+    void *d_out_keys = NULL, *d_out_values = NULL, *d_heads = NULL;
     size_t key_bytes = n * key_size, value_bytes = n * o.value_size, temp_bytes = 0;
     int launched = 0, pass = 0;
     rc = CLI_FAILURE;
@@ -271,6 +369,10 @@ int cmd_demo(int argc, char **argv)
         goto done;
     }
     kg_fill_keys(o.kind, keys_in, n, o.seed);
+    if ((st = prepare_input(&o, keys_in, n, keys_out, perm)) != MJ_OK) {
+        cli_tool_error(st, "preparing the input of %zu keys failed", n);
+        goto done;
+    }
     if (o.value_size > 0)
         kg_fill_values(values_in, o.value_size, n);
 
@@ -291,8 +393,41 @@ int cmd_demo(int argc, char **argv)
         goto fail;
     if (o.value_size > 0 && (st = mj_dev_upload(ctx, d_values, values_in, value_bytes)) != MJ_OK)
         goto fail;
+    memset(&job, 0, sizeof job);
+    if (o.primitive == MJ_MERGE) { /* the merge writes elsewhere */
+        if ((st = mj_dev_alloc(ctx, &d_out_keys, key_bytes)) != MJ_OK)
+            goto fail;
+        if (o.value_size > 0 && (st = mj_dev_alloc(ctx, &d_out_values, value_bytes)) != MJ_OK)
+            goto fail;
+    }
+    if (o.primitive == MJ_SEGMENTED_SORT) { /* segments as 8-byte head indices */
+        size_t count = (n + (size_t)o.seglen - 1) / (size_t)o.seglen;
+        uint64_t *heads = malloc(count * sizeof *heads);
+        if (heads == NULL) {
+            cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate %zu segment heads", count);
+            goto done;
+        }
+        for (size_t i = 0; i < count; i++)
+            heads[i] = i * o.seglen;
+        st = mj_dev_alloc(ctx, &d_heads, count * sizeof *heads);
+        if (st == MJ_OK)
+            st = mj_dev_upload(ctx, d_heads, heads, count * sizeof *heads);
+        free(heads);
+        if (st != MJ_OK)
+            goto fail;
+        job.segments.kind = MJ_SEGMENTS_HEADS;
+        job.segments.data = d_heads;
+        job.segments.count = count;
+        job.segments.index_size = 8;
+        printf("segments: %zu of %llu keys\n", count, (unsigned long long)o.seglen);
+    }
 
-    /* One sort, checked. */
+    /* One run, checked. */
+    job.primitive = o.primitive;
+    job.out_keys = o.primitive == MJ_MERGE ? d_out_keys : d_keys;
+    job.out_values = o.primitive == MJ_MERGE ? d_out_values : d_values;
+    job.key_size = key_size;
+    job.value_size = o.value_size;
     job.sorter = sorter;
     job.keys = d_keys;
     job.values = d_values;
@@ -304,13 +439,13 @@ int cmd_demo(int argc, char **argv)
         goto fail;
     if ((st = mj_dev_sync(ctx, NULL)) != MJ_OK)
         goto fail;
-    if ((st = mj_dev_download(ctx, keys_out, d_keys, key_bytes)) != MJ_OK)
+    if ((st = mj_dev_download(ctx, keys_out, job.out_keys, key_bytes)) != MJ_OK)
         goto fail;
     if (o.value_size > 0 &&
-        (st = mj_dev_download(ctx, values_out, d_values, value_bytes)) != MJ_OK)
+        (st = mj_dev_download(ctx, values_out, job.out_values, value_bytes)) != MJ_OK)
         goto fail;
 
-    if ((st = kg_reference_sort(o.kind, o.order, keys_in, n, perm)) != MJ_OK) {
+    if ((st = reference(&o, keys_in, n, perm)) != MJ_OK) {
         cli_tool_error(st, "the CPU reference sort of %zu keys failed", n);
         goto done;
     }
@@ -353,6 +488,12 @@ done:
         (void)mj_dev_sync(ctx, NULL);
     if (d_temp != NULL)
         (void)mj_dev_free(ctx, d_temp);
+    if (d_out_keys != NULL)
+        (void)mj_dev_free(ctx, d_out_keys);
+    if (d_out_values != NULL)
+        (void)mj_dev_free(ctx, d_out_values);
+    if (d_heads != NULL)
+        (void)mj_dev_free(ctx, d_heads);
     if (d_values != NULL)
         (void)mj_dev_free(ctx, d_values);
     if (d_keys != NULL)

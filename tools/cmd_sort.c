@@ -25,6 +25,9 @@ static const char usage[] =
     "  --values FILE     values in key order, --value-size bytes each (FILE's size must be\n"
     "                    that times the number of keys); needs VALUES_OUT\n"
     "  --value-size B    bytes per value, 1..64 (with --values)\n"
+    "  --segments FILE   segmented sort: FILE holds the segments' first indices as 8-byte\n"
+    "                    integers in the machine's byte order, in any order (repeats are empty\n"
+    "                    segments; index 0 always begins one); each segment is sorted alone\n"
     "  --device N        CUDA device ordinal (default 0)\n"
     "  --verify          check the result against a CPU stable sort before writing anything\n"
     "  -h, --help        show this help\n";
@@ -34,6 +37,7 @@ typedef struct sort_opts {
     int have_kind;
     mj_order order;
     const char *values_in;
+    const char *segments;
     size_t value_size;
     int device;
     int verify;
@@ -79,6 +83,10 @@ static int parse_opts(int argc, char **argv, sort_opts *o)
             if (r < 0)
                 return CLI_USAGE;
             o->values_in = v;
+        } else if ((r = cli_take(CMD, argc, argv, &i, "--segments", &v)) != 0) {
+            if (r < 0)
+                return CLI_USAGE;
+            o->segments = v;
         } else if ((r = cli_take(CMD, argc, argv, &i, "--value-size", &v)) != 0) {
             if (r < 0)
                 return CLI_USAGE;
@@ -113,12 +121,12 @@ static int parse_opts(int argc, char **argv, sort_opts *o)
         return cli_usage_error(CMD, "VALUES_OUT given without --values");
 
     /* Outputs replace their paths: none may be an input or the other output. */
-    const char *inputs[2] = {o->in, o->values_in};
+    const char *inputs[3] = {o->in, o->values_in, o->segments};
     const char *outputs[2] = {o->out, o->values_out};
     for (int a = 0; a < 2; a++) {
         if (outputs[a] == NULL)
             continue;
-        for (int b = 0; b < 2; b++)
+        for (int b = 0; b < 3; b++)
             if (inputs[b] != NULL &&
                 (strcmp(outputs[a], inputs[b]) == 0 || fio_same_file(inputs[b], outputs[a])))
                 return cli_usage_error(CMD, "output '%s' is the input '%s'; it would be replaced",
@@ -130,14 +138,16 @@ static int parse_opts(int argc, char **argv, sort_opts *o)
     return CLI_OK;
 }
 
-/* Sorts n keys (and values) in place in host memory through the GPU. */
-static int gpu_sort(const sort_opts *o, void *keys, void *values, size_t n)
+/* Sorts n keys (and values) in place in host memory through the GPU; with heads (count
+ * 8-byte segment starts), each segment alone. */
+static int gpu_sort(const sort_opts *o, void *keys, void *values, size_t n,
+                    const uint64_t *heads, size_t count)
 {
     mj_context_options opts;
     mj_context *ctx = NULL;
     mj_sorter *sorter = NULL;
     mj_sort_desc desc;
-    void *d_keys = NULL, *d_values = NULL;
+    void *d_keys = NULL, *d_values = NULL, *d_heads = NULL;
     size_t key_bytes = n * mj_key_kind_size(o->kind), value_bytes = n * o->value_size;
     int launched = 0, rc = CLI_OK;
     mj_status st;
@@ -148,7 +158,11 @@ static int gpu_sort(const sort_opts *o, void *keys, void *values, size_t n)
         goto fail;
     mj_sort_desc_init(&desc, o->kind, o->order);
     desc.value_size = o->value_size;
+    desc.primitive = heads != NULL ? MJ_SEGMENTED_SORT : MJ_MERGESORT;
     if ((st = mj_sorter_create(ctx, &desc, &sorter)) != MJ_OK)
+        goto fail;
+    if (heads != NULL && ((st = mj_dev_alloc(ctx, &d_heads, count * 8)) != MJ_OK ||
+                          (st = mj_dev_upload(ctx, d_heads, heads, count * 8)) != MJ_OK))
         goto fail;
     if ((st = mj_dev_alloc(ctx, &d_keys, key_bytes)) != MJ_OK)
         goto fail;
@@ -159,7 +173,11 @@ static int gpu_sort(const sort_opts *o, void *keys, void *values, size_t n)
     if (values != NULL && (st = mj_dev_upload(ctx, d_values, values, value_bytes)) != MJ_OK)
         goto fail;
     launched = 1;
-    if ((st = mj_sorter_sort(sorter, d_keys, d_values, n, NULL, 0, NULL)) != MJ_OK)
+    mj_segments segments = {MJ_SEGMENTS_HEADS, d_heads, count, 8};
+    st = heads != NULL
+             ? mj_sorter_segmented_sort(sorter, d_keys, d_values, n, &segments, NULL, 0, NULL)
+             : mj_sorter_sort(sorter, d_keys, d_values, n, NULL, 0, NULL);
+    if (st != MJ_OK)
         goto fail;
     if ((st = mj_dev_sync(ctx, NULL)) != MJ_OK)
         goto fail;
@@ -174,6 +192,8 @@ fail:
 done:
     if (launched)
         (void)mj_dev_sync(ctx, NULL);
+    if (d_heads != NULL)
+        (void)mj_dev_free(ctx, d_heads);
     if (d_values != NULL)
         (void)mj_dev_free(ctx, d_values);
     if (d_keys != NULL)
@@ -185,12 +205,23 @@ done:
 
 /* Checks sorted keys/values against the CPU stable sort of the originals. */
 static int verify(const sort_opts *o, const void *keys_in, const void *values_in,
-                  const void *keys_out, const void *values_out, size_t n)
+                  const void *keys_out, const void *values_out, size_t n,
+                  const uint64_t *heads, size_t count)
 {
     uint64_t *perm = malloc((n > 0 ? n : 1) * sizeof *perm);
-    if (perm == NULL)
+    uint8_t *flags = heads != NULL ? calloc(n, 1) : NULL;
+    if (perm == NULL || (heads != NULL && flags == NULL)) {
+        free(perm);
+        free(flags);
         return cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate memory to verify %zu keys", n);
-    mj_status st = kg_reference_sort(o->kind, o->order, keys_in, n, perm);
+    }
+    for (size_t i = 0; i < count; i++)
+        if (heads[i] < n)
+            flags[heads[i]] = 1;
+    mj_status st = heads != NULL
+                       ? kg_reference_segmented_sort(o->kind, o->order, keys_in, n, flags, perm)
+                       : kg_reference_sort(o->kind, o->order, keys_in, n, perm);
+    free(flags);
     if (st != MJ_OK) {
         free(perm);
         return cli_tool_error(st, "the CPU reference sort of %zu keys failed", n);
@@ -227,8 +258,8 @@ int cmd_sort(int argc, char **argv)
         return rc;
 
     size_t key_size = mj_key_kind_size(o.kind);
-    void *keys = NULL, *values = NULL, *keys_copy = NULL, *values_copy = NULL;
-    size_t key_bytes = 0, value_bytes = 0, n;
+    void *keys = NULL, *values = NULL, *keys_copy = NULL, *values_copy = NULL, *heads = NULL;
+    size_t key_bytes = 0, value_bytes = 0, head_bytes = 0, n;
     fio_pending out_file = {NULL, NULL}, values_file = {NULL, NULL};
     rc = CLI_FAILURE;
 
@@ -252,6 +283,17 @@ int cmd_sort(int argc, char **argv)
         }
     }
 
+    if (o.segments != NULL) {
+        if (fio_read_all(o.segments, &heads, &head_bytes) != 0)
+            goto done;
+        if (head_bytes % 8 != 0) {
+            cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
+                           "'%s' holds %zu bytes, not a whole number of 8-byte indices",
+                           o.segments, head_bytes);
+            goto done;
+        }
+    }
+
     if (n > 0) {
         if (o.verify) {
             keys_copy = malloc(key_bytes);
@@ -265,9 +307,10 @@ int cmd_sort(int argc, char **argv)
             if (values != NULL)
                 memcpy(values_copy, values, value_bytes);
         }
-        if (gpu_sort(&o, keys, values, n) != CLI_OK)
+        if (gpu_sort(&o, keys, values, n, heads, head_bytes / 8) != CLI_OK)
             goto done;
-        if (o.verify && verify(&o, keys_copy, values_copy, keys, values, n) != CLI_OK)
+        if (o.verify && verify(&o, keys_copy, values_copy, keys, values, n, heads,
+                               head_bytes / 8) != CLI_OK)
             goto done;
     }
 
@@ -281,6 +324,8 @@ int cmd_sort(int argc, char **argv)
         goto done;
 
     printf("sorted %zu %s keys (%s)", n, mj_key_kind_name(o.kind), cli_order_name(o.order));
+    if (o.segments != NULL)
+        printf(" in segments from %s", o.segments);
     if (o.values_out != NULL)
         printf(" with %zu-byte values", o.value_size);
     printf("%s: wrote %s", o.verify ? ", verified" : "", o.out);
@@ -296,5 +341,6 @@ done:
     free(values);
     free(keys_copy);
     free(values_copy);
+    free(heads);
     return rc;
 }

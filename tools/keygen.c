@@ -51,7 +51,7 @@ static uint64_t width_mask(size_t size)
 /* ---------------------------------------------------------------- random numbers */
 
 /* splitmix64: small, fast, and good enough for test data. */
-static uint64_t splitmix64(uint64_t *state)
+uint64_t kg_splitmix(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -90,11 +90,11 @@ void kg_fill_keys(mj_key_kind kind, void *keys, size_t n, uint64_t seed)
     if (size == 0)
         return;
     for (size_t i = 0; i < POOL_SIZE; i++)
-        pool[i] = splitmix64(&state);
+        pool[i] = kg_splitmix(&state);
 
     for (size_t i = 0; i < n; i++) {
-        uint64_t pick = splitmix64(&state) >> 58; /* 0..63 */
-        uint64_t bits = splitmix64(&state);
+        uint64_t pick = kg_splitmix(&state) >> 58; /* 0..63 */
+        uint64_t bits = kg_splitmix(&state);
         switch (kind) {
         case MJ_KEY_F16:
         case MJ_KEY_BF16:
@@ -130,7 +130,7 @@ void kg_fill_values(void *values, size_t value_size, size_t n)
             uint64_t word = index;
             if (j > 0) {
                 uint64_t state = index * 0x100000001B3ull + j;
-                word = splitmix64(&state);
+                word = kg_splitmix(&state);
             }
             for (size_t b = 0; b < 8 && j + b < value_size; b++)
                 v[j + b] = (unsigned char)(word >> (8 * b));
@@ -359,4 +359,23 @@ const char *kg_format_key(mj_key_kind kind, const void *key, char *buf, size_t l
     }
     snprintf(buf, len, "%.9g (0x%0*llx)", d, hexw, (unsigned long long)bits);
     return buf;
+}
+
+mj_status kg_reference_segmented_sort(mj_key_kind kind, mj_order order, const void *keys,
+                                      size_t n, const uint8_t *heads, uint64_t *perm)
+{
+    size_t size = mj_key_kind_size(kind);
+    for (size_t at = 0; at < n;) {
+        size_t end = at + 1;
+        while (end < n && !heads[end])
+            end++;
+        mj_status st = kg_reference_sort(kind, order, (const unsigned char *)keys + at * size,
+                                         end - at, perm + at);
+        if (st != MJ_OK)
+            return st;
+        for (size_t i = at; i < end; i++)
+            perm[i] += at;
+        at = end;
+    }
+    return MJ_OK;
 }
