@@ -16,6 +16,18 @@
 #include "serial_merge.cuh"
 #include "tile_io.cuh"
 
+/* Declares a kernel's shared memory for mj_cta_merge: keys, and positions when values are
+ * carried (else a null pointer that is never used). */
+#if MJ_HAS_VALUES
+#define MJ_CTA_MERGE_SHARED(keys, pos) \
+    __shared__ mj_key keys[MJ_NV];     \
+    __shared__ int pos[MJ_NV]
+#else
+#define MJ_CTA_MERGE_SHARED(keys, pos) \
+    __shared__ mj_key keys[MJ_NV];     \
+    int *pos = 0
+#endif
+
 /* s_keys and s_pos have MJ_NV slots (s_pos is unused without values). */
 MJ_DEVICE void mj_cta_merge(const mj_key *ka, const mj_value *va, mj_i64 a_begin, int a_len,
                             const mj_key *kb, const mj_value *vb, mj_i64 b_begin, int total,

@@ -10,12 +10,7 @@
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
          mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop) {
-    __shared__ mj_key s_keys[MJ_NV];
-#if MJ_HAS_VALUES
-    __shared__ int s_pos[MJ_NV];
-#else
-    int *s_pos = 0;
-#endif
+    MJ_CTA_MERGE_SHARED(s_keys, s_pos);
     mj_i64 tile = blockIdx.x;
     mj_frame f = mj_sort_frame(tile, coop, MJ_NV, n);
     mj_i64 p_end = mj_tile_ends_frame(tile, coop, gridDim.x) ? f.a_count : partitions[tile + 1];

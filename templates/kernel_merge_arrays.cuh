@@ -22,12 +22,7 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_merge_arrays(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
                 const mj_key *b_keys, const mj_value *b_values, mj_i64 b_count,
                 mj_key *keys_out, mj_value *values_out, const mj_i64 *partitions) {
-    __shared__ mj_key s_keys[MJ_NV];
-#if MJ_HAS_VALUES
-    __shared__ int s_pos[MJ_NV];
-#else
-    int *s_pos = 0;
-#endif
+    MJ_CTA_MERGE_SHARED(s_keys, s_pos);
     mj_i64 tile = blockIdx.x;
     mj_i64 d0 = tile * MJ_NV;
     mj_i64 d1 = mj_min(d0 + MJ_NV, a_count + b_count);

@@ -32,12 +32,7 @@ mj_queue_work(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out
               mj_value *values_out, const mj_i64 *partitions, const mj_heads_range *lists,
               mj_i64 n, mj_i64 coop, mj_i64 tiles, const int *merge_queue,
               const int *copy_queue, int *counters) {
-    __shared__ mj_key s_keys[MJ_NV];
-#if MJ_HAS_VALUES
-    __shared__ int s_pos[MJ_NV];
-#else
-    int *s_pos = 0;
-#endif
+    MJ_CTA_MERGE_SHARED(s_keys, s_pos);
     __shared__ int s_job;
     int tid = threadIdx.x;
     for (;;) {
