@@ -23,42 +23,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
+#include "bench_common.h"
 #include "mergejit.h"
 
-#define CUDA_CHECK(call)                                                                     \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,             \
-                    cudaGetErrorString(err_));                                               \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
-static mj_context *g_ctx = nullptr;
+mj_context *g_ctx = nullptr;
 static cudaStream_t g_stream;
 static int g_reps = 7;
 static FILE *g_csv = nullptr;
-
-#define MJ_CHECK(call)                                                                       \
-    do {                                                                                     \
-        mj_status st_ = (call);                                                              \
-        if (st_ != MJ_OK) {                                                                  \
-            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,         \
-                    mj_status_name(st_), mj_context_last_error(g_ctx));                      \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 struct DevBuf {
     void *p = nullptr;
@@ -69,7 +43,10 @@ struct DevBuf {
     DevBuf &operator=(const DevBuf &) = delete;
 };
 
-static void upload(DevBuf &d, const void *h) { CUDA_CHECK(cudaMemcpy(d.p, h, d.bytes, cudaMemcpyHostToDevice)); }
+static void upload(DevBuf &d, const void *h)
+{
+    CUDA_CHECK(cudaMemcpy(d.p, h, d.bytes, cudaMemcpyHostToDevice));
+}
 
 static std::vector<unsigned char> download(const DevBuf &d, size_t bytes)
 {
@@ -79,12 +56,6 @@ static std::vector<unsigned char> download(const DevBuf &d, size_t bytes)
     return h;
 }
 
-static double median(std::vector<float> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * ((double)v[m - 1] + (double)v[m]);
-}
 
 // Times `ref` (the reference: CUB, or mergesort for locality) and `mj`, alternating; `prep`
 // runs untimed before each. Prints one row.
@@ -110,7 +81,8 @@ static void race(const char *prim, const char *name, const char *param, size_t n
     cudaEventDestroy(a);
     cudaEventDestroy(b);
     double rm = median(t[0]), mm = median(t[1]);
-    printf("%-9s %-10s %-12s %11zu  %-9s %8.3f ms %7.2f Gk/s | mergejit %8.3f ms %7.2f Gk/s | %6.3f\n",
+    printf("%-9s %-10s %-12s %11zu  %-9s %8.3f ms %7.2f Gk/s | mergejit %8.3f ms %7.2f Gk/s"
+           " | %6.3f\n",
            prim, name, param, n, ref_name, rm, n / rm / 1e6, mm, n / mm / 1e6, rm / mm);
     fflush(stdout);
     if (g_csv)
@@ -242,7 +214,8 @@ static void bench_segsort(const char *name, mj_key_kind kind, size_t n, long seg
     prep();
     run_mj();
     same_or_die(download(dko, dko.bytes), download(dk, dk.bytes), "segmented sort keys");
-    if (pairs) same_or_die(download(dvo, dvo.bytes), download(dv, dv.bytes), "segmented sort values");
+    if (pairs)
+        same_or_die(download(dvo, dvo.bytes), download(dv, dv.bytes), "segmented sort values");
     char param[32];
     snprintf(param, sizeof param, "seglen %ld", seglen);
     race("segsort", name, param, n, prep, run_cub, run_mj, "CUB");
@@ -264,7 +237,8 @@ static void bench_locality(const char *name, size_t n, double swap_fraction)
     }
     DevBuf in(n * 4), d(n * 4);
     upload(in, keys.data());
-    mj_sorter *ms = sorter(MJ_MERGESORT, MJ_KEY_U32, 0), *ls = sorter(MJ_LOCALITY_SORT, MJ_KEY_U32, 0);
+    mj_sorter *ms = sorter(MJ_MERGESORT, MJ_KEY_U32, 0);
+    mj_sorter *ls = sorter(MJ_LOCALITY_SORT, MJ_KEY_U32, 0);
     size_t mb = 0, lb = 0;
     MJ_CHECK(mj_sorter_temp_size(ms, n, 0, &mb));
     MJ_CHECK(mj_sorter_temp_size(ls, n, 0, &lb));
@@ -315,7 +289,8 @@ int main(int argc, char **argv)
     if (quick) g_reps = std::min(g_reps, 3);
     mj_status st = mj_context_create(nullptr, &g_ctx);
     if (st != MJ_OK) {
-        fprintf(stderr, "bench_primitives: %s: %s\n", mj_status_name(st), mj_context_last_error(g_ctx));
+        fprintf(stderr, "bench_primitives: %s: %s\n", mj_status_name(st),
+                mj_context_last_error(g_ctx));
         return 1;
     }
     CUDA_CHECK(cudaStreamCreate(&g_stream));

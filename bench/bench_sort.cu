@@ -28,31 +28,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench_common.h"
 #include "mergejit.h"
 
-// ---------------------------------------------------------------- error checks
-
-#define CUDA_CHECK(call)                                                                     \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,         \
-                    cudaGetErrorName(err_), cudaGetErrorString(err_));                       \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
-static mj_context *g_ctx = nullptr;
-
-#define MJ_CHECK(call)                                                                       \
-    do {                                                                                     \
-        mj_status st_ = (call);                                                              \
-        if (st_ != MJ_OK) {                                                                  \
-            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,         \
-                    mj_status_name(st_), mj_context_last_error(g_ctx));                      \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+mj_context *g_ctx = nullptr;
 
 static void *host_alloc(size_t bytes)
 {
@@ -135,13 +114,6 @@ static const Case kCases[] = {
 };
 static const int kCaseCount = (int)(sizeof kCases / sizeof kCases[0]);
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 // Fills n keys of the case's kind and, for pairs, values 0, 1, 2, ... (so that any difference in
 // stability shows in the values). Floats are finite, never zero (so -0/+0 and NaN, where the
@@ -223,12 +195,6 @@ struct Timing {
     double cub_ms, mj_ms;
 };
 
-static double median(std::vector<float> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * ((double)v[m - 1] + (double)v[m]);
-}
 
 // Reports the first element where the two outputs differ and exits.
 static void mismatch(const Case &c, size_t n, const unsigned char *cub_out,

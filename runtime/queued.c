@@ -83,8 +83,9 @@ static mj_status make_heads(mj_sorter *s, const mj_segments *g, long long n, que
     *heads = base + q->heads;
     if (g->kind == MJ_SEGMENTS_FLAGS) {
         void *p[] = {&data, &n, heads, &words};
-        return mj_launch(s, MJ_K_HEADS_FLAGS, (words * 32 + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS,
-                         MJ_HEADS_THREADS, p, stream);
+        return mj_launch(s, MJ_K_HEADS_FLAGS,
+                         (words * 32 + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS, MJ_HEADS_THREADS,
+                         p, stream);
     }
     CUresult r = s->ctx->cu->memset_d8_async(*heads, 0, (size_t)words * 4, stream);
     if (r != CUDA_SUCCESS) return mj_fail_cuda(s->ctx, r, "clearing the head flags");

@@ -55,7 +55,8 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
         .sm = ctx->sm,
     };
     size_t key_size = mj_spec_key_size(&spec);
-    mj_default_tile(desc->primitive, ctx->sm, key_size, desc->value_size, &spec.nt, &spec.vt, &spec.bs_nt);
+    mj_default_tile(desc->primitive, ctx->sm, key_size, desc->value_size, &spec.nt, &spec.vt,
+                    &spec.bs_nt);
     tile_override(&spec.nt, &spec.vt, &spec.bs_nt);
 
     mj_sorter *s = calloc(1, sizeof *s);
