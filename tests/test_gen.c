@@ -337,6 +337,50 @@ START_TEST(invalid_specs)
 }
 END_TEST
 
+/* Each primitive's source defines exactly its kernels, segmented code only for segmented sorts,
+ * and its tile limits; names parse back. */
+START_TEST(primitives_generate)
+{
+    mj_primitive p = (mj_primitive)_i;
+    mj_kernel_spec s = builtin_spec(MJ_KEY_U32, 4);
+    s.primitive = p;
+    char err[512] = "";
+    char *src = NULL;
+    size_t len = 0;
+    ck_assert_msg(mj_gen_source(&s, &src, &len, err, sizeof err) == 0, "%s: %s",
+                  mj_primitive_name(p), err);
+    unsigned kernels = mj_primitive_kernels(p);
+    ck_assert_uint_ne(kernels, 0);
+    for (int k = 0; k < MJ_K_COUNT; ++k) {
+        char decl[96];
+        snprintf(decl, sizeof decl, "%s(", mj_kernel_name((mj_kernel_id)k));
+        int defined = 0;
+        for (const char *at = strstr(src, decl); at && !defined; at = strstr(at + 1, decl))
+            defined = at > src && (at[-1] == '\n' || at[-1] == ' '); /* not a call's prefix */
+        ck_assert_msg(defined == !!(kernels & (1u << k)), "%s: kernel %s %s", mj_primitive_name(p),
+                      mj_kernel_name((mj_kernel_id)k), defined ? "defined" : "missing");
+    }
+    char flag[32];
+    snprintf(flag, sizeof flag, "#define MJ_SEGMENTED %d\n", p == MJ_SEGMENTED_SORT);
+    ck_assert_ptr_nonnull(strstr(src, flag));
+    ck_assert_ptr_nonnull(strstr(src, mj_primitive_name(p)));
+    ck_assert_int_eq(mj_primitive_parse(mj_primitive_name(p)), p);
+    free(src);
+
+    /* A segmented sort's head flags are one word per thread: VT up to 32. */
+    s.vt = 33;
+    s.bs_nt = 0;
+    s.value_size = 0;
+    s.nt = 32;
+    int refused = mj_spec_check(&s, err, sizeof err) != 0;
+    ck_assert_int_eq(refused, p == MJ_SEGMENTED_SORT);
+    s.primitive = MJ_PRIMITIVE_COUNT;
+    ck_assert_int_ne(mj_spec_check(&s, err, sizeof err), 0);
+    ck_assert_int_eq(mj_primitive_parse("bogus"), MJ_PRIMITIVE_COUNT);
+    ck_assert_ptr_null(mj_primitive_name(MJ_PRIMITIVE_COUNT));
+}
+END_TEST
+
 static Suite *gen_suite(void) {
     Suite *s = suite_create("gen");
     TCase *tc = tcase_create("builtin");
@@ -344,6 +388,7 @@ static Suite *gen_suite(void) {
     tcase_add_loop_test(tc, builtin_kinds_generate, MJ_KEY_U8, MJ_KEY_CUSTOM);
     tcase_add_loop_test(tc, spec_changes_output, MJ_KEY_U8, MJ_KEY_CUSTOM);
     tcase_add_test(tc, comparator_is_pasted);
+    tcase_add_loop_test(tc, primitives_generate, MJ_MERGESORT, MJ_PRIMITIVE_COUNT);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("custom");
     tcase_add_test(tcc, custom_type);
