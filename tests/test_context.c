@@ -348,6 +348,98 @@ START_TEST(compile_only_cannot_sort)
 }
 END_TEST
 
+/* Sorters of the other primitives build without a GPU; each run function takes only its own
+ * primitive, and the merge and segment arguments are checked before anything else. */
+static void expect_status(mj_context *ctx, mj_status st, mj_status want, const char *needle,
+                          const char *what) {
+    ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
+                  mj_status_name(st), mj_context_last_error(ctx));
+    if (needle)
+        ck_assert_msg(strstr(mj_context_last_error(ctx), needle) != NULL,
+                      "%s: '%s' is not in the message: %s", what, needle,
+                      mj_context_last_error(ctx));
+}
+
+START_TEST(primitives_without_gpu)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    void *fake = (void *)(uintptr_t)0x100000;
+    mj_sorter *s[MJ_PRIMITIVE_COUNT];
+    for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+        mj_sort_desc desc = u32_desc();
+        desc.primitive = (mj_primitive)p;
+        mj_status st = mj_sorter_create(ctx, &desc, &s[p]);
+        ck_assert_msg(st == MJ_OK, "%s: %s: %s", mj_primitive_name((mj_primitive)p),
+                      mj_status_name(st), mj_context_last_error(ctx));
+        size_t temp = 0;
+        ck_assert_int_eq(mj_sorter_temp_size(s[p], 100000, 0, &temp), MJ_OK);
+        ck_assert_uint_gt(temp, 0);
+    }
+    mj_segments segs = {MJ_SEGMENTS_HEADS, fake, 10, 4};
+    /* Each run function refuses the other primitives' sorters, naming the primitive. */
+    expect_status(ctx, mj_sorter_sort(s[MJ_MERGE], fake, NULL, 10, NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "merge", "sort with a merge sorter");
+    expect_status(ctx, mj_sorter_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "segsort", "sort with a segsort sorter");
+    expect_status(ctx, mj_sorter_sort_indices(s[MJ_LOCALITY_SORT], fake, fake, 10, NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "locality", "indices with a locality sorter");
+    expect_status(ctx, mj_sorter_merge(s[MJ_MERGESORT], fake, NULL, 5, fake, NULL, 5, fake, NULL,
+                                       NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "mergesort", "merge with a mergesort sorter");
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_MERGE], fake, NULL, 10, &segs, NULL, 0,
+                                                NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "merge", "segmented sort with a merge sorter");
+    /* Argument checks come before the missing device. */
+    expect_status(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
+                                       NULL, NULL, 0, NULL),
+                  MJ_ERR_TOO_LARGE, NULL, "a_count + b_count overflowing");
+    expect_status(ctx, mj_sorter_merge(s[MJ_MERGE], fake, fake, 5, fake, fake, 5, fake, fake,
+                                       NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "value_size 0", "values to a keys-only merge");
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, NULL,
+                                                NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "segments", "no segments");
+    mj_segments bad = segs;
+    bad.index_size = 2;
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                                0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "4 or 8", "2-byte indices");
+    bad = segs;
+    bad.kind = (mj_segments_kind)7;
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                                0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "kind", "unknown kind");
+    bad = segs;
+    bad.data = NULL;
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                                0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "NULL", "NULL segment data");
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &segs,
+                                                NULL, 0, NULL),
+                  MJ_ERR_UNSUPPORTED, "compile-only", "a valid call without a device");
+    expect_status(ctx, mj_sorter_sort(s[MJ_LOCALITY_SORT], fake, NULL, 10, NULL, 0, NULL),
+                  MJ_ERR_UNSUPPORTED, "compile-only", "locality sort without a device");
+    mj_sort_desc desc = u32_desc();
+    expect_status(ctx, mj_merge_pairs(ctx, &desc, fake, fake, 5, fake, fake, 5, fake, fake, 0,
+                                      NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "value_size", "mj_merge_pairs without values");
+    expect_status(ctx, mj_segmented_sort_keys(ctx, &desc, fake, 10, &segs, NULL),
+                  MJ_ERR_UNSUPPORTED, "compile-only", "mj_segmented_sort_keys");
+    desc.primitive = MJ_MERGE;
+    expect_status(ctx, mj_sort_keys(ctx, &desc, fake, 10, NULL), MJ_ERR_INVALID_ARGUMENT,
+                  "merge", "mj_sort_keys with the merge primitive");
+    desc.primitive = (mj_primitive)99;
+    mj_sorter *none = NULL;
+    expect_status(ctx, mj_sorter_create(ctx, &desc, &none), MJ_ERR_INVALID_ARGUMENT,
+                  "primitive", "an unknown primitive");
+    for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) mj_sorter_destroy(s[p]);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* mj_sorter_create(desc) must fail with `want` and a message holding `needle` (may be NULL). */
 static void create_fails(mj_context *ctx, const mj_sort_desc *desc, mj_status want,
                          const char *needle, const char *what) {
@@ -617,6 +709,7 @@ static Suite *context_suite(void) {
     tcase_add_test(tc, no_disk_cache);
     tcase_add_test(tc, two_processes);
     tcase_add_test(tc, compile_only_cannot_sort);
+    tcase_add_test(tc, primitives_without_gpu);
     tcase_add_test(tc, invalid_descriptors);
     tcase_add_test(tc, no_compiler);
     tcase_add_test(tc, names);
