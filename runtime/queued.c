@@ -17,7 +17,7 @@ typedef struct queued_layout {
     int passes;
 } queued_layout;
 
-static int layout(const mj_sorter *s, size_t n, queued_layout *q) {
+static mj_status layout(const mj_sorter *s, size_t n, queued_layout *q) {
     long long nv = (long long)s->nt * s->vt, runs = s->bs_nt / s->nt;
     int seg = s->primitive == MJ_SEGMENTED_SORT;
     mj_temp_layout l = {0, 0};
@@ -35,16 +35,17 @@ static int layout(const mj_sorter *s, size_t n, queued_layout *q) {
     q->lists = mj_temp_part(&l, seg ? 2 * (size_t)q->leaves : 0, sizeof(mj_heads_range));
     q->heads = mj_temp_part(&l, seg ? (size_t)q->head_words : 0, sizeof(unsigned));
     q->total = l.total;
-    return l.overflow || q->tiles > 0x7fffffffll ? -1 : 0;
+    if (l.overflow || q->tiles > 0x7fffffffll)
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory or a grid",
+                       n);
+    return MJ_OK;
 }
 
 mj_status mj_queued_temp(const mj_sorter *s, size_t n, size_t *bytes) {
     queued_layout q;
-    if (layout(s, n, &q))
-        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory or a grid",
-                       n);
-    *bytes = q.total;
-    return MJ_OK;
+    mj_status st = layout(s, n, &q);
+    if (st == MJ_OK) *bytes = q.total;
+    return st;
 }
 
 static mj_status check_segments(mj_sorter *s, const mj_segments *g, size_t n) {
@@ -146,18 +147,10 @@ static mj_status run(mj_sorter *s, void *keys, void *values, size_t n, const mj_
                      void *temp, size_t temp_bytes, void *stream) {
     mj_context *ctx = s->ctx;
     mj_status st;
-    if (s->value_size && !values && n)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "this sorter carries %zu-byte values: values is required", s->value_size);
-    if (!s->value_size && values)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "this sorter sorts keys only (value_size 0) but values were given");
     if (s->primitive == MJ_SEGMENTED_SORT && (st = check_segments(s, g, n))) return st;
     queued_layout q;
-    size_t need = 0;
-    if ((st = mj_queued_temp(s, n, &need)) || (st = mj_run_check_temp(s, need, temp, temp_bytes)))
+    if ((st = layout(s, n, &q)) || (st = mj_run_check_temp(s, q.total, temp, temp_bytes)))
         return st;
-    layout(s, n, &q);
     if ((st = mj_ctx_enter(ctx))) return st;
     if (n == 0) {
         mj_ctx_leave(ctx);
@@ -170,7 +163,7 @@ static mj_status run(mj_sorter *s, void *keys, void *values, size_t n, const mj_
     if ((st = mj_check_pointer(s, keys, s->key_align, "keys")) ||
         (values && (st = mj_check_pointer(s, values, s->value_align, "values"))) ||
         (seg_data && (st = mj_check_pointer(s, g->data, seg_align, "segments->data"))) ||
-        (st = mj_run_begin(s, need, temp, stream, &rn))) {
+        (st = mj_run_begin(s, q.total, temp, stream, &rn))) {
         mj_ctx_leave(ctx);
         return st;
     }
@@ -190,6 +183,6 @@ mj_status mj_sorter_segmented_sort(mj_sorter *s, void *keys, void *values, size_
                                    void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
     mj_status st = mj_sorter_expect(s, 1u << MJ_SEGMENTED_SORT, "mj_sorter_segmented_sort");
-    if (st) return st;
+    if (st || (st = mj_check_values(s, values, n))) return st;
     return run(s, keys, values, n, segments, temp, temp_bytes, stream);
 }

@@ -121,7 +121,7 @@ typedef struct temp_layout {
     size_t keys, keys2, values, partitions, total;
 } temp_layout;
 
-static int layout(const mj_sorter *s, size_t n, int indices, temp_layout *t) {
+static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *t) {
     mj_temp_layout l = {0, 0};
     size_t tiles = (size_t)mj_tile_count((long long)n, (long long)s->nt * s->vt);
     t->keys = mj_temp_part(&l, n, s->key_size);
@@ -129,17 +129,28 @@ static int layout(const mj_sorter *s, size_t n, int indices, temp_layout *t) {
     t->values = mj_temp_part(&l, n, s->value_size);
     t->partitions = mj_temp_part(&l, tiles, sizeof(long long));
     t->total = l.total;
-    return l.overflow ? -1 : 0;
+    if (l.overflow)
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
+    if (tiles > 0x7fffffffull)
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
+                       n);
+    return MJ_OK;
 }
 
 mj_status mj_mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
     temp_layout t;
-    if (layout(s, n, indices, &t))
-        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
-    if (mj_tile_count((long long)n, (long long)s->nt * s->vt) > 0x7fffffffll)
-        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
-                       n);
-    *bytes = t.total;
+    mj_status st = layout(s, n, indices, &t);
+    if (st == MJ_OK) *bytes = t.total;
+    return st;
+}
+
+mj_status mj_check_values(mj_sorter *s, const void *values, size_t n) {
+    if (s->value_size && !values && n)
+        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "this sorter carries %zu-byte values: values is required", s->value_size);
+    if (!s->value_size && values)
+        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "this sorter sorts keys only (value_size 0) but values were given");
     return MJ_OK;
 }
 
@@ -258,12 +269,9 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
                      void *stream) {
     mj_context *ctx = s->ctx;
     temp_layout t;
-    size_t need = 0;
     mj_status st;
-    if ((st = mj_mergesort_temp(s, n, indices, &need)) ||
-        (st = mj_run_check_temp(s, need, temp, temp_bytes)))
+    if ((st = layout(s, n, indices, &t)) || (st = mj_run_check_temp(s, t.total, temp, temp_bytes)))
         return st;
-    layout(s, n, indices, &t);
     if ((st = mj_ctx_enter(ctx))) return st;
     if (n == 0) {
         mj_ctx_leave(ctx);
@@ -276,7 +284,7 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
         (values && (st = mj_check_pointer(s, values, s->value_align, "values"))) ||
         (values_final && values_final != values &&
          (st = mj_check_pointer(s, values_final, s->value_align, "indices"))) ||
-        (st = mj_run_begin(s, need, temp, stream, &rn))) {
+        (st = mj_run_begin(s, t.total, temp, stream, &rn))) {
         mj_ctx_leave(ctx);
         return st;
     }
@@ -303,13 +311,7 @@ mj_status mj_sorter_sort(mj_sorter *s, void *keys, void *values, size_t n, void 
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
     mj_status st = mj_sorter_expect(s, 1u << MJ_MERGESORT | 1u << MJ_LOCALITY_SORT,
                                     "mj_sorter_sort");
-    if (st) return st;
-    if (s->value_size && !values && n)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "this sorter carries %zu-byte values: values is required", s->value_size);
-    if (!s->value_size && values)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "this sorter sorts keys only (value_size 0) but values were given");
+    if (st || (st = mj_check_values(s, values, n))) return st;
     if (s->primitive == MJ_LOCALITY_SORT)
         return mj_locality_sort(s, keys, values, n, temp, temp_bytes, stream);
     return run(s, keys, keys, values, values, n, 0, temp, temp_bytes, stream);

@@ -47,6 +47,9 @@ mj_status mj_run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t 
 mj_status mj_run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run);
 void mj_run_end(mj_sorter *s, mj_run *run);
 
+/* `values` is given exactly when the sorter carries values (NULL allowed for n == 0). */
+mj_status mj_check_values(mj_sorter *s, const void *values, size_t n);
+
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj_check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 
@@ -59,7 +62,8 @@ mj_status mj_mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *b
 mj_status mj_queued_temp(const mj_sorter *s, size_t n, size_t *bytes);
 mj_status mj_merge_temp(const mj_sorter *s, size_t n, size_t *bytes);
 
-/* Runs a locality sort (queued passes, no segments): the sorter's mj_sorter_sort. */
+/* Runs a locality sort (queued passes, no segments) for mj_sorter_sort, which has checked the
+ * values. */
 mj_status mj_locality_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
                            size_t temp_bytes, void *stream);
 

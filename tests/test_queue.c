@@ -198,8 +198,8 @@ static void check(long long n, long long nv, long long runs, int segmented, long
     for (long long i = 0; i < n; ++i)
         REQUIRE(out[i].key == in[i].key && out[i].index == in[i].index,
                 "n %lld nv %lld runs %lld seg %d max_len %lld: position %lld holds key %d "
-                "from %lld, expected key %d from %lld", n, nv, runs, segmented, max_len, i, out[i].key,
-                out[i].index, in[i].key, in[i].index);
+                "from %lld, expected key %d from %lld", n, nv, runs, segmented, max_len, i,
+                out[i].key, out[i].index, in[i].key, in[i].index);
     /* The seed's work fall-off: once lists are longer than every segment, a frame has work
      * only around its one interface (the segment spanning it is at most max_len long). */
     long long tiles = mj_tile_count(n, nv);
