@@ -5,7 +5,6 @@
 #include "sorter.h"
 #include "work_queue.h"
 
-#define MJ_QUEUE_PARTITION_THREADS 128 /* MJ_QP_NT in kernel_queue_partition.cuh */
 #define MJ_HEADS_THREADS 256
 
 /* [key scratch][value scratch][partitions][same flags][merge queue][copy queue]
@@ -133,9 +132,9 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
                       &partitions, &same, &merges, &copies, &counters};
         void *wp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &in, &n,
                       &coop, &tiles, &merges, &copies, &counters};
-        long long per_block = MJ_QUEUE_PARTITION_THREADS - 1;
+        long long per_block = MJ_QP_NT - 1;
         if ((st = mj_launch(s, MJ_K_QUEUE_PARTITION, (tiles + per_block - 1) / per_block,
-                            MJ_QUEUE_PARTITION_THREADS, pp, stream)) ||
+                            MJ_QP_NT, pp, stream)) ||
             (st = mj_launch(s, MJ_K_QUEUE_WORK, work_grid, (unsigned)s->nt, wp, stream)))
             return st;
         cur ^= 1;

@@ -12,8 +12,6 @@
 #include "merge_path.cuh"
 #include "tile_io.cuh"
 
-#define MJ_QP_NT 128
-
 /* The head ranges of the frame's two lists (none for a missing B list). */
 MJ_DEVICE void mj_list_heads(const mj_heads_range *lists, mj_frame f, mj_i64 frame,
                              mj_heads_range *a, mj_heads_range *b) {

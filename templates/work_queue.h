@@ -67,6 +67,10 @@ MJ_HD int mj_tile_job(mj_range r, long long out0, int same) {
     return same ? MJ_JOB_NONE : MJ_JOB_COPY;
 }
 
+/* Threads per block of the queue partition kernel, which queues the jobs of MJ_QP_NT - 1 tiles
+ * (the host sizes its grid from this too). */
+#define MJ_QP_NT 128
+
 /* Per-pass queue counters: merge and copy jobs queued, and taken by the work kernel. */
 enum { MJ_Q_MERGES = 0, MJ_Q_COPIES = 1, MJ_Q_MERGES_TAKEN = 2, MJ_Q_COPIES_TAKEN = 3,
        MJ_Q_COUNTERS = 4 };
