@@ -21,20 +21,18 @@ void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t val
         *vt = 5;
     else
         *vt = 3;
-    if (primitive == MJ_SEGMENTED_SORT && *vt > MJ_SEG_MAX_VT) *vt = MJ_SEG_MAX_VT - 1;
     /* Keep the tile within static shared memory. */
-#define SMEM(threads) mj_tile_smem(primitive, (threads), *vt, key_size, value_size)
-    while (*vt > 1 && SMEM(*nt) > MJ_STATIC_SMEM_LIMIT) *vt -= 2;
-    while (*nt > 32 && SMEM(*nt) > MJ_STATIC_SMEM_LIMIT) *nt /= 2;
+#define SMEM(threads, v) mj_tile_smem(primitive, (threads), (v), key_size, value_size)
+    while (*vt > 1 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *vt -= 2;
+    while (*nt > 32 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *nt /= 2;
     /* The blocksort takes twice the merge tile where it fits: one more round in shared memory
      * instead of one more global pass. A segmented sort's head ranges take a little more
      * shared memory; it gives up two values per thread for the bigger blocksort. */
     *bs_nt = *nt;
     if (primitive == MJ_MERGE) return; /* no blocksort */
-    if (primitive == MJ_SEGMENTED_SORT && SMEM(2 * *nt) > MJ_STATIC_SMEM_LIMIT && *vt > 2) {
+    if (primitive == MJ_SEGMENTED_SORT && *vt > 2 && SMEM(2 * *nt, *vt) > MJ_STATIC_SMEM_LIMIT &&
+        SMEM(2 * *nt, *vt - 2) <= MJ_STATIC_SMEM_LIMIT)
         *vt -= 2;
-        if (SMEM(2 * *nt) > MJ_STATIC_SMEM_LIMIT) *vt += 2;
-    }
-    if (SMEM(2 * *nt) <= MJ_STATIC_SMEM_LIMIT) *bs_nt *= 2;
+    if (SMEM(2 * *nt, *vt) <= MJ_STATIC_SMEM_LIMIT) *bs_nt *= 2;
 #undef SMEM
 }
