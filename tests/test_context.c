@@ -354,6 +354,7 @@ static void expect_status(mj_context *ctx, mj_status st, mj_status want, const c
                           const char *what) {
     ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
                   mj_status_name(st), mj_context_last_error(ctx));
+    ck_assert_msg(mj_context_last_error(ctx)[0] != '\0', "%s: no message", what);
     if (needle)
         ck_assert_msg(strstr(mj_context_last_error(ctx), needle) != NULL,
                       "%s: '%s' is not in the message: %s", what, needle,
@@ -444,15 +445,8 @@ END_TEST
 static void create_fails(mj_context *ctx, const mj_sort_desc *desc, mj_status want,
                          const char *needle, const char *what) {
     mj_sorter *s = (mj_sorter *)1;
-    mj_status st = mj_sorter_create(ctx, desc, &s);
-    ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
-                  mj_status_name(st), mj_context_last_error(ctx));
+    expect_status(ctx, mj_sorter_create(ctx, desc, &s), want, needle, what);
     ck_assert_msg(s == NULL, "%s: *out is not NULL after a failure", what);
-    const char *msg = mj_context_last_error(ctx);
-    ck_assert_msg(msg[0] != '\0', "%s: no message", what);
-    if (needle)
-        ck_assert_msg(strstr(msg, needle) != NULL, "%s: '%s' is not in the message:\n%s", what,
-                      needle, msg);
 }
 
 START_TEST(invalid_descriptors)
