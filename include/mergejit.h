@@ -214,8 +214,8 @@ MJ_API mj_status mj_sorter_merge(mj_sorter *sorter, const void *a_keys, const vo
                                  size_t b_count, void *out_keys, void *out_values, void *temp,
                                  size_t temp_bytes, void *stream);
 
-/* How a segmented sort is told where its segments begin (device memory). Any form can
- * describe empty segments; element 0 always begins a segment. */
+/* How a segmented sort is told where its segments begin (device memory). Element 0 always
+ * begins a segment; empty segments (repeated indices or offsets) change nothing. */
 typedef enum mj_segments_kind {
     /* One byte per element (n bytes), non-zero where a segment begins. */
     MJ_SEGMENTS_FLAGS = 0,
@@ -240,8 +240,8 @@ typedef struct mj_segments {
 
 /* Sorts each segment of keys (and values, as in mj_sorter_sort) in place, stably. For
  * sorters built for MJ_SEGMENTED_SORT; the temporary storage is mj_sorter_temp_size(sorter, n,
- * 0). Invalid segment data (indices out of order, say) cannot make the sort read or write
- * outside the arrays. */
+ * 0). Segment data is only read, and indices outside [0, n) are ignored, so no segment
+ * description can make the sort read or write outside the arrays. */
 MJ_API mj_status mj_sorter_segmented_sort(mj_sorter *sorter, void *keys, void *values,
                                           size_t n, const mj_segments *segments, void *temp,
                                           size_t temp_bytes, void *stream);
