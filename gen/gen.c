@@ -142,30 +142,6 @@ int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
         snprintf(err, errcap, "unknown order %d", (int)spec->order);
         return -1;
     }
-    if (spec->nt < 32 || spec->nt > 1024 || (spec->nt & (spec->nt - 1))) {
-        snprintf(err, errcap, "NT must be a power of two from 32 to 1024, not %d", spec->nt);
-        return -1;
-    }
-    int bs_nt = mj_spec_bs_nt(spec);
-    if (bs_nt < spec->nt || bs_nt > 1024 || (bs_nt & (bs_nt - 1))) {
-        snprintf(err, errcap, "blocksort threads must be a power of two from NT (%d) to 1024, "
-                              "not %d", spec->nt, bs_nt);
-        return -1;
-    }
-    if (spec->vt < 1 || spec->vt > MJ_MAX_VT) {
-        snprintf(err, errcap, "VT must be from 1 to %d, not %d", MJ_MAX_VT, spec->vt);
-        return -1;
-    }
-    if (spec->primitive == MJ_SEGMENTED_SORT && spec->vt > MJ_SEG_MAX_VT) {
-        snprintf(err, errcap, "a segmented sort takes VT up to %d, not %d", MJ_SEG_MAX_VT,
-                 spec->vt);
-        return -1;
-    }
-    if (spec->value_size > MJ_MAX_VALUE_SIZE) {
-        snprintf(err, errcap, "value size %zu is over the largest supported, %d bytes",
-                 spec->value_size, MJ_MAX_VALUE_SIZE);
-        return -1;
-    }
     if (spec->sm < 10 || spec->sm > 1000) {
         snprintf(err, errcap, "target sm %d is not a compute capability", spec->sm);
         return -1;
@@ -195,14 +171,46 @@ int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
         }
     }
     if (spec->less && check_expression(spec->less, err, errcap)) return -1;
+    return mj_tile_shape_check(spec->primitive, mj_spec_key_size(spec), spec->value_size,
+                               spec->nt, spec->vt, mj_spec_bs_nt(spec), err, errcap);
+}
+
+int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
+                        int vt, int bs_nt, char *err, size_t errcap) {
+    if ((unsigned)primitive >= MJ_PRIMITIVE_COUNT) {
+        snprintf(err, errcap, "unknown primitive %d", (int)primitive);
+        return -1;
+    }
+    if (nt < 32 || nt > 1024 || (nt & (nt - 1))) {
+        snprintf(err, errcap, "NT must be a power of two from 32 to 1024, not %d", nt);
+        return -1;
+    }
+    if (bs_nt < nt || bs_nt > 1024 || (bs_nt & (bs_nt - 1))) {
+        snprintf(err, errcap, "blocksort threads must be a power of two from NT (%d) to 1024, "
+                              "not %d", nt, bs_nt);
+        return -1;
+    }
+    if (vt < 1 || vt > MJ_MAX_VT) {
+        snprintf(err, errcap, "VT must be from 1 to %d, not %d", MJ_MAX_VT, vt);
+        return -1;
+    }
+    if (primitive == MJ_SEGMENTED_SORT && vt > MJ_SEG_MAX_VT) {
+        snprintf(err, errcap, "a segmented sort takes VT up to %d, not %d", MJ_SEG_MAX_VT, vt);
+        return -1;
+    }
+    if (key_size == 0 || value_size > MJ_MAX_VALUE_SIZE) {
+        snprintf(err, errcap, "key size %zu and value size %zu: keys need at least one byte "
+                              "and values take at most %d", key_size, value_size,
+                 MJ_MAX_VALUE_SIZE);
+        return -1;
+    }
     /* The merge primitive has no blocksort; its tile is the merge tile. */
-    int big_nt = spec->primitive == MJ_MERGE ? spec->nt : bs_nt;
-    size_t smem = mj_tile_smem(spec->primitive, big_nt, spec->vt, mj_spec_key_size(spec),
-                               spec->value_size);
+    int big_nt = primitive == MJ_MERGE ? nt : bs_nt;
+    size_t smem = mj_tile_smem(primitive, big_nt, vt, key_size, value_size);
     if (smem > MJ_STATIC_SMEM_LIMIT) {
         snprintf(err, errcap, "a tile of %d x %d needs %zu bytes of shared memory, over the %d "
                               "a kernel may declare; use fewer threads or a smaller VT",
-                 big_nt, spec->vt, smem, MJ_STATIC_SMEM_LIMIT);
+                 big_nt, vt, smem, MJ_STATIC_SMEM_LIMIT);
         return -1;
     }
     return 0;

@@ -60,6 +60,11 @@ size_t mj_tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
 /* What a kernel may declare statically (without the dynamic-shared-memory opt-in). */
 #define MJ_STATIC_SMEM_LIMIT (48 * 1024)
 
+/* Checks a tile shape for a primitive and sizes (thread counts, VT range, static shared
+ * memory); 0 when usable, else -1 with a message. Part of mj_spec_check. */
+int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
+                        int vt, int bs_nt, char *err, size_t errcap);
+
 /* Checks the spec; 0 when usable, else -1 with a message. */
 int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
 

@@ -56,7 +56,11 @@ typedef enum mj_status {
     MJ_ERR_CUDA = 8,             /* another driver call failed; its name is in the message */
     MJ_ERR_CACHE = 9,            /* the disk cache could not be used (only from cache functions) */
     MJ_ERR_UNSUPPORTED = 10,     /* the request is valid but this build or device cannot do it */
-    MJ_ERR_TOO_LARGE = 11        /* a count whose byte size does not fit in size_t */
+    MJ_ERR_TOO_LARGE = 11,       /* a count whose byte size does not fit in size_t */
+    MJ_ERR_FILE = 12,            /* a tuning file or bundle is missing, unreadable, damaged, or
+                                    not one; the message names the file and the problem */
+    MJ_ERR_NOT_IN_BUNDLE = 13    /* the context's bundle lacks the kernels asked for, and the
+                                    context may not compile them */
 } mj_status;
 
 /* The status's name, e.g. "MJ_ERR_COMPILE". Never NULL. */
@@ -74,7 +78,10 @@ enum {
     MJ_CONTEXT_NO_DISK_CACHE = 1u << 0,
     /* Compile only: no driver and no device are needed; sorters can be built (their kernels
      * are compiled for options.target_sm) but not run. For tools and deployment. */
-    MJ_CONTEXT_COMPILE_ONLY = 1u << 1
+    MJ_CONTEXT_COMPILE_ONLY = 1u << 1,
+    /* With a bundle: compile (NVRTC, disk cache) what the bundle lacks instead of failing with
+     * MJ_ERR_NOT_IN_BUNDLE. */
+    MJ_CONTEXT_BUNDLE_FALLBACK = 1u << 2
 };
 
 typedef struct mj_context_options {
@@ -83,6 +90,18 @@ typedef struct mj_context_options {
                               else ~/.cache/mergejit */
     unsigned flags;        /* MJ_CONTEXT_* */
     int target_sm;         /* compile-only contexts: e.g. 90 for sm_90; default 90 */
+    /* Tile shapes measured by `mergejit tune` (see mj_context_tile). NULL: $MERGEJIT_TUNING,
+     * else $XDG_CONFIG_HOME/mergejit/tuning, else ~/.config/mergejit/tuning, each used when it
+     * exists; "": none, built-in defaults only. A file that is named (here or by
+     * $MERGEJIT_TUNING) but missing, or any file that does not parse, fails context creation
+     * with MJ_ERR_FILE. The context keeps the records of its device name and sm; a
+     * compile-only context those of the first device in the file with its target sm. */
+    const char *tuning_file;
+    /* A deployment bundle written by `mergejit gen` / mj_bundle_builder_write. NULL:
+     * $MERGEJIT_BUNDLE when set; "": none. With a bundle, sorters are built from it and never
+     * call NVRTC; what it lacks fails with MJ_ERR_NOT_IN_BUNDLE unless flags has
+     * MJ_CONTEXT_BUNDLE_FALLBACK. A bundle that cannot be read fails creation (MJ_ERR_FILE). */
+    const char *bundle;
 } mj_context_options;
 
 /* Fills the defaults above. */
@@ -106,6 +125,9 @@ MJ_API const char *mj_context_last_error(const mj_context *ctx);
 MJ_API int mj_context_target_sm(const mj_context *ctx);
 MJ_API const char *mj_context_cache_dir(const mj_context *ctx);
 MJ_API const char *mj_context_device_name(const mj_context *ctx);
+/* The tuning file and bundle the context read ("" when none). */
+MJ_API const char *mj_context_tuning_file(const mj_context *ctx);
+MJ_API const char *mj_context_bundle(const mj_context *ctx);
 
 /* ---------------------------------------------------------------- key types and orders */
 
@@ -163,10 +185,46 @@ typedef struct mj_sort_desc {
     size_t type_size;        /* its sizeof, checked by a static_assert in the generated code */
     size_t type_align;       /* its alignof, likewise */
     size_t value_size;       /* bytes per value: 0 for keys only, else 1..64 */
+    /* The tile, for tuning experiments: all 0 (the default) lets the context choose (bundle,
+     * tuning file, built-in default; see mj_context_tile); otherwise the merge kernel runs nt
+     * threads with vt keys each and the blocksort bs_nt threads (0: nt). */
+    int nt, vt, bs_nt;
 } mj_sort_desc;
 
 /* Keys of `kind` (not custom) in `order`, no values, for mergesort. */
 MJ_API void mj_sort_desc_init(mj_sort_desc *desc, mj_key_kind kind, mj_order order);
+
+/* ---------------------------------------------------------------- tiles and tuning */
+
+/* A tile shape for one primitive and key and value size. */
+typedef struct mj_tile {
+    mj_primitive primitive;
+    size_t key_size, value_size;
+    int nt, vt;     /* the merge tile: nt threads with vt keys each */
+    int bs_nt;      /* the blocksort's threads (nt times a power of two) */
+    double gkeys;   /* the throughput the tuner measured, Gkeys/s; 0 unknown */
+    int tuned;      /* mj_context_tile: 1 from the tuning file, 0 the built-in default */
+} mj_tile;
+
+/* The tile the context chooses for a primitive, key size and value size when a description
+ * gives none and no bundle entry sets it: its tuning file's record for the device, else the
+ * built-in default for its sm. MERGEJIT_TILE=NTxVT[xBS] in the environment overrides both. */
+MJ_API mj_status mj_context_tile(mj_context *ctx, mj_primitive primitive, size_t key_size,
+                                 size_t value_size, mj_tile *out);
+
+/* Whether a tile shape can be generated for the primitive, key size and value size (thread
+ * counts, VT range, static shared memory): MJ_OK, or MJ_ERR_INVALID_ARGUMENT with the reason
+ * in why (may be NULL). Registers and spills are only known after compiling:
+ * mj_sorter_resources. */
+MJ_API mj_status mj_tile_check(const mj_tile *tile, char *why, size_t why_cap);
+
+/* Writes tiles (their primitive, sizes, shape and gkeys) as the records of the context's device
+ * and sm into the tuning file at path (NULL: the default path described at
+ * mj_context_options.tuning_file), replacing the records with the same primitive, key size and
+ * value size and keeping every other record. The file is replaced atomically. A file at path
+ * that does not parse is not overwritten: MJ_ERR_FILE. */
+MJ_API mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile *tiles,
+                                size_t count);
 
 /* ---------------------------------------------------------------- sorter (build once, run many) */
 
@@ -179,12 +237,16 @@ MJ_API mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_
 MJ_API void mj_sorter_destroy(mj_sorter *sorter);
 
 /* How the sorter got its binary: 0 compiled with NVRTC, 1 from the disk cache, 2 from the
- * context's memory; and how long that took in milliseconds. */
+ * context's memory, 3 from the context's bundle; and how long that took in milliseconds. */
 MJ_API int mj_sorter_source(const mj_sorter *sorter);
 MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
 /* The merge tile in use: threads per block and values per thread. (The blocksort pass may run
  * a power-of-two multiple of those threads with the same values per thread.) */
 MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
+/* What ptxas reported for the sorter's kernels: the largest register count and the spill
+ * stores plus loads summed over them (bytes). -1 each when unknown (PTX targets finished by
+ * the driver). Kept with the binary in the disk cache and in bundles. */
+MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *spill_bytes);
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
  * count for merges); indices != 0 asks for mj_sorter_sort_indices. */
@@ -272,6 +334,45 @@ MJ_API mj_status mj_segmented_sort_keys(mj_context *ctx, const mj_sort_desc *des
 MJ_API mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
                                          void *values, size_t value_size, size_t n,
                                          const mj_segments *segments, void *stream);
+
+/* ---------------------------------------------------------------- deployment bundles */
+
+/* A builder collects compiled kernels and writes them as one bundle file: versioned, with an
+ * index, a SHA-256 per entry, and the tile each entry was built with. */
+typedef struct mj_bundle_builder mj_bundle_builder;
+
+MJ_API mj_status mj_bundle_builder_create(mj_bundle_builder **out);
+MJ_API void mj_bundle_builder_destroy(mj_bundle_builder *builder);
+/* The message of the builder's last failure ("" when none). */
+MJ_API const char *mj_bundle_builder_last_error(const mj_bundle_builder *builder);
+/* Compiles (or takes from ctx's disk cache) the kernels of `desc` for ctx's target sm, with
+ * the tile ctx would choose for it (see mj_context_tile; a compile-only context serves any
+ * target), and adds them. Adding what is already there (same request and sm) changes
+ * nothing. Failures are reported by the builder (with NVRTC's log for a compile error). */
+MJ_API mj_status mj_bundle_builder_add(mj_bundle_builder *builder, mj_context *ctx,
+                                       const mj_sort_desc *desc);
+MJ_API size_t mj_bundle_builder_count(const mj_bundle_builder *builder);
+/* Writes the bundle to path atomically. */
+MJ_API mj_status mj_bundle_builder_write(mj_bundle_builder *builder, const char *path);
+
+/* One entry of a bundle, for listing. */
+typedef struct mj_bundle_info {
+    int sm;
+    mj_primitive primitive;
+    mj_key_kind key;
+    const char *label;      /* the key type and order for people, e.g. "u32 asc" */
+    size_t key_size, value_size;
+    int nt, vt, bs_nt;
+    int registers;          /* as in mj_sorter_resources */
+    long spill_bytes;
+    size_t bytes;           /* the binary's size */
+} mj_bundle_info;
+
+/* Reads a bundle's index and calls fn for each entry in order. MJ_ERR_FILE with the reason in
+ * err (may be NULL) when the file cannot be read or is not an intact bundle. */
+MJ_API mj_status mj_bundle_list(const char *path,
+                                void (*fn)(void *arg, const mj_bundle_info *entry), void *arg,
+                                char *err, size_t err_cap);
 
 /* ---------------------------------------------------------------- facts and cache */
 

@@ -2,12 +2,14 @@
  *
  * Entry layout, integers little-endian:
  *   0  char[8]   magic "MJCACHE1"
- *   8  uint32    format version (1)
- *  12  uint32    reserved, 0
+ *   8  uint32    format version (2)
+ *  12  int32     ptxas's register count (-1 unknown)
  *  16  uint8[32] key
  *  48  uint64    payload size
- *  56  uint8[32] SHA-256 of the payload
- *  88  payload */
+ *  56  uint8[32] SHA-256 of the register count, the spill bytes and the payload, in that order
+ *  88  int64     ptxas's spill bytes (-1 unknown)
+ *  96  payload
+ * Version 1 entries (no ptxas figures) are reported as damaged and rebuilt. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemp, PATH_MAX, O_CLOEXEC/O_NOFOLLOW when built on its own */
 #endif
@@ -28,13 +30,14 @@
 #include <unistd.h>
 
 #define MAGIC "MJCACHE1"
-#define FORMAT_VERSION 1u
-#define HEADER_SIZE 88
+#define FORMAT_VERSION 2u
+#define HEADER_SIZE 96
 #define OFF_VERSION 8
-#define OFF_RESERVED 12
+#define OFF_REGISTERS 12
 #define OFF_KEY 16
 #define OFF_SIZE 48
 #define OFF_HASH 56
+#define OFF_SPILLS 88
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -174,6 +177,18 @@ static mj_cache_result damaged(const char *path, const struct stat *seen, const 
     return MJ_CACHE_DAMAGED;
 }
 
+/* The entry's checksum: the ptxas figures are covered with the payload, so that a flipped
+ * figure is caught like a flipped byte of code. */
+static void entry_digest(const uint8_t *hdr, const void *payload, size_t n, uint8_t out[32])
+{
+    mj_sha256 h;
+    mj_sha256_init(&h);
+    mj_sha256_update(&h, hdr + OFF_REGISTERS, 4);
+    mj_sha256_update(&h, hdr + OFF_SPILLS, 8);
+    mj_sha256_update(&h, payload, n);
+    mj_sha256_final(&h, out);
+}
+
 /* Checks a header against the key and the file's size; returns what is wrong, or NULL. */
 static const char *check_header(const uint8_t *hdr, const uint8_t key[32], uint64_t file_size)
 {
@@ -181,8 +196,6 @@ static const char *check_header(const uint8_t *hdr, const uint8_t key[32], uint6
         return "has a bad magic number";
     if (get_le32(hdr + OFF_VERSION) != FORMAT_VERSION)
         return "has an unsupported format version";
-    if (get_le32(hdr + OFF_RESERVED) != 0)
-        return "has a nonzero reserved field";
     if (memcmp(hdr + OFF_KEY, key, 32) != 0)
         return "belongs to another key";
     uint64_t payload = get_le64(hdr + OFF_SIZE);
@@ -197,7 +210,8 @@ static const char *check_header(const uint8_t *hdr, const uint8_t key[32], uint6
  * with *bad saying what is wrong (the caller removes the file). */
 static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t key[32],
                                   const char *path, void **data, size_t *size,
-                                  const char **bad, char *err, size_t errcap)
+                                  mj_cache_meta *meta, const char **bad, char *err,
+                                  size_t errcap)
 {
     if (!S_ISREG(st->st_mode)) {
         *bad = "is not a regular file";
@@ -237,7 +251,7 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
         *bad = "truncated";
     } else {
         uint8_t digest[32];
-        mj_sha256_hash(payload, n, digest);
+        entry_digest(hdr, payload, n, digest);
         if (memcmp(digest, hdr + OFF_HASH, 32) != 0)
             *bad = "fails its checksum";
     }
@@ -247,11 +261,15 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
     }
     *data = payload;
     *size = n;
+    if (meta) {
+        meta->registers = (int32_t)get_le32(hdr + OFF_REGISTERS);
+        meta->spill_bytes = (int64_t)get_le64(hdr + OFF_SPILLS);
+    }
     return MJ_CACHE_HIT;
 }
 
 mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **data,
-                              size_t *size, char *err, size_t errcap)
+                              size_t *size, mj_cache_meta *meta, char *err, size_t errcap)
 {
     char path[PATH_MAX];
     if (entry_path(path, sizeof path, dir, key, err, errcap) != 0)
@@ -275,7 +293,7 @@ mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **dat
         set_err(err, errcap, "cannot stat cache entry %s: %s", path, strerror(errno));
         res = MJ_CACHE_ERROR;
     } else {
-        res = read_entry(fd, &st, key, path, data, size, &bad, err, errcap);
+        res = read_entry(fd, &st, key, path, data, size, meta, &bad, err, errcap);
     }
     close(fd);
     if (res == MJ_CACHE_DAMAGED)
@@ -284,7 +302,7 @@ mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **dat
 }
 
 int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
-                   char *err, size_t errcap)
+                   const mj_cache_meta *meta, char *err, size_t errcap)
 {
     if (mj_cache_ensure_dir(dir, err, errcap) != 0)
         return -1;
@@ -303,10 +321,11 @@ int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, siz
     uint8_t hdr[HEADER_SIZE];
     memcpy(hdr, MAGIC, 8);
     put_le32(hdr + OFF_VERSION, FORMAT_VERSION);
-    put_le32(hdr + OFF_RESERVED, 0);
+    put_le32(hdr + OFF_REGISTERS, (uint32_t)(meta ? meta->registers : -1));
     memcpy(hdr + OFF_KEY, key, 32);
     put_le64(hdr + OFF_SIZE, size);
-    mj_sha256_hash(data, size, hdr + OFF_HASH);
+    put_le64(hdr + OFF_SPILLS, (uint64_t)(meta ? meta->spill_bytes : -1));
+    entry_digest(hdr, data, size, hdr + OFF_HASH);
 
     int fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
     if (fd < 0) {

@@ -1,7 +1,8 @@
 /* The on-disk cache of compiled kernel binaries. Internal.
  *
  * An entry is one file, <dir>/<64 hex digits of the key>.mjc, holding a header (magic,
- * format version, the key, the payload's size and SHA-256) and the payload (a cubin or PTX).
+ * format version, the key, ptxas's register and spill figures, the payload's size and a
+ * SHA-256) and the payload (a cubin or PTX).
  * Entries are written to a temporary file in the same directory and renamed into place, so
  * readers never see a partial entry and several processes may store the same key at once.
  * A read checks everything in the header against the file and the key it was asked for;
@@ -27,13 +28,20 @@ int mj_cache_default_dir(char *out, size_t cap, char *err, size_t errcap);
 /* Creates dir (and missing parents) with mode 0700. Returns 0 or -1 with err. */
 int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap);
 
-mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **data,
-                              size_t *size, char *err, size_t errcap);
+/* What ptxas reported when the entry was compiled (-1: unknown, e.g. PTX). */
+typedef struct mj_cache_meta {
+    int32_t registers;
+    int64_t spill_bytes;
+} mj_cache_meta;
 
-/* Writes the entry atomically (temp file + rename). Returns 0 or -1 with err; on failure
- * no partial file is left behind. */
+/* On a hit, *meta (may be NULL) gets the entry's ptxas figures. */
+mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **data,
+                              size_t *size, mj_cache_meta *meta, char *err, size_t errcap);
+
+/* Writes the entry atomically (temp file + rename) with its ptxas figures (meta NULL:
+ * unknown). Returns 0 or -1 with err; on failure no partial file is left behind. */
 int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
-                   char *err, size_t errcap);
+                   const mj_cache_meta *meta, char *err, size_t errcap);
 
 /* Removes every entry (and stale temporary file) of ours in dir; other files are left
  * alone. *removed may be NULL. Returns 0 or -1 with err. A missing dir is 0 removed. */

@@ -118,9 +118,13 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
                            "a compile-only context needs target_sm, e.g. 90 (got %d)",
                            options->target_sm);
         ctx->sm = options->target_sm;
-        return MJ_OK;
+    } else {
+        mj_status st = open_device(ctx);
+        if (st) return st;
     }
-    return open_device(ctx);
+    /* Both are read once, for the device's name and sm. */
+    mj_status st = mj_tuning_open(ctx, options->tuning_file);
+    return st ? st : mj_bundle_open(ctx, options->bundle);
 }
 
 void mj_context_destroy(mj_context *ctx) {
@@ -133,6 +137,9 @@ void mj_context_destroy(mj_context *ctx) {
         ctx->cu->primary_release(ctx->device);
     }
     mj_modules_free(ctx);
+    mj_tuning_free(&ctx->tuning);
+    if (ctx->bundle) mj_bundle_index_free(ctx->bundle);
+    free(ctx->bundle);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }

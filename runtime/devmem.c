@@ -41,6 +41,12 @@ mj_status mj_dev_download(mj_context *ctx, void *dst, const void *src, size_t by
     IN_CONTEXT(ctx, ctx->cu->memcpy_dtoh(dst, DPTR(src), bytes), "cuMemcpyDtoH");
 }
 
+mj_status mj_dev_copy(mj_context *ctx, void *dst, const void *src, size_t bytes) {
+    if (!bytes) return MJ_OK;
+    IN_CONTEXT(ctx, ctx->cu->memcpy_dtod_async(DPTR(dst), DPTR(src), bytes, NULL),
+               "cuMemcpyDtoDAsync");
+}
+
 mj_status mj_dev_sync(mj_context *ctx, void *stream) {
     IN_CONTEXT(ctx, ctx->cu->stream_sync((CUstream)stream), "cuStreamSynchronize");
 }

@@ -11,6 +11,8 @@ mj_status mj_dev_alloc(mj_context *ctx, void **ptr, size_t bytes);
 mj_status mj_dev_free(mj_context *ctx, void *ptr);
 mj_status mj_dev_upload(mj_context *ctx, void *dst, const void *src, size_t bytes);
 mj_status mj_dev_download(mj_context *ctx, void *dst, const void *src, size_t bytes);
+/* Device-to-device copy, ordered on the legacy default stream. */
+mj_status mj_dev_copy(mj_context *ctx, void *dst, const void *src, size_t bytes);
 mj_status mj_dev_sync(mj_context *ctx, void *stream);
 /* Elapsed device time in ms of fn(arg) on the legacy default stream, measured with events. */
 mj_status mj_dev_time(mj_context *ctx, mj_status (*fn)(void *arg), void *arg, float *ms);

@@ -16,23 +16,7 @@ static size_t value_alignment(size_t v) {
     return v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
 }
 
-/* MERGEJIT_TILE=NTxVT or NTxVTxBS overrides the tile shapes (BS: blocksort threads, else
- * NT), for tuning experiments. A bad shape is caught by the generator's spec check. */
-static void tile_override(int *nt, int *vt, int *bs_nt) {
-    const char *s = getenv("MERGEJIT_TILE");
-    int a, b, c;
-    int got = s ? sscanf(s, "%dx%dx%d", &a, &b, &c) : 0;
-    if (got >= 2) {
-        *nt = a;
-        *vt = b;
-        *bs_nt = got == 3 ? c : a;
-    }
-}
-
-mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out) {
-    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
-    if (!desc || !out) return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc and out are required");
-    *out = NULL;
+mj_status mj_spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec) {
     if ((unsigned)desc->key >= MJ_KEY_KIND_COUNT)
         return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown key kind %d", (int)desc->key);
     if ((unsigned)desc->primitive >= MJ_PRIMITIVE_COUNT)
@@ -42,7 +26,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
         return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                        "value_size %zu is over the largest supported, %d bytes",
                        desc->value_size, MJ_MAX_VALUE_SIZE);
-    mj_kernel_spec spec = {
+    *spec = (mj_kernel_spec){
         .primitive = desc->primitive,
         .key = desc->key,
         .order = desc->order,
@@ -54,14 +38,23 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
         .value_size = desc->value_size,
         .sm = ctx->sm,
     };
+    return MJ_OK;
+}
+
+mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!desc || !out) return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc and out are required");
+    *out = NULL;
+    mj_kernel_spec spec;
+    const mj_bundle_entry *entry = NULL;
+    mj_status st = mj_spec_from_desc(ctx, desc, &spec);
+    if (!st) st = mj_choose_tile(ctx, desc, &spec, &entry);
+    if (st) return st;
     size_t key_size = mj_spec_key_size(&spec);
-    mj_default_tile(desc->primitive, ctx->sm, key_size, desc->value_size, &spec.nt, &spec.vt,
-                    &spec.bs_nt);
-    tile_override(&spec.nt, &spec.vt, &spec.bs_nt);
 
     mj_sorter *s = calloc(1, sizeof *s);
     if (!s) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
-    mj_status st = mj_module_get(ctx, &spec, &s->mod, &s->source, &s->build_ms);
+    st = mj_module_get(ctx, &spec, entry, &s->mod, &s->source, &s->build_ms);
     if (st) {
         free(s);
         return st;
@@ -73,7 +66,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->value_align = value_alignment(desc->value_size);
     s->nt = spec.nt;
     s->vt = spec.vt;
-    s->bs_nt = spec.bs_nt;
+    s->bs_nt = mj_spec_bs_nt(&spec);
     s->primitive = desc->primitive;
     if (ctx->cu && (mj_primitive_kernels(s->primitive) & (1u << MJ_K_QUEUE_WORK))) {
         /* The persistent grid: as many blocks as the multiprocessors hold at once. */
@@ -101,6 +94,10 @@ double mj_sorter_build_ms(const mj_sorter *s) { return s ? s->build_ms : 0; }
 void mj_sorter_tile(const mj_sorter *s, int *nt, int *vt) {
     if (nt) *nt = s ? s->nt : 0;
     if (vt) *vt = s ? s->vt : 0;
+}
+void mj_sorter_resources(const mj_sorter *s, int *registers, long *spill_bytes) {
+    if (registers) *registers = s ? s->mod->registers : -1;
+    if (spill_bytes) *spill_bytes = s ? s->mod->spill_bytes : -1;
 }
 
 size_t mj_temp_part(mj_temp_layout *t, size_t count, size_t size) {

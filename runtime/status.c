@@ -17,6 +17,8 @@ const char *mj_status_name(mj_status status) {
     case MJ_ERR_CACHE: return "MJ_ERR_CACHE";
     case MJ_ERR_UNSUPPORTED: return "MJ_ERR_UNSUPPORTED";
     case MJ_ERR_TOO_LARGE: return "MJ_ERR_TOO_LARGE";
+    case MJ_ERR_FILE: return "MJ_ERR_FILE";
+    case MJ_ERR_NOT_IN_BUNDLE: return "MJ_ERR_NOT_IN_BUNDLE";
     }
     return "MJ_ERR_UNKNOWN";
 }

@@ -1,16 +1,22 @@
-/* Built-in tile shapes. Odd VT keeps a thread's run of 4-byte keys off the shared-memory bank
- * of its neighbours; larger keys and values take fewer per thread so that registers (keys,
- * positions and values) fit without spilling and the tile fits in static shared memory. */
+/* Tile shapes: the built-in defaults per sm, the tuning file's records, and the order in
+ * which a sorter's tile is chosen. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
 #include "context.h"
 
+/* Odd VT keeps a thread's run of 4-byte keys off the shared-memory bank of its neighbours;
+ * larger keys and values take fewer per thread so that registers (keys, positions and values)
+ * fit without spilling and the tile fits in static shared memory. */
 void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
                      int *nt, int *vt, int *bs_nt) {
-    (void)sm; /* one table for now, measured on the H100 (sm_90); the autotuner will key it */
     size_t bytes = key_size + value_size;
     *nt = 256;
-    /* Measured with bench_sort on an H100 at 2^24 and 2^27 (MERGEJIT_TILE sweep): 4-byte keys
-     * alone are bound by instructions, not bytes, and gain from long runs per thread; pairs and
-     * 8-byte keys peak near 9 to 11. */
+    /* Measured with bench_sort on an H100 (sm_90) at 2^24 and 2^27 (MERGEJIT_TILE sweep):
+     * 4-byte keys alone are bound by instructions, not bytes, and gain from long runs per
+     * thread; pairs and 8-byte keys peak near 9 to 11. */
     if (bytes <= 4)
         *vt = 23;
     else if (bytes <= 8)
@@ -27,12 +33,193 @@ void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t val
     while (*nt > 32 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *nt /= 2;
     /* The blocksort takes twice the merge tile where it fits: one more round in shared memory
      * instead of one more global pass. A segmented sort's head ranges take a little more
-     * shared memory; it gives up two values per thread for the bigger blocksort. */
+     * shared memory; it gives up two values per thread for the bigger blocksort. Before sm_80
+     * a multiprocessor has 64 KB of shared memory: a guess, not measured, is that the doubled
+     * blocksort pays only while two of its blocks fit there. */
+    size_t bs_limit = sm < 80 ? 32 * 1024 : MJ_STATIC_SMEM_LIMIT;
     *bs_nt = *nt;
     if (primitive == MJ_MERGE) return; /* no blocksort */
-    if (primitive == MJ_SEGMENTED_SORT && *vt > 2 && SMEM(2 * *nt, *vt) > MJ_STATIC_SMEM_LIMIT &&
-        SMEM(2 * *nt, *vt - 2) <= MJ_STATIC_SMEM_LIMIT)
+    if (primitive == MJ_SEGMENTED_SORT && *vt > 2 && SMEM(2 * *nt, *vt) > bs_limit &&
+        SMEM(2 * *nt, *vt - 2) <= bs_limit)
         *vt -= 2;
-    if (SMEM(2 * *nt, *vt) <= MJ_STATIC_SMEM_LIMIT) *bs_nt *= 2;
+    if (SMEM(2 * *nt, *vt) <= bs_limit) *bs_nt *= 2;
 #undef SMEM
+}
+
+/* MERGEJIT_TILE=NTxVT or NTxVTxBS overrides the tile shapes (BS: blocksort threads, else
+ * NT), for tuning experiments. A bad shape is caught by the generator's spec check. */
+static int tile_override(int *nt, int *vt, int *bs_nt) {
+    const char *s = getenv("MERGEJIT_TILE");
+    int a, b, c;
+    int got = s ? sscanf(s, "%dx%dx%d", &a, &b, &c) : 0;
+    if (got < 2) return 0;
+    *nt = a;
+    *vt = b;
+    *bs_nt = got == 3 ? c : a;
+    return 1;
+}
+
+/* The tile for a primitive and sizes without a bundle: environment, tuning file, default. */
+static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t key_size,
+                         size_t value_size, mj_tile *out) {
+    memset(out, 0, sizeof *out);
+    out->primitive = primitive;
+    out->key_size = key_size;
+    out->value_size = value_size;
+    if (tile_override(&out->nt, &out->vt, &out->bs_nt)) return;
+    const mj_tuning_entry *e = mj_tuning_find(&ctx->tuning, ctx->tuning.count
+                                                  ? ctx->tuning.entries[0].device : "",
+                                              ctx->sm, primitive, key_size, value_size);
+    if (e) {
+        out->nt = e->nt;
+        out->vt = e->vt;
+        out->bs_nt = e->bs_nt;
+        out->gkeys = e->gkeys;
+        out->tuned = 1;
+        return;
+    }
+    mj_default_tile(primitive, ctx->sm, key_size, value_size, &out->nt, &out->vt, &out->bs_nt);
+}
+
+mj_status mj_choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
+                         const mj_bundle_entry **entry) {
+    if (entry) *entry = NULL;
+    if (desc->nt || desc->vt || desc->bs_nt) {
+        spec->nt = desc->nt;
+        spec->vt = desc->vt;
+        spec->bs_nt = desc->bs_nt;
+        if (entry) *entry = mj_bundle_lookup(ctx, spec);
+        return MJ_OK;
+    }
+    int nt, vt, bs_nt;
+    const mj_bundle_entry *e = entry ? mj_bundle_lookup(ctx, spec) : NULL;
+    if (entry) *entry = e;
+    if (tile_override(&nt, &vt, &bs_nt)) {
+        /* experiments win, even over a bundle */
+    } else if (e) {
+        nt = e->nt;
+        vt = e->vt;
+        bs_nt = e->bs_nt;
+    } else {
+        mj_tile t;
+        context_tile(ctx, spec->primitive, mj_spec_key_size(spec), spec->value_size, &t);
+        nt = t.nt;
+        vt = t.vt;
+        bs_nt = t.bs_nt;
+    }
+    spec->nt = nt;
+    spec->vt = vt;
+    spec->bs_nt = bs_nt;
+    return MJ_OK;
+}
+
+mj_status mj_context_tile(mj_context *ctx, mj_primitive primitive, size_t key_size,
+                          size_t value_size, mj_tile *out) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!out || (unsigned)primitive >= MJ_PRIMITIVE_COUNT || key_size == 0)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "mj_context_tile needs out, a known primitive and a key size");
+    context_tile(ctx, primitive, key_size, value_size, out);
+    return MJ_OK;
+}
+
+mj_status mj_tile_check(const mj_tile *t, char *why, size_t why_cap) {
+    char scratch[8];
+    if (!why) {
+        why = scratch;
+        why_cap = sizeof scratch;
+    }
+    if (!t) {
+        snprintf(why, why_cap, "no tile");
+        return MJ_ERR_INVALID_ARGUMENT;
+    }
+    return mj_tile_shape_check(t->primitive, t->key_size, t->value_size, t->nt, t->vt,
+                               t->bs_nt ? t->bs_nt : t->nt, why, why_cap)
+               ? MJ_ERR_INVALID_ARGUMENT
+               : MJ_OK;
+}
+
+/* The path named by the option, else the default; *named says whether someone named it. */
+static mj_status tuning_path(mj_context *ctx, const char *option, char *path, int *named) {
+    char err[512];
+    const char *env = getenv("MERGEJIT_TUNING");
+    *named = option != NULL || (env && *env);
+    if (option) {
+        if (strlen(option) >= MJ_PATH_CAP)
+            return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "the tuning file path is too long");
+        strcpy(path, option);
+        return MJ_OK;
+    }
+    if (mj_tuning_default_path(path, MJ_PATH_CAP, err, sizeof err)) path[0] = '\0';
+    return MJ_OK;
+}
+
+mj_status mj_tuning_open(mj_context *ctx, const char *option) {
+    char path[MJ_PATH_CAP], err[1024];
+    int named;
+    mj_status st = tuning_path(ctx, option, path, &named);
+    if (st || !path[0]) return st;
+    mj_tuning all = {0};
+    int rc = mj_tuning_read(path, &all, err, sizeof err);
+    if (rc == 1 && !named) return MJ_OK; /* no tuning yet: built-in defaults */
+    if (rc != 0) return mj_fail(ctx, MJ_ERR_FILE, "%s", err);
+    /* Keep this device's records; a compile-only context (no device name) takes the first
+     * device in the file with its sm. */
+    const char *device = NULL;
+    for (size_t i = 0; i < all.count && !device; ++i)
+        if (all.entries[i].sm == ctx->sm &&
+            (!ctx->cu || strcmp(all.entries[i].device, ctx->device_name) == 0))
+            device = all.entries[i].device;
+    for (size_t i = 0; device && i < all.count; ++i)
+        if (all.entries[i].sm == ctx->sm && strcmp(all.entries[i].device, device) == 0 &&
+            mj_tuning_set(&ctx->tuning, &all.entries[i])) {
+            mj_tuning_free(&all);
+            return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+        }
+    mj_tuning_free(&all);
+    strcpy(ctx->tuning_path, path);
+    return MJ_OK;
+}
+
+const char *mj_context_tuning_file(const mj_context *ctx) { return ctx ? ctx->tuning_path : ""; }
+
+mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile *tiles, size_t count) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!tiles && count)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tiles is required when count > 0");
+    char where[MJ_PATH_CAP], err[1024];
+    int named;
+    mj_status st = tuning_path(ctx, path, where, &named);
+    if (st) return st;
+    if (!where[0])
+        return mj_fail(ctx, MJ_ERR_FILE, "no tuning file path: set MERGEJIT_TUNING or HOME");
+    for (size_t i = 0; i < count; ++i) {
+        mj_tile t = tiles[i];
+        if (!t.bs_nt) t.bs_nt = t.nt;
+        if (mj_tile_check(&t, err, sizeof err))
+            return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tile %zu: %s", i, err);
+    }
+    mj_tuning file = {0};
+    if (mj_tuning_read(where, &file, err, sizeof err) < 0)
+        return mj_fail(ctx, MJ_ERR_FILE, "%s", err);
+    for (size_t i = 0; i < count; ++i) {
+        mj_tuning_entry e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.device, sizeof e.device, "%s", ctx->cu ? ctx->device_name : "compile-only");
+        e.sm = ctx->sm;
+        e.primitive = tiles[i].primitive;
+        e.key_size = tiles[i].key_size;
+        e.value_size = tiles[i].value_size;
+        e.nt = tiles[i].nt;
+        e.vt = tiles[i].vt;
+        e.bs_nt = tiles[i].bs_nt ? tiles[i].bs_nt : tiles[i].nt;
+        e.gkeys = tiles[i].gkeys > 0 ? tiles[i].gkeys : 0;
+        if (mj_tuning_set(&file, &e)) {
+            mj_tuning_free(&file);
+            return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+        }
+    }
+    int rc = mj_tuning_write(where, &file, err, sizeof err);
+    mj_tuning_free(&file);
+    return rc ? mj_fail(ctx, MJ_ERR_FILE, "%s", err) : MJ_OK;
 }

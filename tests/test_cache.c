@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define HEADER_SIZE 88 /* the entry header, as laid out in cache.c */
+#define HEADER_SIZE 96 /* the entry header, as laid out in cache.c */
 
 /* Every test works under this directory; main removes it whatever the tests did. */
 static char g_root[] = "/tmp/mj_test_cache.XXXXXX";
@@ -64,7 +64,7 @@ static void assert_hit(const char *dir, const uint8_t key[32], const void *want,
     char err[512] = "";
     void *data = NULL;
     size_t size = 12345;
-    mj_cache_result r = mj_cache_load(dir, key, &data, &size, err, sizeof err);
+    mj_cache_result r = mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err);
     ck_assert_msg(r == MJ_CACHE_HIT, "load gave %d: %s", (int)r, err);
     ck_assert_ptr_nonnull(data);
     ck_assert_uint_eq(size, n);
@@ -75,7 +75,7 @@ static void assert_hit(const char *dir, const uint8_t key[32], const void *want,
 static void store_ok(const char *dir, const uint8_t key[32], const void *data, size_t n)
 {
     char err[512] = "";
-    ck_assert_msg(mj_cache_store(dir, key, data, n, err, sizeof err) == 0, "store: %s", err);
+    ck_assert_msg(mj_cache_store(dir, key, data, n, NULL, err, sizeof err) == 0, "store: %s", err);
 }
 
 /* Counts names in dir, apart from "." and "..", and those that look like temporary files. */
@@ -271,11 +271,11 @@ START_TEST(store_load_roundtrip)
     key_of(key, "never stored");
     void *data = (void *)&data;
     size_t size = 7;
-    ck_assert_int_eq(mj_cache_load(nested, key, &data, &size, err, sizeof err), MJ_CACHE_MISS);
+    ck_assert_int_eq(mj_cache_load(nested, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
     ck_assert_ptr_eq(data, (void *)&data);
     ck_assert_uint_eq(size, 7);
     snprintf(path, sizeof path, "%s/nowhere", dir);
-    ck_assert_int_eq(mj_cache_load(path, key, &data, &size, err, sizeof err), MJ_CACHE_MISS);
+    ck_assert_int_eq(mj_cache_load(path, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
     ck_assert(!path_exists(path));
 }
 END_TEST
@@ -369,7 +369,7 @@ static void check_damage(const char *dir, const uint8_t key[32], enum damage kin
 
     void *data = NULL;
     size_t size = 0;
-    mj_cache_result r = mj_cache_load(dir, key, &data, &size, err, sizeof err);
+    mj_cache_result r = mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err);
     ck_assert_msg(r == MJ_CACHE_DAMAGED, "damage %d (byte %d): load gave %d: %s", (int)kind,
                   flip_at, (int)r, err);
     ck_assert_msg(strstr(err, path) != NULL, "message does not name the entry: %s", err);
@@ -381,11 +381,38 @@ static void check_damage(const char *dir, const uint8_t key[32], enum damage kin
         ck_assert_int_eq(unlink(other), 0);
     }
     /* A second load is now a plain miss, and the key works again. */
-    ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, err, sizeof err), MJ_CACHE_MISS);
+    ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
     store_ok(dir, key, p, n);
     assert_hit(dir, key, p, n);
     free(p);
 }
+
+/* ptxas's figures travel with the binary; an entry without them (NULL meta) reads as -1. */
+START_TEST(meta_roundtrip)
+{
+    char dir[PATH_MAX];
+    make_tmpdir(dir, sizeof dir);
+    uint8_t key[32], key2[32];
+    memset(key, 0x5a, sizeof key);
+    memset(key2, 0xa5, sizeof key2);
+    uint8_t payload[300];
+    memset(payload, 7, sizeof payload);
+    char err[512] = "";
+    mj_cache_meta meta = {40, 96}, got = {0, 0};
+    ck_assert_int_eq(mj_cache_store(dir, key, payload, sizeof payload, &meta, err, sizeof err), 0);
+    ck_assert_int_eq(mj_cache_store(dir, key2, payload, sizeof payload, NULL, err, sizeof err), 0);
+    void *data = NULL;
+    size_t size = 0;
+    ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, &got, err, sizeof err), MJ_CACHE_HIT);
+    ck_assert_int_eq(got.registers, 40);
+    ck_assert_int_eq(got.spill_bytes, 96);
+    free(data);
+    ck_assert_int_eq(mj_cache_load(dir, key2, &data, &size, &got, err, sizeof err), MJ_CACHE_HIT);
+    ck_assert_int_eq(got.registers, -1);
+    ck_assert_int_eq(got.spill_bytes, -1);
+    free(data);
+}
+END_TEST
 
 START_TEST(damaged_entries)
 {
@@ -395,7 +422,7 @@ START_TEST(damaged_entries)
     key_of(key, "damaged");
     for (int kind = 0; kind < N_DAMAGE; kind++)
         check_damage(dir, key, (enum damage)kind, HEADER_SIZE + 500);
-    /* Every single header byte matters: magic, version, reserved, key, size, checksum. */
+    /* Every single header byte matters: magic, version, ptxas figures, key, size, checksum. */
     for (int at = 0; at < HEADER_SIZE; at++)
         check_damage(dir, key, FLIP_PAYLOAD, at);
     check_damage(dir, key, FLIP_PAYLOAD, HEADER_SIZE);
@@ -438,7 +465,7 @@ static int load_one(const struct shared *s, int *hit)
     void *data = NULL;
     size_t size = 0;
     char err[512];
-    mj_cache_result r = mj_cache_load(s->dir, s->key, &data, &size, err, sizeof err);
+    mj_cache_result r = mj_cache_load(s->dir, s->key, &data, &size, NULL, err, sizeof err);
     if (r == MJ_CACHE_MISS)
         return 0;
     if (r != MJ_CACHE_HIT) {
@@ -458,7 +485,7 @@ static int store_rounds(const struct shared *s, int which)
     char err[512];
     for (int r = 0; r < ROUNDS; r++) {
         size_t n = s->size[which];
-        if (mj_cache_store(s->dir, s->key, s->payload[which], n, err, sizeof err) != 0) {
+        if (mj_cache_store(s->dir, s->key, s->payload[which], n, NULL, err, sizeof err) != 0) {
             fprintf(stderr, "concurrent store failed: %s\n", err);
             return -1;
         }
@@ -589,7 +616,7 @@ START_TEST(store_failures)
     write_file(file, "x", 1);
     snprintf(below, sizeof below, "%s/sub", file);
     err[0] = '\0';
-    ck_assert_int_eq(mj_cache_store(below, key, payload, sizeof payload, err, sizeof err), -1);
+    ck_assert_int_eq(mj_cache_store(below, key, payload, sizeof payload, NULL, err, sizeof err), -1);
     ck_assert_msg(strstr(err, file) && strstr(err, "not a directory"), "message: %s", err);
     err[0] = '\0';
     ck_assert_int_eq(mj_cache_ensure_dir(file, err, sizeof err), -1);
@@ -606,7 +633,7 @@ START_TEST(store_failures)
     snprintf(ro, sizeof ro, "%s/ro", dir);
     ck_assert_int_eq(mkdir(ro, 0500), 0);
     err[0] = '\0';
-    int rc = mj_cache_store(ro, key, payload, sizeof payload, err, sizeof err);
+    int rc = mj_cache_store(ro, key, payload, sizeof payload, NULL, err, sizeof err);
     int all, temps;
     count_names(ro, &all, &temps);
     ck_assert_int_eq(temps, 0);
@@ -631,7 +658,7 @@ START_TEST(store_failures)
     snprintf(inner, sizeof inner, "%s/x", path);
     write_file(inner, "x", 1);
     err[0] = '\0';
-    ck_assert_int_eq(mj_cache_store(sub, key, payload, sizeof payload, err, sizeof err), -1);
+    ck_assert_int_eq(mj_cache_store(sub, key, payload, sizeof payload, NULL, err, sizeof err), -1);
     ck_assert_msg(strstr(err, path) != NULL, "message does not name the entry: %s", err);
     count_names(sub, &all, &temps);
     ck_assert_int_eq(temps, 0);
@@ -769,6 +796,7 @@ static Suite *cache_suite(void)
     TCase *tc = tcase_create("cache");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, store_load_roundtrip);
+    tcase_add_test(tc, meta_roundtrip);
     tcase_add_test(tc, damaged_entries);
     tcase_add_test(tc, concurrent_processes);
     tcase_add_test(tc, concurrent_threads);

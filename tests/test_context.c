@@ -567,73 +567,6 @@ END_TEST
 
 /* ---------------------------------------------------------------- the tool */
 
-typedef struct tool_run {
-    int status; /* exit status, or -1 when it did not exit normally */
-    char *out, *err;
-} tool_run;
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    ck_assert_ptr_nonnull(buf);
-    size_t r;
-    while ((r = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += r;
-        if (cap - len < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
-
-/* Runs the tool with args (NULL-terminated, without argv[0]) and the environment changes
- * `env` ("NAME=VALUE" strings, NULL-terminated; may be NULL). */
-static tool_run run_tool(const char *const *args, const char *const *env) {
-    char *dir = mjt_tmpdir();
-    char out_path[4096], err_path[4096];
-    snprintf(out_path, sizeof out_path, "%s/stdout", dir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", dir);
-    const char *argv[32] = {MJ_TOOL_PATH};
-    int argc = 1;
-    for (; args[argc - 1]; ++argc) {
-        ck_assert_int_lt(argc, 31);
-        argv[argc] = args[argc - 1];
-    }
-    argv[argc] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        for (int i = 0; env && env[i]; ++i) putenv((char *)env[i]);
-        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
-        execv(MJ_TOOL_PATH, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    tool_run r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    ck_assert_msg(r.status != 127, "could not run %s", MJ_TOOL_PATH);
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
-    mjt_rmtree(dir);
-    free(dir);
-    return r;
-}
-
-static void tool_run_free(tool_run *r) {
-    free(r->out);
-    free(r->err);
-}
-
 static int count_lines_with(const char *text, const char *needle) {
     int n = 0;
     for (const char *line = text; *line;) {
@@ -651,16 +584,16 @@ static int count_lines_with(const char *text, const char *needle) {
 START_TEST(tool)
 {
     static const char *const help[] = {"--help", NULL};
-    tool_run r = run_tool(help, NULL);
+    mjt_tool_run r = mjt_run_tool(help, NULL);
     ck_assert_int_eq(r.status, 0);
     ck_assert_msg(strstr(r.out, "Usage") != NULL, "--help printed:\n%s", r.out);
-    tool_run_free(&r);
+    mjt_tool_run_free(&r);
 
     static const char *const demo_help[] = {"demo", "--help", NULL};
-    r = run_tool(demo_help, NULL);
+    r = mjt_run_tool(demo_help, NULL);
     ck_assert_int_eq(r.status, 0);
     ck_assert(strstr(r.out, "Usage: mergejit demo") != NULL);
-    tool_run_free(&r);
+    mjt_tool_run_free(&r);
 
     /* No GPU: the demo says so on one line, builds for the target and succeeds. */
     char *cache = mjt_tmpdir();
@@ -668,29 +601,29 @@ START_TEST(tool)
     snprintf(cache_env, sizeof cache_env, "MERGEJIT_CACHE_DIR=%s", cache);
     const char *const env[] = {"MERGEJIT_LIBCUDA=/nonexistent", cache_env, NULL};
     static const char *const demo[] = {"demo", "--n", "1000", NULL};
-    r = run_tool(demo, env);
+    r = mjt_run_tool(demo, env);
     ck_assert_msg(r.status == 0, "demo exited %d:\n%s\n%s", r.status, r.out, r.err);
     ck_assert_msg(count_lines_with(r.out, "no GPU") == 1, "demo printed:\n%s", r.out);
     ck_assert_msg(count_lines_with(r.out, "/nonexistent") == 1, "demo printed:\n%s", r.out);
-    tool_run_free(&r);
+    mjt_tool_run_free(&r);
     mjt_rmtree(cache);
     free(cache);
 
     /* Bad command lines exit 2 with a message. */
     static const char *const bad_demo[] = {"demo", "--no-such-option", NULL};
-    r = run_tool(bad_demo, NULL);
+    r = mjt_run_tool(bad_demo, NULL);
     ck_assert_int_eq(r.status, 2);
     ck_assert(strstr(r.err, "--no-such-option") != NULL);
-    tool_run_free(&r);
+    mjt_tool_run_free(&r);
     static const char *const bad_top[] = {"--no-such-option", NULL};
-    r = run_tool(bad_top, NULL);
+    r = mjt_run_tool(bad_top, NULL);
     ck_assert_int_eq(r.status, 2);
     ck_assert_str_ne(r.err, "");
-    tool_run_free(&r);
+    mjt_tool_run_free(&r);
     static const char *const bad_cmd[] = {"no-such-command", NULL};
-    r = run_tool(bad_cmd, NULL);
+    r = mjt_run_tool(bad_cmd, NULL);
     ck_assert_int_eq(r.status, 2);
-    tool_run_free(&r);
+    mjt_tool_run_free(&r);
 }
 END_TEST
 

@@ -27,6 +27,8 @@ int cmd_demo(int argc, char **argv);
 int cmd_sort(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 /* ---------------------------------------------------------------- options (args.c) */
 
@@ -50,6 +52,9 @@ int cli_is_option(const char *arg);
 int cli_parse_size(const char *s, uint64_t *out);
 /* A decimal integer in [lo, hi]. 0 on success. */
 int cli_parse_int(const char *s, long lo, long hi, long *out);
+/* A comma-separated list of decimal integers in [lo, hi], at most cap of them: the count, or
+ * -1 for an empty, malformed or too long list. */
+int cli_parse_int_list(const char *s, long lo, long hi, long *out, int cap);
 /* A decimal or 0x-hexadecimal 64-bit unsigned integer. 0 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
 /* "asc"/"ascending" or "desc"/"descending". 0 on success. */

@@ -112,6 +112,7 @@ const char *cli_source_phrase(int source)
     case 0: return "compiled with NVRTC";
     case 1: return "loaded from the disk cache";
     case 2: return "found in the context's memory";
+    case 3: return "loaded from the bundle";
     default: return "built (unknown source)";
     }
 }

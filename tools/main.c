@@ -17,13 +17,16 @@ static const char usage[] =
     "  sort     sort a binary file of keys (and a file of values) on the GPU\n"
     "  info     versions, device, target and disk cache\n"
     "  cache    'cache stats' or 'cache clear': the disk cache of compiled kernels\n"
+    "  tune     find the fastest tiles on this GPU and write them to the tuning file\n"
+    "  gen      write a deployment bundle of compiled kernels (or --list one)\n"
     "\n"
     "Options:\n"
     "  -h, --help       show this help; 'mergejit COMMAND --help' for a command's options\n"
     "  -V, --version    show the version\n"
     "\n"
     "Exit status: 0 success, 1 runtime failure or failed check, 2 bad command line.\n"
-    "Environment: MERGEJIT_CACHE_DIR, else XDG_CACHE_HOME, chooses the cache directory.\n";
+    "Environment: MERGEJIT_CACHE_DIR, else XDG_CACHE_HOME, chooses the cache directory;\n"
+    "MERGEJIT_TUNING names the tuning file and MERGEJIT_BUNDLE a bundle to sort from.\n";
 
 typedef struct command {
     const char *name;
@@ -35,6 +38,8 @@ static const command commands[] = {
     {"sort", cmd_sort},
     {"info", cmd_info},
     {"cache", cmd_cache},
+    {"tune", cmd_tune},
+    {"gen", cmd_gen},
 };
 
 static const command *find_command(const char *name)
@@ -48,7 +53,7 @@ static const command *find_command(const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return cli_usage_error(NULL, "expected a command: demo, sort, info or cache");
+        return cli_usage_error(NULL, "expected a command: demo, sort, info, cache, tune or gen");
 
     const char *first = argv[1];
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {

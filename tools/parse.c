@@ -138,6 +138,25 @@ int cli_parse_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+int cli_parse_int_list(const char *s, long lo, long hi, long *out, int cap)
+{
+    int n = 0;
+    while (*s) {
+        char item[32];
+        size_t len = strcspn(s, ",");
+        if (len == 0 || len >= sizeof item || n == cap)
+            return -1;
+        memcpy(item, s, len);
+        item[len] = '\0';
+        if (cli_parse_int(item, lo, hi, &out[n++]) != 0)
+            return -1;
+        s += len;
+        if (*s == ',' && *++s == '\0')
+            return -1; /* a trailing comma */
+    }
+    return n ? n : -1;
+}
+
 int cli_parse_u64(const char *s, uint64_t *out)
 {
     int base = 10;

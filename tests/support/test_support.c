@@ -1,10 +1,13 @@
 #include "test_support.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 mj_context *mjt_gpu_context_or_skip(const char *program) {
@@ -78,3 +81,64 @@ uint64_t mjt_rand(uint64_t *state) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    size_t r;
+    while ((r = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += r;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            ck_assert_ptr_nonnull(buf);
+        }
+    }
+    fclose(f);
+    buf[len] = '\0';
+    return buf;
+}
+
+mjt_tool_run mjt_run_tool(const char *const *args, const char *const *env) {
+    char *dir = mjt_tmpdir();
+    char out_path[4096], err_path[4096];
+    snprintf(out_path, sizeof out_path, "%s/stdout", dir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", dir);
+    const char *argv[32] = {MJ_TOOL_PATH};
+    int argc = 1;
+    for (; args[argc - 1]; ++argc) {
+        ck_assert_int_lt(argc, 31);
+        argv[argc] = args[argc - 1];
+    }
+    argv[argc] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        for (int i = 0; env && env[i]; ++i) putenv((char *)env[i]);
+        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
+        execv(MJ_TOOL_PATH, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    mjt_tool_run r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ck_assert_msg(r.status != 127, "could not run %s", MJ_TOOL_PATH);
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    mjt_rmtree(dir);
+    free(dir);
+    return r;
+}
+
+void mjt_tool_run_free(mjt_tool_run *r) {
+    free(r->out);
+    free(r->err);
+}
+

@@ -28,4 +28,15 @@ int mjt_run(Suite *s, int fork);
 
 uint64_t mjt_rand(uint64_t *state);
 
+/* The mergejit tool's exit status (-1 when it did not exit normally) and output. */
+typedef struct mjt_tool_run {
+    int status;
+    char *out, *err;
+} mjt_tool_run;
+
+/* Runs the tool with args (NULL-terminated, without argv[0]) and the environment changes
+ * `env` ("NAME=VALUE" strings, NULL-terminated; may be NULL). */
+mjt_tool_run mjt_run_tool(const char *const *args, const char *const *env);
+void mjt_tool_run_free(mjt_tool_run *r);
+
 #endif
