@@ -1,0 +1,323 @@
+/* Tiles without a GPU: shape checks, the tuning file as contexts read and write it, ptxas's
+ * figures kept with binaries (spill rejection), and the autotuner's candidate plan. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+#include "tune.h"
+
+static mj_tile tile(mj_primitive p, size_t k, size_t v, int nt, int vt, int bs) {
+    mj_tile t = {p, k, v, nt, vt, bs, 0, 0};
+    return t;
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char *buf = calloc(1, 65536);
+    ck_assert_ptr_nonnull(buf);
+    size_t n = fread(buf, 1, 65535, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* A compile-only context for sm 90 with the given tuning file option. */
+static mj_status tuned_context(const char *tuning, const char *cache, mj_context **ctx) {
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.flags = MJ_CONTEXT_COMPILE_ONLY;
+    o.target_sm = 90;
+    o.cache_dir = cache;
+    o.tuning_file = tuning;
+    o.bundle = "";
+    return mj_context_create(&o, ctx);
+}
+
+START_TEST(tile_check) {
+    char why[256];
+    mj_tile t = tile(MJ_MERGESORT, 4, 0, 256, 23, 512);
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
+    t = tile(MJ_MERGESORT, 4, 0, 48, 23, 48);
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(why, "power of two"));
+    t = tile(MJ_MERGESORT, 4, 0, 128, 0, 128);
+    ck_assert_int_eq(mj_tile_check(&t, NULL, 0), MJ_ERR_INVALID_ARGUMENT);
+    t = tile(MJ_SEGMENTED_SORT, 4, 0, 64, 33, 64);
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(why, "segmented"));
+    t = tile(MJ_MERGESORT, 8, 8, 512, 15, 512);
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(why, "shared memory"));
+    t = tile(MJ_MERGESORT, 4, 0, 256, 9, 128);
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
+    /* The merge primitive has no blocksort: a large bs_nt does not count against it. */
+    t = tile(MJ_MERGE, 4, 0, 512, 23, 512);
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
+    ck_assert_int_eq(mj_tile_check(NULL, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+START_TEST(tuning_in_contexts) {
+    char *dir = mjt_tmpdir();
+    char path[4096], cache[4096];
+    snprintf(path, sizeof path, "%s/conf/tuning", dir);
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    mj_context *ctx = NULL;
+    ck_assert_int_eq(tuned_context("", cache, &ctx), MJ_OK);
+    ck_assert_str_eq(mj_context_tuning_file(ctx), "");
+    mj_tile def;
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &def), MJ_OK);
+    ck_assert_int_eq(def.tuned, 0);
+    ck_assert_int_eq(mj_tile_check(&def, NULL, 0), MJ_OK);
+
+    /* Saving writes the context's sm (a compile-only context has no device name). */
+    mj_tile tiles[2] = {tile(MJ_MERGESORT, 4, 0, 128, 15, 256),
+                        tile(MJ_SEGMENTED_SORT, 8, 4, 128, 11, 256)};
+    tiles[0].gkeys = 19.5;
+    ck_assert_int_eq(mj_tuning_save(ctx, path, tiles, 2), MJ_OK);
+    /* A bad tile is refused and the file stays as it was. */
+    char *before = read_text(path);
+    mj_tile bad = tile(MJ_MERGESORT, 4, 0, 100, 15, 100);
+    ck_assert_int_eq(mj_tuning_save(ctx, path, &bad, 1), MJ_ERR_INVALID_ARGUMENT);
+    char *after = read_text(path);
+    ck_assert_str_eq(before, after);
+    free(before);
+    free(after);
+    mj_context_destroy(ctx);
+
+    ck_assert_int_eq(tuned_context(path, cache, &ctx), MJ_OK);
+    ck_assert_str_eq(mj_context_tuning_file(ctx), path);
+    mj_tile t;
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &t), MJ_OK);
+    ck_assert_int_eq(t.tuned, 1);
+    ck_assert_int_eq(t.nt, 128);
+    ck_assert_int_eq(t.vt, 15);
+    ck_assert_int_eq(t.bs_nt, 256);
+    ck_assert(t.gkeys > 19.4 && t.gkeys < 19.6);
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_SEGMENTED_SORT, 8, 4, &t), MJ_OK);
+    ck_assert_int_eq(t.tuned, 1);
+    ck_assert_int_eq(t.vt, 11);
+    /* Sizes the file lacks get the defaults. */
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 8, 0, &t), MJ_OK);
+    ck_assert_int_eq(t.tuned, 0);
+
+    /* A sorter built in the context takes the tuned tile; a description's own tile wins. */
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    mj_sorter *s = NULL;
+    ck_assert_msg(mj_sorter_create(ctx, &d, &s) == MJ_OK, "%s", mj_context_last_error(ctx));
+    int nt, vt;
+    mj_sorter_tile(s, &nt, &vt);
+    ck_assert_int_eq(nt, 128);
+    ck_assert_int_eq(vt, 15);
+    mj_sorter_destroy(s);
+    d.nt = 64;
+    d.vt = 7;
+    ck_assert_msg(mj_sorter_create(ctx, &d, &s) == MJ_OK, "%s", mj_context_last_error(ctx));
+    mj_sorter_tile(s, &nt, &vt);
+    ck_assert_int_eq(nt, 64);
+    ck_assert_int_eq(vt, 7);
+    mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
+
+    /* A file for another sm gives this context nothing. */
+    char other[4096];
+    snprintf(other, sizeof other, "%s/other", dir);
+    write_text(other, "mergejit-tuning 1\ndevice 80 NVIDIA A100\ntile mergesort 4 0 64 5 64 1\n");
+    ck_assert_int_eq(tuned_context(other, cache, &ctx), MJ_OK);
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &t), MJ_OK);
+    ck_assert_int_eq(t.tuned, 0);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(tuning_file_errors) {
+    char *dir = mjt_tmpdir();
+    char path[4096], cache[4096];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    mj_context *ctx = NULL;
+
+    /* Named but missing: an error that names the file. */
+    snprintf(path, sizeof path, "%s/missing", dir);
+    ck_assert_int_eq(tuned_context(path, cache, &ctx), MJ_ERR_FILE);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), path));
+    mj_context_destroy(ctx);
+    setenv("MERGEJIT_TUNING", path, 1);
+    ck_assert_int_eq(tuned_context(NULL, cache, &ctx), MJ_ERR_FILE);
+    mj_context_destroy(ctx);
+    unsetenv("MERGEJIT_TUNING");
+
+    /* The default location, missing: built-in defaults and no error. */
+    setenv("XDG_CONFIG_HOME", dir, 1);
+    ck_assert_int_eq(tuned_context(NULL, cache, &ctx), MJ_OK);
+    ck_assert_str_eq(mj_context_tuning_file(ctx), "");
+    mj_context_destroy(ctx);
+
+    /* Damaged or foreign: an error, and saving does not overwrite it. */
+    snprintf(path, sizeof path, "%s/damaged", dir);
+    write_text(path, "mergejit-tuning 1\ndevice 90 X\ntile mergesort 4 0 256 0 512 1\n");
+    ck_assert_int_eq(tuned_context(path, cache, &ctx), MJ_ERR_FILE);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "line 3"));
+    mj_context_destroy(ctx);
+    snprintf(path, sizeof path, "%s/mergejit/tuning", dir); /* the default under XDG */
+    char mk[4200];
+    snprintf(mk, sizeof mk, "mkdir -p %s/mergejit", dir);
+    ck_assert_int_eq(system(mk), 0);
+    write_text(path, "\x7f" "ELF not a tuning file");
+    ck_assert_int_eq(tuned_context(NULL, cache, &ctx), MJ_ERR_FILE);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "not a mergejit tuning file"));
+    mj_context_destroy(ctx);
+    ck_assert_int_eq(tuned_context("", cache, &ctx), MJ_OK);
+    mj_tile t = tile(MJ_MERGE, 4, 0, 256, 21, 256);
+    ck_assert_int_eq(mj_tuning_save(ctx, NULL, &t, 1), MJ_ERR_FILE);
+    char *kept = read_text(path);
+    ck_assert_str_eq(kept, "\x7f" "ELF not a tuning file");
+    free(kept);
+    mj_context_destroy(ctx);
+    unsetenv("XDG_CONFIG_HOME");
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* ptxas's report travels with the binary: a default tile reports no spills, a tile far too
+ * big for the registers reports them (the tuner's rejection), and a second context reading
+ * the disk cache gets the same figures. */
+START_TEST(resources_and_spills) {
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U64, MJ_ASCENDING);
+    d.primitive = MJ_MERGE;
+    d.value_size = 8;
+    mj_sorter *s = NULL;
+    ck_assert_msg(mj_sorter_create(ctx, &d, &s) == MJ_OK, "%s", mj_context_last_error(ctx));
+    int regs;
+    long spills;
+    mj_sorter_resources(s, &regs, &spills);
+    ck_assert_int_gt(regs, 0);
+    ck_assert_int_eq(spills, 0);
+    mj_sorter_destroy(s);
+
+    d.nt = 64;
+    d.vt = 63;
+    ck_assert_msg(mj_sorter_create(ctx, &d, &s) == MJ_OK, "%s", mj_context_last_error(ctx));
+    mj_sorter_resources(s, &regs, &spills);
+    ck_assert_int_eq(mj_sorter_source(s), 0);
+    ck_assert_msg(spills > 0, "VT 63 of 16-byte pairs should spill (registers %d)", regs);
+    mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
+
+    ctx = mjt_compile_context(90, dir);
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    ck_assert_int_eq(mj_sorter_source(s), 1);
+    long again;
+    int regs2;
+    mj_sorter_resources(s, &regs2, &again);
+    ck_assert_int_eq(again, spills);
+    ck_assert_int_eq(regs2, regs);
+    mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+static size_t plan(const tune_config *c, const int *nts, int n, int quick, const mj_tile *def,
+                   tune_point *out, size_t cap) {
+    size_t count = tune_plan(c, nts, n, quick, def, NULL, 0);
+    ck_assert_uint_le(count, cap);
+    ck_assert_uint_eq(tune_plan(c, nts, n, quick, def, out, cap), count);
+    return count;
+}
+
+START_TEST(tune_plan_candidates) {
+    static tune_point pts[512];
+    const int nts[] = {128, 256, 512};
+    tune_config c = {MJ_MERGESORT, 4, 0};
+    mj_tile def = tile(MJ_MERGESORT, 4, 0, 256, 23, 512);
+    size_t n = plan(&c, nts, 3, 0, &def, pts, 512);
+    int defaults = 0, last_vt = 0, last_nt = 0;
+    for (size_t i = 0; i < n; i++) {
+        tune_point *p = &pts[i];
+        mj_tile t = tile(p->primitive, p->key_size, p->value_size, p->nt, p->vt, p->bs_nt);
+        ck_assert_int_eq(mj_tile_check(&t, NULL, 0), MJ_OK);
+        ck_assert_int_eq(p->vt % 2, 1);
+        ck_assert_int_eq(p->outcome, TUNE_PENDING);
+        defaults += p->is_default;
+        if (p->nt == last_nt) {
+            ck_assert_int_eq(p->vt, last_vt + 2);
+        } else {
+            ck_assert_int_eq(p->vt, 1);
+            if (last_nt) {
+                /* the sweep of the previous NT stopped where the next odd VT is refused */
+                mj_tile next = tile(MJ_MERGESORT, 4, 0, last_nt, last_vt + 2, 2 * last_nt);
+                if (2 * last_nt > 1024) next.bs_nt = last_nt;
+                ck_assert_int_ne(mj_tile_check(&next, NULL, 0), MJ_OK);
+            }
+        }
+        /* sorts take the doubled blocksort where it is accepted */
+        mj_tile doubled = tile(MJ_MERGESORT, 4, 0, p->nt, p->vt, 2 * p->nt);
+        ck_assert_int_eq(p->bs_nt == 2 * p->nt, mj_tile_check(&doubled, NULL, 0) == MJ_OK);
+        last_nt = p->nt;
+        last_vt = p->vt;
+    }
+    ck_assert_int_eq(defaults, 1);
+
+    /* Quick: VT within 4 of the default's; a default outside the NTs is appended, marked. */
+    const int one[] = {128};
+    n = plan(&c, one, 1, 1, &def, pts, 512);
+    ck_assert_uint_eq(n, 6);
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_int_eq(pts[i].vt, 19 + 2 * (int)i);
+        ck_assert_int_eq(pts[i].is_default, 0);
+    }
+    ck_assert_int_eq(pts[5].is_default, 1);
+    ck_assert_int_eq(pts[5].nt, 256);
+
+    /* Merge: no blocksort. */
+    tune_config m = {MJ_MERGE, 8, 4};
+    mj_tile mdef = tile(MJ_MERGE, 8, 4, 256, 7, 256);
+    n = plan(&m, nts, 3, 0, &mdef, pts, 512);
+    for (size_t i = 0; i < n; i++) ck_assert_int_eq(pts[i].bs_nt, pts[i].nt);
+
+    /* A rejection skips the larger VT of its NT only, never the default. */
+    n = plan(&c, nts, 2, 0, &def, pts, 512);
+    size_t at = 0;
+    while (!(pts[at].nt == 256 && pts[at].vt == 17)) at++;
+    pts[at].outcome = TUNE_SPILLS;
+    size_t skipped = tune_skip_after(pts, n, at);
+    size_t expect = 0;
+    for (size_t i = 0; i < n; i++) {
+        int later = pts[i].nt == 256 && pts[i].vt > 17;
+        ck_assert_int_eq(pts[i].outcome == TUNE_SKIPPED, later && !pts[i].is_default);
+        expect += later && !pts[i].is_default;
+    }
+    ck_assert_uint_eq(skipped, expect);
+    ck_assert_uint_gt(skipped, 0);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("tiles");
+    TCase *tc = tcase_create("tiles");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, tile_check);
+    tcase_add_test(tc, tuning_in_contexts);
+    tcase_add_test(tc, tuning_file_errors);
+    tcase_add_test(tc, resources_and_spills);
+    tcase_add_test(tc, tune_plan_candidates);
+    suite_add_tcase(s, tc);
+    return mjt_run(s, 1);
+}
