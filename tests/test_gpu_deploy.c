@@ -27,7 +27,7 @@ START_TEST(quick_tune) {
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = '\0';
     fclose(f);
-    ck_assert_ptr_nonnull(strstr(buf, "\"outcome\":\"measured\""));
+    ck_assert_ptr_nonnull(strstr(buf, "\"outcome\": \"measured\""));
     f = fopen(svg, "r");
     ck_assert_ptr_nonnull(f);
     n = fread(buf, 1, sizeof buf - 1, f);
