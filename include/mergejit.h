@@ -338,7 +338,8 @@ MJ_API mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *de
 /* ---------------------------------------------------------------- deployment bundles */
 
 /* A builder collects compiled kernels and writes them as one bundle file: versioned, with an
- * index, a SHA-256 per entry, and the tile each entry was built with. */
+ * index, a SHA-256 per entry, and the tile each entry was built with. A builder is used by one
+ * thread at a time. */
 typedef struct mj_bundle_builder mj_bundle_builder;
 
 MJ_API mj_status mj_bundle_builder_create(mj_bundle_builder **out);

@@ -33,17 +33,17 @@
  * range), so a file it writes always reads back. The file is created with mode 0644: a bundle
  * is shipped to be read by other users, unlike the cache's private entries. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* mkostemp, O_CLOEXEC when built on its own */
+#define _GNU_SOURCE /* PATH_MAX, O_CLOEXEC when built on its own */
 #endif
 
 #include "bundle_file.h"
 
+#include "file_io.h"
 #include "sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,85 +89,10 @@ _Static_assert(MJ_BUNDLE_RECORD % PAYLOAD_ALIGN == 0 && HEADER_SIZE % PAYLOAD_AL
 _Static_assert(sizeof MJ_VERSION_STRING - 1 <= H_LIBVER_CAP,
                "MJ_VERSION_STRING does not fit the bundle header");
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t errcap, const char *fmt, ...)
-{
-    if (!err || errcap == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errcap, fmt, ap);
-    va_end(ap);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* Two's complement by conversion through unsigned, which is well defined both ways round on
  * the platforms we build for (and implementation-defined, not undefined, elsewhere). */
-static int32_t get_le32s(const uint8_t *p) { return (int32_t)get_le32(p); }
-static int64_t get_le64s(const uint8_t *p) { return (int64_t)get_le64(p); }
-
-static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
-{
-    size_t done = 0;
-    while (done < n) {
-        size_t chunk = n - done < ((size_t)1 << 30) ? n - done : (size_t)1 << 30;
-        ssize_t r = pread(fd, (char *)buf + done, chunk, (off_t)(off + done));
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        done += (size_t)r;
-    }
-    return (ssize_t)done;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    size_t done = 0;
-    while (done < n) {
-        size_t chunk = n - done < ((size_t)1 << 30) ? n - done : (size_t)1 << 30;
-        ssize_t w = write(fd, (const char *)buf + done, chunk);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        done += (size_t)w;
-    }
-    return 0;
-}
+static int32_t get_le32s(const uint8_t *p) { return (int32_t)mj_get_le32(p); }
+static int64_t get_le64s(const uint8_t *p) { return (int64_t)mj_get_le64(p); }
 
 /* Duplicate request keys: sorted pointers, then neighbours compared, so a million entries
  * cost a sort rather than a trillion comparisons. */
@@ -242,18 +167,18 @@ static void put_record(uint8_t *r, const mj_bundle_entry *e, uint64_t offset,
     memcpy(r + R_REQUEST, e->request, 32);
     memcpy(r + R_SOURCE, e->source_key, 32);
     memcpy(r + R_SHA, sha, 32);
-    put_le64(r + R_OFFSET, offset);
-    put_le64(r + R_SIZE, e->size);
-    put_le32(r + R_SM, (uint32_t)e->sm);
-    put_le32(r + R_PRIMITIVE, (uint32_t)e->primitive);
-    put_le32(r + R_KEY, (uint32_t)e->key);
-    put_le32(r + R_KEY_SIZE, (uint32_t)e->key_size);
-    put_le32(r + R_VALUE_SIZE, (uint32_t)e->value_size);
-    put_le32(r + R_NT, (uint32_t)e->nt);
-    put_le32(r + R_VT, (uint32_t)e->vt);
-    put_le32(r + R_BS_NT, (uint32_t)e->bs_nt);
-    put_le32(r + R_REGISTERS, (uint32_t)(int32_t)e->registers);
-    put_le64(r + R_SPILL, (uint64_t)(int64_t)e->spill_bytes);
+    mj_put_le64(r + R_OFFSET, offset);
+    mj_put_le64(r + R_SIZE, e->size);
+    mj_put_le32(r + R_SM, (uint32_t)e->sm);
+    mj_put_le32(r + R_PRIMITIVE, (uint32_t)e->primitive);
+    mj_put_le32(r + R_KEY, (uint32_t)e->key);
+    mj_put_le32(r + R_KEY_SIZE, (uint32_t)e->key_size);
+    mj_put_le32(r + R_VALUE_SIZE, (uint32_t)e->value_size);
+    mj_put_le32(r + R_NT, (uint32_t)e->nt);
+    mj_put_le32(r + R_VT, (uint32_t)e->vt);
+    mj_put_le32(r + R_BS_NT, (uint32_t)e->bs_nt);
+    mj_put_le32(r + R_REGISTERS, (uint32_t)(int32_t)e->registers);
+    mj_put_le64(r + R_SPILL, (uint64_t)(int64_t)e->spill_bytes);
     /* Only up to the NUL, so whatever follows it in the caller's buffer stays out. */
     memcpy(r + R_LABEL, e->label, strlen(e->label));
 }
@@ -266,8 +191,8 @@ static uint8_t *build_index(const mj_bundle_entry *entries, size_t count, size_t
     if (!buf)
         return NULL;
     memcpy(buf, MAGIC, 8);
-    put_le32(buf + H_VERSION, FORMAT_VERSION);
-    put_le32(buf + H_COUNT, (uint32_t)count);
+    mj_put_le32(buf + H_VERSION, FORMAT_VERSION);
+    mj_put_le32(buf + H_COUNT, (uint32_t)count);
     memcpy(buf + H_LIBVER, MJ_VERSION_STRING, sizeof MJ_VERSION_STRING - 1);
     uint64_t pos = len;
     for (size_t i = 0; i < count; i++) {
@@ -283,77 +208,55 @@ static uint8_t *build_index(const mj_bundle_entry *entries, size_t count, size_t
     return buf;
 }
 
-/* Writes the index and the payloads to fd. 0, or -1 with errno. */
-static int write_body(int fd, const uint8_t *index, size_t index_len,
-                      const mj_bundle_entry *entries, size_t count)
+/* The file's contents as spans: the index, then each payload, with zero padding between
+ * payloads only (the file ends with the last one). malloc'd, *n spans; NULL when out of
+ * memory. */
+static mj_span *body_spans(const uint8_t *index, size_t index_len,
+                           const mj_bundle_entry *entries, size_t count, size_t *n)
 {
     static const uint8_t zeros[PAYLOAD_ALIGN];
-    if (write_all(fd, index, index_len) != 0)
-        return -1;
+    mj_span *parts = malloc((2 * count + 1) * sizeof *parts);
+    if (!parts)
+        return NULL;
+    size_t k = 0;
+    parts[k++] = (mj_span){index, index_len};
     for (size_t i = 0; i < count; i++) {
-        size_t n = (size_t)entries[i].size;
-        if (write_all(fd, entries[i].payload, n) != 0)
-            return -1;
-        /* Padding only between payloads: the file ends with the last one. */
-        size_t pad = (PAYLOAD_ALIGN - n % PAYLOAD_ALIGN) % PAYLOAD_ALIGN;
-        if (i + 1 < count && write_all(fd, zeros, pad) != 0)
-            return -1;
+        size_t size = (size_t)entries[i].size;
+        size_t pad = (PAYLOAD_ALIGN - size % PAYLOAD_ALIGN) % PAYLOAD_ALIGN;
+        parts[k++] = (mj_span){entries[i].payload, size};
+        if (i + 1 < count)
+            parts[k++] = (mj_span){zeros, pad};
     }
-    return 0;
-}
-
-/* Splits path into its directory ("." when it has none) and the temporary file's name. */
-static int temp_name(const char *path, char *dir, size_t dircap, char *tmp, size_t tmpcap,
-                     char *err, size_t errcap)
-{
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (!*base) {
-        set_err(err, errcap, "cannot write bundle %s: the path names a directory", path);
-        return -1;
-    }
-    int n;
-    if (!slash)
-        n = snprintf(dir, dircap, ".");
-    else if (slash == path)
-        n = snprintf(dir, dircap, "/");
-    else
-        n = snprintf(dir, dircap, "%.*s", (int)(slash - path), path);
-    /* Dot-prefixed so it does not pass for a bundle; same directory so rename is atomic. */
-    int m = snprintf(tmp, tmpcap, "%.*s.%s.tmp.XXXXXX", (int)(base - path), path, base);
-    if (n < 0 || (size_t)n >= dircap || m < 0 || (size_t)m >= tmpcap) {
-        set_err(err, errcap, "cannot write bundle %s: the path is too long", path);
-        return -1;
-    }
-    return 0;
+    *n = k;
+    return parts;
 }
 
 int mj_bundle_write_file(const char *path, const mj_bundle_entry *entries, size_t count,
                          char *err, size_t errcap)
 {
     if (!path || !*path) {
-        set_err(err, errcap, "the bundle path is empty");
+        mj_set_err(err, errcap, "the bundle path is empty");
         return -1;
     }
     if (count > 0 && !entries) {
-        set_err(err, errcap, "cannot write bundle %s: no entries given", path);
+        mj_set_err(err, errcap, "cannot write bundle %s: no entries given", path);
         return -1;
     }
     if (count > MAX_ENTRIES) {
-        set_err(err, errcap, "cannot write bundle %s: %zu entries (at most %u)", path, count,
-                (unsigned)MAX_ENTRIES);
+        mj_set_err(err, errcap, "cannot write bundle %s: %zu entries (at most %u)", path, count,
+                   (unsigned)MAX_ENTRIES);
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
         const char *bad = check_entry_in(&entries[i]);
         if (bad) {
-            set_err(err, errcap, "cannot write bundle %s: entry %zu %s", path, i, bad);
+            mj_set_err(err, errcap, "cannot write bundle %s: entry %zu %s", path, i, bad);
             return -1;
         }
     }
     const uint8_t **keys = malloc((count ? count : 1) * sizeof *keys);
     if (!keys) {
-        set_err(err, errcap, "out of memory writing bundle %s", path);
+        mj_set_err(err, errcap, "out of memory writing bundle %s", path);
         return -1;
     }
     for (size_t i = 0; i < count; i++)
@@ -362,67 +265,41 @@ int mj_bundle_write_file(const char *path, const mj_bundle_entry *entries, size_
     int dup = find_duplicate(keys, count, &a, &b);
     free(keys);
     if (dup < 0) {
-        set_err(err, errcap, "out of memory writing bundle %s", path);
+        mj_set_err(err, errcap, "out of memory writing bundle %s", path);
         return -1;
     }
     if (dup > 0) {
-        set_err(err, errcap,
-                "cannot write bundle %s: entries %zu (%s) and %zu (%s) have the same request key",
-                path, a, entries[a].label, b, entries[b].label);
+        mj_set_err(err, errcap,
+                   "cannot write bundle %s: entries %zu (%s) and %zu (%s) have the same "
+                   "request key",
+                   path, a, entries[a].label, b, entries[b].label);
         return -1;
     }
 
-    char dir[PATH_MAX], tmp[PATH_MAX];
-    if (temp_name(path, dir, sizeof dir, tmp, sizeof tmp, err, errcap) != 0)
+    char dir[PATH_MAX], why[2 * PATH_MAX + 128];
+    const char *base;
+    if (mj_path_split(path, dir, sizeof dir, &base, why, sizeof why) != 0) {
+        mj_set_err(err, errcap, "cannot write bundle %s: %s", path, why);
         return -1;
-    size_t index_len = 0;
+    }
+    size_t index_len = 0, nparts = 0;
     uint8_t *index = build_index(entries, count, &index_len);
-    if (!index) {
-        set_err(err, errcap, "out of memory writing bundle %s", path);
-        return -1;
-    }
-
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        set_err(err, errcap, "cannot write bundle %s: cannot create a temporary file in %s: %s",
-                path, dir, strerror(errno));
+    mj_span *parts = index ? body_spans(index, index_len, entries, count, &nparts) : NULL;
+    if (!parts) {
+        mj_set_err(err, errcap, "out of memory writing bundle %s", path);
         free(index);
         return -1;
     }
-    const char *step = NULL;
-    int e = 0;
-    if (write_body(fd, index, index_len, entries, count) != 0)
-        step = "write";
-    else if (fchmod(fd, 0644) != 0)
-        step = "chmod";
-    else if (fsync(fd) != 0) /* before rename: a crash leaves the old bundle or all the new */
-        step = "fsync";
-    if (step)
-        e = errno;
+    /* The temporary file ".<name>.tmp.XXXXXX" beside path does not pass for a bundle. Mode
+     * 0644, set whatever the umask; fsync before the rename, so that a crash leaves the old
+     * bundle or all the new, and of the directory after it. */
+    int rc = mj_write_file_atomic(path, dir, base, parts, nparts, 0644,
+                                  MJ_SYNC_FILE | MJ_SYNC_DIR, why, sizeof why);
+    free(parts);
     free(index);
-    if (close(fd) != 0 && !step) { /* some file systems report write errors only here */
-        e = errno;
-        step = "write";
-    }
-    if (step) {
-        set_err(err, errcap, "cannot write bundle %s: %s %s: %s", path, step, tmp, strerror(e));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        set_err(err, errcap, "cannot write bundle %s: rename from %s: %s", path, tmp,
-                strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    /* Makes the rename itself durable. Best effort: the bundle is in place already, and some
-     * file systems refuse fsync on a directory. */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
-    return 0;
+    if (rc != 0)
+        mj_set_err(err, errcap, "cannot write bundle %s: %s", path, why);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- reading */
@@ -438,10 +315,10 @@ static const char *get_record(const uint8_t *r, uint64_t index_end, uint64_t fil
     memcpy(e->sha, r + R_SHA, 32);
     memcpy(e->label, r + R_LABEL, MJ_BUNDLE_LABEL_CAP);
     e->label[MJ_BUNDLE_LABEL_CAP - 1] = '\0';
-    e->offset = get_le64(r + R_OFFSET);
-    e->size = get_le64(r + R_SIZE);
-    uint32_t sm = get_le32(r + R_SM), primitive = get_le32(r + R_PRIMITIVE),
-             key = get_le32(r + R_KEY);
+    e->offset = mj_get_le64(r + R_OFFSET);
+    e->size = mj_get_le64(r + R_SIZE);
+    uint32_t sm = mj_get_le32(r + R_SM), primitive = mj_get_le32(r + R_PRIMITIVE),
+             key = mj_get_le32(r + R_KEY);
     int32_t nt = get_le32s(r + R_NT), vt = get_le32s(r + R_VT), bs_nt = get_le32s(r + R_BS_NT);
     int64_t spill = get_le64s(r + R_SPILL);
 
@@ -467,8 +344,8 @@ static const char *get_record(const uint8_t *r, uint64_t index_end, uint64_t fil
     e->sm = (int)sm;
     e->primitive = (mj_primitive)primitive;
     e->key = (mj_key_kind)key;
-    e->key_size = get_le32(r + R_KEY_SIZE);
-    e->value_size = get_le32(r + R_VALUE_SIZE);
+    e->key_size = mj_get_le32(r + R_KEY_SIZE);
+    e->value_size = mj_get_le32(r + R_VALUE_SIZE);
     e->nt = nt;
     e->vt = vt;
     e->bs_nt = bs_nt;
@@ -497,48 +374,48 @@ static int read_index_fd(int fd, const char *path, mj_bundle_index *out, char *e
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        set_err(err, errcap, "cannot stat %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot stat %s: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        set_err(err, errcap, "%s is not a mergejit bundle (not a regular file)", path);
+        mj_set_err(err, errcap, "%s is not a mergejit bundle (not a regular file)", path);
         return -1;
     }
     uint64_t file_size = (uint64_t)st.st_size;
     uint8_t hdr[HEADER_SIZE];
-    ssize_t got = pread_full(fd, hdr, HEADER_SIZE, 0);
+    ssize_t got = mj_pread_full(fd, hdr, HEADER_SIZE, 0);
     if (got < 0) {
-        set_err(err, errcap, "cannot read %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
     if (got < 8 || memcmp(hdr, MAGIC, 8) != 0) {
-        set_err(err, errcap, "%s is not a mergejit bundle", path);
+        mj_set_err(err, errcap, "%s is not a mergejit bundle", path);
         return -1;
     }
     if (got < HEADER_SIZE) {
-        set_err(err, errcap, "bundle %s is truncated (in the header)", path);
+        mj_set_err(err, errcap, "bundle %s is truncated (in the header)", path);
         return -1;
     }
-    uint32_t version = get_le32(hdr + H_VERSION);
+    uint32_t version = mj_get_le32(hdr + H_VERSION);
     if (version != FORMAT_VERSION) {
-        set_err(err, errcap, "%s is bundle format version %u; this library reads version %u",
-                path, (unsigned)version, FORMAT_VERSION);
+        mj_set_err(err, errcap, "%s is bundle format version %u; this library reads version %u",
+                   path, (unsigned)version, FORMAT_VERSION);
         return -1;
     }
     if (!libver_ok(hdr + H_LIBVER)) {
-        set_err(err, errcap, "bundle %s: header is damaged (library version field)", path);
+        mj_set_err(err, errcap, "bundle %s: header is damaged (library version field)", path);
         return -1;
     }
-    uint32_t count = get_le32(hdr + H_COUNT);
+    uint32_t count = mj_get_le32(hdr + H_COUNT);
     if (count > MAX_ENTRIES) {
-        set_err(err, errcap, "bundle %s: header is damaged (%u entries; at most %u)", path,
-                (unsigned)count, (unsigned)MAX_ENTRIES);
+        mj_set_err(err, errcap, "bundle %s: header is damaged (%u entries; at most %u)", path,
+                   (unsigned)count, (unsigned)MAX_ENTRIES);
         return -1;
     }
     uint64_t index_end = HEADER_SIZE + (uint64_t)count * MJ_BUNDLE_RECORD;
     if (index_end > file_size) {
-        set_err(err, errcap, "bundle %s is truncated (its index of %u entries does not fit)",
-                path, (unsigned)count);
+        mj_set_err(err, errcap, "bundle %s is truncated (its index of %u entries does not fit)",
+                   path, (unsigned)count);
         return -1;
     }
 
@@ -548,29 +425,29 @@ static int read_index_fd(int fd, const char *path, mj_bundle_index *out, char *e
     const uint8_t **keys = malloc((count ? count : 1) * sizeof *keys);
     int rc = -1;
     if (!index || (count && !entries) || !keys) {
-        set_err(err, errcap, "out of memory reading bundle %s", path);
+        mj_set_err(err, errcap, "out of memory reading bundle %s", path);
         goto done;
     }
-    got = pread_full(fd, index, index_len, HEADER_SIZE);
+    got = mj_pread_full(fd, index, index_len, HEADER_SIZE);
     if (got < 0) {
-        set_err(err, errcap, "cannot read %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot read %s: %s", path, strerror(errno));
         goto done;
     }
     if ((size_t)got < index_len) { /* shrank since fstat */
-        set_err(err, errcap, "bundle %s is truncated (in the index)", path);
+        mj_set_err(err, errcap, "bundle %s is truncated (in the index)", path);
         goto done;
     }
     uint8_t digest[32];
     mj_sha256_hash(index, index_len, digest);
     if (memcmp(digest, hdr + H_HASH, 32) != 0) {
-        set_err(err, errcap, "bundle %s: index is damaged (checksum mismatch)", path);
+        mj_set_err(err, errcap, "bundle %s: index is damaged (checksum mismatch)", path);
         goto done;
     }
     for (size_t i = 0; i < count; i++) {
         const char *bad =
             get_record(index + i * MJ_BUNDLE_RECORD, index_end, file_size, &entries[i]);
         if (bad) {
-            set_err(err, errcap, "bundle %s: entry %zu (%s) %s", path, i, entries[i].label, bad);
+            mj_set_err(err, errcap, "bundle %s: entry %zu (%s) %s", path, i, entries[i].label, bad);
             goto done;
         }
         keys[i] = entries[i].request;
@@ -578,12 +455,13 @@ static int read_index_fd(int fd, const char *path, mj_bundle_index *out, char *e
     size_t a = 0, b = 0;
     int dup = find_duplicate(keys, count, &a, &b);
     if (dup < 0) {
-        set_err(err, errcap, "out of memory reading bundle %s", path);
+        mj_set_err(err, errcap, "out of memory reading bundle %s", path);
         goto done;
     }
     if (dup > 0) {
-        set_err(err, errcap, "bundle %s: entries %zu (%s) and %zu (%s) have the same request key",
-                path, a, entries[a].label, b, entries[b].label);
+        mj_set_err(err, errcap,
+                   "bundle %s: entries %zu (%s) and %zu (%s) have the same request key", path,
+                   a, entries[a].label, b, entries[b].label);
         goto done;
     }
     memcpy(out->version, hdr + H_LIBVER, H_LIBVER_CAP);
@@ -605,7 +483,7 @@ int mj_bundle_read_index(const char *path, mj_bundle_index *out, char *err, size
     /* O_NONBLOCK so that a FIFO at path cannot hang the open; regular files ignore it. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        set_err(err, errcap, "cannot open %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     int rc = read_index_fd(fd, path, out, err, errcap);
@@ -629,53 +507,53 @@ int mj_bundle_read_payload(const char *path, const mj_bundle_entry *e, void **da
     *data = NULL;
     size_t n = (size_t)e->size;
     if (n != e->size) {
-        set_err(err, errcap, "bundle %s: entry %s is too large for this process", path,
-                e->label);
+        mj_set_err(err, errcap, "bundle %s: entry %s is too large for this process", path,
+                   e->label);
         return -1;
     }
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        set_err(err, errcap, "cannot open %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        set_err(err, errcap, "cannot stat %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot stat %s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
     uint64_t file_size = (uint64_t)st.st_size;
     if (!S_ISREG(st.st_mode) || e->offset > file_size || e->size > file_size - e->offset) {
-        set_err(err, errcap, "bundle %s: entry %s lies outside the file (changed since its "
-                "index was read?)", path, e->label);
+        mj_set_err(err, errcap, "bundle %s: entry %s lies outside the file (changed since its "
+                   "index was read?)", path, e->label);
         close(fd);
         return -1;
     }
     uint8_t *buf = malloc(n ? n : 1); /* never NULL on success, even when empty */
     if (!buf) {
-        set_err(err, errcap, "out of memory reading entry %s of bundle %s", e->label, path);
+        mj_set_err(err, errcap, "out of memory reading entry %s of bundle %s", e->label, path);
         close(fd);
         return -1;
     }
-    ssize_t got = pread_full(fd, buf, n, e->offset);
+    ssize_t got = mj_pread_full(fd, buf, n, e->offset);
     int read_errno = errno;
     close(fd);
     if (got < 0) {
-        set_err(err, errcap, "cannot read %s: %s", path, strerror(read_errno));
+        mj_set_err(err, errcap, "cannot read %s: %s", path, strerror(read_errno));
         free(buf);
         return -1;
     }
     if ((size_t)got < n) { /* shrank since fstat */
-        set_err(err, errcap, "bundle %s: entry %s lies outside the file (changed since its "
-                "index was read?)", path, e->label);
+        mj_set_err(err, errcap, "bundle %s: entry %s lies outside the file (changed since its "
+                   "index was read?)", path, e->label);
         free(buf);
         return -1;
     }
     uint8_t digest[32];
     mj_sha256_hash(buf, n, digest);
     if (memcmp(digest, e->sha, 32) != 0) {
-        set_err(err, errcap, "bundle %s: entry %s is damaged (checksum mismatch)", path,
-                e->label);
+        mj_set_err(err, errcap, "bundle %s: entry %s is damaged (checksum mismatch)", path,
+                   e->label);
         free(buf);
         return -1;
     }

@@ -11,18 +11,18 @@
  *  96  payload
  * Version 1 entries (no ptxas figures) are reported as damaged and rebuilt. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* mkostemp, PATH_MAX, O_CLOEXEC/O_NOFOLLOW when built on its own */
+#define _GNU_SOURCE /* PATH_MAX, O_CLOEXEC/O_NOFOLLOW, unlinkat when built on its own */
 #endif
 
 #include "cache.h"
 
+#include "file_io.h"
 #include "sha256.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,47 +38,6 @@
 #define OFF_SIZE 48
 #define OFF_HASH 56
 #define OFF_SPILLS 88
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t errcap, const char *fmt, ...)
-{
-    if (!err || errcap == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errcap, fmt, ap);
-    va_end(ap);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /* True for exactly 64 lowercase hex digits at s (s may be shorter: the NUL stops it). */
 static int is_hex64(const char *s)
@@ -109,45 +68,8 @@ static int entry_path(char *out, size_t cap, const char *dir, const uint8_t key[
     mj_sha256_hex(key, hex);
     int n = snprintf(out, cap, "%s/%s.mjc", dir, hex);
     if (n < 0 || (size_t)n >= cap) {
-        set_err(err, errcap, "cache directory path %s is too long", dir);
+        mj_set_err(err, errcap, "cache directory path %s is too long", dir);
         return -1;
-    }
-    return 0;
-}
-
-/* Reads up to n bytes, retrying short reads and EINTR. Returns the count read (less than n
- * only at end of file), or -1 with errno. */
-static ssize_t read_full(int fd, void *buf, size_t n)
-{
-    size_t done = 0;
-    while (done < n) {
-        size_t chunk = n - done < ((size_t)1 << 30) ? n - done : (size_t)1 << 30;
-        ssize_t r = read(fd, (char *)buf + done, chunk);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        done += (size_t)r;
-    }
-    return (ssize_t)done;
-}
-
-/* Writes all n bytes, retrying short writes and EINTR. Returns 0 or -1 with errno. */
-static int write_all(int fd, const void *buf, size_t n)
-{
-    size_t done = 0;
-    while (done < n) {
-        size_t chunk = n - done < ((size_t)1 << 30) ? n - done : (size_t)1 << 30;
-        ssize_t w = write(fd, (const char *)buf + done, chunk);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        done += (size_t)w;
     }
     return 0;
 }
@@ -170,10 +92,10 @@ static mj_cache_result damaged(const char *path, const struct stat *seen, const 
                                char *err, size_t errcap)
 {
     if (remove_damaged(path, seen) != 0)
-        set_err(err, errcap, "cache entry %s %s (and could not be removed: %s)", path, what,
-                strerror(errno));
+        mj_set_err(err, errcap, "cache entry %s %s (and could not be removed: %s)", path, what,
+                   strerror(errno));
     else
-        set_err(err, errcap, "cache entry %s %s", path, what);
+        mj_set_err(err, errcap, "cache entry %s %s", path, what);
     return MJ_CACHE_DAMAGED;
 }
 
@@ -194,11 +116,11 @@ static const char *check_header(const uint8_t *hdr, const uint8_t key[32], uint6
 {
     if (memcmp(hdr, MAGIC, 8) != 0)
         return "has a bad magic number";
-    if (get_le32(hdr + OFF_VERSION) != FORMAT_VERSION)
+    if (mj_get_le32(hdr + OFF_VERSION) != FORMAT_VERSION)
         return "has an unsupported format version";
     if (memcmp(hdr + OFF_KEY, key, 32) != 0)
         return "belongs to another key";
-    uint64_t payload = get_le64(hdr + OFF_SIZE);
+    uint64_t payload = mj_get_le64(hdr + OFF_SIZE);
     if (file_size - HEADER_SIZE < payload)
         return "truncated";
     if (file_size - HEADER_SIZE > payload)
@@ -218,9 +140,9 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
         return MJ_CACHE_DAMAGED;
     }
     uint8_t hdr[HEADER_SIZE];
-    ssize_t got = read_full(fd, hdr, HEADER_SIZE);
+    ssize_t got = mj_read_full(fd, hdr, HEADER_SIZE);
     if (got < 0) {
-        set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
         return MJ_CACHE_ERROR;
     }
     if (got < HEADER_SIZE || (uint64_t)st->st_size < HEADER_SIZE) {
@@ -230,20 +152,20 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
     if ((*bad = check_header(hdr, key, (uint64_t)st->st_size)) != NULL)
         return MJ_CACHE_DAMAGED;
 
-    uint64_t n64 = get_le64(hdr + OFF_SIZE);
+    uint64_t n64 = mj_get_le64(hdr + OFF_SIZE);
     size_t n = (size_t)n64;
     if (n != n64) {
-        set_err(err, errcap, "cache entry %s is too large for this process", path);
+        mj_set_err(err, errcap, "cache entry %s is too large for this process", path);
         return MJ_CACHE_ERROR;
     }
     uint8_t *payload = malloc(n ? n : 1); /* never NULL on a hit, even when empty */
     if (!payload) {
-        set_err(err, errcap, "out of memory reading cache entry %s", path);
+        mj_set_err(err, errcap, "out of memory reading cache entry %s", path);
         return MJ_CACHE_ERROR;
     }
-    got = read_full(fd, payload, n);
+    got = mj_read_full(fd, payload, n);
     if (got < 0) {
-        set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
         free(payload);
         return MJ_CACHE_ERROR;
     }
@@ -262,8 +184,8 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
     *data = payload;
     *size = n;
     if (meta) {
-        meta->registers = (int32_t)get_le32(hdr + OFF_REGISTERS);
-        meta->spill_bytes = (int64_t)get_le64(hdr + OFF_SPILLS);
+        meta->registers = (int32_t)mj_get_le32(hdr + OFF_REGISTERS);
+        meta->spill_bytes = (int64_t)mj_get_le64(hdr + OFF_SPILLS);
     }
     return MJ_CACHE_HIT;
 }
@@ -283,14 +205,14 @@ mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **dat
             return MJ_CACHE_MISS;
         if (errno == ELOOP) /* O_NOFOLLOW met a symbolic link */
             return damaged(path, NULL, "is a symbolic link", err, errcap);
-        set_err(err, errcap, "cannot open cache entry %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot open cache entry %s: %s", path, strerror(errno));
         return MJ_CACHE_ERROR;
     }
     struct stat st;
     const char *bad = NULL;
     mj_cache_result res;
     if (fstat(fd, &st) != 0) {
-        set_err(err, errcap, "cannot stat cache entry %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot stat cache entry %s: %s", path, strerror(errno));
         res = MJ_CACHE_ERROR;
     } else {
         res = read_entry(fd, &st, key, path, data, size, meta, &bad, err, errcap);
@@ -306,49 +228,24 @@ int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, siz
 {
     if (mj_cache_ensure_dir(dir, err, errcap) != 0)
         return -1;
-    char path[PATH_MAX], tmp[PATH_MAX];
+    char path[PATH_MAX];
     char hex[65];
     mj_sha256_hex(key, hex);
     if (entry_path(path, sizeof path, dir, key, err, errcap) != 0)
         return -1;
-    /* Dot-prefixed so it is never taken for an entry; same directory so rename is atomic. */
-    int n = snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, hex);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        set_err(err, errcap, "cache directory path %s is too long", dir);
-        return -1;
-    }
-
     uint8_t hdr[HEADER_SIZE];
     memcpy(hdr, MAGIC, 8);
-    put_le32(hdr + OFF_VERSION, FORMAT_VERSION);
-    put_le32(hdr + OFF_REGISTERS, (uint32_t)(meta ? meta->registers : -1));
+    mj_put_le32(hdr + OFF_VERSION, FORMAT_VERSION);
+    mj_put_le32(hdr + OFF_REGISTERS, (uint32_t)(meta ? meta->registers : -1));
     memcpy(hdr + OFF_KEY, key, 32);
-    put_le64(hdr + OFF_SIZE, size);
-    put_le64(hdr + OFF_SPILLS, (uint64_t)(meta ? meta->spill_bytes : -1));
+    mj_put_le64(hdr + OFF_SIZE, size);
+    mj_put_le64(hdr + OFF_SPILLS, (uint64_t)(meta ? meta->spill_bytes : -1));
     entry_digest(hdr, data, size, hdr + OFF_HASH);
 
-    int fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
-    if (fd < 0) {
-        set_err(err, errcap, "cannot create a temporary file in %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (write_all(fd, hdr, sizeof hdr) != 0 || write_all(fd, data, size) != 0) {
-        set_err(err, errcap, "cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    if (close(fd) != 0) { /* some file systems report write errors only here */
-        set_err(err, errcap, "cannot write %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        set_err(err, errcap, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    /* The temporary file is ".<hex>.tmp.XXXXXX" in dir, which is_temp_name recognizes. Mode
+     * 0600 and no fsync: an entry is private, and one lost in a crash is only rebuilt. */
+    const mj_span parts[] = {{hdr, sizeof hdr}, {data, size}};
+    return mj_write_file_atomic(path, dir, hex, parts, 2, 0600, 0, err, errcap);
 }
 
 /* mkdir for one path component; an existing directory (or a link to one) is fine. */
@@ -361,13 +258,13 @@ static int make_one_dir(const char *path, char *err, size_t errcap)
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return 0;
-        set_err(err, errcap, "%s exists and is not a directory", path);
+        mj_set_err(err, errcap, "%s exists and is not a directory", path);
         return -1;
     }
     if (e == EEXIST) /* e.g. a dangling symbolic link */
-        set_err(err, errcap, "%s exists and is not a directory", path);
+        mj_set_err(err, errcap, "%s exists and is not a directory", path);
     else
-        set_err(err, errcap, "cannot create directory %s: %s", path, strerror(e));
+        mj_set_err(err, errcap, "cannot create directory %s: %s", path, strerror(e));
     return -1;
 }
 
@@ -375,7 +272,7 @@ int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)
 {
     struct stat st;
     if (!dir || !*dir) {
-        set_err(err, errcap, "the cache directory path is empty");
+        mj_set_err(err, errcap, "the cache directory path is empty");
         return -1;
     }
     if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) /* the usual case, one system call */
@@ -383,7 +280,7 @@ int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)
     size_t len = strlen(dir);
     char buf[PATH_MAX];
     if (len >= sizeof buf) {
-        set_err(err, errcap, "cache directory path %s is too long", dir);
+        mj_set_err(err, errcap, "cache directory path %s is too long", dir);
         return -1;
     }
     memcpy(buf, dir, len + 1);
@@ -413,13 +310,13 @@ int mj_cache_default_dir(char *out, size_t cap, char *err, size_t errcap)
     else if ((v = getenv("HOME")) != NULL && *v)
         n = snprintf(out, cap, "%s/.cache/mergejit", v);
     else {
-        set_err(err, errcap,
-                "no cache directory: none of MERGEJIT_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
+        mj_set_err(err, errcap,
+                   "no cache directory: none of MERGEJIT_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
         return -1;
     }
     if (n < 0 || (size_t)n >= cap) {
-        set_err(err, errcap, "the cache directory path (%d bytes) does not fit in %zu bytes", n,
-                cap);
+        mj_set_err(err, errcap, "the cache directory path (%d bytes) does not fit in %zu bytes", n,
+                   cap);
         if (cap > 0)
             out[0] = '\0';
         return -1;
@@ -435,7 +332,7 @@ static int open_listing(const char *dir, DIR **d, char *err, size_t errcap)
         return 1;
     if (errno == ENOENT)
         return 0;
-    set_err(err, errcap, "cannot open cache directory %s: %s", dir, strerror(errno));
+    mj_set_err(err, errcap, "cannot open cache directory %s: %s", dir, strerror(errno));
     return -1;
 }
 
@@ -445,7 +342,7 @@ static int close_listing(DIR *d, const char *dir, char *err, size_t errcap)
     int e = errno;
     closedir(d);
     if (e != 0) {
-        set_err(err, errcap, "cannot read cache directory %s: %s", dir, strerror(e));
+        mj_set_err(err, errcap, "cannot read cache directory %s: %s", dir, strerror(e));
         return -1;
     }
     return 0;
@@ -467,7 +364,7 @@ int mj_cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errca
         if (unlinkat(dirfd(d), ent->d_name, 0) == 0)
             count++;
         else if (errno != ENOENT) { /* ENOENT: someone else removed it first */
-            set_err(err, errcap, "cannot remove %s/%s: %s", dir, ent->d_name, strerror(errno));
+            mj_set_err(err, errcap, "cannot remove %s/%s: %s", dir, ent->d_name, strerror(errno));
             closedir(d);
             if (removed)
                 *removed = count;
@@ -498,7 +395,7 @@ int mj_cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *
         if (fstatat(dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             if (errno == ENOENT) /* removed since it was listed */
                 continue;
-            set_err(err, errcap, "cannot stat %s/%s: %s", dir, ent->d_name, strerror(errno));
+            mj_set_err(err, errcap, "cannot stat %s/%s: %s", dir, ent->d_name, strerror(errno));
             closedir(d);
             return -1;
         }

@@ -4,12 +4,13 @@
  * so a file written under one locale reads under any other. The writer checks every entry
  * with the reader's rules first, so whatever it writes reads back. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* mkostemp, newlocale/uselocale, O_CLOEXEC when built on its own */
+#define _GNU_SOURCE /* newlocale/uselocale, O_CLOEXEC, PATH_MAX when built on its own */
 #endif
 
 #include "tuning_file.h"
 
 #include "cache.h"
+#include "file_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,19 +30,6 @@
 #define MAX_FILE_SIZE ((size_t)64 << 20) /* far beyond any real tuning file */
 #define MAX_FIELDS 9                     /* "tile" and its 7 fields, plus one to see extras */
 #define SHOWN 40                         /* at most this much of a bad token in a message */
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t errcap, const char *fmt, ...)
-{
-    if (!err || errcap == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errcap, fmt, ap);
-    va_end(ap);
-}
 
 /* ---------------------------------------------------------------- the "C" numeric locale */
 
@@ -308,7 +296,7 @@ static int line_err(parse_state *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    set_err(s->err, s->errcap, "tuning file %s, line %zu: %s", s->name, s->line, what);
+    mj_set_err(s->err, s->errcap, "tuning file %s, line %zu: %s", s->name, s->line, what);
     return -1;
 }
 
@@ -439,13 +427,13 @@ static int check_header(const char *p, const char *end, const char *name, char *
     if (rc != -1) {
         if (rc == 0 && version == FORMAT_VERSION)
             return 0;
-        set_err(err, errcap, "%s is tuning format version %.*s; this library reads version %d",
-                name, shown(tok[1]), tok[1].p, FORMAT_VERSION);
+        mj_set_err(err, errcap, "%s is tuning format version %.*s; this library reads version %d",
+                   name, shown(tok[1]), tok[1].p, FORMAT_VERSION);
         return -1;
     }
-    set_err(err, errcap,
-            "%s is not a mergejit tuning file (its first line is not '" HEADER_WORD " 1')",
-            name);
+    mj_set_err(err, errcap,
+               "%s is not a mergejit tuning file (its first line is not '" HEADER_WORD " 1')",
+               name);
     return -1;
 }
 
@@ -462,7 +450,7 @@ int mj_tuning_parse(const char *text, size_t len, const char *name, mj_tuning *o
     parse_state s = {.name = name, .err = err, .errcap = errcap};
     c_numeric loc;
     if (c_numeric_begin(&loc) != 0) {
-        set_err(err, errcap, "cannot read tuning file %s: out of memory", name);
+        mj_set_err(err, errcap, "cannot read tuning file %s: out of memory", name);
         return -1;
     }
     int rc = 0;
@@ -485,24 +473,6 @@ int mj_tuning_parse(const char *text, size_t len, const char *name, mj_tuning *o
     return rc;
 }
 
-/* Reads up to n bytes, retrying short reads and EINTR. The count read, or -1 with errno. */
-static ssize_t read_full(int fd, void *buf, size_t n)
-{
-    size_t done = 0;
-    while (done < n) {
-        ssize_t r = read(fd, (char *)buf + done, n - done);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        done += (size_t)r;
-    }
-    return (ssize_t)done;
-}
-
 int mj_tuning_read(const char *path, mj_tuning *out, char *err, size_t errcap)
 {
     memset(out, 0, sizeof *out);
@@ -510,41 +480,41 @@ int mj_tuning_read(const char *path, mj_tuning *out, char *err, size_t errcap)
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ENOENT) {
-            set_err(err, errcap, "tuning file %s does not exist", path);
+            mj_set_err(err, errcap, "tuning file %s does not exist", path);
             return 1;
         }
-        set_err(err, errcap, "cannot open tuning file %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot open tuning file %s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        set_err(err, errcap, "cannot stat tuning file %s: %s", path, strerror(errno));
+        mj_set_err(err, errcap, "cannot stat tuning file %s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        set_err(err, errcap, "tuning file %s is not a regular file", path);
+        mj_set_err(err, errcap, "tuning file %s is not a regular file", path);
         close(fd);
         return -1;
     }
     if ((uint64_t)st.st_size > MAX_FILE_SIZE) {
-        set_err(err, errcap, "%s is too large (%lld bytes) to be a tuning file", path,
-                (long long)st.st_size);
+        mj_set_err(err, errcap, "%s is too large (%lld bytes) to be a tuning file", path,
+                   (long long)st.st_size);
         close(fd);
         return -1;
     }
     size_t size = (size_t)st.st_size;
     char *buf = malloc(size ? size : 1);
     if (!buf) {
-        set_err(err, errcap, "out of memory reading tuning file %s", path);
+        mj_set_err(err, errcap, "out of memory reading tuning file %s", path);
         close(fd);
         return -1;
     }
-    ssize_t got = read_full(fd, buf, size); /* fewer when it shrank since fstat */
+    ssize_t got = mj_read_full(fd, buf, size); /* fewer when it shrank since fstat */
     int e = errno;
     close(fd);
     if (got < 0) {
-        set_err(err, errcap, "cannot read tuning file %s: %s", path, strerror(e));
+        mj_set_err(err, errcap, "cannot read tuning file %s: %s", path, strerror(e));
         free(buf);
         return -1;
     }
@@ -640,8 +610,8 @@ static int check_entries(const char *path, const sort_item *items, size_t n, cha
             cmp_items(&items[i - 1], &items[i]) == 0)
             bad = "it repeats another entry's device, sm, primitive, key and value size";
         if (bad) {
-            set_err(err, errcap, "cannot write tuning file %s: entry %zu: %s", path,
-                    items[i].index, bad);
+            mj_set_err(err, errcap, "cannot write tuning file %s: entry %zu: %s", path,
+                       items[i].index, bad);
             return -1;
         }
     }
@@ -655,7 +625,7 @@ static int format_text(const char *path, const mj_tuning *t, text_buf *b, char *
     size_t n = t->count;
     sort_item *items = malloc((n ? n : 1) * sizeof *items);
     if (!items) {
-        set_err(err, errcap, "out of memory writing tuning file %s", path);
+        mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
         return -1;
     }
     /* Each entry's group is the index of the first entry of its device: quadratic, but a
@@ -685,7 +655,7 @@ static int format_text(const char *path, const mj_tuning *t, text_buf *b, char *
                 e->key_size, e->value_size, e->nt, e->vt, e->bs_nt, e->gkeys);
         }
         if (b->failed) {
-            set_err(err, errcap, "out of memory writing tuning file %s", path);
+            mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
             rc = -1;
         }
     }
@@ -693,85 +663,33 @@ static int format_text(const char *path, const mj_tuning *t, text_buf *b, char *
     return rc;
 }
 
-/* Writes all n bytes, retrying short writes and EINTR. 0, or -1 with errno. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, buf, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        buf += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Writes data to a temporary file beside path and renames it into place. 0, or -1 with err
- * and no temporary file left. */
+/* Writes data to a temporary file beside path and renames it into place, creating missing
+ * directories first. 0, or -1 with err and no temporary file left. */
 static int replace_file(const char *path, const char *data, size_t len, char *err,
                         size_t errcap)
 {
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (*base == '\0') {
-        set_err(err, errcap, "cannot write tuning file %s: the path names a directory", path);
+    char dir[PATH_MAX], why[PATH_MAX + 128];
+    const char *base;
+    if (mj_path_split(path, dir, sizeof dir, &base, why, sizeof why) != 0 ||
+        mj_cache_ensure_dir(dir, why, sizeof why) != 0) {
+        mj_set_err(err, errcap, "cannot write tuning file %s: %s", path, why);
         return -1;
     }
-    char dir[PATH_MAX], tmp[PATH_MAX];
-    int n;
-    if (!slash)
-        n = snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        n = snprintf(dir, sizeof dir, "/");
-    else
-        n = snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int m = snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, base);
-    if (n < 0 || (size_t)n >= sizeof dir || m < 0 || (size_t)m >= sizeof tmp) {
-        set_err(err, errcap, "tuning file path %s is too long", path);
-        return -1;
-    }
-    char why[PATH_MAX + 128];
-    if (mj_cache_ensure_dir(dir, why, sizeof why) != 0) {
-        set_err(err, errcap, "cannot write tuning file %s: %s", path, why);
-        return -1;
-    }
-    int fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
-    if (fd < 0) {
-        set_err(err, errcap, "cannot create a temporary file in %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    /* fsync so that a crash after the rename leaves the new file, not an empty one. */
-    if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-        set_err(err, errcap, "cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    if (close(fd) != 0) { /* some file systems report write errors only here */
-        set_err(err, errcap, "cannot write %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        set_err(err, errcap, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    /* Mode 0600; fsync so that a crash after the rename leaves the new file, not an empty
+     * one. */
+    const mj_span part = {data, len};
+    return mj_write_file_atomic(path, dir, base, &part, 1, 0600, MJ_SYNC_FILE, err, errcap);
 }
 
 int mj_tuning_write(const char *path, const mj_tuning *t, char *err, size_t errcap)
 {
     if (!path || !*path) {
-        set_err(err, errcap, "the tuning file path is empty");
+        mj_set_err(err, errcap, "the tuning file path is empty");
         return -1;
     }
     c_numeric loc;
     if (c_numeric_begin(&loc) != 0) {
-        set_err(err, errcap, "out of memory writing tuning file %s", path);
+        mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
         return -1;
     }
     text_buf b = {0};
@@ -797,15 +715,15 @@ int mj_tuning_default_path(char *out, size_t cap, char *err, size_t errcap)
     else if ((v = getenv("HOME")) != NULL && *v)
         n = snprintf(out, cap, "%s/.config/mergejit/tuning", v);
     else {
-        set_err(err, errcap,
-                "no tuning file path: none of MERGEJIT_TUNING, XDG_CONFIG_HOME, HOME is set");
+        mj_set_err(err, errcap,
+                   "no tuning file path: none of MERGEJIT_TUNING, XDG_CONFIG_HOME, HOME is set");
         if (cap > 0)
             out[0] = '\0';
         return -1;
     }
     if (n < 0 || (size_t)n >= cap) {
-        set_err(err, errcap, "the tuning file path (%d bytes) does not fit in %zu bytes", n,
-                cap);
+        mj_set_err(err, errcap, "the tuning file path (%d bytes) does not fit in %zu bytes", n,
+                   cap);
         if (cap > 0)
             out[0] = '\0';
         return -1;

@@ -69,22 +69,6 @@ typedef struct gen_opts {
     int key_count;
 } gen_opts;
 
-static int parse_prims(const char *s, mj_primitive *out, int *count)
-{
-    char list[128];
-    if (strlen(s) >= sizeof list)
-        return -1;
-    strcpy(list, s);
-    *count = 0;
-    for (char *save = NULL, *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-        mj_primitive prim = mj_primitive_parse(p);
-        if (prim == MJ_PRIMITIVE_COUNT || *count == MJ_PRIMITIVE_COUNT)
-            return -1;
-        out[(*count)++] = prim;
-    }
-    return *count ? 0 : -1;
-}
-
 static char *dup_str(const char *s)
 {
     char *d = malloc(strlen(s) + 1);
@@ -185,8 +169,9 @@ static int spec_field(gen_key *k, const char *file, int line, const char *name,
         if ((k->value_count = cli_parse_int_list(value, 0, 64, k->values, MAX_LIST)) < 0)
             return SPEC_ERR("values takes a list of sizes from 0 to 64, not '%s'", value);
     } else if (strcmp(name, "primitives") == 0) {
-        if (parse_prims(value, k->prims, &k->prim_count) != 0)
-            return SPEC_ERR("unknown primitive in '%s'", value);
+        if ((k->prim_count = cli_parse_primitives(value, k->prims)) < 0)
+            return SPEC_ERR("primitives takes mergesort, merge, segsort and locality, each "
+                            "once, not '%s'", value);
     } else {
         int slot = strcmp(name, "less") == 0          ? 0
                    : strcmp(name, "name") == 0        ? 1
@@ -349,9 +334,9 @@ static int parse_opts(int argc, char **argv, gen_opts *o)
         } else if ((t = cli_take(CMD, argc, argv, &i, "--primitives", &v)) != 0) {
             if (t < 0)
                 return -1;
-            if (parse_prims(v, o->prims, &o->prim_count) != 0)
+            if ((o->prim_count = cli_parse_primitives(v, o->prims)) < 0)
                 return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort and "
-                                            "locality, not '%s'", v);
+                                            "locality, each once, not '%s'", v);
         } else {
             return cli_usage_error(CMD, "unknown argument '%s'", argv[i]);
         }

@@ -48,6 +48,15 @@ static void print_cache(mj_context *ctx)
     printf("entries: %zu (%s)\n", entries, cli_format_bytes(bytes, buf, sizeof buf));
 }
 
+/* The disk cache, then the tuning file and bundle the context read. */
+static void print_files(mj_context *ctx)
+{
+    print_cache(ctx);
+    const char *tuning = mj_context_tuning_file(ctx), *bundle = mj_context_bundle(ctx);
+    printf("tuning:  %s\n", tuning[0] ? tuning : "none (built-in tiles)");
+    printf("bundle:  %s\n", bundle[0] ? bundle : "none");
+}
+
 int cmd_info(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -92,7 +101,7 @@ int cmd_info(int argc, char **argv)
     if (st == MJ_OK) {
         printf("device %d: %s\n", device, mj_context_device_name(ctx));
         printf("target:  sm_%d\n", mj_context_target_sm(ctx));
-        print_cache(ctx);
+        print_files(ctx);
         mj_context_destroy(ctx);
         return CLI_OK;
     }
@@ -106,7 +115,7 @@ int cmd_info(int argc, char **argv)
     opts.flags |= MJ_CONTEXT_COMPILE_ONLY;
     st = mj_context_create(&opts, &ctx);
     if (st == MJ_OK)
-        print_cache(ctx);
+        print_files(ctx);
     else
         print_reason("cache:   unavailable", ctx, st);
     mj_context_destroy(ctx);

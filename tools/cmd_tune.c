@@ -1,7 +1,7 @@
 /* `mergejit tune`: the autotuner. For each primitive, key size and value size it sweeps NT and
  * odd VT on the present GPU, compiling candidates on host threads while the GPU measures,
  * and writes the winners to the tuning file. */
-#define _POSIX_C_SOURCE 200809L /* strtok_r, clock_gettime, sysconf */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf */
 
 #include <math.h>
 #include <pthread.h>
@@ -156,22 +156,16 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     if (o->reps == 0)
         o->reps = o->quick ? 3 : 5;
 
-    char list[128];
-    if (strlen(prims) >= sizeof list)
-        return cli_usage_error(CMD, "--primitives is too long");
-    strcpy(list, prims);
-    for (char *save = NULL, *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-        mj_primitive prim = mj_primitive_parse(p);
-        if (prim == MJ_PRIMITIVE_COUNT)
-            return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort, "
-                                        "locality)", p);
+    mj_primitive list[MJ_PRIMITIVE_COUNT];
+    int nprims = cli_parse_primitives(prims, list);
+    if (nprims < 0)
+        return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort and "
+                                    "locality, each once, not '%s'", prims);
+    for (int p = 0; p < nprims; p++)
         for (int k = 0; k < nkeys; k++)
             for (int v = 0; v < nvalues; v++)
                 o->configs[o->config_count++] =
-                    (tune_config){prim, (size_t)keys[k], (size_t)values[v]};
-    }
-    if (o->config_count == 0)
-        return cli_usage_error(CMD, "--primitives names none");
+                    (tune_config){list[p], (size_t)keys[k], (size_t)values[v]};
     return 0;
 }
 

@@ -157,6 +157,30 @@ int cli_parse_int_list(const char *s, long lo, long hi, long *out, int cap)
     return n ? n : -1;
 }
 
+int cli_parse_primitives(const char *s, mj_primitive *out)
+{
+    int n = 0;
+    while (*s) {
+        char item[32];
+        size_t len = strcspn(s, ",");
+        if (len == 0 || len >= sizeof item)
+            return -1;
+        memcpy(item, s, len);
+        item[len] = '\0';
+        mj_primitive p = mj_primitive_parse(item);
+        if (p == MJ_PRIMITIVE_COUNT)
+            return -1;
+        for (int i = 0; i < n; i++)
+            if (out[i] == p)
+                return -1;
+        out[n++] = p;
+        s += len;
+        if (*s == ',' && *++s == '\0')
+            return -1;
+    }
+    return n ? n : -1;
+}
+
 int cli_parse_u64(const char *s, uint64_t *out)
 {
     int base = 10;
