@@ -63,9 +63,11 @@ void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t val
         *vt = 5;
     else
         *vt = 3;
-    /* Locality sorts of 4-byte values with f32 or 8-byte keys spill at these VT under the
-     * queue kernel's register cap (ptxas, sm_90): two fewer. */
-    if (primitive == MJ_LOCALITY_SORT && value_size == 4 && key_size <= 8) *vt -= 2;
+    /* Segmented and locality sorts of 4-byte values with f32 or 8-byte keys spill at these VT
+     * under the queue kernel's register cap (ptxas, sm_75 to sm_90): two fewer. */
+    if ((primitive == MJ_LOCALITY_SORT || primitive == MJ_SEGMENTED_SORT) && value_size == 4 &&
+        key_size <= 8)
+        *vt -= 2;
     /* Keep the tile within static shared memory. */
 #define SMEM(threads, v) mj_tile_smem(primitive, (threads), (v), key_size, value_size)
     while (*vt > 1 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *vt -= 2;
