@@ -54,7 +54,9 @@ typedef enum mj_status {
     MJ_ERR_COMPILE = 6,          /* NVRTC rejected the generated source; the log is in the message */
     MJ_ERR_DEVICE_MEMORY = 7,    /* device allocation failed */
     MJ_ERR_CUDA = 8,             /* another driver call failed; its name is in the message */
-    MJ_ERR_CACHE = 9,            /* the disk cache could not be used (only from cache functions) */
+    MJ_ERR_CACHE = 9,            /* the disk cache could not be used (cache functions), or its
+                                    directory is unsafe: another user's, or writable by group
+                                    or everyone (context creation) */
     MJ_ERR_UNSUPPORTED = 10,     /* the request is valid but this build or device cannot do it */
     MJ_ERR_TOO_LARGE = 11,       /* a count whose byte size does not fit in size_t */
     MJ_ERR_FILE = 12,            /* a tuning file or bundle is missing, unreadable, damaged, or
@@ -87,7 +89,9 @@ enum {
 typedef struct mj_context_options {
     int device;            /* CUDA device ordinal; default 0 */
     const char *cache_dir; /* NULL: $MERGEJIT_CACHE_DIR, else $XDG_CACHE_HOME/mergejit,
-                              else ~/.cache/mergejit */
+                              else ~/.cache/mergejit. Created with mode 0700; an existing one
+                              that another user could write to is refused (MJ_ERR_CACHE), and
+                              entries not owned by this user are never loaded. */
     unsigned flags;        /* MJ_CONTEXT_* */
     int target_sm;         /* compile-only contexts: e.g. 90 for sm_90; default 90 */
     /* Tile shapes measured by `mergejit tune` (see mj_context_tile). NULL: $MERGEJIT_TUNING,

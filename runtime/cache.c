@@ -139,6 +139,10 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
         *bad = "is not a regular file";
         return MJ_CACHE_DAMAGED;
     }
+    if (st->st_uid != geteuid()) { /* planted by someone else: never loaded */
+        *bad = "belongs to another user";
+        return MJ_CACHE_DAMAGED;
+    }
     uint8_t hdr[HEADER_SIZE];
     ssize_t got = mj_read_full(fd, hdr, HEADER_SIZE);
     if (got < 0) {
@@ -226,7 +230,7 @@ mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **dat
 int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
                    const mj_cache_meta *meta, char *err, size_t errcap)
 {
-    if (mj_cache_ensure_dir(dir, err, errcap) != 0)
+    if (mj_cache_ensure_dir(dir, err, errcap) != 0 || mj_cache_check_dir(dir, err, errcap) != 0)
         return -1;
     char path[PATH_MAX];
     char hex[65];
@@ -266,6 +270,36 @@ static int make_one_dir(const char *path, char *err, size_t errcap)
     else
         mj_set_err(err, errcap, "cannot create directory %s: %s", path, strerror(e));
     return -1;
+}
+
+int mj_cache_check_dir(const char *dir, char *err, size_t errcap)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        mj_set_err(err, errcap, "cannot use cache directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    const char *why = "refused: another user could place kernels there that this process would "
+                      "run; choose a private directory (MERGEJIT_CACHE_DIR)";
+    if (!S_ISDIR(st.st_mode)) {
+        mj_set_err(err, errcap, "cache directory %s is not a directory", dir);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        mj_set_err(err, errcap, "cache directory %s belongs to uid %u, not to this user (uid "
+                                "%u): %s", dir, (unsigned)st.st_uid, (unsigned)geteuid(), why);
+        return -1;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        mj_set_err(err, errcap, "cache directory %s is writable by %s (mode %04o): %s, or "
+                                "chmod go-w it", dir,
+                   (st.st_mode & S_IWOTH) ? "every user" : "its group",
+                   (unsigned)(st.st_mode & 07777), why);
+        return -1;
+    }
+    return 0;
 }
 
 int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)

@@ -5,8 +5,9 @@
  * SHA-256) and the payload (a cubin or PTX).
  * Entries are written to a temporary file in the same directory and renamed into place, so
  * readers never see a partial entry and several processes may store the same key at once.
- * A read checks everything in the header against the file and the key it was asked for;
- * any mismatch is reported as damaged, and the caller rebuilds and stores over it. */
+ * A read checks everything in the header against the file and the key it was asked for, and
+ * that the file belongs to this user; any mismatch is reported as damaged, and the caller
+ * rebuilds and stores over it. */
 #ifndef MJ_CACHE_H
 #define MJ_CACHE_H
 
@@ -24,6 +25,11 @@ typedef enum mj_cache_result {
 /* The default cache directory: $MERGEJIT_CACHE_DIR, else $XDG_CACHE_HOME/mergejit, else
  * $HOME/.cache/mergejit. Returns 0, or -1 when none can be formed (err says why). */
 int mj_cache_default_dir(char *out, size_t cap, char *err, size_t errcap);
+
+/* Refuses a cache directory that another user could write to: one owned by another user, or
+ * writable by its group or everyone. A missing one is fine (it is created private). 0, or -1
+ * with err explaining why. */
+int mj_cache_check_dir(const char *dir, char *err, size_t errcap);
 
 /* Creates dir (and missing parents) with mode 0700. Returns 0 or -1 with err. */
 int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap);

@@ -110,6 +110,8 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
                                         sizeof err)) {
             return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
         }
+        if (mj_cache_check_dir(ctx->cache_dir, err, sizeof err))
+            return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
     }
 
     if (ctx->flags & MJ_CONTEXT_COMPILE_ONLY) {

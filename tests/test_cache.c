@@ -414,6 +414,53 @@ START_TEST(meta_roundtrip)
 }
 END_TEST
 
+/* A cache another user could write to is refused; an entry owned by someone else is never
+ * loaded (it is damaged, and rebuilt by the caller). */
+START_TEST(unsafe_locations)
+{
+    char dir[PATH_MAX], sub[PATH_MAX + 16], err[512] = "";
+    make_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), 0);
+    snprintf(sub, sizeof sub, "%s/none", dir);
+    ck_assert_int_eq(mj_cache_check_dir(sub, err, sizeof err), 0); /* created private later */
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "writable by every user"));
+    ck_assert_int_eq(chmod(dir, 0770), 0);
+    ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "its group"));
+    uint8_t key[32];
+    key_of(key, "unsafe");
+    ck_assert_int_eq(mj_cache_store(dir, key, "x", 1, NULL, err, sizeof err), -1);
+    ck_assert_int_eq(chmod(dir, 0700), 0);
+    ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), 0);
+    char file[PATH_MAX + 16];
+    snprintf(file, sizeof file, "%s/plain", dir);
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(mj_cache_check_dir(file, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "not a directory"));
+
+    /* Ownership can only be given away by root; elsewhere that part cannot be set up. */
+    store_ok(dir, key, "payload", 7);
+    if (geteuid() == 0) {
+        char entry[PATH_MAX + 80];
+        entry_file(entry, sizeof entry, dir, key);
+        ck_assert_int_eq(chown(entry, 12345, 12345), 0);
+        void *data = NULL;
+        size_t size = 0;
+        ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err),
+                         MJ_CACHE_DAMAGED);
+        ck_assert_ptr_nonnull(strstr(err, "belongs to another user"));
+        ck_assert_int_eq(chown(dir, 12345, 12345), 0);
+        ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), -1);
+        ck_assert_ptr_nonnull(strstr(err, "belongs to uid 12345"));
+        ck_assert_int_eq(chown(dir, 0, 0), 0);
+    }
+}
+END_TEST
+
 START_TEST(damaged_entries)
 {
     char dir[PATH_MAX];
@@ -797,6 +844,7 @@ static Suite *cache_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, store_load_roundtrip);
     tcase_add_test(tc, meta_roundtrip);
+    tcase_add_test(tc, unsafe_locations);
     tcase_add_test(tc, damaged_entries);
     tcase_add_test(tc, concurrent_processes);
     tcase_add_test(tc, concurrent_threads);

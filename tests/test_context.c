@@ -17,7 +17,7 @@
 
 #include "test_support.h"
 
-#define HEADER_SIZE 88 /* a cache entry's header, as laid out in runtime/cache.c */
+#define HEADER_SIZE 96 /* a cache entry's header, as laid out in runtime/cache.c */
 #define NO_LIB "/nonexistent/mergejit-test/libmissing.so.1"
 
 /* ---------------------------------------------------------------- helpers */
@@ -183,6 +183,17 @@ START_TEST(cache_path)
     ck_assert_int_eq(n_entries, 0);
     mj_context_destroy(ctx);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+
+    /* A cache directory every user may write to is refused, with the reason. */
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.flags = MJ_CONTEXT_COMPILE_ONLY;
+    o.cache_dir = dir;
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_ERR_CACHE);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "writable by every user"));
+    mj_context_destroy(ctx);
+    ck_assert_int_eq(chmod(dir, 0700), 0);
 
     mjt_rmtree(dir);
     free(dir);
