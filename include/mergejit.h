@@ -373,7 +373,8 @@ typedef struct mj_bundle_info {
     size_t bytes;           /* the binary's size */
 } mj_bundle_info;
 
-/* Reads a bundle's index and calls fn for each entry in order. MJ_ERR_FILE with the reason in
+/* Reads a bundle's index and calls fn for each entry in order (the entry and its label are
+ * valid during that call only). MJ_ERR_FILE with the reason in
  * err (may be NULL) when the file cannot be read or is not an intact bundle. */
 MJ_API mj_status mj_bundle_list(const char *path,
                                 void (*fn)(void *arg, const mj_bundle_info *entry), void *arg,

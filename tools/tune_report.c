@@ -640,8 +640,10 @@ void tune_progress(FILE *f, size_t done, size_t total, double elapsed_s, const c
     format_eta(eta, sizeof eta, done, total, elapsed_s);
 
     char line[PROGRESS_WIDTH + 1];
-    snprintf(line, sizeof line, "[%s] %zu/%zu points, ETA %s  %.*s", bar, done, total, eta,
-             PROGRESS_WHAT, what != NULL ? what : "");
+    /* A line cut at the terminal's width is intended. */
+    if (snprintf(line, sizeof line, "[%s] %zu/%zu points, ETA %s  %.*s", bar, done, total, eta,
+                 PROGRESS_WHAT, what != NULL ? what : "") < 0)
+        return;
     /* Padding wipes what a longer previous line left behind. */
     fprintf(f, "\r%-*s", PROGRESS_WIDTH, line);
     if (done == total)
