@@ -59,7 +59,9 @@ ssize_t mj_pread_full(int fd, void *buf, size_t n, uint64_t offset)
     return read_loop(fd, buf, n, 1, offset);
 }
 
-int mj_write_all(int fd, const void *buf, size_t n)
+int mj_fault_write_errno;
+
+static int write_loop(int fd, const void *buf, size_t n)
 {
     size_t done = 0;
     while (done < n) {
@@ -73,6 +75,16 @@ int mj_write_all(int fd, const void *buf, size_t n)
         done += (size_t)w;
     }
     return 0;
+}
+
+int mj_write_all(int fd, const void *buf, size_t n)
+{
+    int fault = mj_fault_write_errno;
+    if (!fault)
+        return write_loop(fd, buf, n);
+    if (write_loop(fd, buf, n / 2) == 0)
+        errno = fault;
+    return -1;
 }
 
 int mj_path_split(const char *path, char *dir, size_t dircap, const char **base, char *err,

@@ -50,6 +50,11 @@ ssize_t mj_pread_full(int fd, void *buf, size_t n, uint64_t offset);
 /* Writes all n bytes, retrying short writes and EINTR. Returns 0 or -1 with errno. */
 int mj_write_all(int fd, const void *buf, size_t n);
 
+/* Test hook, never set by the library: when non-zero, mj_write_all writes half of what it is
+ * given and then fails with this errno (e.g. ENOSPC, a disk that fills mid-write). Hidden from
+ * the shared library's users; tests link the static library and set it. */
+extern int mj_fault_write_errno;
+
 /* Splits path into the directory that holds it ("." when it has none, "/" for the root) and
  * *base, its last component (a pointer into path). 0, or -1 with err ("the path names a
  * directory" for an empty last component, "the path is too long" when dir does not fit). */

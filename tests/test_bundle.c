@@ -1,11 +1,15 @@
 /* Deployment bundles without a GPU: the builder, contexts served from a bundle without
  * compiling, what a bundle lacks, damaged and foreign bundles, and the tool sorting from a
  * bundle with NVRTC unavailable. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bundle_file.h"
+#include "file_io.h"
 #include "test_support.h"
 
 static const char *rec_source = "struct rec { unsigned long long hi, lo; };";
@@ -224,6 +228,35 @@ START_TEST(damaged_and_foreign) {
     ck_assert_int_eq(mj_sorter_create(ctx, &u32, &s), MJ_ERR_NOT_IN_BUNDLE);
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "other kernel source"));
     mj_context_destroy(ctx);
+
+    /* A full disk while writing a bundle: the reason, and nothing left behind (the directory
+     * holds what it held before). */
+    {
+        char full[4096];
+        snprintf(full, sizeof full, "%s/full", dir);
+        ck_assert_int_eq(mkdir(full, 0700), 0);
+        snprintf(other, sizeof other, "%s/b.mjb", full);
+        mj_bundle_builder *fb = NULL;
+        ck_assert_int_eq(mj_bundle_builder_create(&fb), MJ_OK);
+        ctx = mjt_compile_context(90, dir);
+        ck_assert_int_eq(mj_bundle_builder_add(fb, ctx, &u32), MJ_OK);
+        mj_fault_write_errno = ENOSPC;
+        ck_assert_int_eq(mj_bundle_builder_write(fb, other), MJ_ERR_FILE);
+        mj_fault_write_errno = 0;
+        ck_assert_ptr_nonnull(strstr(mj_bundle_builder_last_error(fb), strerror(ENOSPC)));
+        DIR *d = opendir(full);
+        ck_assert_ptr_nonnull(d);
+        int names = 0;
+        for (struct dirent *e; (e = readdir(d)) != NULL;) names += e->d_name[0] != '.';
+        rewinddir(d);
+        for (struct dirent *e; (e = readdir(d)) != NULL;)
+            names += strncmp(e->d_name, ".b.mjb", 6) == 0;
+        closedir(d);
+        ck_assert_int_eq(names, 0);
+        ck_assert_int_eq(mj_bundle_builder_write(fb, other), MJ_OK);
+        mj_bundle_builder_destroy(fb);
+        mj_context_destroy(ctx);
+    }
 
     /* The builder's own failures: a comparator that does not compile, a bad path. */
     mj_bundle_builder *b = NULL;

@@ -3,6 +3,7 @@
 #include <check.h>
 
 #include "cache.h"
+#include "file_io.h"
 #include "sha256.h"
 
 #include <dirent.h>
@@ -461,6 +462,31 @@ START_TEST(unsafe_locations)
 }
 END_TEST
 
+/* A disk that fills mid-write: the store fails with the reason, leaves no temporary file and
+ * no entry, and works again once there is room. */
+START_TEST(full_disk)
+{
+    char dir[PATH_MAX], err[512] = "";
+    make_tmpdir(dir, sizeof dir);
+    uint8_t key[32];
+    key_of(key, "full");
+    uint8_t *payload = make_payload(100000, 7);
+    mj_fault_write_errno = ENOSPC;
+    ck_assert_int_eq(mj_cache_store(dir, key, payload, 100000, NULL, err, sizeof err), -1);
+    mj_fault_write_errno = 0;
+    ck_assert_msg(strstr(err, strerror(ENOSPC)) != NULL, "%s", err);
+    int all, temps;
+    count_names(dir, &all, &temps);
+    ck_assert_int_eq(all, 0);
+    void *data = NULL;
+    size_t size = 0;
+    ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
+    store_ok(dir, key, payload, 100000);
+    assert_hit(dir, key, payload, 100000);
+    free(payload);
+}
+END_TEST
+
 START_TEST(damaged_entries)
 {
     char dir[PATH_MAX];
@@ -845,6 +871,7 @@ static Suite *cache_suite(void)
     tcase_add_test(tc, store_load_roundtrip);
     tcase_add_test(tc, meta_roundtrip);
     tcase_add_test(tc, unsafe_locations);
+    tcase_add_test(tc, full_disk);
     tcase_add_test(tc, damaged_entries);
     tcase_add_test(tc, concurrent_processes);
     tcase_add_test(tc, concurrent_threads);

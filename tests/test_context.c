@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "file_io.h"
 #include "test_support.h"
 
 #define HEADER_SIZE 96 /* a cache entry's header, as laid out in runtime/cache.c */
@@ -195,6 +196,23 @@ START_TEST(cache_path)
     mj_context_destroy(ctx);
     ck_assert_int_eq(chmod(dir, 0700), 0);
 
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A full disk costs a recompile, never the sort: the build succeeds while the store fails,
+ * and the next build stores it once there is room. */
+START_TEST(full_disk)
+{
+    char *dir = mjt_tmpdir();
+    mj_sort_desc desc = u32_desc();
+    mj_fault_write_errno = ENOSPC;
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+    mj_fault_write_errno = 0;
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -644,6 +662,7 @@ static Suite *context_suite(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, no_driver);
     tcase_add_test(tc, cache_path);
+    tcase_add_test(tc, full_disk);
     tcase_add_test(tc, no_disk_cache);
     tcase_add_test(tc, two_processes);
     tcase_add_test(tc, compile_only_cannot_sort);

@@ -1,9 +1,11 @@
 /* Tiles without a GPU: shape checks, the tuning file as contexts read and write it, ptxas's
  * figures kept with binaries (spill rejection), and the autotuner's candidate plan. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_io.h"
 #include "test_support.h"
 #include "tune.h"
 
@@ -89,6 +91,14 @@ START_TEST(tuning_in_contexts) {
     mj_tile bad = tile(MJ_MERGESORT, 4, 0, 100, 15, 100);
     ck_assert_int_eq(mj_tuning_save(ctx, path, &bad, 1), MJ_ERR_INVALID_ARGUMENT);
     char *after = read_text(path);
+    ck_assert_str_eq(before, after);
+    free(after);
+    /* A full disk: MJ_ERR_FILE with the reason, and the old file kept whole. */
+    mj_fault_write_errno = ENOSPC;
+    ck_assert_int_eq(mj_tuning_save(ctx, path, tiles, 1), MJ_ERR_FILE);
+    mj_fault_write_errno = 0;
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), strerror(ENOSPC)));
+    after = read_text(path);
     ck_assert_str_eq(before, after);
     free(before);
     free(after);
