@@ -105,6 +105,14 @@ static int check_expression(const char *e, char *err, size_t errcap) {
     }
     for (const char *p = e; *p; ++p) {
         char c = *p;
+        /* A comment or a line continuation would swallow the generated code after the
+         * comparator; a string literal could hide brackets from the count below. */
+        if ((c == '/' && (p[1] == '/' || p[1] == '*')) || c == '\\' || c == '"') {
+            snprintf(err, errcap, "the comparator must be one expression over a and b: "
+                                  "comments, string literals and line continuations are not "
+                                  "allowed in it");
+            return -1;
+        }
         if (c == ';' || c == '#') {
             snprintf(err, errcap, "the comparator must be one expression over a and b: '%c' is "
                                   "not allowed in it", c);

@@ -182,7 +182,9 @@ typedef struct mj_sort_desc {
     mj_order order;          /* used when `less` is NULL */
     const char *less;        /* optional: a CUDA boolean expression over `a` and `b`, both
                                 `const KEY &`, true when a must come before b (a strict weak
-                                order). Required for MJ_KEY_CUSTOM. */
+                                order). Required for MJ_KEY_CUSTOM. One expression with
+                                balanced brackets: ';', '#', comments, string literals and line
+                                continuations are refused (MJ_ERR_INVALID_ARGUMENT). */
     /* MJ_KEY_CUSTOM only: */
     const char *type_name;   /* the type's name as used in type_source, e.g. "rec" */
     const char *type_source; /* CUDA source defining it (no #include of toolkit headers) */

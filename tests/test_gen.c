@@ -314,7 +314,8 @@ START_TEST(invalid_specs)
     static const char *const bad_less[] = {
         "a < b; }", "a < b;",       "#define X",     "a < b # c",  "(a < b",  "a < b)",
         "a[0 < b)", "(a < b]",      "{a < b",        "a < b}",     ")(",      "",
-        "   ",      "\n\t ",        "a < b) || (a",
+        "   ",      "\n\t ",        "a < b) || (a", "a < b /*",   "a < b // x", "a < \\\nb",
+        "a < b \")\"",
     };
     for (size_t i = 0; i < sizeof bad_less / sizeof *bad_less; ++i) {
         char why[96];
@@ -327,7 +328,8 @@ START_TEST(invalid_specs)
         assert_rejected(&s, why);
     }
     static const char *const good_less[] = {"a < b", "(a) < (b)", "a[0] < b[0]",
-                                            "((a & 0xff) < (b & 0xff))"};
+                                            "((a & 0xff) < (b & 0xff))", "a / 2 < b / 2",
+                                            "a.c < 'x'"};
     for (size_t i = 0; i < sizeof good_less / sizeof *good_less; ++i) {
         s = ok;
         s.less = good_less[i];
