@@ -29,6 +29,7 @@
 #define FORMAT_VERSION 1
 #define MAX_FILE_SIZE ((size_t)64 << 20) /* far beyond any real tuning file */
 #define MAX_FIELDS 9                     /* "tile" and its 7 fields, plus one to see extras */
+#define MAX_GKEYS 1e9 /* Gkeys/s: far beyond any GPU */
 #define SHOWN 40                         /* at most this much of a bad token in a message */
 
 /* ---------------------------------------------------------------- the "C" numeric locale */
@@ -149,8 +150,9 @@ static const char *check_tile(mj_primitive primitive, long long key_size, long l
     else if (bs_nt < nt || bs_nt > 1024 || bs_nt % nt != 0 || !is_pow2(bs_nt / nt))
         snprintf(why, cap, "bs_nt %lld is not nt (%lld) times a power of two, at most 1024",
                  bs_nt, nt);
-    else if (!isfinite(gkeys) || gkeys < 0)
-        snprintf(why, cap, "gkeys %g is not a finite number >= 0", gkeys);
+    else if (!isfinite(gkeys) || gkeys < 0 || gkeys > MAX_GKEYS)
+        /* The cap keeps every accepted value short enough to be written and read back. */
+        snprintf(why, cap, "gkeys %g is out of range (0 to %g)", gkeys, MAX_GKEYS);
     else
         return NULL;
     return why;

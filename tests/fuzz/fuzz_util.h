@@ -1,5 +1,6 @@
-/* Helpers shared by the libFuzzer targets: a private temporary directory per process, removed
- * at exit (a crash leaves it in /tmp for inspection), and whole-file writes. */
+/* Helpers shared by the libFuzzer targets: a private temporary directory per process (under
+ * $MJ_FUZZ_TMPDIR, else /tmp), removed at exit (a crash leaves it behind for inspection), and
+ * whole-file writes. */
 #ifndef MJ_FUZZ_UTIL_H
 #define MJ_FUZZ_UTIL_H
 
@@ -24,10 +25,10 @@
         }                                                                                      \
     } while (0)
 
-static char fuzz_dir[64];
+static char fuzz_dir[PATH_MAX];
 static char fuzz_files[4][PATH_MAX]; /* removed at exit, then the directory */
 
-static void fuzz_cleanup(void)
+static inline void fuzz_cleanup(void)
 {
     for (size_t i = 0; i < sizeof fuzz_files / sizeof *fuzz_files; i++)
         if (fuzz_files[i][0])
@@ -37,10 +38,16 @@ static void fuzz_cleanup(void)
 }
 
 /* The process's private directory (mode 0700), made on first use. */
-static const char *fuzz_tmpdir(void)
+static inline const char *fuzz_tmpdir(void)
 {
     if (!fuzz_dir[0]) {
-        snprintf(fuzz_dir, sizeof fuzz_dir, "/tmp/mj-fuzz-XXXXXX");
+        const char *base = getenv("MJ_FUZZ_TMPDIR"); /* tools/fuzz-run: inside its build dir */
+        int n = snprintf(fuzz_dir, sizeof fuzz_dir, "%s/mj-fuzz-XXXXXX",
+                         base && *base ? base : "/tmp");
+        if (n < 0 || (size_t)n >= sizeof fuzz_dir) {
+            fprintf(stderr, "MJ_FUZZ_TMPDIR is too long\n");
+            abort();
+        }
         if (!mkdtemp(fuzz_dir)) {
             perror("mkdtemp");
             abort();
@@ -52,15 +59,15 @@ static const char *fuzz_tmpdir(void)
 }
 
 /* <tmpdir>/<name>, remembered in slot for removal at exit. */
-static const char *fuzz_path(int slot, const char *name)
+static inline const char *fuzz_path(int slot, const char *name)
 {
     if (!fuzz_files[slot][0])
-        snprintf(fuzz_files[slot], sizeof fuzz_files[slot], "%s/%s", fuzz_tmpdir(), name);
+        snprintf(fuzz_files[slot], sizeof fuzz_files[slot], "%.3900s/%s", fuzz_tmpdir(), name);
     return fuzz_files[slot];
 }
 
 /* Replaces path's contents with data (mode 0600). */
-static void fuzz_write_file(const char *path, const void *data, size_t size)
+static inline void fuzz_write_file(const char *path, const void *data, size_t size)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {

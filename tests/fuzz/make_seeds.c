@@ -1,7 +1,11 @@
 /* Writes seed inputs for fuzz_bundle and fuzz_cache into the corpus directories given:
  *   make_seeds BUNDLE_CORPUS_DIR CACHE_CORPUS_DIR
- * Built like the targets but without -fsanitize=fuzzer (see tools/fuzz-run); run by hand when
- * the formats change. */
+ * Run by hand when the formats change, after tools/fuzz-run has built the library, e.g.:
+ *   clang -std=c11 -g -fsanitize=address,undefined -D_GNU_SOURCE -Iinclude -Iruntime -Igen \
+ *     -I/usr/local/cuda/include tests/fuzz/make_seeds.c /tmp/mj-fuzz/libmergejit.a \
+ *     -lpthread -ldl -lm -o /tmp/make_seeds
+ *   /tmp/make_seeds tests/fuzz/corpus/fuzz_bundle tests/fuzz/corpus/fuzz_cache
+ * (Not a fuzz target: tools/fuzz-run builds only fuzz_*.c.) */
 #include "bundle_file.h"
 #include "cache.h"
 #include "sha256.h"
