@@ -2,7 +2,7 @@
  *   make_seeds BUNDLE_CORPUS_DIR CACHE_CORPUS_DIR
  * Run by hand when the formats change, after tools/fuzz-run has built the library, e.g.:
  *   clang -std=c11 -g -fsanitize=address,undefined -D_GNU_SOURCE -Iinclude -Iruntime -Igen \
- *     -I/usr/local/cuda/include tests/fuzz/make_seeds.c /tmp/mj-fuzz/libmergejit.a \
+ *     -I/usr/local/cuda/include tests/fuzz/make_seeds.c build-fuzz/libmergejit.a \
  *     -lpthread -ldl -lm -o /tmp/make_seeds
  *   /tmp/make_seeds tests/fuzz/corpus/fuzz_bundle tests/fuzz/corpus/fuzz_cache
  * (Not a fuzz target: tools/fuzz-run builds only fuzz_*.c.) */
