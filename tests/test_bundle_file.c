@@ -99,30 +99,6 @@ static void read_fails(const char *path, const char *want, const char *what)
     ck_assert_msg(!want || strstr(err, want) != NULL, "%s: want \"%s\" in: %s", what, want, err);
 }
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-static uint8_t *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    ck_assert_int_ge(len, 0);
-    rewind(f);
-    uint8_t *buf = malloc((size_t)len + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
-
 static int count_names(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -217,7 +193,7 @@ START_TEST(roundtrip_three)
     ck_assert_uint_eq(b.count, N3);
 
     size_t file_len = 0;
-    uint8_t *file = read_file(f.path, &file_len);
+    uint8_t *file = mjt_read_file(f.path, &file_len);
     uint64_t end_of_index = HEADER_SIZE + N3 * RECORD;
     for (unsigned i = 0; i < N3; i++) {
         const mj_bundle_entry *g = &b.entries[i], *w = &f.e[i];
@@ -407,7 +383,7 @@ START_TEST(write_failures)
     path_in(sub, sizeof sub, dir, "sub");
     ck_assert_int_eq(mkdir(sub, 0700), 0);
     path_in(path, sizeof path, sub, "inner");
-    write_file(path, "x", 1); /* non-empty, so rename cannot replace it */
+    mjt_write_file(path, "x", 1); /* non-empty, so rename cannot replace it */
     err[0] = '\0';
     ck_assert_int_ne(mj_bundle_write_file(sub, &e, 1, err, sizeof err), 0);
     ck_assert_msg(strstr(err, sub) != NULL, "%s", err);
@@ -460,7 +436,7 @@ START_TEST(every_header_and_record_byte)
     fixture f;
     fixture_init(&f);
     size_t len = 0;
-    uint8_t *good = read_file(f.path, &len);
+    uint8_t *good = mjt_read_file(f.path, &len);
     uint8_t *bad = malloc(len);
     ck_assert_ptr_nonnull(bad);
     char path[4096], what[64];
@@ -470,7 +446,7 @@ START_TEST(every_header_and_record_byte)
     for (size_t i = 0; i < HEADER_SIZE + RECORD; i++) {
         memcpy(bad, good, len);
         bad[i] ^= 0xff;
-        write_file(path, bad, len);
+        mjt_write_file(path, bad, len);
         const char *want = i < 8 ? "is not a mergejit bundle"
                            : i < 12 ? "is bundle format version"
                            : i < 16 ? NULL /* the count: too many, or the hash disagrees */
@@ -487,13 +463,13 @@ START_TEST(every_header_and_record_byte)
         for (int bit = 0; bit < 8; bit++) {
             memcpy(bad, good, len);
             bad[i] ^= (uint8_t)(1u << bit);
-            write_file(path, bad, len);
+            mjt_write_file(path, bad, len);
             snprintf(what, sizeof what, "byte %zu bit %d", i, bit);
             read_fails(path, NULL, what);
         }
     }
     /* The unflipped copy still reads: the failures were the flips. */
-    write_file(path, good, len);
+    mjt_write_file(path, good, len);
     mj_bundle_index b;
     read_ok(path, &b);
     mj_bundle_index_free(&b);
@@ -508,11 +484,11 @@ START_TEST(payload_byte_flipped)
     fixture f;
     fixture_init(&f);
     size_t len = 0;
-    uint8_t *file = read_file(f.path, &len);
+    uint8_t *file = mjt_read_file(f.path, &len);
     mj_bundle_index b;
     read_ok(f.path, &b);
     file[b.entries[1].offset + b.entries[1].size / 2] ^= 0x10;
-    write_file(f.path, file, len);
+    mjt_write_file(f.path, file, len);
 
     mj_bundle_index b2;
     read_ok(f.path, &b2); /* payloads are not read with the index */
@@ -537,23 +513,23 @@ START_TEST(truncated)
     fixture f;
     fixture_init(&f);
     size_t len = 0;
-    uint8_t *file = read_file(f.path, &len);
+    uint8_t *file = mjt_read_file(f.path, &len);
     mj_bundle_index b;
     read_ok(f.path, &b); /* read before the cuts */
     char path[4096];
     path_in(path, sizeof path, f.dir, "cut.mjb");
 
-    write_file(path, file, 40);
+    mjt_write_file(path, file, 40);
     read_fails(path, "truncated", "cut in the header");
-    write_file(path, file, HEADER_SIZE + RECORD + 100);
+    mjt_write_file(path, file, HEADER_SIZE + RECORD + 100);
     read_fails(path, "truncated", "cut in the index");
-    write_file(path, file, HEADER_SIZE + N3 * RECORD);
+    mjt_write_file(path, file, HEADER_SIZE + N3 * RECORD);
     read_fails(path, "outside the file", "cut after the index");
-    write_file(path, file, len - 1);
+    mjt_write_file(path, file, len - 1);
     read_fails(path, "outside the file", "cut in the last payload");
 
     /* The file shrinks after its index was read: the payload read notices. */
-    write_file(f.path, file, len - 1);
+    mjt_write_file(f.path, file, len - 1);
     char err[512] = "";
     void *data = NULL;
     ck_assert_int_ne(mj_bundle_read_payload(f.path, &b.entries[2], &data, err, sizeof err), 0);
@@ -578,22 +554,22 @@ START_TEST(foreign_files)
 
     path_in(path, sizeof path, dir, "random.mjb");
     uint8_t *r = make_payload(4096, 77);
-    write_file(path, r, 4096);
+    mjt_write_file(path, r, 4096);
     read_fails(path, "is not a mergejit bundle", "random bytes");
 
     path_in(path, sizeof path, dir, "empty.mjb");
-    write_file(path, "", 0);
+    mjt_write_file(path, "", 0);
     read_fails(path, "is not a mergejit bundle", "empty file");
 
     path_in(path, sizeof path, dir, "cache.mjc");
     memcpy(r, "MJCACHE1", 8);
     memset(r + 8, 0, 200);
     r[8] = 1; /* looks like a cache entry's header */
-    write_file(path, r, 4096);
+    mjt_write_file(path, r, 4096);
     read_fails(path, "is not a mergejit bundle", "cache entry");
 
     path_in(path, sizeof path, dir, "short.mjb");
-    write_file(path, "MJBUN", 5);
+    mjt_write_file(path, "MJBUN", 5);
     read_fails(path, "is not a mergejit bundle", "magic cut short");
 
     read_fails(dir, "is not a mergejit bundle", "a directory");
@@ -614,9 +590,9 @@ START_TEST(future_version)
     fixture f;
     fixture_init(&f);
     size_t len = 0;
-    uint8_t *file = read_file(f.path, &len);
+    uint8_t *file = mjt_read_file(f.path, &len);
     put32(file + H_VERSION, 2);
-    write_file(f.path, file, len);
+    mjt_write_file(f.path, file, len);
     char err[512] = "", want[4200];
     mj_bundle_index b;
     ck_assert_int_ne(mj_bundle_read_index(f.path, &b, err, sizeof err), 0);
@@ -635,7 +611,7 @@ START_TEST(bad_records_with_good_hash)
     fixture f;
     fixture_init(&f);
     size_t len = 0;
-    uint8_t *good = read_file(f.path, &len);
+    uint8_t *good = mjt_read_file(f.path, &len);
     uint8_t *bad = malloc(len);
     ck_assert_ptr_nonnull(bad);
     char path[4096];
@@ -648,7 +624,7 @@ START_TEST(bad_records_with_good_hash)
         memcpy(bad, good, len);                                                                \
         edit;                                                                                  \
         rehash(bad);                                                                           \
-        write_file(path, bad, len);                                                            \
+        mjt_write_file(path, bad, len);                                                            \
         read_fails(path, want, what);                                                          \
     } while (0)
 
@@ -673,7 +649,7 @@ START_TEST(bad_records_with_good_hash)
     do {                                                                                       \
         memcpy(bad, good, len);                                                                \
         put32(bad + H_COUNT, count);                                                           \
-        write_file(path, bad, len);                                                            \
+        mjt_write_file(path, bad, len);                                                            \
         read_fails(path, want, what);                                                          \
     } while (0)
     COUNT_CASE((1u << 20) + 1, "at most", "count over the cap");
@@ -686,7 +662,7 @@ START_TEST(bad_records_with_good_hash)
     memcpy(bad, good, len);
     memset(r1 + R_LABEL, 'L', MJ_BUNDLE_LABEL_CAP);
     rehash(bad);
-    write_file(path, bad, len);
+    mjt_write_file(path, bad, len);
     mj_bundle_index b;
     read_ok(path, &b);
     ck_assert_uint_eq(strlen(b.entries[1].label), MJ_BUNDLE_LABEL_CAP - 1);

@@ -5,6 +5,7 @@
 #include "cache.h"
 #include "file_io.h"
 #include "sha256.h"
+#include "test_support.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -99,30 +100,6 @@ static int path_exists(const char *path)
 {
     struct stat st;
     return lstat(path, &st) == 0;
-}
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-static uint8_t *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    ck_assert_int_ge(len, 0);
-    rewind(f);
-    uint8_t *buf = malloc((size_t)len + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
 }
 
 static int chmod_dirs(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -327,29 +304,29 @@ static void check_damage(const char *dir, const uint8_t key[32], enum damage kin
         reason = "truncated";
         break;
     case TRAILING_BYTE:
-        bytes = read_file(path, &len);
+        bytes = mjt_read_file(path, &len);
         bytes[len] = 0;
-        write_file(path, bytes, len + 1);
+        mjt_write_file(path, bytes, len + 1);
         free(bytes);
         reason = "trailing bytes";
         break;
     case FLIP_PAYLOAD:
-        bytes = read_file(path, &len);
+        bytes = mjt_read_file(path, &len);
         bytes[flip_at] ^= 0x01;
-        write_file(path, bytes, len);
+        mjt_write_file(path, bytes, len);
         free(bytes);
         reason = flip_at >= HEADER_SIZE ? "checksum" : NULL;
         break;
     case FOREIGN_KEY: /* a valid entry of another key, copied under this key's name */
         store_ok(dir, okey, p, n);
-        bytes = read_file(other, &len);
-        write_file(path, bytes, len);
+        bytes = mjt_read_file(other, &len);
+        mjt_write_file(path, bytes, len);
         free(bytes);
         reason = "another key";
         break;
     case GARBAGE:
         bytes = make_payload(HEADER_SIZE + n, 1234);
-        write_file(path, bytes, HEADER_SIZE + n);
+        mjt_write_file(path, bytes, HEADER_SIZE + n);
         free(bytes);
         reason = "magic";
         break;
@@ -686,7 +663,7 @@ START_TEST(store_failures)
     /* The parent of the cache directory is a regular file. */
     char file[PATH_MAX + 16], below[PATH_MAX + 32];
     snprintf(file, sizeof file, "%s/plain", dir);
-    write_file(file, "x", 1);
+    mjt_write_file(file, "x", 1);
     snprintf(below, sizeof below, "%s/sub", file);
     err[0] = '\0';
     ck_assert_int_eq(mj_cache_store(below, key, payload, sizeof payload, NULL, err, sizeof err), -1);
@@ -729,7 +706,7 @@ START_TEST(store_failures)
     ck_assert_int_eq(mkdir(path, 0700), 0);
     char inner[PATH_MAX + 96];
     snprintf(inner, sizeof inner, "%s/x", path);
-    write_file(inner, "x", 1);
+    mjt_write_file(inner, "x", 1);
     err[0] = '\0';
     ck_assert_int_eq(mj_cache_store(sub, key, payload, sizeof payload, NULL, err, sizeof err), -1);
     ck_assert_msg(strstr(err, path) != NULL, "message does not name the entry: %s", err);
@@ -767,7 +744,7 @@ START_TEST(clear_and_stats)
     char hex[65];
     mj_sha256_hex(key, hex);
     snprintf(path, sizeof path, "%s/.%s.tmp.Ab12Cd", dir, hex);
-    write_file(path, "partial", 7);
+    mjt_write_file(path, "partial", 7);
     static const char *const foreign[] = {
         "notes.txt", "abc.mjc", ".mjc",
         "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.mjc",
@@ -777,7 +754,7 @@ START_TEST(clear_and_stats)
     size_t n_foreign = sizeof foreign / sizeof foreign[0];
     for (size_t i = 0; i < n_foreign; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, foreign[i]);
-        write_file(path, "keep me", 7);
+        mjt_write_file(path, "keep me", 7);
     }
 
     ck_assert_int_eq(mj_cache_stats_dir(dir, &entries, &bytes, err, sizeof err), 0);

@@ -15,21 +15,7 @@ static mj_tile tile(mj_primitive p, size_t k, size_t v, int nt, int vt, int bs) 
 }
 
 static void write_text(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *read_text(const char *path) {
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    char *buf = calloc(1, 65536);
-    ck_assert_ptr_nonnull(buf);
-    size_t n = fread(buf, 1, 65535, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    mjt_write_file(path, text, strlen(text));
 }
 
 /* A compile-only context for sm 90 with the given tuning file option. */
@@ -87,10 +73,10 @@ START_TEST(tuning_in_contexts) {
     tiles[0].gkeys = 19.5;
     ck_assert_int_eq(mj_tuning_save(ctx, path, tiles, 2), MJ_OK);
     /* A bad tile is refused and the file stays as it was. */
-    char *before = read_text(path);
+    char *before = mjt_read_file(path, NULL);
     mj_tile bad = tile(MJ_MERGESORT, 4, 0, 100, 15, 100);
     ck_assert_int_eq(mj_tuning_save(ctx, path, &bad, 1), MJ_ERR_INVALID_ARGUMENT);
-    char *after = read_text(path);
+    char *after = mjt_read_file(path, NULL);
     ck_assert_str_eq(before, after);
     free(after);
     /* A full disk: MJ_ERR_FILE with the reason, and the old file kept whole. */
@@ -98,7 +84,7 @@ START_TEST(tuning_in_contexts) {
     ck_assert_int_eq(mj_tuning_save(ctx, path, tiles, 1), MJ_ERR_FILE);
     mj_fault_write_errno = 0;
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), strerror(ENOSPC)));
-    after = read_text(path);
+    after = mjt_read_file(path, NULL);
     ck_assert_str_eq(before, after);
     free(before);
     free(after);
@@ -191,7 +177,7 @@ START_TEST(tuning_file_errors) {
     ck_assert_int_eq(tuned_context("", cache, &ctx), MJ_OK);
     mj_tile t = tile(MJ_MERGE, 4, 0, 256, 21, 256);
     ck_assert_int_eq(mj_tuning_save(ctx, NULL, &t, 1), MJ_ERR_FILE);
-    char *kept = read_text(path);
+    char *kept = mjt_read_file(path, NULL);
     ck_assert_str_eq(kept, "\x7f" "ELF not a tuning file");
     free(kept);
     mj_context_destroy(ctx);

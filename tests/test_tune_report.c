@@ -100,22 +100,6 @@ static tune_run_info sample_info(void)
 
 /* ---------------------------------------------------------------- helpers */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    ck_assert_int_ge(len, 0);
-    rewind(f);
-    char *buf = malloc((size_t)len + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static size_t count_of(const char *text, const char *needle)
 {
     size_t n = 0;
@@ -298,7 +282,7 @@ START_TEST(json_report)
     ck_assert_int_eq(tune_write_json(path, &info, points, n), 0);
     ck_assert_int_eq(entries(dir), 1);
 
-    char *text = slurp(path);
+    char *text = mjt_read_file(path, NULL);
     ck_assert_msg(json_valid(text), "not valid JSON:\n%s", text);
     ck_assert_ptr_nonnull(strstr(text, "\"device\": \"NVIDIA \\\"A&B\\\" <GPU>\""));
     ck_assert_ptr_nonnull(strstr(text, "\"sm\": 90"));
@@ -344,7 +328,7 @@ START_TEST(json_report)
 
     /* No points at all is still a valid file. */
     ck_assert_int_eq(tune_write_json(path, &info, points, 0), 0);
-    text = slurp(path);
+    text = mjt_read_file(path, NULL);
     ck_assert_msg(json_valid(text), "not valid JSON:\n%s", text);
     ck_assert_ptr_nonnull(strstr(text, "\"points\": []"));
     free(text);
@@ -365,7 +349,7 @@ START_TEST(svg_report)
     ck_assert_int_eq(tune_write_svg(path, &info, points, n), 0);
     ck_assert_int_eq(entries(dir), 1);
 
-    char *text = slurp(path);
+    char *text = mjt_read_file(path, NULL);
     const char *body = text;
     if (strncmp(body, "<?xml", 5) == 0) {
         body = strstr(body, "?>\n");
@@ -421,7 +405,7 @@ START_TEST(svg_report)
 
     /* No points at all is still a drawing. */
     ck_assert_int_eq(tune_write_svg(path, &info, points, 0), 0);
-    text = slurp(path);
+    text = mjt_read_file(path, NULL);
     len = strlen(text);
     ck_assert_str_eq(text + len - 7, "</svg>\n");
     free(text);

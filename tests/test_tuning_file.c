@@ -39,31 +39,6 @@ static void set_ok(mj_tuning *t, mj_tuning_entry e)
     ck_assert_int_eq(mj_tuning_set(t, &e), 0);
 }
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-/* The whole file, NUL-terminated (malloc'd). */
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    ck_assert_int_ge(len, 0);
-    rewind(f);
-    char *buf = malloc((size_t)len + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static int path_exists(const char *path)
 {
     struct stat st;
@@ -172,9 +147,9 @@ START_TEST(roundtrip)
     assert_same_tuning(&back, &t);
 
     /* Writing what was read gives the same bytes. */
-    char *first = read_text(path);
+    char *first = mjt_read_file(path, NULL);
     ck_assert_msg(mj_tuning_write(path, &back, err, sizeof err) == 0, "write: %s", err);
-    char *second = read_text(path);
+    char *second = mjt_read_file(path, NULL);
     ck_assert_str_eq(first, second);
 
     /* The layout: devices in order of first appearance, entries sorted within each. */
@@ -504,7 +479,7 @@ START_TEST(read_cases)
     ck_assert_int_eq(mj_tuning_read(dir, &t, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "not a regular file") != NULL, "message: %s", err);
     snprintf(path, sizeof path, "%s/plain", dir);
-    write_file(path, "x", 1);
+    mjt_write_file(path, "x", 1);
     snprintf(path, sizeof path, "%s/plain/tuning", dir);
     err[0] = '\0';
     ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), -1);
@@ -514,7 +489,7 @@ START_TEST(read_cases)
     snprintf(path, sizeof path, "%s/bad", dir);
     static const char bad[] = "mergejit-tuning 1\r\ndevice 90 X\r\ntile merge 4 0 64 3 64 1\r\n"
                               "tile merge 4 0 64 3 32 1\r\n";
-    write_file(path, bad, sizeof bad - 1);
+    mjt_write_file(path, bad, sizeof bad - 1);
     err[0] = '\0';
     ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), -1);
     ck_assert_ptr_null(t.entries);
@@ -524,20 +499,20 @@ START_TEST(read_cases)
 
     /* Empty and foreign files on disk. */
     snprintf(path, sizeof path, "%s/empty", dir);
-    write_file(path, "", 0);
+    mjt_write_file(path, "", 0);
     err[0] = '\0';
     ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "is not a mergejit tuning file"));
     snprintf(path, sizeof path, "%s/binary", dir);
     static const unsigned char bin[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, '\n', 0};
-    write_file(path, bin, sizeof bin);
+    mjt_write_file(path, bin, sizeof bin);
     ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "is not a mergejit tuning file"));
 
     /* A good one. */
     snprintf(path, sizeof path, "%s/good", dir);
     static const char good[] = "mergejit-tuning 1\ndevice 90 X\ntile merge 4 0 64 3 64 1.25";
-    write_file(path, good, sizeof good - 1);
+    mjt_write_file(path, good, sizeof good - 1);
     ck_assert_msg(mj_tuning_read(path, &t, err, sizeof err) == 0, "%s", err);
     ck_assert_uint_eq(t.count, 1);
     ck_assert(mj_tuning_find(&t, "X", 90, MJ_MERGE, 4, 0)->gkeys == 1.25);
@@ -582,7 +557,7 @@ START_TEST(write_cases)
 
     /* The parent is a regular file. */
     snprintf(sub, sizeof sub, "%s/plain", dir);
-    write_file(sub, "x", 1);
+    mjt_write_file(sub, "x", 1);
     snprintf(path, sizeof path, "%s/plain/tuning", dir);
     err[0] = '\0';
     ck_assert_int_eq(mj_tuning_write(path, &t, err, sizeof err), -1);
@@ -596,7 +571,7 @@ START_TEST(write_cases)
     ck_assert_int_eq(mkdir(path, 0700), 0);
     char inner[PATH_MAX + 8];
     snprintf(inner, sizeof inner, "%s/x", path);
-    write_file(inner, "x", 1);
+    mjt_write_file(inner, "x", 1);
     err[0] = '\0';
     ck_assert_int_eq(mj_tuning_write(path, &t, err, sizeof err), -1);
     ck_assert_msg(strstr(err, path) != NULL, "message: %s", err);
@@ -628,7 +603,7 @@ START_TEST(write_cases)
     /* Entries that would not read back are refused, and the old file stays as it was. */
     snprintf(path, sizeof path, "%s/keep", dir);
     ck_assert_int_eq(mj_tuning_write(path, &t, err, sizeof err), 0);
-    char *before = read_text(path);
+    char *before = mjt_read_file(path, NULL);
     static const struct {
         mj_tuning_entry e;
         const char *want;
@@ -669,7 +644,7 @@ START_TEST(write_cases)
     err[0] = '\0';
     ck_assert_int_eq(mj_tuning_write(path, &dup, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "repeats") != NULL, "message: %s", err);
-    char *after = read_text(path);
+    char *after = mjt_read_file(path, NULL);
     ck_assert_str_eq(before, after);
     free(before);
     free(after);

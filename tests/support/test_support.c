@@ -82,23 +82,26 @@ uint64_t mjt_rand(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
-static char *slurp(const char *path) {
+void mjt_write_file(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
+    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+void *mjt_read_file(const char *path, size_t *n) {
     FILE *f = fopen(path, "rb");
     ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    ck_assert_int_ge(len, 0);
+    rewind(f);
+    char *buf = malloc((size_t)len + 1);
     ck_assert_ptr_nonnull(buf);
-    size_t r;
-    while ((r = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += r;
-        if (cap - len < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    fclose(f);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
     buf[len] = '\0';
+    fclose(f);
+    if (n) *n = (size_t)len;
     return buf;
 }
 
@@ -130,8 +133,8 @@ mjt_tool_run mjt_run_tool(const char *const *args, const char *const *env) {
     mjt_tool_run r;
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     ck_assert_msg(r.status != 127, "could not run %s", MJ_TOOL_PATH);
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
+    r.out = mjt_read_file(out_path, NULL);
+    r.err = mjt_read_file(err_path, NULL);
     mjt_rmtree(dir);
     free(dir);
     return r;

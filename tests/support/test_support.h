@@ -28,6 +28,12 @@ int mjt_run(Suite *s, int fork);
 
 uint64_t mjt_rand(uint64_t *state);
 
+/* Writes n bytes to path, replacing it; fails the test on error. */
+void mjt_write_file(const char *path, const void *data, size_t n);
+/* The whole file (malloc'd, with a NUL after its bytes, so text can be read as a string);
+ * *n (may be NULL) gets its size. Fails the test on error. */
+void *mjt_read_file(const char *path, size_t *n);
+
 /* The mergejit tool's exit status (-1 when it did not exit normally) and output. */
 typedef struct mjt_tool_run {
     int status;
