@@ -64,9 +64,10 @@ static void request_label(const mj_kernel_spec *spec, char *out, size_t cap) {
 }
 
 mj_status mj_bundle_check_entry(mj_context *ctx, const mj_kernel_spec *spec,
-                                const mj_bundle_entry *entry, uint8_t key[32]) {
+                                const mj_bundle_entry *entry) {
     char *src = NULL, err[512];
     size_t len;
+    uint8_t key[32];
     if (mj_gen_source(spec, &src, &len, err, sizeof err))
         return mj_fail(ctx, src ? MJ_ERR_HOST_MEMORY : MJ_ERR_INVALID_ARGUMENT, "%s", err);
     source_key(src, spec->sm, key);

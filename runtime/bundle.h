@@ -13,10 +13,10 @@ void mj_bundle_request_key(const mj_kernel_spec *spec, uint8_t out[32]);
 const mj_bundle_entry *mj_bundle_lookup(const mj_context *ctx, const mj_kernel_spec *spec);
 
 /* Checks that entry was compiled from the source this library generates for spec (spec has
- * the entry's tile): *key gets the source key, the module table's key for it. A bundle
- * written by a library with other templates fails with MJ_ERR_NOT_IN_BUNDLE. */
+ * the entry's tile); its source key is then the module table's key for it. A bundle written
+ * by a library with other templates fails with MJ_ERR_NOT_IN_BUNDLE. */
 mj_status mj_bundle_check_entry(mj_context *ctx, const mj_kernel_spec *spec,
-                                const mj_bundle_entry *entry, uint8_t key[32]);
+                                const mj_bundle_entry *entry);
 
 /* Reports that the bundle lacks spec (entry: the record for its request with another tile,
  * or NULL): MJ_ERR_NOT_IN_BUNDLE with a message saying what was asked and what it holds. */

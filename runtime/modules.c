@@ -145,21 +145,23 @@ mj_status mj_binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_da
 static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
                              const mj_bundle_entry *entry, double t0, const mj_module **out,
                              int *source) {
-    uint8_t key[32];
-    mj_status st = mj_bundle_check_entry(ctx, spec, entry, key);
-    if (st) return st;
-    const mj_module *m = remembered(ctx, key);
+    /* Bundle modules are kept under the entry's source key, which only a checked entry's
+     * module gets: a second request skips regenerating the source. */
+    const mj_module *m = remembered(ctx, entry->source_key);
     if (m) {
         *out = m;
         *source = MJ_SOURCE_MEMORY;
         return MJ_OK;
     }
+    mj_status st = mj_bundle_check_entry(ctx, spec, entry);
+    if (st) return st;
     void *binary = NULL;
     char err[1024];
     if (mj_bundle_read_payload(ctx->bundle_path, entry, &binary, err, sizeof err))
         return mj_fail(ctx, MJ_ERR_FILE, "%s", err);
     mj_cache_meta meta = {entry->registers, entry->spill_bytes};
-    st = remember(ctx, spec, key, binary, (size_t)entry->size, &meta, MJ_SOURCE_BUNDLE, t0, out);
+    st = remember(ctx, spec, entry->source_key, binary, (size_t)entry->size, &meta,
+                  MJ_SOURCE_BUNDLE, t0, out);
     free(binary);
     if (st == MJ_OK) *source = MJ_SOURCE_BUNDLE;
     return st;

@@ -124,33 +124,24 @@ static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t k
 
 mj_status mj_choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
                          const mj_bundle_entry **entry) {
-    if (entry) *entry = NULL;
+    /* The request key leaves the tile out, so the entry is found before the tile is known. */
+    const mj_bundle_entry *e = entry ? mj_bundle_lookup(ctx, spec) : NULL;
+    if (entry) *entry = e;
     if (desc->nt || desc->vt || desc->bs_nt) {
         spec->nt = desc->nt;
         spec->vt = desc->vt;
         spec->bs_nt = desc->bs_nt;
-        if (entry) *entry = mj_bundle_lookup(ctx, spec);
-        return MJ_OK;
-    }
-    int nt, vt, bs_nt;
-    const mj_bundle_entry *e = entry ? mj_bundle_lookup(ctx, spec) : NULL;
-    if (entry) *entry = e;
-    if (tile_override(&nt, &vt, &bs_nt)) {
-        /* experiments win, even over a bundle */
-    } else if (e) {
-        nt = e->nt;
-        vt = e->vt;
-        bs_nt = e->bs_nt;
-    } else {
-        mj_tile t;
+    } else if (e && !tile_override(&spec->nt, &spec->vt, &spec->bs_nt)) {
+        spec->nt = e->nt; /* the bundle's tile, unless an experiment overrides it */
+        spec->vt = e->vt;
+        spec->bs_nt = e->bs_nt;
+    } else if (!e) {
+        mj_tile t; /* environment, tuning file or default */
         context_tile(ctx, spec->primitive, mj_spec_key_size(spec), spec->value_size, &t);
-        nt = t.nt;
-        vt = t.vt;
-        bs_nt = t.bs_nt;
+        spec->nt = t.nt;
+        spec->vt = t.vt;
+        spec->bs_nt = t.bs_nt;
     }
-    spec->nt = nt;
-    spec->vt = vt;
-    spec->bs_nt = bs_nt;
     return MJ_OK;
 }
 
