@@ -7,11 +7,13 @@
 
 #define MJ_HEADS_THREADS 256
 
-/* [key scratch][value scratch][partitions][same flags][merge queue][copy queue]
- * [queue counters, per pass][head ranges, two levels][head bits]; the last two for segmented
- * sorts only. */
+_Static_assert(MJ_TILE_APART == 0, "tile states are cleared with zero bytes");
+
+/* [key scratch][value scratch][partitions][merge queue][copy queue][queue counters, per pass]
+ * [tile states][head ranges, two levels][head bits]; the last two for segmented sorts only.
+ * The counters and states are cleared together. */
 typedef struct queued_layout {
-    size_t keys, values, partitions, same, merges, copies, counters, lists, heads, total;
+    size_t keys, values, partitions, merges, copies, counters, states, lists, heads, total;
     long long tiles, leaves, head_words;
     int passes;
 } queued_layout;
@@ -27,10 +29,10 @@ static mj_status layout(const mj_sorter *s, size_t n, queued_layout *q) {
     q->keys = mj_temp_part(&l, n, s->key_size);
     q->values = mj_temp_part(&l, n, s->value_size);
     q->partitions = mj_temp_part(&l, (size_t)q->tiles, sizeof(long long));
-    q->same = mj_temp_part(&l, (size_t)q->tiles, 1);
     q->merges = mj_temp_part(&l, (size_t)q->tiles, sizeof(int));
     q->copies = mj_temp_part(&l, (size_t)q->tiles, sizeof(int));
     q->counters = mj_temp_part(&l, (size_t)q->passes + 1, MJ_Q_COUNTERS * sizeof(int));
+    q->states = mj_temp_part(&l, (size_t)q->tiles, 1);
     q->lists = mj_temp_part(&l, seg ? 2 * (size_t)q->leaves : 0, sizeof(mj_heads_range));
     q->heads = mj_temp_part(&l, seg ? (size_t)q->head_words : 0, sizeof(unsigned));
     q->total = l.total;
@@ -109,17 +111,19 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
     CUdeviceptr lists[2] = {seg ? base + q->lists : 0,
                             seg ? base + q->lists + (size_t)q->leaves * sizeof(mj_heads_range)
                                 : 0};
-    CUdeviceptr partitions = base + q->partitions, same = base + q->same;
+    CUdeviceptr partitions = base + q->partitions, states = base + q->states;
     CUdeviceptr merges = base + q->merges, copies = base + q->copies;
+    /* Counters to 0 and tile states to MJ_TILE_APART (a segmented blocksort sets its own). */
     CUresult r = s->ctx->cu->memset_d8_async(base + q->counters, 0,
-                                             ((size_t)q->passes + 1) * MJ_Q_COUNTERS * 4, stream);
+                                             q->states + (size_t)tiles - q->counters, stream);
     if (r != CUDA_SUCCESS) return mj_fail_cuda(s->ctx, r, "clearing the queue counters");
 
     CUdeviceptr heads = 0;
     long long words = q->head_words;
     if (seg && (st = make_heads(s, g, n, q, base, stream, &heads))) return st;
     void *bs_plain[] = {&keys, &values, &k[cur], &v[cur], &n};
-    void *bs_seg[] = {&keys, &values, &k[cur], &v[cur], &n, &heads, &words, &lists[0]};
+    void *bs_seg[] = {&keys, &values, &k[cur], &v[cur], &n, &heads, &words, &lists[0],
+                      &k[0], &v[0], &states};
     if ((st = mj_launch(s, MJ_K_BLOCKSORT, q->leaves, (unsigned)s->bs_nt,
                         seg ? bs_seg : bs_plain, stream)))
         return st;
@@ -128,8 +132,8 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
         long long coop = mj_pass_coop(pass, runs);
         CUdeviceptr counters = base + q->counters + (size_t)pass * MJ_Q_COUNTERS * 4;
         CUdeviceptr in = lists[pass & 1], out = lists[(pass & 1) ^ 1];
-        void *pp[] = {&k[cur], &n, &coop, &pass, &tiles, &in, &out,
-                      &partitions, &same, &merges, &copies, &counters};
+        void *pp[] = {&k[cur], &n, &coop, &tiles, &in, &out,
+                      &partitions, &states, &merges, &copies, &counters};
         void *wp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &in, &n,
                       &coop, &tiles, &merges, &copies, &counters};
         long long per_block = MJ_QP_NT - 1;

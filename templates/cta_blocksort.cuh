@@ -12,7 +12,8 @@
  * Segmented sorts (MJ_SEGMENTED) pass each thread's head flags (bit i: key i starts a
  * segment). Every run keeps the range of heads it contains, packed as first | (last + 1) << 16
  * in tile positions (first NT * MJ_VT and last -1 when there are none); a round merges only the
- * segment that spans its two runs (see mj_seg), and the ranges combine like the runs. */
+ * segment that spans its two runs (see mj_seg), and the ranges combine like the runs. A round
+ * skips the pairs of runs whose merge would leave them as they are. */
 #ifndef MJ_CTA_BLOCKSORT_CUH
 #define MJ_CTA_BLOCKSORT_CUH
 
@@ -82,20 +83,29 @@ MJ_DEVICE unsigned mj_cta_sort(mj_key keys[MJ_VT], int pos[MJ_VT], int count, un
         unsigned ra = s_heads[2 * (tid / coop)], rb = s_heads[2 * (tid / coop) + 1];
         int a_lock = mj_heads_last(ra) >= a_begin ? mj_heads_last(ra) : a_begin;
         int b_lock = min(mj_heads_first(rb), b_end);
-        mj_seg seg = {a_lock, b_lock};
-        int p = mj_seg_merge_path(s_keys + a_begin, a_len, s_keys + a_end, diag,
-                                  a_lock - a_begin, b_lock - a_end);
 #else
-        mj_seg seg = {0, b_end};
-        int p = mj_merge_path(s_keys + a_begin, a_len, s_keys + a_end, b_len, diag);
+        int b_lock = b_end;
 #endif
-        int at[MJ_VT];
-        mj_serial_merge(s_keys, a_begin + p, a_end, a_end + diag - p, b_end, seg, keys, at);
+        /* The merge changes nothing when b's first key cannot go before a's last: a segment
+         * starts at b (short segments), or the two runs are already in order (nearly sorted
+         * input). Then the thread's registers already hold its outputs. */
+        if (b_len > 0 && b_lock > a_end && mj_less(s_keys[a_end], s_keys[a_end - 1])) {
+#if MJ_SEGMENTED
+            mj_seg seg = {a_lock, b_lock};
+            int p = mj_seg_merge_path(s_keys + a_begin, a_len, s_keys + a_end, diag,
+                                      a_lock - a_begin, b_lock - a_end);
+#else
+            mj_seg seg = {0, b_end};
+            int p = mj_merge_path(s_keys + a_begin, a_len, s_keys + a_end, b_len, diag);
+#endif
+            int at[MJ_VT];
+            mj_serial_merge(s_keys, a_begin + p, a_end, a_end + diag - p, b_end, seg, keys, at);
 #if MJ_HAS_VALUES
 #pragma unroll
-        for (int i = 0; i < MJ_VT; ++i)
-            if (MJ_VT * tid + i < count) pos[i] = s_pos[at[i]];
+            for (int i = 0; i < MJ_VT; ++i)
+                if (MJ_VT * tid + i < count) pos[i] = s_pos[at[i]];
 #endif
+        }
         __syncthreads();
 #if MJ_SEGMENTED
         /* Every read of this round's ranges is done; the next round reads after its barrier. */

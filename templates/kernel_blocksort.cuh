@@ -7,7 +7,9 @@
  * sorts), which needs an integer value type.
  * Segmented sorts (MJ_SEGMENTED) also take the head flags, one bit per element (bit i % 32 of
  * word i / 32, head_words words), sort each segment within the tile on its own, and write the
- * tile's range of heads (global positions) for the first queued merge pass. */
+ * tile's range of heads (global positions) for the first queued merge pass, and the states of
+ * its merge tiles: a tile whose segments all end inside it is final (work_queue.h) and goes
+ * straight to keys_final and values_final, which saves the first pass's copy of it. */
 #ifndef MJ_KERNEL_BLOCKSORT_CUH
 #define MJ_KERNEL_BLOCKSORT_CUH
 
@@ -25,13 +27,18 @@ MJ_DEVICE unsigned mj_thread_heads(const mj_u32 *heads, mj_i64 head_words, mj_i6
     mj_u64 window = (hi << 32 | lo) >> (pos & 31);
     return (unsigned)(window & ((1ull << MJ_VT) - 1));
 }
+
+MJ_DEVICE int mj_head_at(const mj_u32 *heads, mj_i64 head_words, mj_i64 pos) {
+    return (pos >> 5) < head_words && (heads[pos >> 5] >> (pos & 31) & 1);
+}
 #endif
 
 extern "C" __global__ void __launch_bounds__(MJ_BS_NT)
 mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
              mj_value *values_out, mj_i64 n
 #if MJ_SEGMENTED
-             , const mj_u32 *heads, mj_i64 head_words, mj_heads_range *tile_heads
+             , const mj_u32 *heads, mj_i64 head_words, mj_heads_range *tile_heads,
+             mj_key *keys_final, mj_value *values_final, mj_u8 *states
 #endif
 ) {
     __shared__ mj_key s_keys[MJ_BS_NV];
@@ -65,6 +72,15 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
                             last >= 0 ? tile0 + last : -1};
         tile_heads[blockIdx.x] = r;
     }
+    int final = mj_leaf_final(tile0, count, n, mj_head_at(heads, head_words, tile0),
+                              mj_head_at(heads, head_words, tile0 + count));
+    if (final) {
+        keys_out = keys_final;
+        values_out = values_final;
+    }
+    /* The merge tiles this leaf covers (the last leaf may cover fewer). */
+    for (int t = tid; t < MJ_BS_NV / MJ_NV && t * MJ_NV < count; t += MJ_BS_NT)
+        states[blockIdx.x * (MJ_BS_NV / MJ_NV) + t] = final ? MJ_TILE_FINAL : MJ_TILE_APART;
 #else
     (void)range;
 #endif

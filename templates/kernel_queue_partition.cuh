@@ -21,9 +21,9 @@ MJ_DEVICE void mj_list_heads(const mj_heads_range *lists, mj_frame f, mj_i64 fra
 }
 
 extern "C" __global__ void __launch_bounds__(MJ_QP_NT)
-mj_queue_partition(const mj_key *keys, mj_i64 n, mj_i64 coop, int pass, mj_i64 tiles,
+mj_queue_partition(const mj_key *keys, mj_i64 n, mj_i64 coop, mj_i64 tiles,
                    const mj_heads_range *lists_in, mj_heads_range *lists_out,
-                   mj_i64 *partitions, mj_u8 *same, int *merge_queue, int *copy_queue,
+                   mj_i64 *partitions, mj_u8 *states, int *merge_queue, int *copy_queue,
                    int *counters) {
     __shared__ mj_i64 s_split[MJ_QP_NT];
     int tid = threadIdx.x;
@@ -52,8 +52,9 @@ mj_queue_partition(const mj_key *keys, mj_i64 n, mj_i64 coop, int pass, mj_i64 t
     if (tid < MJ_QP_NT - 1 && tile < tiles) {
         mj_i64 p_end = mj_tile_ends_frame(tile, coop, tiles) ? f.a_count : s_split[tid + 1];
         mj_range r = mj_sort_range(f, tile, coop, MJ_NV, s_split[tid], p_end);
-        job = mj_tile_job(r, tile * MJ_NV, pass > 0 && same[tile]);
-        if (job != MJ_JOB_NONE) same[tile] = job == MJ_JOB_COPY;
+        int state = states[tile];
+        job = mj_tile_job(r, tile * MJ_NV, state);
+        if (job != MJ_JOB_NONE) states[tile] = (mj_u8)mj_tile_state_after(job, state);
     }
     /* One atomic per warp and queue. */
     int lane = tid & 31;

@@ -8,7 +8,11 @@
  *  - COPY when its outputs are its inputs at the same place, but the destination buffer does
  *    not hold them yet (the first pass, or a merge wrote there since);
  *  - NONE when both buffers already hold the same data over the tile.
- * A per-tile flag ("same") remembers whether both buffers agree over the tile.
+ * A per-tile state remembers whether both buffers agree over the tile (MJ_TILE_SAME) or not
+ * (MJ_TILE_APART), or that the tile is final (MJ_TILE_FINAL): a segmented blocksort tile
+ * whose segments all end inside it writes its outputs straight to the result buffer, and no
+ * pass moves them again (a segmented sort permutes each segment within its own span, and
+ * every merge the passes make reads and writes only segments that cross a list interface).
  *
  * Segmented sort: every list carries the range of segment heads it contains (first and last,
  * global positions). Merging lists A and B only moves the segment that spans their interface:
@@ -19,6 +23,7 @@
 #include "merge_frame.h"
 
 enum { MJ_JOB_NONE = 0, MJ_JOB_MERGE = 1, MJ_JOB_COPY = 2 };
+enum { MJ_TILE_APART = 0, MJ_TILE_SAME = 1, MJ_TILE_FINAL = 2 };
 
 /* Heads within a list: first and last position, or MJ_NO_FIRST / -1 when it has none. */
 typedef struct mj_heads_range {
@@ -58,13 +63,25 @@ MJ_HD void mj_tile_locks(mj_frame f, mj_range r, mj_frame_lock l, int *a_lock, i
     *b_lock = (int)(a_len + mj_clamp_ll(l.b_lock - (r.b_begin - f.b0), 0, b_len));
 }
 
-/* The job of a tile whose output starts at out0, given its input ranges; `same` says whether
- * both buffers already agree over the tile (never in a sort's first pass). */
-MJ_HD int mj_tile_job(mj_range r, long long out0, int same) {
+/* The job of a tile whose output starts at out0, given its input ranges and its state. */
+MJ_HD int mj_tile_job(mj_range r, long long out0, int state) {
     int a_empty = r.a_begin == r.a_end, b_empty = r.b_begin == r.b_end;
     long long src0 = a_empty ? r.b_begin : r.a_begin;
+    if (state == MJ_TILE_FINAL) return MJ_JOB_NONE;
     if ((!a_empty && !b_empty) || src0 != out0) return MJ_JOB_MERGE;
-    return same ? MJ_JOB_NONE : MJ_JOB_COPY;
+    return state == MJ_TILE_SAME ? MJ_JOB_NONE : MJ_JOB_COPY;
+}
+
+/* The state a job leaves its tile in. */
+MJ_HD int mj_tile_state_after(int job, int state) {
+    return job == MJ_JOB_NONE ? state : job == MJ_JOB_COPY ? MJ_TILE_SAME : MJ_TILE_APART;
+}
+
+/* A segmented blocksort tile [t0, t0 + count) of n is final when a segment starts at t0 and
+ * another at t0 + count (the ends of the data count as both). */
+MJ_HD int mj_leaf_final(long long t0, long long count, long long n, int head_at_t0,
+                        int head_after) {
+    return (t0 == 0 || head_at_t0) && (t0 + count == n || head_after);
 }
 
 /* Threads per block of the queue partition kernel, which queues the jobs of MJ_QP_NT - 1 tiles

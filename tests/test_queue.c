@@ -66,7 +66,7 @@ static void tile_merge(const item *s, int a_len, int total, int a_lock, int b_lo
 typedef struct model {
     long long n, nv, runs;
     int segmented;
-    long long merges[64], copies[64];
+    long long merges[64], copies[64], final_leaves;
     int passes;
 } model;
 
@@ -81,21 +81,33 @@ static item *run_model(model *m, const item *in, const unsigned char *heads) {
     mj_heads_range *lists[2] = {malloc((leaves + 1) * sizeof(mj_heads_range)),
                                 malloc((leaves + 1) * sizeof(mj_heads_range))};
     long long *part = malloc((tiles + 1) * sizeof(long long));
-    unsigned char *same = malloc(tiles + 1);
-    ck_assert(buf[0] && buf[1] && s && lists[0] && lists[1] && part && same);
-    memset(same, 0xAA, tiles + 1); /* garbage: pass 0 must not read it */
+    unsigned char *state = malloc(tiles + 1);
+    ck_assert(buf[0] && buf[1] && s && lists[0] && lists[1] && part && state);
+    memset(state, MJ_TILE_APART, tiles + 1);
     for (long long i = 0; i < n; ++i) buf[1][i] = (item){-1, -1, -1};
 
-    /* The blocksort: each leaf tile sorted by (segment, key, position), and its heads. */
+    /* The blocksort: each leaf tile sorted by (segment, key, position), and its heads. A final
+     * leaf goes to buffer 0, and buffer cur keeps junk there that no pass may read. */
     int cur = m->passes & 1;
     memcpy(buf[cur], in, n * sizeof(item));
+    m->final_leaves = 0;
     for (long long t = 0; t < leaves; ++t) {
         long long t0 = t * bs_nv, count = n - t0 < bs_nv ? n - t0 : bs_nv;
-        if (m->segmented) qsort(buf[cur] + t0, count, sizeof(item), cmp_ref);
+        item *dst = buf[cur];
+        if (m->segmented &&
+            mj_leaf_final(t0, count, n, heads[t0], t0 + count < n && heads[t0 + count])) {
+            dst = buf[0];
+            memcpy(dst + t0, in + t0, count * sizeof(item));
+            if (cur != 0)
+                for (long long i = t0; i < t0 + count; ++i) buf[cur][i] = (item){1 << 30, -2, -2};
+            for (long long i = t0 / nv; i * nv < t0 + count; ++i) state[i] = MJ_TILE_FINAL;
+            m->final_leaves++;
+        }
+        if (m->segmented) qsort(dst + t0, count, sizeof(item), cmp_ref);
         else {
-            for (long long i = 0; i < count; ++i) buf[cur][t0 + i].seg = 0;
-            qsort(buf[cur] + t0, count, sizeof(item), cmp_ref);
-            for (long long i = 0; i < count; ++i) buf[cur][t0 + i].seg = in[0].seg;
+            for (long long i = 0; i < count; ++i) dst[t0 + i].seg = 0;
+            qsort(dst + t0, count, sizeof(item), cmp_ref);
+            for (long long i = 0; i < count; ++i) dst[t0 + i].seg = in[0].seg;
         }
         mj_heads_range r = {MJ_NO_FIRST, -1};
         for (long long i = t0; m->segmented && i < t0 + count; ++i)
@@ -132,7 +144,11 @@ static item *run_model(model *m, const item *in, const unsigned char *heads) {
             long long out0 = t * nv;
             int a_len = (int)(r.a_end - r.a_begin), total = a_len + (int)(r.b_end - r.b_begin);
             REQUIRE(total == (n - out0 < nv ? n - out0 : nv), "tile %lld: %d outputs", t, total);
-            int job = mj_tile_job(r, out0, pass > 0 && same[t]);
+            int job = mj_tile_job(r, out0, state[t]);
+            /* A final tile's outputs never move: the rule that lets it skip every pass. */
+            REQUIRE(state[t] != MJ_TILE_FINAL || mj_tile_job(r, out0, MJ_TILE_SAME) == MJ_JOB_NONE,
+                    "pass %d tile %lld: final, but its outputs move", pass, t);
+            state[t] = (unsigned char)mj_tile_state_after(job, state[t]);
             if (job == MJ_JOB_MERGE) {
                 m->merges[pass]++;
                 mj_heads_range ha = m->segmented ? lin[2 * (t / coop)] : none;
@@ -144,12 +160,10 @@ static item *run_model(model *m, const item *in, const unsigned char *heads) {
                 memcpy(s, src + r.a_begin, a_len * sizeof(item));
                 memcpy(s + a_len, src + r.b_begin, (total - a_len) * sizeof(item));
                 tile_merge(s, a_len, total, a_lock, b_lock, dst + out0);
-                same[t] = 0;
             } else if (job == MJ_JOB_COPY) {
                 m->copies[pass]++;
                 memcpy(dst + out0, src + out0, total * sizeof(item));
-                same[t] = 1;
-            } else {
+            } else if (state[t] != MJ_TILE_FINAL) {
                 REQUIRE(memcmp(dst + out0, src + out0, total * sizeof(item)) == 0,
                         "pass %d tile %lld skipped but the buffers differ", pass, t);
             }
@@ -162,7 +176,7 @@ static item *run_model(model *m, const item *in, const unsigned char *heads) {
     free(lists[0]);
     free(lists[1]);
     free(part);
-    free(same);
+    free(state);
     return buf[0];
 }
 
@@ -192,7 +206,7 @@ static void check(long long n, long long nv, long long runs, int segmented, long
             in[i].key = in[j].key;
             in[j].key = t;
         }
-    model m = {n, nv, runs, segmented, {0}, {0}, 0};
+    model m = {n, nv, runs, segmented, {0}, {0}, 0, 0};
     item *out = run_model(&m, in, heads);
     qsort(in, n, sizeof(item), cmp_ref);
     for (long long i = 0; i < n; ++i)
@@ -203,6 +217,14 @@ static void check(long long n, long long nv, long long runs, int segmented, long
     /* The seed's work fall-off: once lists are longer than every segment, a frame has work
      * only around its one interface (the segment spanning it is at most max_len long). */
     long long tiles = mj_tile_count(n, nv);
+    /* Segments of one element: every leaf is final, and no pass has any job. */
+    if (segmented && max_len == 1) {
+        REQUIRE(m.final_leaves == mj_tile_count(n, nv * runs), "%lld final leaves",
+                m.final_leaves);
+        for (int p = 0; p < m.passes; ++p)
+            REQUIRE(m.merges[p] + m.copies[p] == 0, "pass %d: %lld merges, %lld copies", p,
+                    m.merges[p], m.copies[p]);
+    }
     for (int p = 0; p < m.passes; ++p) {
         long long coop = mj_pass_coop(p, runs), frames = (tiles + coop - 1) / coop;
         if (segmented && max_len <= nv)

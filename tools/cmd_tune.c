@@ -16,7 +16,6 @@
 #include "tune.h"
 
 #define CMD "tune"
-#define SEGMENT_LENGTH 1000
 
 static const char usage[] =
     "Usage: mergejit tune [options]\n"
@@ -38,6 +37,7 @@ static const char usage[] =
     "  --nt L          thread counts (default 64,128,256,512; --quick 128,256)\n"
     "  --sizes L       input sizes as powers of two (default 24,26; --quick 22)\n"
     "  --reps R        timed runs per size, the median is taken (default 5; --quick 3)\n"
+    "  --seglen L      segment length of the segmented sorts' input (default 1000)\n"
     "  --quick         a short sweep: VT within 4 of the default's, fewer sizes and runs\n"
     "  -o, --output F  the tuning file to update (default: $MERGEJIT_TUNING, else\n"
     "                  $XDG_CONFIG_HOME/mergejit/tuning, else ~/.config/mergejit/tuning)\n"
@@ -48,15 +48,15 @@ static const char usage[] =
     "  --device N      CUDA device ordinal (default 0)\n"
     "  -h, --help      show this help\n"
     "\n"
-    "Segmented sorts are timed on segments of 1000 keys; locality sorts on sorted keys with\n"
-    "0.1% of them swapped with a key at most 1000 places away.\n";
+    "Segmented sorts are timed on segments of --seglen keys; locality sorts on sorted keys\n"
+    "with 0.1% of them swapped with a key at most 1000 places away.\n";
 
 typedef struct tune_opts {
     tune_config configs[4 * 8 * 8];
     int config_count;
     int nts[8], nt_count;
     int log2_sizes[TUNE_MAX_SIZES], size_count;
-    long reps;
+    long reps, seglen;
     int quick, save, threads, device;
     const char *output, *json, *plot;
 } tune_opts;
@@ -77,6 +77,7 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     int nkeys = 3, nvalues = 3, nnt = 0, nsizes = 0;
     memset(o, 0, sizeof *o);
     o->reps = 0;
+    o->seglen = 1000;
     o->save = 1;
     o->threads = 0;
     for (int i = 1; i < argc; i++) {
@@ -109,6 +110,9 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
         } else if ((t = cli_take(CMD, argc, argv, &i, "--reps", &v)) != 0) {
             if (t < 0 || cli_parse_int(v, 1, 1000, &o->reps) != 0)
                 return t < 0 ? -1 : cli_usage_error(CMD, "--reps takes 1 to 1000");
+        } else if ((t = cli_take(CMD, argc, argv, &i, "--seglen", &v)) != 0) {
+            if (t < 0 || cli_parse_int(v, 1, 1L << 30, &o->seglen) != 0)
+                return t < 0 ? -1 : cli_usage_error(CMD, "--seglen takes 1 to 2^30");
         } else if ((t = cli_take(CMD, argc, argv, &i, "--threads", &v)) != 0) {
             if (t < 0 || cli_parse_int(v, 1, 256, &num) != 0)
                 return t < 0 ? -1 : cli_usage_error(CMD, "--threads takes 1 to 256");
@@ -235,7 +239,7 @@ static uint64_t key_sum(const unsigned char *k, size_t ks, size_t n)
 /* ---------------------------------------------------------------- inputs on the device */
 
 typedef struct inputs {
-    size_t n;
+    size_t n, seglen;            /* seglen: segsort's segment length */
     void *src_keys, *src_values; /* the input as generated; sorts copy it into keys first */
     void *keys, *values;         /* the sorted (merged) result */
     void *offsets;               /* segsort: CSR offsets (uint32) */
@@ -257,11 +261,13 @@ static void free_inputs(mj_context *ctx, inputs *in)
  * segsort), two sorted runs (merge: the first and second half), or sorted keys with local
  * swaps (locality). Values are left as the allocator gives them: their bytes do not change
  * the work. */
-static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, inputs *in)
+static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, size_t seglen,
+                             inputs *in)
 {
     size_t ks = c->key_size;
     memset(in, 0, sizeof *in);
     in->n = n;
+    in->seglen = seglen;
     unsigned char *h = malloc(n * ks);
     if (!h)
         return MJ_ERR_HOST_MEMORY;
@@ -304,12 +310,12 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, in
     }
     free(h);
     if (!st && c->primitive == MJ_SEGMENTED_SORT) {
-        in->offset_count = (n + SEGMENT_LENGTH - 1) / SEGMENT_LENGTH + 1;
+        in->offset_count = (n + seglen - 1) / seglen + 1;
         uint32_t *off = malloc(in->offset_count * sizeof *off);
         if (!off)
             st = MJ_ERR_HOST_MEMORY;
         for (size_t i = 0; off && i < in->offset_count; i++)
-            off[i] = (uint32_t)(i * SEGMENT_LENGTH < n ? i * SEGMENT_LENGTH : n);
+            off[i] = (uint32_t)(i * seglen < n ? i * seglen : n);
         if (!st)
             st = mj_dev_alloc(ctx, &in->offsets, in->offset_count * sizeof *off);
         if (!st)
@@ -371,7 +377,7 @@ static const char *check_result(mj_context *ctx, const tune_config *c, inputs *i
     if (mj_dev_download(ctx, h, in->keys, in->n * ks) != MJ_OK)
         bad = "the result could not be read back";
     for (size_t i = 1; !bad && i < in->n; i++) {
-        if (c->primitive == MJ_SEGMENTED_SORT && i % SEGMENT_LENGTH == 0)
+        if (c->primitive == MJ_SEGMENTED_SORT && i % in->seglen == 0)
             continue;
         uint64_t ah, al, bh, bl;
         key_words(h, ks, i - 1, &ah, &al);
@@ -571,7 +577,8 @@ static mj_status use_config(bench *b, const tune_config *c)
         free_inputs(b->ctx, &b->in[k]);
     b->have_inputs = 0;
     for (int k = 0; k < b->o->size_count; k++) {
-        mj_status st = make_inputs(b->ctx, c, (size_t)1 << b->o->log2_sizes[k], &b->in[k]);
+        mj_status st = make_inputs(b->ctx, c, (size_t)1 << b->o->log2_sizes[k],
+                                     (size_t)b->o->seglen, &b->in[k]);
         if (st)
             return st;
     }
@@ -677,12 +684,18 @@ int cmd_tune(int argc, char **argv)
         goto done;
     }
     plan_all(ctx, &o, t.points);
-    printf("tuning on %s (sm_%d): %d configuration%s, %zu candidate tiles, sizes", 
+    printf("tuning on %s (sm_%d): %d configuration%s, %zu candidate tiles, sizes",
            mj_context_device_name(ctx), t.sm, o.config_count, o.config_count == 1 ? "" : "s",
            count);
     for (int k = 0; k < o.size_count; k++)
         printf(" 2^%d", o.log2_sizes[k]);
-    printf(", %ld runs each\n", o.reps);
+    printf(", %ld runs each", o.reps);
+    for (int k = 0; k < o.config_count; k++)
+        if (o.configs[k].primitive == MJ_SEGMENTED_SORT) {
+            printf("; segments of %ld", o.seglen);
+            break;
+        }
+    printf("\n");
     fflush(stdout);
 
     int threads = o.threads;
