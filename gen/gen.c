@@ -278,6 +278,10 @@ static void emit_builtin_less(mj_strbuf *sb, const mj_kernel_spec *spec) {
                      bits, bits);
 }
 
+mj_status mj_gen_status(int rc) {
+    return rc == MJ_GEN_NO_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_INVALID_ARGUMENT;
+}
+
 int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err,
                   size_t errcap) {
     *out = NULL;
@@ -338,7 +342,7 @@ int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err
     *out = mj_sb_take(&sb, len);
     if (!*out) {
         snprintf(err, errcap, "out of host memory while generating source");
-        return -1;
+        return MJ_GEN_NO_MEMORY;
     }
     return 0;
 missing:

@@ -69,7 +69,10 @@ int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_si
 int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
 
 /* Writes the translation unit to *out (malloc'd, NUL-terminated; *len without the NUL).
- * Returns 0, or -1 with err (invalid spec or host memory). */
+ * Returns 0; -1 with err for an invalid spec; MJ_GEN_NO_MEMORY with err when host memory ran
+ * out. mj_gen_status gives the status for a failure. */
+#define MJ_GEN_NO_MEMORY (-2)
+mj_status mj_gen_status(int rc);
 int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err,
                   size_t errcap);
 

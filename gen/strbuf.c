@@ -1,4 +1,5 @@
 #include "strbuf.h"
+#include "host_alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@ static int reserve(mj_strbuf *sb, size_t extra) {
     if (sb->len + extra + 1 <= sb->cap) return 1;
     size_t cap = sb->cap ? sb->cap : 4096;
     while (cap < sb->len + extra + 1) cap *= 2;
-    char *p = realloc(sb->data, cap);
+    char *p = mj_realloc(sb->data, cap);
     if (!p) {
         free(sb->data);
         sb->data = NULL;
@@ -46,7 +47,7 @@ void mj_sb_printf(mj_strbuf *sb, const char *fmt, ...) {
 }
 
 char *mj_sb_take(mj_strbuf *sb, size_t *len) {
-    char *p = sb->failed ? NULL : sb->data ? sb->data : calloc(1, 1);
+    char *p = sb->failed ? NULL : sb->data ? sb->data : mj_calloc(1, 1);
     if (len) *len = p ? sb->len : 0;
     mj_sb_init(sb);
     return p;

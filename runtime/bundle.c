@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "sha256.h"
+#include "host_alloc.h"
+#include "file_io.h"
 
 /* Strings are hashed with their length (or -1 for NULL) in front, so that no two requests
  * hash the same bytes. */
@@ -68,8 +70,8 @@ mj_status mj_bundle_check_entry(mj_context *ctx, const mj_kernel_spec *spec,
     char *src = NULL, err[512];
     size_t len;
     uint8_t key[32];
-    if (mj_gen_source(spec, &src, &len, err, sizeof err))
-        return mj_fail(ctx, src ? MJ_ERR_HOST_MEMORY : MJ_ERR_INVALID_ARGUMENT, "%s", err);
+    int rc = mj_gen_source(spec, &src, &len, err, sizeof err);
+    if (rc) return mj_fail(ctx, mj_gen_status(rc), "%s", err);
     source_key(src, spec->sm, key);
     free(src);
     if (memcmp(key, entry->source_key, 32) == 0) return MJ_OK;
@@ -109,12 +111,13 @@ mj_status mj_bundle_open(mj_context *ctx, const char *option) {
     if (!path || !*path) return MJ_OK;
     if (strlen(path) >= sizeof ctx->bundle_path)
         return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "the bundle path is too long");
-    mj_bundle_index *b = calloc(1, sizeof *b);
+    mj_bundle_index *b = mj_calloc(1, sizeof *b);
     if (!b) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     char err[1024];
-    if (mj_bundle_read_index(path, b, err, sizeof err)) {
+    int rc = mj_bundle_read_index(path, b, err, sizeof err);
+    if (rc) {
         free(b);
-        return mj_fail(ctx, MJ_ERR_FILE, "%s", err);
+        return mj_fail(ctx, mj_io_status(rc), "%s", err);
     }
     strcpy(ctx->bundle_path, path);
     ctx->bundle = b;
@@ -133,7 +136,7 @@ struct mj_bundle_builder {
 
 mj_status mj_bundle_builder_create(mj_bundle_builder **out) {
     if (!out) return MJ_ERR_INVALID_ARGUMENT;
-    *out = calloc(1, sizeof **out);
+    *out = mj_calloc(1, sizeof **out);
     return *out ? MJ_OK : MJ_ERR_HOST_MEMORY;
 }
 
@@ -175,9 +178,10 @@ mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
 
     char *src = NULL, err[512];
     size_t len;
-    if (mj_gen_source(&spec, &src, &len, err, sizeof err)) {
+    int rc = mj_gen_source(&spec, &src, &len, err, sizeof err);
+    if (rc) {
         snprintf(b->error, sizeof b->error, "%s", err);
-        return src ? MJ_ERR_HOST_MEMORY : MJ_ERR_INVALID_ARGUMENT;
+        return mj_gen_status(rc);
     }
     source_key(src, spec.sm, e.source_key);
     free(src);
@@ -185,7 +189,7 @@ mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
     if ((st = mj_binary_get(ctx, &spec, 1, &bin))) return from_context(b, ctx, st);
     if (b->count == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 16;
-        mj_bundle_entry *grown = realloc(b->entries, cap * sizeof *grown);
+        mj_bundle_entry *grown = mj_realloc(b->entries, cap * sizeof *grown);
         if (!grown) {
             free(bin.data);
             snprintf(b->error, sizeof b->error, "out of host memory");
@@ -217,9 +221,8 @@ mj_status mj_bundle_builder_write(mj_bundle_builder *b, const char *path) {
         snprintf(b->error, sizeof b->error, "a path to write the bundle to is required");
         return MJ_ERR_INVALID_ARGUMENT;
     }
-    if (mj_bundle_write_file(path, b->entries, b->count, b->error, sizeof b->error))
-        return MJ_ERR_FILE;
-    return MJ_OK;
+    int rc = mj_bundle_write_file(path, b->entries, b->count, b->error, sizeof b->error);
+    return rc ? mj_io_status(rc) : MJ_OK;
 }
 
 mj_status mj_bundle_list(const char *path, void (*fn)(void *arg, const mj_bundle_info *entry),
@@ -234,7 +237,8 @@ mj_status mj_bundle_list(const char *path, void (*fn)(void *arg, const mj_bundle
         return MJ_ERR_INVALID_ARGUMENT;
     }
     mj_bundle_index b;
-    if (mj_bundle_read_index(path, &b, err, err_cap)) return MJ_ERR_FILE;
+    int rc = mj_bundle_read_index(path, &b, err, err_cap);
+    if (rc) return mj_io_status(rc);
     for (size_t i = 0; i < b.count; ++i) {
         const mj_bundle_entry *e = &b.entries[i];
         mj_bundle_info info = {

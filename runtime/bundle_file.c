@@ -40,6 +40,7 @@
 
 #include "file_io.h"
 #include "sha256.h"
+#include "host_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +108,7 @@ static int find_duplicate(const uint8_t **keys, size_t count, size_t *first, siz
 {
     if (count < 2)
         return 0;
-    const uint8_t **sorted = malloc(count * sizeof *sorted);
+    const uint8_t **sorted = mj_malloc(count * sizeof *sorted);
     if (!sorted)
         return -1;
     memcpy(sorted, keys, count * sizeof *sorted);
@@ -187,7 +188,7 @@ static void put_record(uint8_t *r, const mj_bundle_entry *e, uint64_t offset,
 static uint8_t *build_index(const mj_bundle_entry *entries, size_t count, size_t *n)
 {
     size_t len = HEADER_SIZE + count * MJ_BUNDLE_RECORD;
-    uint8_t *buf = calloc(1, len);
+    uint8_t *buf = mj_calloc(1, len);
     if (!buf)
         return NULL;
     memcpy(buf, MAGIC, 8);
@@ -215,7 +216,7 @@ static mj_span *body_spans(const uint8_t *index, size_t index_len,
                            const mj_bundle_entry *entries, size_t count, size_t *n)
 {
     static const uint8_t zeros[PAYLOAD_ALIGN];
-    mj_span *parts = malloc((2 * count + 1) * sizeof *parts);
+    mj_span *parts = mj_malloc((2 * count + 1) * sizeof *parts);
     if (!parts)
         return NULL;
     size_t k = 0;
@@ -254,10 +255,10 @@ int mj_bundle_write_file(const char *path, const mj_bundle_entry *entries, size_
             return -1;
         }
     }
-    const uint8_t **keys = malloc((count ? count : 1) * sizeof *keys);
+    const uint8_t **keys = mj_malloc((count ? count : 1) * sizeof *keys);
     if (!keys) {
         mj_set_err(err, errcap, "out of memory writing bundle %s", path);
-        return -1;
+        return MJ_IO_NO_MEMORY;
     }
     for (size_t i = 0; i < count; i++)
         keys[i] = entries[i].request;
@@ -266,7 +267,7 @@ int mj_bundle_write_file(const char *path, const mj_bundle_entry *entries, size_
     free(keys);
     if (dup < 0) {
         mj_set_err(err, errcap, "out of memory writing bundle %s", path);
-        return -1;
+        return MJ_IO_NO_MEMORY;
     }
     if (dup > 0) {
         mj_set_err(err, errcap,
@@ -288,7 +289,7 @@ int mj_bundle_write_file(const char *path, const mj_bundle_entry *entries, size_
     if (!parts) {
         mj_set_err(err, errcap, "out of memory writing bundle %s", path);
         free(index);
-        return -1;
+        return MJ_IO_NO_MEMORY;
     }
     /* The temporary file ".<name>.tmp.XXXXXX" beside path does not pass for a bundle. Mode
      * 0644, set whatever the umask; fsync before the rename, so that a crash leaves the old
@@ -420,12 +421,13 @@ static int read_index_fd(int fd, const char *path, mj_bundle_index *out, char *e
     }
 
     size_t index_len = (size_t)count * MJ_BUNDLE_RECORD;
-    uint8_t *index = malloc(index_len ? index_len : 1);
-    mj_bundle_entry *entries = count ? calloc(count, sizeof *entries) : NULL;
-    const uint8_t **keys = malloc((count ? count : 1) * sizeof *keys);
+    uint8_t *index = mj_malloc(index_len ? index_len : 1);
+    mj_bundle_entry *entries = count ? mj_calloc(count, sizeof *entries) : NULL;
+    const uint8_t **keys = mj_malloc((count ? count : 1) * sizeof *keys);
     int rc = -1;
     if (!index || (count && !entries) || !keys) {
         mj_set_err(err, errcap, "out of memory reading bundle %s", path);
+        rc = MJ_IO_NO_MEMORY;
         goto done;
     }
     got = mj_pread_full(fd, index, index_len, HEADER_SIZE);
@@ -456,6 +458,7 @@ static int read_index_fd(int fd, const char *path, mj_bundle_index *out, char *e
     int dup = find_duplicate(keys, count, &a, &b);
     if (dup < 0) {
         mj_set_err(err, errcap, "out of memory reading bundle %s", path);
+        rc = MJ_IO_NO_MEMORY;
         goto done;
     }
     if (dup > 0) {
@@ -529,11 +532,11 @@ int mj_bundle_read_payload(const char *path, const mj_bundle_entry *e, void **da
         close(fd);
         return -1;
     }
-    uint8_t *buf = malloc(n ? n : 1); /* never NULL on success, even when empty */
+    uint8_t *buf = mj_malloc(n ? n : 1); /* never NULL on success, even when empty */
     if (!buf) {
         mj_set_err(err, errcap, "out of memory reading entry %s of bundle %s", e->label, path);
         close(fd);
-        return -1;
+        return MJ_IO_NO_MEMORY;
     }
     ssize_t got = mj_pread_full(fd, buf, n, e->offset);
     int read_errno = errno;

@@ -18,6 +18,7 @@
 
 #include "file_io.h"
 #include "sha256.h"
+#include "host_alloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -162,7 +163,7 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
         mj_set_err(err, errcap, "cache entry %s is too large for this process", path);
         return MJ_CACHE_ERROR;
     }
-    uint8_t *payload = malloc(n ? n : 1); /* never NULL on a hit, even when empty */
+    uint8_t *payload = mj_malloc(n ? n : 1); /* never NULL on a hit, even when empty */
     if (!payload) {
         mj_set_err(err, errcap, "out of memory reading cache entry %s", path);
         return MJ_CACHE_ERROR;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sha256.h"
+#include "host_alloc.h"
 
 int mj_choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err,
                      size_t errcap) {
@@ -55,10 +56,12 @@ void mj_compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source
     mj_sha256_final(&h, key);
 }
 
+int mj_fault_nvrtc_result;
+
 static char *program_log(const mj_nvrtc_api *nv, nvrtcProgram prog) {
     size_t n = 0;
     if (nv->log_size(prog, &n) != NVRTC_SUCCESS) n = 0;
-    char *text = malloc(n + 1);
+    char *text = mj_malloc(n + 1);
     if (!text) return NULL;
     if (n == 0 || nv->log(prog, text) != NVRTC_SUCCESS) n = 0;
     text[n] = '\0';
@@ -79,7 +82,8 @@ mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target targe
         snprintf(err, errcap, "nvrtcCreateProgram failed: %s", nv->error_string(r));
         return r == NVRTC_ERROR_OUT_OF_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_COMPILE;
     }
-    r = nv->compile(prog, nopts, opts);
+    r = mj_fault_nvrtc_result ? (nvrtcResult)mj_fault_nvrtc_result
+                              : nv->compile(prog, nopts, opts);
     char *text = program_log(nv, prog);
     mj_status st = MJ_OK;
     if (r != NVRTC_SUCCESS) {
@@ -89,7 +93,7 @@ mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target targe
     } else {
         size_t n = 0;
         nvrtcResult rs = target.ptx ? nv->ptx_size(prog, &n) : nv->cubin_size(prog, &n);
-        void *buf = rs == NVRTC_SUCCESS ? malloc(n ? n : 1) : NULL;
+        void *buf = rs == NVRTC_SUCCESS ? mj_malloc(n ? n : 1) : NULL;
         if (!buf) {
             snprintf(err, errcap, "out of host memory for a %zu-byte binary", n);
             st = MJ_ERR_HOST_MEMORY;

@@ -36,4 +36,8 @@ void mj_compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source
  * the largest register count. Returns the number of kernels reported (0: no report). */
 int mj_ptxas_report(const char *log, long *spill_bytes, int *max_registers);
 
+/* Test hook, never set by the library: when non-zero, mj_compile fails as if
+ * nvrtcCompileProgram had returned this nvrtcResult. Hidden from the shared library. */
+extern int mj_fault_nvrtc_result;
+
 #endif

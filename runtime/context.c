@@ -8,6 +8,7 @@
 #include "cache.h"
 #include "context.h"
 #include "dl_nvrtc.h"
+#include "host_alloc.h"
 
 double mj_now_ms(void) {
     struct timespec ts;
@@ -91,7 +92,7 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
         mj_context_options_init(&defaults);
         options = &defaults;
     }
-    mj_context *ctx = calloc(1, sizeof *ctx);
+    mj_context *ctx = mj_calloc(1, sizeof *ctx);
     if (!ctx) return MJ_ERR_HOST_MEMORY;
     pthread_mutex_init(&ctx->lock, NULL);
     *out = ctx;

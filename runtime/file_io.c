@@ -59,6 +59,11 @@ ssize_t mj_pread_full(int fd, void *buf, size_t n, uint64_t offset)
     return read_loop(fd, buf, n, 1, offset);
 }
 
+mj_status mj_io_status(int rc)
+{
+    return rc == MJ_IO_NO_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_FILE;
+}
+
 int mj_fault_write_errno;
 
 static int write_loop(int fd, const void *buf, size_t n)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "mergejit.h"
+
 /* printf into err (errcap bytes, always terminated); nothing when err is NULL or errcap 0. */
 void mj_set_err(char *err, size_t errcap, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -49,6 +51,12 @@ ssize_t mj_pread_full(int fd, void *buf, size_t n, uint64_t offset);
 
 /* Writes all n bytes, retrying short writes and EINTR. Returns 0 or -1 with errno. */
 int mj_write_all(int fd, const void *buf, size_t n);
+
+/* The file readers and writers (tuning files, bundles) fail with -1 and a message for
+ * anything about the file, and with MJ_IO_NO_MEMORY when host memory ran out; mj_io_status
+ * gives the status for either. */
+#define MJ_IO_NO_MEMORY (-2)
+mj_status mj_io_status(int rc);
 
 /* Test hook, never set by the library: when non-zero, mj_write_all writes half of what it is
  * given and then fails with this errno (e.g. ENOSPC, a disk that fills mid-write). Hidden from

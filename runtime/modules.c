@@ -8,6 +8,8 @@
 #include "cache.h"
 #include "context.h"
 #include "dl_nvrtc.h"
+#include "host_alloc.h"
+#include "file_io.h"
 
 static mj_module *find(mj_context *ctx, const uint8_t key[32]) {
     for (mj_module *m = ctx->modules; m; m = m->next)
@@ -55,7 +57,7 @@ static mj_module *remembered(mj_context *ctx, const uint8_t key[32]) {
 static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uint8_t key[32],
                           const void *binary, size_t size, const mj_cache_meta *meta,
                           int source, double t0, const mj_module **out) {
-    mj_module *m = calloc(1, sizeof *m);
+    mj_module *m = mj_calloc(1, sizeof *m);
     if (!m) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     memcpy(m->key, key, 32);
     m->source = source;
@@ -98,8 +100,8 @@ mj_status mj_binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_da
         return mj_fail(ctx, MJ_ERR_UNSUPPORTED, "%s", err);
     char *src = NULL;
     size_t len = 0;
-    if (mj_gen_source(spec, &src, &len, err, sizeof err))
-        return mj_fail(ctx, src ? MJ_ERR_HOST_MEMORY : MJ_ERR_INVALID_ARGUMENT, "%s", err);
+    int rc = mj_gen_source(spec, &src, &len, err, sizeof err);
+    if (rc) return mj_fail(ctx, mj_gen_status(rc), "%s", err);
     mj_compile_key(nv, target, src, out->key);
     out->meta.registers = -1;
     out->meta.spill_bytes = -1;
@@ -116,7 +118,7 @@ mj_status mj_binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_da
         out->source = MJ_SOURCE_DISK;
         return MJ_OK;
     }
-    char *why = malloc(MJ_ERROR_CAP);
+    char *why = mj_malloc(MJ_ERROR_CAP);
     char *log = NULL;
     mj_status st = why ? mj_compile(nv, src, target, &out->data, &out->size, &log, why,
                                     MJ_ERROR_CAP)
@@ -157,8 +159,8 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
     if (st) return st;
     void *binary = NULL;
     char err[1024];
-    if (mj_bundle_read_payload(ctx->bundle_path, entry, &binary, err, sizeof err))
-        return mj_fail(ctx, MJ_ERR_FILE, "%s", err);
+    int rc = mj_bundle_read_payload(ctx->bundle_path, entry, &binary, err, sizeof err);
+    if (rc) return mj_fail(ctx, mj_io_status(rc), "%s", err);
     mj_cache_meta meta = {entry->registers, entry->spill_bytes};
     st = remember(ctx, spec, entry->source_key, binary, (size_t)entry->size, &meta,
                   MJ_SOURCE_BUNDLE, t0, out);

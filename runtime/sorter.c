@@ -6,6 +6,7 @@
 
 #include "merge_frame.h"
 #include "sorter.h"
+#include "host_alloc.h"
 
 #define MJ_PARTITION_THREADS 128
 
@@ -52,7 +53,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     if (st) return st;
     size_t key_size = mj_spec_key_size(&spec);
 
-    mj_sorter *s = calloc(1, sizeof *s);
+    mj_sorter *s = mj_calloc(1, sizeof *s);
     if (!s) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     st = mj_module_get(ctx, &spec, entry, &s->mod, &s->source, &s->build_ms);
     if (st) {

@@ -6,6 +6,7 @@
 
 #include "bundle.h"
 #include "context.h"
+#include "file_io.h"
 
 /* The winners of `mergejit tune` on an H100 (sm_90; 2^24 and 2^26 random keys, median of 3,
  * segmented sorts on segments of 1000) where they beat the rule below by 3% or more: NT x VT,
@@ -197,7 +198,7 @@ mj_status mj_tuning_open(mj_context *ctx, const char *option) {
     mj_tuning all = {0};
     int rc = mj_tuning_read(path, &all, err, sizeof err);
     if (rc == 1 && !named) return MJ_OK; /* no tuning yet: built-in defaults */
-    if (rc != 0) return mj_fail(ctx, MJ_ERR_FILE, "%s", err);
+    if (rc != 0) return mj_fail(ctx, mj_io_status(rc), "%s", err);
     /* Keep this device's records; a compile-only context (no device name) takes the first
      * device in the file with its sm. */
     const char *device = NULL;
@@ -235,8 +236,8 @@ mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile *tiles
             return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tile %zu: %s", i, err);
     }
     mj_tuning file = {0};
-    if (mj_tuning_read(where, &file, err, sizeof err) < 0)
-        return mj_fail(ctx, MJ_ERR_FILE, "%s", err);
+    int rc = mj_tuning_read(where, &file, err, sizeof err);
+    if (rc < 0) return mj_fail(ctx, mj_io_status(rc), "%s", err);
     for (size_t i = 0; i < count; ++i) {
         mj_tuning_entry e;
         memset(&e, 0, sizeof e);
@@ -254,7 +255,7 @@ mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile *tiles
             return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
         }
     }
-    int rc = mj_tuning_write(where, &file, err, sizeof err);
+    rc = mj_tuning_write(where, &file, err, sizeof err);
     mj_tuning_free(&file);
-    return rc ? mj_fail(ctx, MJ_ERR_FILE, "%s", err) : MJ_OK;
+    return rc ? mj_fail(ctx, mj_io_status(rc), "%s", err) : MJ_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "cache.h"
 #include "file_io.h"
+#include "host_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,7 +84,7 @@ static int append_entry(mj_tuning *t, const mj_tuning_entry *e)
         size_t cap = t->cap ? t->cap * 2 : 16;
         if (cap < t->cap || cap > SIZE_MAX / sizeof *t->entries)
             return -1;
-        mj_tuning_entry *p = realloc(t->entries, cap * sizeof *p);
+        mj_tuning_entry *p = mj_realloc(t->entries, cap * sizeof *p);
         if (!p)
             return -1;
         t->entries = p;
@@ -394,8 +395,10 @@ static int parse_tile(parse_state *s, const char *p, const char *end, mj_tuning 
     e.vt = (int)v[3];
     e.bs_nt = (int)v[4];
     e.gkeys = gkeys;
-    if (append_entry(out, &e) != 0)
-        return line_err(s, "out of memory");
+    if (append_entry(out, &e) != 0) {
+        line_err(s, "out of memory");
+        return MJ_IO_NO_MEMORY;
+    }
     return 0;
 }
 
@@ -453,7 +456,7 @@ int mj_tuning_parse(const char *text, size_t len, const char *name, mj_tuning *o
     c_numeric loc;
     if (c_numeric_begin(&loc) != 0) {
         mj_set_err(err, errcap, "cannot read tuning file %s: out of memory", name);
-        return -1;
+        return MJ_IO_NO_MEMORY;
     }
     int rc = 0;
     const char *p = text, *end = text + len;
@@ -506,11 +509,11 @@ int mj_tuning_read(const char *path, mj_tuning *out, char *err, size_t errcap)
         return -1;
     }
     size_t size = (size_t)st.st_size;
-    char *buf = malloc(size ? size : 1);
+    char *buf = mj_malloc(size ? size : 1);
     if (!buf) {
         mj_set_err(err, errcap, "out of memory reading tuning file %s", path);
         close(fd);
-        return -1;
+        return MJ_IO_NO_MEMORY;
     }
     ssize_t got = mj_read_full(fd, buf, size); /* fewer when it shrank since fstat */
     int e = errno;
@@ -554,7 +557,7 @@ static void put(text_buf *b, const char *fmt, ...)
             return;
         }
         size_t cap = b->cap * 2 + (size_t)n + 256;
-        char *p = realloc(b->p, cap);
+        char *p = mj_realloc(b->p, cap);
         if (!p) {
             b->failed = 1;
             return;
@@ -625,10 +628,10 @@ static int format_text(const char *path, const mj_tuning *t, text_buf *b, char *
                        size_t errcap)
 {
     size_t n = t->count;
-    sort_item *items = malloc((n ? n : 1) * sizeof *items);
+    sort_item *items = mj_malloc((n ? n : 1) * sizeof *items);
     if (!items) {
         mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
-        return -1;
+        return MJ_IO_NO_MEMORY;
     }
     /* Each entry's group is the index of the first entry of its device: quadratic, but a
      * tuning file holds tens of entries. */
@@ -658,7 +661,7 @@ static int format_text(const char *path, const mj_tuning *t, text_buf *b, char *
         }
         if (b->failed) {
             mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
-            rc = -1;
+            rc = MJ_IO_NO_MEMORY;
         }
     }
     free(items);
@@ -692,7 +695,7 @@ int mj_tuning_write(const char *path, const mj_tuning *t, char *err, size_t errc
     c_numeric loc;
     if (c_numeric_begin(&loc) != 0) {
         mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
-        return -1;
+        return MJ_IO_NO_MEMORY;
     }
     text_buf b = {0};
     mj_tuning empty = {0};

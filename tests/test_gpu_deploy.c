@@ -1,10 +1,13 @@
 /* On a GPU: a quick `mergejit tune` end to end (its tiles read back by a context and used by
- * a sorter), and every primitive sorting correctly from a bundle with NVRTC unavailable. */
+ * a sorter), and every primitive sorting correctly from a bundle with NVRTC unavailable.
+ * MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test_support.h"
+
+static int small;
 
 START_TEST(quick_tune) {
     char *dir = mjt_tmpdir();
@@ -13,8 +16,8 @@ START_TEST(quick_tune) {
     snprintf(json, sizeof json, "%s/t.json", dir);
     snprintf(svg, sizeof svg, "%s/t.svg", dir);
     const char *args[] = {"tune", "--quick", "--primitives", "mergesort,segsort", "--keys", "4",
-                          "--values", "0", "--sizes", "20", "--reps", "2", "-o", tuning,
-                          "--json", json, "--plot", svg, NULL};
+                          "--values", "0", "--sizes", small ? "14" : "20", "--reps", "2",
+                          "-o", tuning, "--json", json, "--plot", svg, NULL};
     mjt_tool_run r = mjt_run_tool(args, NULL);
     ck_assert_msg(r.status == 0, "tune: %s%s", r.out, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "wrote 2 tiles"));
@@ -76,8 +79,8 @@ START_TEST(sort_from_bundle_without_nvrtc) {
     const char *prims[] = {"mergesort", "merge", "segsort", "locality"};
     for (int p = 0; p < 4; p++) {
         const char *demo[] = {"demo", "--primitive", prims[p], "--type", p % 2 ? "f64" : "u32",
-                              "--values", "4", "--n", "3000000", "--seglen", "300", "--reps",
-                              "1", NULL};
+                              "--values", "4", "--n", small ? "100000" : "3000000",
+                              "--seglen", "300", "--reps", "1", NULL};
         r = mjt_run_tool(demo, no_nvrtc);
         ck_assert_msg(r.status == 0, "%s from the bundle: %s%s", prims[p], r.out, r.err);
         ck_assert_ptr_nonnull(strstr(r.out, "loaded from the bundle"));
@@ -90,6 +93,7 @@ START_TEST(sort_from_bundle_without_nvrtc) {
 END_TEST
 
 int main(void) {
+    small = getenv("MJ_TEST_SMALL") && atoi(getenv("MJ_TEST_SMALL"));
     mj_context *ctx = mjt_gpu_context_or_skip("test_gpu_deploy");
     mj_context_destroy(ctx);
     Suite *s = suite_create("gpu_deploy");
