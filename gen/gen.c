@@ -38,6 +38,7 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_HEADS_INDICES] = "mj_heads_from_indices",
     [MJ_K_QUEUE_PARTITION] = "mj_queue_partition",
     [MJ_K_QUEUE_WORK] = "mj_queue_work",
+    [MJ_K_QUEUE_COPY] = "mj_queue_copy",
 };
 
 const char *mj_kernel_name(mj_kernel_id id) {
@@ -51,9 +52,10 @@ unsigned mj_primitive_kernels(mj_primitive primitive) {
     case MJ_MERGE: return K(MJ_K_MERGE_PARTITION) | K(MJ_K_MERGE_ARRAYS);
     case MJ_SEGMENTED_SORT:
         return K(MJ_K_BLOCKSORT) | K(MJ_K_HEADS_FLAGS) | K(MJ_K_HEADS_INDICES) |
-               K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK);
+               K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK) | K(MJ_K_QUEUE_COPY);
     case MJ_LOCALITY_SORT:
-        return K(MJ_K_BLOCKSORT) | K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK);
+        return K(MJ_K_BLOCKSORT) | K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK) |
+               K(MJ_K_QUEUE_COPY);
     default: return 0;
     }
 }

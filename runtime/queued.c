@@ -1,6 +1,6 @@
 /* The host side of the queued sorts, segmented sort and locality sort: the blocksort, then
- * mergesort's passes, each a partition kernel that queues merge and copy jobs and a persistent
- * grid that works them off (templates/work_queue.h). */
+ * mergesort's passes, each a partition kernel that queues merge and copy jobs and two
+ * persistent grids that work them off, merges then copies (templates/work_queue.h). */
 #include "merge_frame.h"
 #include "sorter.h"
 #include "work_queue.h"
@@ -135,11 +135,13 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
         void *pp[] = {&k[cur], &n, &coop, &tiles, &in, &out,
                       &partitions, &states, &merges, &copies, &counters};
         void *wp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &in, &n,
-                      &coop, &tiles, &merges, &copies, &counters};
+                      &coop, &tiles, &merges, &counters};
+        void *cp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &n, &copies, &counters};
         long long per_block = MJ_QP_NT - 1;
         if ((st = mj_launch(s, MJ_K_QUEUE_PARTITION, (tiles + per_block - 1) / per_block,
                             MJ_QP_NT, pp, stream)) ||
-            (st = mj_launch(s, MJ_K_QUEUE_WORK, work_grid, (unsigned)s->nt, wp, stream)))
+            (st = mj_launch(s, MJ_K_QUEUE_WORK, work_grid, (unsigned)s->nt, wp, stream)) ||
+            (st = mj_launch(s, MJ_K_QUEUE_COPY, work_grid, (unsigned)s->nt, cp, stream)))
             return st;
         cur ^= 1;
     }

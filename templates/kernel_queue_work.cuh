@@ -1,6 +1,9 @@
-/* The work of a queued merge pass: a persistent grid takes jobs from the merge queue, then
- * from the copy queue, until both are empty (see work_queue.h). A merge is mergesort's tile
- * merge (segmented sorts lock the settled segments in place); a copy moves a tile unchanged. */
+/* The work of a queued merge pass (see work_queue.h): a persistent grid takes jobs from the
+ * merge queue until it is empty, then a second one does the same with the copy queue. A merge
+ * is mergesort's tile merge (segmented sorts lock the settled segments in place); a copy moves
+ * a tile unchanged. The copies have a kernel of their own: beside the merge, which needs nearly
+ * every register its occupancy bound allows, a copy with all of its loads in flight made ptxas
+ * spill, and one load in flight at a time copies at a fraction of the bandwidth. */
 #ifndef MJ_KERNEL_QUEUE_WORK_CUH
 #define MJ_KERNEL_QUEUE_WORK_CUH
 
@@ -15,8 +18,11 @@ MJ_DEVICE int mj_next_job(const int *queue, const int *counters, int queued, int
                           int *s_job) {
     __syncthreads(); /* every thread is done with the previous job and with *s_job */
     if (threadIdx.x == 0) {
-        int i = atomicAdd((int *)&counters[taken], 1);
-        *s_job = i < counters[queued] ? queue[i] : -1;
+        /* Most blocks of a late pass find the queue empty: a plain read first spares them
+         * the atomic on a counter that every block of the grid hits. */
+        const volatile int *c = counters;
+        int i = c[taken] < c[queued] ? atomicAdd((int *)&counters[taken], 1) : c[queued];
+        *s_job = i < c[queued] ? queue[i] : -1;
     }
     __syncthreads();
     return *s_job;
@@ -30,8 +36,7 @@ MJ_DEVICE int mj_next_job(const int *queue, const int *counters, int queued, int
 extern "C" __global__ void __launch_bounds__(MJ_NT, MJ_QW_MIN_BLOCKS)
 mj_queue_work(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
               mj_value *values_out, const mj_i64 *partitions, const mj_heads_range *lists,
-              mj_i64 n, mj_i64 coop, mj_i64 tiles, const int *merge_queue,
-              const int *copy_queue, int *counters) {
+              mj_i64 n, mj_i64 coop, mj_i64 tiles, const int *merge_queue, int *counters) {
     MJ_CTA_MERGE_SHARED(s_keys, s_pos);
     __shared__ int s_job;
     int tid = threadIdx.x;
@@ -55,14 +60,24 @@ mj_queue_work(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out
         mj_cta_merge(keys_in, values_in, r.a_begin, a_len, keys_in, values_in, r.b_begin,
                      total, seg, keys_out + out0, values_out + out0, s_keys, s_pos, tid);
     }
+}
+
+extern "C" __global__ void __launch_bounds__(MJ_NT)
+mj_queue_copy(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
+              mj_value *values_out, mj_i64 n, const int *copy_queue, int *counters) {
+    __shared__ int s_job;
+    int tid = threadIdx.x;
     for (;;) {
         mj_i64 tile = mj_next_job(copy_queue, counters, MJ_Q_COPIES, MJ_Q_COPIES_TAKEN, &s_job);
         if (tile < 0) break;
         mj_i64 out0 = tile * MJ_NV;
         int count = (int)mj_min((mj_i64)MJ_NV, n - out0);
-        for (int i = tid; i < count; i += MJ_NT) keys_out[out0 + i] = keys_in[out0 + i];
+        mj_copy_tile<MJ_NT>(keys_in + out0, count, keys_out + out0, tid);
 #if MJ_HAS_VALUES
-        for (int i = tid; i < count; i += MJ_NT) values_out[out0 + i] = values_in[out0 + i];
+        mj_copy_tile<MJ_NT>(values_in + out0, count, values_out + out0, tid);
+#else
+        (void)values_in;
+        (void)values_out;
 #endif
     }
 }

@@ -100,6 +100,17 @@ MJ_DEVICE void mj_load_by_warps(const mj_key *in, int count, mj_key *s, mj_key k
     mj_shared_to_regs(s, keys, tid);
 }
 
+template <int NT, typename T>
+MJ_DEVICE void mj_copy_tile(const T *in, int count, T *out, int tid) {
+    T x[MJ_VT];
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i)
+        if (tid + NT * i < count) x[i] = in[tid + NT * i];
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i)
+        if (tid + NT * i < count) out[tid + NT * i] = x[i];
+}
+
 /* dst[j] = the value of output j's source, for j < total, over the warp's slots (the caller
  * has written and __syncwarp'ed them). s_pos[j] is that source's position p in the tile's
  * input, a's part then b's: the value at global index a_begin + p in va, or b_begin + p - a_len

@@ -88,7 +88,7 @@ MJ_HD int mj_leaf_final(long long t0, long long count, long long n, int head_at_
  * (the host sizes its grid from this too). */
 #define MJ_QP_NT 128
 
-/* Per-pass queue counters: merge and copy jobs queued, and taken by the work kernel. */
+/* Per-pass queue counters: merge and copy jobs queued, and taken by the work and copy kernels. */
 enum { MJ_Q_MERGES = 0, MJ_Q_COPIES = 1, MJ_Q_MERGES_TAKEN = 2, MJ_Q_COPIES_TAKEN = 3,
        MJ_Q_COUNTERS = 4 };
 
