@@ -27,10 +27,6 @@ MJ_DEVICE unsigned mj_thread_heads(const mj_u32 *heads, mj_i64 head_words, mj_i6
     mj_u64 window = (hi << 32 | lo) >> (pos & 31);
     return (unsigned)(window & ((1ull << MJ_VT) - 1));
 }
-
-MJ_DEVICE int mj_head_at(const mj_u32 *heads, mj_i64 head_words, mj_i64 pos) {
-    return (pos >> 5) < head_words && (heads[pos >> 5] >> (pos & 31) & 1);
-}
 #endif
 
 extern "C" __global__ void __launch_bounds__(MJ_BS_NT)
@@ -72,8 +68,9 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
                             last >= 0 ? tile0 + last : -1};
         tile_heads[blockIdx.x] = r;
     }
-    int final = mj_leaf_final(tile0, count, n, mj_head_at(heads, head_words, tile0),
-                              mj_head_at(heads, head_words, tile0 + count));
+    /* Bit 0 of a thread's flags is the head flag at its position. */
+    int final = mj_leaf_final(tile0, count, n, mj_thread_heads(heads, head_words, tile0) & 1,
+                              mj_thread_heads(heads, head_words, tile0 + count) & 1);
     if (final) {
         keys_out = keys_final;
         values_out = values_final;

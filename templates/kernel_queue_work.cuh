@@ -18,11 +18,14 @@ MJ_DEVICE int mj_next_job(const int *queue, const int *counters, int queued, int
                           int *s_job) {
     __syncthreads(); /* every thread is done with the previous job and with *s_job */
     if (threadIdx.x == 0) {
-        /* Most blocks of a late pass find the queue empty: a plain read first spares them
-         * the atomic on a counter that every block of the grid hits. */
-        const volatile int *c = counters;
-        int i = c[taken] < c[queued] ? atomicAdd((int *)&counters[taken], 1) : c[queued];
-        *s_job = i < c[queued] ? queue[i] : -1;
+        /* The queue's length is fixed before the kernel starts. Most blocks of a late pass find
+         * the queue empty: a plain read of the taken count first spares them the atomic on a
+         * counter that every block of the grid hits. */
+        int end = counters[queued];
+        int i = ((const volatile int *)counters)[taken] < end
+                    ? atomicAdd((int *)&counters[taken], 1)
+                    : end;
+        *s_job = i < end ? queue[i] : -1;
     }
     __syncthreads();
     return *s_job;

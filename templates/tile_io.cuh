@@ -100,6 +100,9 @@ MJ_DEVICE void mj_load_by_warps(const mj_key *in, int count, mj_key *s, mj_key k
     mj_shared_to_regs(s, keys, tid);
 }
 
+/* out[0, count) = in[0, count) with count <= NT * MJ_VT, coalesced across the block. Every load
+ * is issued before the first store (the compiler may not move loads over stores that could
+ * alias them), so a thread has MJ_VT loads in flight. */
 template <int NT, typename T>
 MJ_DEVICE void mj_copy_tile(const T *in, int count, T *out, int tid) {
     T x[MJ_VT];
