@@ -203,7 +203,7 @@ START_TEST(device_memory_full) {
 END_TEST
 
 int main(void) {
-    small = getenv("MJ_TEST_SMALL") && atoi(getenv("MJ_TEST_SMALL"));
+    small = mjt_small();
     ctx = mjt_gpu_context_or_skip("test_gpu_concurrency");
     if (load_runtime() != 0) return 1;
     Suite *s = suite_create("gpu_concurrency");

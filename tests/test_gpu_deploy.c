@@ -95,7 +95,7 @@ START_TEST(sort_from_bundle_without_nvrtc) {
 END_TEST
 
 int main(void) {
-    small = getenv("MJ_TEST_SMALL") && atoi(getenv("MJ_TEST_SMALL"));
+    small = mjt_small();
     mj_context *ctx = mjt_gpu_context_or_skip("test_gpu_deploy");
     mj_context_destroy(ctx);
     Suite *s = suite_create("gpu_deploy");

@@ -428,7 +428,7 @@ START_TEST(test_wrong_calls) {
 END_TEST
 
 int main(void) {
-    small = getenv("MJ_TEST_SMALL") && atoi(getenv("MJ_TEST_SMALL"));
+    small = mjt_small();
     verbose = getenv("MJ_TEST_VERBOSE") && atoi(getenv("MJ_TEST_VERBOSE"));
     ctx = mjt_gpu_context_or_skip("test_gpu_primitives");
     Suite *s = suite_create("gpu_primitives");

@@ -352,7 +352,7 @@ START_TEST(test_bad_arguments) {
 END_TEST
 
 int main(void) {
-    small = getenv("MJ_TEST_SMALL") && atoi(getenv("MJ_TEST_SMALL"));
+    small = mjt_small();
     ctx = mjt_gpu_context_or_skip("test_gpu_sort");
     Suite *s = suite_create("gpu_sort");
     TCase *tc = tcase_create("sort");

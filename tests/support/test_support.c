@@ -10,6 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+int mjt_small(void) {
+    const char *v = getenv("MJ_TEST_SMALL");
+    return v && atoi(v);
+}
+
 mj_context *mjt_gpu_context_or_skip(const char *program) {
     mj_context *ctx = NULL;
     mj_status st = mj_context_create(NULL, &ctx);

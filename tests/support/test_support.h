@@ -14,6 +14,9 @@
  * usable GPU. Call from main, before the suite runs. */
 mj_context *mjt_gpu_context_or_skip(const char *program);
 
+/* Whether MJ_TEST_SMALL asks for small sizes (non-zero): GPU tests under compute-sanitizer. */
+int mjt_small(void);
+
 /* A compile-only context for sm (no driver needed) with its own cache directory `dir`
  * (NULL: the environment's default). Fails the test on error. */
 mj_context *mjt_compile_context(int sm, const char *dir);
