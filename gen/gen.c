@@ -38,7 +38,7 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_HEADS_INDICES] = "mj_heads_from_indices",
     [MJ_K_QUEUE_PARTITION] = "mj_queue_partition",
     [MJ_K_QUEUE_WORK] = "mj_queue_work",
-    [MJ_K_QUEUE_COPY] = "mj_queue_copy",
+    [MJ_K_QUEUE_FINISH] = "mj_queue_finish",
 };
 
 const char *mj_kernel_name(mj_kernel_id id) {
@@ -52,10 +52,10 @@ unsigned mj_primitive_kernels(mj_primitive primitive) {
     case MJ_MERGE: return K(MJ_K_MERGE_PARTITION) | K(MJ_K_MERGE_ARRAYS);
     case MJ_SEGMENTED_SORT:
         return K(MJ_K_BLOCKSORT) | K(MJ_K_HEADS_FLAGS) | K(MJ_K_HEADS_INDICES) |
-               K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK) | K(MJ_K_QUEUE_COPY);
+               K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK) | K(MJ_K_QUEUE_FINISH);
     case MJ_LOCALITY_SORT:
         return K(MJ_K_BLOCKSORT) | K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK) |
-               K(MJ_K_QUEUE_COPY);
+               K(MJ_K_QUEUE_FINISH);
     default: return 0;
     }
 }

@@ -17,7 +17,7 @@ typedef enum mj_kernel_id {
     MJ_K_HEADS_INDICES,   /* segmented sort */
     MJ_K_QUEUE_PARTITION, /* segmented and locality sort */
     MJ_K_QUEUE_WORK,      /* segmented and locality sort */
-    MJ_K_QUEUE_COPY,      /* segmented and locality sort */
+    MJ_K_QUEUE_FINISH,    /* segmented and locality sort */
     MJ_K_COUNT
 } mj_kernel_id;
 

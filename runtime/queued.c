@@ -1,19 +1,19 @@
-/* The host side of the queued sorts, segmented sort and locality sort: the blocksort, then
- * mergesort's passes, each a partition kernel that queues merge and copy jobs and two
- * persistent grids that work them off, merges then copies (templates/work_queue.h). */
+/* The host side of the queued sorts, segmented sort and locality sort: the blocksort in place,
+ * then mergesort's passes, each a partition kernel that queues merge jobs and a merge kernel
+ * that works them off, between the caller's buffer and scratch; then the tiles left in
+ * scratch come back (templates/work_queue.h). */
 #include "merge_frame.h"
 #include "sorter.h"
 #include "work_queue.h"
 
 #define MJ_HEADS_THREADS 256
 
-_Static_assert(MJ_TILE_APART == 0, "tile states are cleared with zero bytes");
-
-/* [key scratch][value scratch][partitions][merge queue][copy queue][queue counters, per pass]
- * [tile states][head ranges, two levels][head bits]; the last two for segmented sorts only.
- * The counters and states are cleared together. */
+/* [key scratch][value scratch][partitions][merge queue][queue lengths, one per pass]
+ * [tile locations, two sets][head ranges, two levels][head bits]; the last two for segmented
+ * sorts only. The lengths and locations are cleared together: zero bytes put every tile in
+ * the caller's buffer, not final. */
 typedef struct queued_layout {
-    size_t keys, values, partitions, merges, copies, counters, states, lists, heads, total;
+    size_t keys, values, partitions, queue, lengths, where, lists, heads, total;
     long long tiles, leaves, head_words;
     int passes;
 } queued_layout;
@@ -29,10 +29,9 @@ static mj_status layout(const mj_sorter *s, size_t n, queued_layout *q) {
     q->keys = mj_temp_part(&l, n, s->key_size);
     q->values = mj_temp_part(&l, n, s->value_size);
     q->partitions = mj_temp_part(&l, (size_t)q->tiles, sizeof(long long));
-    q->merges = mj_temp_part(&l, (size_t)q->tiles, sizeof(int));
-    q->copies = mj_temp_part(&l, (size_t)q->tiles, sizeof(int));
-    q->counters = mj_temp_part(&l, (size_t)q->passes + 1, MJ_Q_COUNTERS * sizeof(int));
-    q->states = mj_temp_part(&l, (size_t)q->tiles, 1);
+    q->queue = mj_temp_part(&l, (size_t)q->tiles, sizeof(int));
+    q->lengths = mj_temp_part(&l, (size_t)q->passes + 1, sizeof(int));
+    q->where = mj_temp_part(&l, 2 * (size_t)q->tiles, 1);
     q->lists = mj_temp_part(&l, seg ? 2 * (size_t)q->leaves : 0, sizeof(mj_heads_range));
     q->heads = mj_temp_part(&l, seg ? (size_t)q->head_words : 0, sizeof(unsigned));
     q->total = l.total;
@@ -105,47 +104,43 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
     mj_status st;
     int seg = s->primitive == MJ_SEGMENTED_SORT;
     long long runs = s->bs_nt / s->nt, tiles = q->tiles;
-    int cur = q->passes & 1;
-    CUdeviceptr k[2] = {keys, base + q->keys};
-    CUdeviceptr v[2] = {values, s->value_size ? base + q->values : 0};
+    CUdeviceptr k1 = base + q->keys, v1 = s->value_size ? base + q->values : 0;
     CUdeviceptr lists[2] = {seg ? base + q->lists : 0,
                             seg ? base + q->lists + (size_t)q->leaves * sizeof(mj_heads_range)
                                 : 0};
-    CUdeviceptr partitions = base + q->partitions, states = base + q->states;
-    CUdeviceptr merges = base + q->merges, copies = base + q->copies;
-    /* Counters to 0 and tile states to MJ_TILE_APART (a segmented blocksort sets its own). */
-    CUresult r = s->ctx->cu->memset_d8_async(base + q->counters, 0,
-                                             q->states + (size_t)tiles - q->counters, stream);
-    if (r != CUDA_SUCCESS) return mj_fail_cuda(s->ctx, r, "clearing the queue counters");
+    CUdeviceptr where[2] = {base + q->where, base + q->where + (size_t)tiles};
+    CUdeviceptr partitions = base + q->partitions, queue = base + q->queue;
+    CUresult r = s->ctx->cu->memset_d8_async(base + q->lengths, 0,
+                                             q->where + 2 * (size_t)tiles - q->lengths, stream);
+    if (r != CUDA_SUCCESS) return mj_fail_cuda(s->ctx, r, "clearing the queue lengths");
 
     CUdeviceptr heads = 0;
     long long words = q->head_words;
     if (seg && (st = make_heads(s, g, n, q, base, stream, &heads))) return st;
-    void *bs_plain[] = {&keys, &values, &k[cur], &v[cur], &n};
-    void *bs_seg[] = {&keys, &values, &k[cur], &v[cur], &n, &heads, &words, &lists[0],
-                      &k[0], &v[0], &states};
+    void *bs_plain[] = {&keys, &values, &keys, &values, &n};
+    void *bs_seg[] = {&keys, &values, &keys, &values, &n, &heads, &words, &lists[0], &where[0]};
     if ((st = mj_launch(s, MJ_K_BLOCKSORT, q->leaves, (unsigned)s->bs_nt,
                         seg ? bs_seg : bs_plain, stream)))
         return st;
-    long long work_grid = tiles < s->work_blocks ? tiles : s->work_blocks;
     for (int pass = 0; pass < q->passes; ++pass) {
         long long coop = mj_pass_coop(pass, runs);
-        CUdeviceptr counters = base + q->counters + (size_t)pass * MJ_Q_COUNTERS * 4;
+        CUdeviceptr queued = base + q->lengths + (size_t)pass * sizeof(int);
         CUdeviceptr in = lists[pass & 1], out = lists[(pass & 1) ^ 1];
-        void *pp[] = {&k[cur], &n, &coop, &tiles, &in, &out,
-                      &partitions, &states, &merges, &copies, &counters};
-        void *wp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &in, &n,
-                      &coop, &tiles, &merges, &counters};
-        void *cp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &n, &copies, &counters};
+        CUdeviceptr w_in = where[pass & 1], w_out = where[(pass & 1) ^ 1];
+        void *pp[] = {&keys, &k1, &w_in, &w_out, &n, &coop, &tiles, &in, &out,
+                      &partitions, &queue, &queued};
+        void *wp[] = {&keys, &values, &k1, &v1, &w_in, &partitions, &in, &n, &coop, &tiles,
+                      &queue, &queued};
         long long per_block = MJ_QP_NT - 1;
         if ((st = mj_launch(s, MJ_K_QUEUE_PARTITION, (tiles + per_block - 1) / per_block,
                             MJ_QP_NT, pp, stream)) ||
-            (st = mj_launch(s, MJ_K_QUEUE_WORK, work_grid, (unsigned)s->nt, wp, stream)) ||
-            (st = mj_launch(s, MJ_K_QUEUE_COPY, work_grid, (unsigned)s->nt, cp, stream)))
+            (st = mj_launch(s, MJ_K_QUEUE_WORK, tiles, (unsigned)s->nt, wp, stream)))
             return st;
-        cur ^= 1;
     }
-    return MJ_OK;
+    if (q->passes == 0) return MJ_OK; /* one blocksort tile: sorted in place */
+    CUdeviceptr w_last = where[q->passes & 1];
+    void *fp[] = {&keys, &values, &k1, &v1, &w_last, &n};
+    return mj_launch(s, MJ_K_QUEUE_FINISH, tiles, (unsigned)s->nt, fp, stream);
 }
 
 static mj_status run(mj_sorter *s, void *keys, void *values, size_t n, const mj_segments *g,

@@ -69,21 +69,6 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->vt = spec.vt;
     s->bs_nt = mj_spec_bs_nt(&spec);
     s->primitive = desc->primitive;
-    if (ctx->cu && (mj_primitive_kernels(s->primitive) & (1u << MJ_K_QUEUE_WORK))) {
-        /* The persistent grid: as many blocks as the multiprocessors hold at once. */
-        int per_sm = 0;
-        if ((st = mj_ctx_enter(ctx))) {
-            free(s);
-            return st;
-        }
-        CUresult r = ctx->cu->occupancy(&per_sm, s->mod->fn[MJ_K_QUEUE_WORK], s->nt, 0);
-        mj_ctx_leave(ctx);
-        if (r != CUDA_SUCCESS) {
-            free(s);
-            return mj_fail_cuda(ctx, r, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-        }
-        s->work_blocks = (per_sm > 0 ? per_sm : 1) * (ctx->sm_count > 0 ? ctx->sm_count : 1);
-    }
     *out = s;
     return MJ_OK;
 }

@@ -15,7 +15,6 @@ struct mj_sorter {
     size_t key_size, key_align;
     size_t value_size, value_align;
     int nt, vt, bs_nt;
-    int work_blocks; /* the persistent grid of queued passes (segmented and locality sort) */
     int source;
     double build_ms;
 };

@@ -1,9 +1,8 @@
 /* The fine-grained half of every merge: one block merges one tile of output from two sorted
- * runs in global memory, ka[a_begin, a_begin + a_len) and kb[b_begin, b_begin + total - a_len)
- * with total <= MJ_NV, stably (a first on ties), into out[0, total), and their values (from va
- * and vb at the same indices) into vout when values are carried. The coarse half, which finds
- * each tile's runs with merge path partitions, is the caller's. Mergesort passes one array as
- * both ka and kb.
+ * runs in global memory (src, see mj_merge_src: A's a_len elements, then B's up to total <=
+ * MJ_NV), stably (A first on ties), into out[0, total), and their values into vout when values
+ * are carried. The coarse half, which finds each tile's runs with merge path partitions, is
+ * the caller's.
  * The runs are staged in shared memory; each thread finds its own split there and merges MJ_VT
  * outputs; each warp passes its outputs through its own slots of shared memory so that global
  * stores are coalesced. out must not overlap the inputs. seg (tile coordinates: a positions
@@ -29,11 +28,10 @@
 #endif
 
 /* s_keys and s_pos have MJ_NV slots (s_pos is unused without values). */
-MJ_DEVICE void mj_cta_merge(const mj_key *ka, const mj_value *va, mj_i64 a_begin, int a_len,
-                            const mj_key *kb, const mj_value *vb, mj_i64 b_begin, int total,
-                            mj_seg seg, mj_key *out, mj_value *vout, mj_key *s_keys, int *s_pos,
-                            int tid) {
-    mj_load_to_shared<MJ_NT>(ka + a_begin, a_len, kb + b_begin, total, s_keys, tid);
+MJ_DEVICE void mj_cta_merge(const mj_merge_src &src, int total, mj_seg seg, mj_key *out,
+                            mj_value *vout, mj_key *s_keys, int *s_pos, int tid) {
+    int a_len = src.a_len;
+    mj_load_to_shared<MJ_NT>(src, total, s_keys, tid);
     __syncthreads();
     int diag = min(MJ_VT * tid, total);
 #if MJ_SEGMENTED
@@ -51,10 +49,8 @@ MJ_DEVICE void mj_cta_merge(const mj_key *ka, const mj_value *va, mj_i64 a_begin
 #if MJ_HAS_VALUES
     mj_regs_to_shared(at, s_pos, tid);
     __syncwarp();
-    mj_gather_values(s_pos, total, va, a_begin, a_len, vb, b_begin, vout, tid);
+    mj_gather_values(s_pos, total, src, vout, tid);
 #else
-    (void)va;
-    (void)vb;
     (void)vout;
     (void)s_pos;
 #endif

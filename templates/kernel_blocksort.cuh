@@ -7,9 +7,8 @@
  * sorts), which needs an integer value type.
  * Segmented sorts (MJ_SEGMENTED) also take the head flags, one bit per element (bit i % 32 of
  * word i / 32, head_words words), sort each segment within the tile on its own, and write the
- * tile's range of heads (global positions) for the first queued merge pass, and the states of
- * its merge tiles: a tile whose segments all end inside it is final (work_queue.h) and goes
- * straight to keys_final and values_final, which saves the first pass's copy of it. */
+ * tile's range of heads (global positions) for the first queued merge pass, and mark its merge
+ * tiles final in `where` when its segments all end inside it (work_queue.h). */
 #ifndef MJ_KERNEL_BLOCKSORT_CUH
 #define MJ_KERNEL_BLOCKSORT_CUH
 
@@ -33,8 +32,7 @@ extern "C" __global__ void __launch_bounds__(MJ_BS_NT)
 mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
              mj_value *values_out, mj_i64 n
 #if MJ_SEGMENTED
-             , const mj_u32 *heads, mj_i64 head_words, mj_heads_range *tile_heads,
-             mj_key *keys_final, mj_value *values_final, mj_u8 *states
+             , const mj_u32 *heads, mj_i64 head_words, mj_heads_range *tile_heads, mj_u8 *where
 #endif
 ) {
     __shared__ mj_key s_keys[MJ_BS_NV];
@@ -71,13 +69,9 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
     /* Bit 0 of a thread's flags is the head flag at its position. */
     int final = mj_leaf_final(tile0, count, n, mj_thread_heads(heads, head_words, tile0) & 1,
                               mj_thread_heads(heads, head_words, tile0 + count) & 1);
-    if (final) {
-        keys_out = keys_final;
-        values_out = values_final;
-    }
-    /* The merge tiles this leaf covers (the last leaf may cover fewer). */
-    for (int t = tid; t < MJ_BS_NV / MJ_NV && t * MJ_NV < count; t += MJ_BS_NT)
-        states[blockIdx.x * (MJ_BS_NV / MJ_NV) + t] = final ? MJ_TILE_FINAL : MJ_TILE_APART;
+    /* The merge tiles this leaf covers (the last leaf may cover fewer); the host cleared them. */
+    for (int t = tid; final && t < MJ_BS_NV / MJ_NV && t * MJ_NV < count; t += MJ_BS_NT)
+        where[blockIdx.x * (MJ_BS_NV / MJ_NV) + t] = MJ_TILE_FINAL;
 #else
     (void)range;
 #endif
@@ -87,8 +81,9 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
 #if MJ_HAS_VALUES
     mj_regs_to_shared(pos, s_pos, tid);
     __syncwarp();
-    mj_gather_values(s_pos, count, values_in, tile0, count, values_in, 0, values_out + tile0,
-                     tid);
+    mj_merge_src src = mj_two_runs(keys_in, values_in, tile0, count, keys_in, values_in, 0,
+                                   count);
+    mj_gather_values(s_pos, count, src, values_out + tile0, tid);
 #else
     (void)values_in;
     (void)values_out;

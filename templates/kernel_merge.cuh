@@ -19,8 +19,10 @@ mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
     int total = a_len + (int)(r.b_end - r.b_begin);
     mj_i64 out0 = tile * MJ_NV;
     mj_seg unsegmented = {0, total};
-    mj_cta_merge(keys_in, values_in, r.a_begin, a_len, keys_in, values_in, r.b_begin, total,
-                 unsegmented, keys_out + out0, values_out + out0, s_keys, s_pos, threadIdx.x);
+    mj_merge_src src = mj_two_runs(keys_in, values_in, r.a_begin, a_len, keys_in, values_in,
+                                   r.b_begin, total);
+    mj_cta_merge(src, total, unsegmented, keys_out + out0, values_out + out0, s_keys, s_pos,
+                 threadIdx.x);
 }
 
 #endif

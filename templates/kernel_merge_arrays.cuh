@@ -30,8 +30,10 @@ mj_merge_arrays(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     int a_len = (int)(a1 - a0);
     int total = (int)(d1 - d0);
     mj_seg unsegmented = {0, total};
-    mj_cta_merge(a_keys, a_values, a0, a_len, b_keys, b_values, d0 - a0, total, unsegmented,
-                 keys_out + d0, values_out + d0, s_keys, s_pos, threadIdx.x);
+    mj_merge_src src = mj_two_runs(a_keys, a_values, a0, a_len, b_keys, b_values, d0 - a0,
+                                   total);
+    mj_cta_merge(src, total, unsegmented, keys_out + d0, values_out + d0, s_keys, s_pos,
+                 threadIdx.x);
 }
 
 #endif

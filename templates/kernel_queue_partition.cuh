@@ -1,8 +1,9 @@
 /* Coarse partitioning of a queued merge pass (segmented and locality sort; see work_queue.h):
  * the merge path split of every tile, as in mergesort, then each tile's job, pushed onto the
- * merge or copy queue. A block of MJ_QP_NT threads finds the splits of MJ_QP_NT tiles and
- * queues the jobs of the first MJ_QP_NT - 1 (a job needs its tile's split and the next), so
- * one kernel does both. Segmented sorts also combine the lists' head ranges for the next pass. */
+ * merge queue, and where the tile's data will be after the pass. A block of MJ_QP_NT threads
+ * finds the splits of MJ_QP_NT tiles and queues the jobs of the first MJ_QP_NT - 1 (a job
+ * needs its tile's split and the next), so one kernel does both. Segmented sorts also combine
+ * the lists' head ranges for the next pass. */
 #ifndef MJ_KERNEL_QUEUE_PARTITION_CUH
 #define MJ_KERNEL_QUEUE_PARTITION_CUH
 
@@ -11,6 +12,29 @@
 #include "work_queue.h"
 #include "merge_path.cuh"
 #include "tile_io.cuh"
+
+/* Of the arrays p0 over the result buffer and p1 over scratch, the one holding tile t. */
+template <typename T>
+MJ_DEVICE T *mj_buffer(const mj_u8 *where, mj_i64 t, T *p0, T *p1) {
+    return where[t] & MJ_IN_SCRATCH ? p1 : p0;
+}
+
+/* The keys of a queued pass's input, element i at base + i, each read from the buffer that
+ * holds its tile: k0 (the result) or k1 (scratch). */
+struct mj_located_keys {
+    const mj_key *k0, *k1;
+    const mj_u8 *where;
+    mj_i64 base;
+
+    MJ_DEVICE mj_key operator[](mj_i64 i) const {
+        mj_i64 g = base + i;
+        return mj_buffer(where, g / MJ_NV, k0, k1)[g];
+    }
+    MJ_DEVICE mj_located_keys operator+(mj_i64 d) const {
+        mj_located_keys r = {k0, k1, where, base + d};
+        return r;
+    }
+};
 
 /* The head ranges of the frame's two lists (none for a missing B list). */
 MJ_DEVICE void mj_list_heads(const mj_heads_range *lists, mj_frame f, mj_i64 frame,
@@ -21,27 +45,27 @@ MJ_DEVICE void mj_list_heads(const mj_heads_range *lists, mj_frame f, mj_i64 fra
 }
 
 extern "C" __global__ void __launch_bounds__(MJ_QP_NT)
-mj_queue_partition(const mj_key *keys, mj_i64 n, mj_i64 coop, mj_i64 tiles,
+mj_queue_partition(const mj_key *keys0, const mj_key *keys1, const mj_u8 *where_in,
+                   mj_u8 *where_out, mj_i64 n, mj_i64 coop, mj_i64 tiles,
                    const mj_heads_range *lists_in, mj_heads_range *lists_out,
-                   mj_i64 *partitions, mj_u8 *states, int *merge_queue, int *copy_queue,
-                   int *counters) {
+                   mj_i64 *partitions, int *queue, int *queued) {
     __shared__ mj_i64 s_split[MJ_QP_NT];
     int tid = threadIdx.x;
     mj_i64 tile = (mj_i64)blockIdx.x * (MJ_QP_NT - 1) + tid;
     mj_frame f = mj_sort_frame(tile, coop, MJ_NV, n);
     if (tile < tiles) {
         mj_i64 diag = mj_min(mj_tile_diag(tile, coop, MJ_NV), f.a_count + f.b_count);
+        mj_located_keys a = {keys0, keys1, where_in, f.a0}, b = {keys0, keys1, where_in, f.b0};
 #if MJ_SEGMENTED
         mj_heads_range ha, hb;
         mj_list_heads(lists_in, f, tile / coop, &ha, &hb);
         mj_frame_lock l = mj_frame_locks(f, ha, hb);
-        mj_i64 p = mj_seg_merge_path(keys + f.a0, f.a_count, keys + f.b0, diag, l.a_lock,
-                                     l.b_lock);
+        mj_i64 p = mj_seg_merge_path(a, f.a_count, b, diag, l.a_lock, l.b_lock);
         if ((tile & (coop - 1)) == 0) lists_out[tile / coop] = mj_heads_combine(ha, hb);
 #else
         (void)lists_in;
         (void)lists_out;
-        mj_i64 p = mj_merge_path(keys + f.a0, f.a_count, keys + f.b0, f.b_count, diag);
+        mj_i64 p = mj_merge_path(a, f.a_count, b, f.b_count, diag);
 #endif
         s_split[tid] = p;
         partitions[tile] = p;
@@ -52,22 +76,18 @@ mj_queue_partition(const mj_key *keys, mj_i64 n, mj_i64 coop, mj_i64 tiles,
     if (tid < MJ_QP_NT - 1 && tile < tiles) {
         mj_i64 p_end = mj_tile_ends_frame(tile, coop, tiles) ? f.a_count : s_split[tid + 1];
         mj_range r = mj_sort_range(f, tile, coop, MJ_NV, s_split[tid], p_end);
-        int state = states[tile];
-        job = mj_tile_job(r, tile * MJ_NV, state);
-        if (job != MJ_JOB_NONE) states[tile] = (mj_u8)mj_tile_state_after(job, state);
+        int where = where_in[tile];
+        job = mj_tile_job(r, tile * MJ_NV, where);
+        /* A merge writes its tile to the other buffer. */
+        where_out[tile] = (mj_u8)(job == MJ_JOB_MERGE ? where ^ MJ_IN_SCRATCH : where);
     }
-    /* One atomic per warp and queue. */
+    /* One atomic per warp. */
     int lane = tid & 31;
-    unsigned below = (1u << lane) - 1;
     unsigned merges = __ballot_sync(0xffffffffu, job == MJ_JOB_MERGE);
-    unsigned copies = __ballot_sync(0xffffffffu, job == MJ_JOB_COPY);
-    int merge_at = 0, copy_at = 0;
-    if (lane == 0 && merges) merge_at = atomicAdd(&counters[MJ_Q_MERGES], __popc(merges));
-    if (lane == 0 && copies) copy_at = atomicAdd(&counters[MJ_Q_COPIES], __popc(copies));
-    merge_at = __shfl_sync(0xffffffffu, merge_at, 0);
-    copy_at = __shfl_sync(0xffffffffu, copy_at, 0);
-    if (job == MJ_JOB_MERGE) merge_queue[merge_at + __popc(merges & below)] = (int)tile;
-    if (job == MJ_JOB_COPY) copy_queue[copy_at + __popc(copies & below)] = (int)tile;
+    int at = 0;
+    if (lane == 0 && merges) at = atomicAdd(queued, __popc(merges));
+    at = __shfl_sync(0xffffffffu, at, 0);
+    if (job == MJ_JOB_MERGE) queue[at + __popc(merges & ((1u << lane) - 1))] = (int)tile;
 }
 
 #endif

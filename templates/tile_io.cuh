@@ -14,18 +14,41 @@
 #define MJ_NV (MJ_NT * MJ_VT)
 #define MJ_BS_NV (MJ_BS_NT * MJ_VT)
 
-/* s[0, total) = a[0, a_len) followed by b[0, total - a_len). Every global load is issued
- * before the first shared-memory store, so a thread has MJ_VT loads in flight at once. */
+/* Where a tile's merge inputs are, in tile coordinates j in [0, total): j < a_len is run A's
+ * element a_begin + j, the rest run B's element b_begin + (j - a_len). Each run is read from
+ * two arrays, the first up to its split: the queued passes (work_queue.h) keep each tile's
+ * data in one of two buffers, and a run no longer than a tile crosses at most one tile edge.
+ * Every other caller gives the same array twice (mj_two_runs), and the compiler folds the
+ * choice away. Value arrays may be null when no values are carried. */
+typedef struct mj_merge_src {
+    const mj_key *ka0, *ka1, *kb0, *kb1;
+    const mj_value *va0, *va1, *vb0, *vb1;
+    mj_i64 a_begin, b_begin;
+    int a_len, a_split, b_split; /* a_split <= a_len <= b_split */
+} mj_merge_src;
+
+MJ_DEVICE mj_merge_src mj_two_runs(const mj_key *ka, const mj_value *va, mj_i64 a_begin,
+                                   int a_len, const mj_key *kb, const mj_value *vb,
+                                   mj_i64 b_begin, int total) {
+    mj_merge_src s = {ka, ka, kb, kb, va, va, vb, vb, a_begin, b_begin, a_len, a_len, total};
+    return s;
+}
+
+/* s[0, total) = the tile's inputs. Every global load is issued before the first shared-memory
+ * store, so a thread has MJ_VT loads in flight at once. */
 template <int NT>
-MJ_DEVICE void mj_load_to_shared(const mj_key *a, int a_len, const mj_key *b, int total,
-                                 mj_key *s, int tid) {
+MJ_DEVICE void mj_load_to_shared(const mj_merge_src &src, int total, mj_key *s, int tid) {
     mj_key k[MJ_VT];
-    const mj_key *b0 = b - a_len; /* b0[j] = b[j - a_len] */
+    /* Offset so that element j of the tile is p[j] for its array p. */
+    const mj_key *a0 = src.ka0 + src.a_begin, *a1 = src.ka1 + src.a_begin;
+    const mj_key *b0 = src.kb0 + (src.b_begin - src.a_len);
+    const mj_key *b1 = src.kb1 + (src.b_begin - src.a_len);
+    int a_split = src.a_split, a_len = src.a_len, b_split = src.b_split;
     if (total == NT * MJ_VT) {
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) {
             int j = tid + NT * i;
-            k[i] = (j < a_len ? a : b0)[j];
+            k[i] = (j < a_split ? a0 : j < a_len ? a1 : j < b_split ? b0 : b1)[j];
         }
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) s[tid + NT * i] = k[i];
@@ -33,7 +56,7 @@ MJ_DEVICE void mj_load_to_shared(const mj_key *a, int a_len, const mj_key *b, in
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) {
             int j = tid + NT * i;
-            if (j < total) k[i] = (j < a_len ? a : b0)[j];
+            if (j < total) k[i] = (j < a_split ? a0 : j < a_len ? a1 : j < b_split ? b0 : b1)[j];
         }
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i)
@@ -116,12 +139,10 @@ MJ_DEVICE void mj_copy_tile(const T *in, int count, T *out, int tid) {
 
 /* dst[j] = the value of output j's source, for j < total, over the warp's slots (the caller
  * has written and __syncwarp'ed them). s_pos[j] is that source's position p in the tile's
- * input, a's part then b's: the value at global index a_begin + p in va, or b_begin + p - a_len
- * in vb (mergesort passes one array as both). With va NULL the value is that global index
+ * input (tile coordinates of src). With src.va0 null the value is the source's global index
  * itself (index sorts). Every load is done before the barrier and every store after it, so
- * dst may be va or vb. */
-MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_value *va,
-                                mj_i64 a_begin, int a_len, const mj_value *vb, mj_i64 b_begin,
+ * dst may be one of the inputs. */
+MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_merge_src &src,
                                 mj_value *dst, int tid) {
     mj_value v[MJ_VT];
     int j0 = mj_warp_slots(tid) + (tid & 31);
@@ -131,12 +152,14 @@ MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_value *va,
         if (j < total) {
             int p = s_pos[j];
             /* Index arithmetic, not a choice between two offset pointers: measured faster. */
-            mj_i64 g = p < a_len ? a_begin + p : b_begin + (p - a_len);
-            const mj_value *src = p < a_len ? va : vb;
+            mj_i64 g = p < src.a_len ? src.a_begin + p : src.b_begin + (p - src.a_len);
+            const mj_value *from = p < src.a_split ? src.va0
+                                   : p < src.a_len ? src.va1
+                                   : p < src.b_split ? src.vb0 : src.vb1;
 #if MJ_VALUE_IS_INDEX
-            v[i] = va ? src[g] : (mj_value)g;
+            v[i] = src.va0 ? from[g] : (mj_value)g;
 #else
-            v[i] = src[g];
+            v[i] = from[g];
 #endif
         }
     }

@@ -3,16 +3,21 @@
  * same code.
  *
  * A queued pass is a mergesort pass (same frames, same partitions) in which a tile does only
- * the work its data needs. Its job is:
- *  - MERGE when its outputs come from both lists, or from one list at another place;
- *  - COPY when its outputs are its inputs at the same place, but the destination buffer does
- *    not hold them yet (the first pass, or a merge wrote there since);
- *  - NONE when both buffers already hold the same data over the tile.
- * A per-tile state remembers whether both buffers agree over the tile (MJ_TILE_SAME) or not
- * (MJ_TILE_APART), or that the tile is final (MJ_TILE_FINAL): a segmented blocksort tile
- * whose segments all end inside it writes its outputs straight to the result buffer, and no
- * pass moves them again (a segmented sort permutes each segment within its own span, and
- * every merge the passes make reads and writes only segments that cross a list interface).
+ * the work its data needs: a MERGE when its outputs come from both lists, or from one list at
+ * another place, and nothing (NONE) when its outputs are its inputs at the same place.
+ *
+ * No tile is ever copied. The passes work on two buffers, the result buffer (0) and scratch
+ * (1), and a per-tile byte says which of them holds the tile's data (MJ_IN_SCRATCH). A merge
+ * reads each input from the buffer that holds it and writes its tile to the other one; the
+ * buffer it leaves was its own tile's, which no other merge of the pass reads, so passes need
+ * no copies to keep the buffers in step. The bytes are double-buffered: a pass reads the
+ * locations it starts from and writes those it leaves. The blocksort sorts in place, so every
+ * tile starts in buffer 0; after the last pass the tiles left in scratch are copied back.
+ *
+ * A tile may also be final (MJ_TILE_FINAL): a segmented blocksort tile whose segments all end
+ * inside it. No pass touches it again (a segmented sort permutes each segment within its own
+ * span, and every merge the passes make reads and writes only segments that cross a list
+ * interface).
  *
  * Segmented sort: every list carries the range of segment heads it contains (first and last,
  * global positions). Merging lists A and B only moves the segment that spans their interface:
@@ -22,8 +27,9 @@
 
 #include "merge_frame.h"
 
-enum { MJ_JOB_NONE = 0, MJ_JOB_MERGE = 1, MJ_JOB_COPY = 2 };
-enum { MJ_TILE_APART = 0, MJ_TILE_SAME = 1, MJ_TILE_FINAL = 2 };
+enum { MJ_JOB_NONE = 0, MJ_JOB_MERGE = 1 };
+/* Bits of a tile's location byte. */
+enum { MJ_IN_SCRATCH = 1, MJ_TILE_FINAL = 2 };
 
 /* Heads within a list: first and last position, or MJ_NO_FIRST / -1 when it has none. */
 typedef struct mj_heads_range {
@@ -63,18 +69,19 @@ MJ_HD void mj_tile_locks(mj_frame f, mj_range r, mj_frame_lock l, int *a_lock, i
     *b_lock = (int)(a_len + mj_clamp_ll(l.b_lock - (r.b_begin - f.b0), 0, b_len));
 }
 
-/* The job of a tile whose output starts at out0, given its input ranges and its state. */
-MJ_HD int mj_tile_job(mj_range r, long long out0, int state) {
+/* The job of a tile whose output starts at out0, given its input ranges and location byte. */
+MJ_HD int mj_tile_job(mj_range r, long long out0, int where) {
     int a_empty = r.a_begin == r.a_end, b_empty = r.b_begin == r.b_end;
     long long src0 = a_empty ? r.b_begin : r.a_begin;
-    if (state == MJ_TILE_FINAL) return MJ_JOB_NONE;
-    if ((!a_empty && !b_empty) || src0 != out0) return MJ_JOB_MERGE;
-    return state == MJ_TILE_SAME ? MJ_JOB_NONE : MJ_JOB_COPY;
+    if (where & MJ_TILE_FINAL) return MJ_JOB_NONE;
+    return (!a_empty && !b_empty) || src0 != out0 ? MJ_JOB_MERGE : MJ_JOB_NONE;
 }
 
-/* The state a job leaves its tile in. */
-MJ_HD int mj_tile_state_after(int job, int state) {
-    return job == MJ_JOB_NONE ? state : job == MJ_JOB_COPY ? MJ_TILE_SAME : MJ_TILE_APART;
+/* A run [begin, begin + len) of at most nv elements lies in at most two tiles, which may sit in
+ * different buffers: how many of its elements are in the first tile. */
+MJ_HD int mj_run_split(long long begin, int len, long long nv) {
+    long long first = nv - begin % nv;
+    return first < len ? (int)first : len;
 }
 
 /* A segmented blocksort tile [t0, t0 + count) of n is final when a segment starts at t0 and
@@ -87,9 +94,5 @@ MJ_HD int mj_leaf_final(long long t0, long long count, long long n, int head_at_
 /* Threads per block of the queue partition kernel, which queues the jobs of MJ_QP_NT - 1 tiles
  * (the host sizes its grid from this too). */
 #define MJ_QP_NT 128
-
-/* Per-pass queue counters: merge and copy jobs queued, and taken by the work and copy kernels. */
-enum { MJ_Q_MERGES = 0, MJ_Q_COPIES = 1, MJ_Q_MERGES_TAKEN = 2, MJ_Q_COPIES_TAKEN = 3,
-       MJ_Q_COUNTERS = 4 };
 
 #endif
