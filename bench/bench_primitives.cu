@@ -11,7 +11,8 @@
 // are reported with their ratio (> 1: mergejit faster). Temporary storage is allocated once,
 // outside the timed region.
 //
-//   bench_primitives [--reps N] [--quick] [--only merge|segsort|locality] [--csv FILE]
+//   bench_primitives [--reps N] [--quick] [--only merge|segsort|locality]
+//                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -264,7 +265,7 @@ static void bench_locality(const char *name, size_t n, double swap_fraction)
 int main(int argc, char **argv)
 {
     bool quick = false;
-    const char *only = nullptr;
+    const char *only = nullptr, *only_case = nullptr;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             g_reps = atoi(argv[++i]);
@@ -272,6 +273,8 @@ int main(int argc, char **argv)
             quick = true;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+            only_case = argv[++i];
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
             g_csv = fopen(argv[++i], "w");
             if (!g_csv) {
@@ -281,7 +284,8 @@ int main(int argc, char **argv)
             fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio\n");
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
-                            "[--only merge|segsort|locality] [--csv FILE]\n");
+                            "[--only merge|segsort|locality] [--case u32|u64|pairs_u32] "
+                            "[--csv FILE]\n");
             return 2;
         }
     }
@@ -297,22 +301,24 @@ int main(int argc, char **argv)
     printf("device: %s; reps %d (median); ratio = reference ms / mergejit ms\n",
            mj_context_device_name(g_ctx), g_reps);
     auto want = [&](const char *p) { return !only || !strcmp(only, p); };
+    auto want_case = [&](const char *c) { return !only_case || !strcmp(only_case, c); };
     if (want("merge")) {
         for (int lg : {24, 27}) {
             if (quick && lg == 27) continue;
-            bench_merge<uint32_t>("u32", MJ_KEY_U32, lg);
-            bench_merge<uint64_t>("u64", MJ_KEY_U64, lg);
+            if (want_case("u32")) bench_merge<uint32_t>("u32", MJ_KEY_U32, lg);
+            if (want_case("u64")) bench_merge<uint64_t>("u64", MJ_KEY_U64, lg);
         }
     }
     if (want("segsort")) {
         size_t n = (size_t)1 << 24;
         for (long len : {32L, 300L, 10000L, 1000000L}) {
-            bench_segsort<uint32_t, void>("u32", MJ_KEY_U32, n, len);
-            bench_segsort<uint64_t, void>("u64", MJ_KEY_U64, n, len);
-            bench_segsort<uint32_t, uint32_t>("pairs_u32", MJ_KEY_U32, n, len);
+            if (want_case("u32")) bench_segsort<uint32_t, void>("u32", MJ_KEY_U32, n, len);
+            if (want_case("u64")) bench_segsort<uint64_t, void>("u64", MJ_KEY_U64, n, len);
+            if (want_case("pairs_u32"))
+                bench_segsort<uint32_t, uint32_t>("pairs_u32", MJ_KEY_U32, n, len);
         }
     }
-    if (want("locality")) {
+    if (want("locality") && want_case("u32")) {
         size_t n = (size_t)1 << 24;
         for (double f : {0.0, 1e-5, 1e-3, 1e-2}) bench_locality("u32", n, f);
     }

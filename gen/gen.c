@@ -13,7 +13,7 @@ static const char *const mergesort_templates[] = {
     "kernel_partition.cuh", "kernel_merge.cuh", NULL,
 };
 static const char *const merge_templates[] = {
-    "merge_path.cuh", "serial_merge.cuh", "tile_io.cuh", "cta_merge.cuh",
+    "merge_frame.h", "merge_path.cuh", "serial_merge.cuh", "tile_io.cuh", "cta_merge.cuh",
     "kernel_merge_arrays.cuh", NULL,
 };
 static const char *const segsort_templates[] = {

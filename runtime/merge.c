@@ -55,10 +55,12 @@ mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values
     CUdeviceptr ak = DPTR(a_keys), bk = DPTR(b_keys), ok = DPTR(out_keys);
     CUdeviceptr av = DPTR(a_values), bv = DPTR(b_values), ov = DPTR(out_values);
     CUdeviceptr partitions = rn.base;
-    void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &partitions};
+    int lanes = mj_search_lanes(tiles + 1);
+    void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &partitions, &lanes};
     void *mp[] = {&ak, &av, &ac, &bk, &bv, &bc, &ok, &ov, &partitions};
     if (!(st = mj_launch(s, MJ_K_MERGE_PARTITION,
-                         (tiles + MJ_MERGE_PARTITION_THREADS) / MJ_MERGE_PARTITION_THREADS,
+                         ((tiles + 1) * lanes + MJ_MERGE_PARTITION_THREADS - 1) /
+                             MJ_MERGE_PARTITION_THREADS,
                          MJ_MERGE_PARTITION_THREADS, pp, rn.stream)))
         st = mj_launch(s, MJ_K_MERGE_ARRAYS, tiles, (unsigned)s->nt, mp, rn.stream);
     mj_run_end(s, &rn);

@@ -122,16 +122,17 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
     if ((st = mj_launch(s, MJ_K_BLOCKSORT, q->leaves, (unsigned)s->bs_nt,
                         seg ? bs_seg : bs_plain, stream)))
         return st;
+    int lanes = mj_search_lanes(tiles);
+    long long per_block = MJ_QP_NT / lanes - 1;
     for (int pass = 0; pass < q->passes; ++pass) {
         long long coop = mj_pass_coop(pass, runs);
         CUdeviceptr queued = base + q->lengths + (size_t)pass * sizeof(int);
         CUdeviceptr in = lists[pass & 1], out = lists[(pass & 1) ^ 1];
         CUdeviceptr w_in = where[pass & 1], w_out = where[(pass & 1) ^ 1];
         void *pp[] = {&keys, &k1, &w_in, &w_out, &n, &coop, &tiles, &in, &out,
-                      &partitions, &queue, &queued};
+                      &partitions, &queue, &queued, &lanes};
         void *wp[] = {&keys, &values, &k1, &v1, &w_in, &partitions, &in, &n, &coop, &tiles,
                       &queue, &queued};
-        long long per_block = MJ_QP_NT - 1;
         if ((st = mj_launch(s, MJ_K_QUEUE_PARTITION, (tiles + per_block - 1) / per_block,
                             MJ_QP_NT, pp, stream)) ||
             (st = mj_launch(s, MJ_K_QUEUE_WORK, tiles, (unsigned)s->nt, wp, stream)))

@@ -181,11 +181,12 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n};
     if ((st = mj_launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
         return st;
+    int lanes = mj_search_lanes(tiles);
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_coop(p, runs);
-        void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions};
+        void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
         if ((st = mj_launch(s, MJ_K_PARTITION,
-                            (tiles + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
+                            (tiles * lanes + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
                             MJ_PARTITION_THREADS, pp, stream)))
             return st;
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop};

@@ -5,17 +5,20 @@
 #define MJ_KERNEL_MERGE_ARRAYS_CUH
 
 #include "spec_default.cuh"
+#include "merge_frame.h"
 #include "merge_path.cuh"
 #include "cta_merge.cuh"
 
-/* partitions[t] for t in [0, tiles]: how many of the first t * MJ_NV outputs come from a. */
+/* partitions[t] for t in [0, tiles]: how many of the first t * MJ_NV outputs come from a. A
+ * group of `lanes` threads finds each (mj_search_lanes). */
 extern "C" __global__ void mj_merge_partition(const mj_key *a, mj_i64 a_count, const mj_key *b,
                                               mj_i64 b_count, mj_i64 tiles,
-                                              mj_i64 *partitions) {
-    mj_i64 t = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t > tiles) return;
-    mj_i64 diag = mj_min(t * MJ_NV, a_count + b_count);
-    partitions[t] = mj_merge_path(a, a_count, b, b_count, diag);
+                                              mj_i64 *partitions, int lanes) {
+    mj_i64 t = ((mj_i64)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
+    /* Groups past the end search an empty range: their lanes still take part in the ballots. */
+    mj_i64 diag = t <= tiles ? mj_min(t * MJ_NV, a_count + b_count) : 0;
+    mj_i64 p = mj_group_merge_path(lanes, a, a_count, b, b_count, diag);
+    if (t <= tiles && (threadIdx.x & (lanes - 1)) == 0) partitions[t] = p;
 }
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)

@@ -31,4 +31,54 @@ MJ_DEVICE I mj_seg_merge_path(Keys a, I a_count, Keys b, I diag, I a_lock, I b_l
     return a_lock + mj_merge_path(a + a_lock, a_count - a_lock, b, b_lock, diag - a_lock);
 }
 
+/* mj_merge_path by a group of g consecutive lanes of a warp (g a power of two up to 32), over
+ * the range [lo, hi) of a's share that is left: each round the group tests g points of the
+ * range at once, splitting it in g + 1 equal parts, and keeps the part between the last that
+ * goes to a and the first that goes to b. So it takes log2(g + 1) times fewer rounds than a
+ * thread alone (g = 1 is the binary search), at g times the loads a round. Every lane of the warp must call it with the same g (the rounds
+ * take warp-wide ballots); each lane returns its group's answer. */
+template <typename Keys>
+MJ_DEVICE mj_i64 mj_group_search(int g, Keys a, Keys b, mj_i64 diag, mj_i64 lo, mj_i64 hi) {
+    int lane = threadIdx.x & 31, rank = lane & (g - 1);
+    double part = 1.0 / (g + 1);
+    unsigned group = (g == 32 ? 0xffffffffu : (1u << g) - 1) << (lane - rank);
+    while (__any_sync(0xffffffffu, lo < hi)) {
+        mj_i64 span = hi - lo;
+        /* Probe j of the round, in double precision (exact enough below 2^53, and without the
+         * 64-bit division whose latency would add to every round); probes past hi (short
+         * ranges) count as going to b. */
+#define MJ_PROBE(j) (span > g ? lo + (mj_i64)((double)span * (((j) + 1) * part)) : lo + (j))
+        mj_i64 m = MJ_PROBE(rank);
+        bool to_b = m < hi ? mj_less(b[diag - 1 - m], a[m]) : true;
+        unsigned hits = __ballot_sync(0xffffffffu, to_b) & group;
+        int first = hits ? __ffs(hits) - 1 - (lane - rank) : g;
+        if (lo < hi) {
+            mj_i64 next_lo = first > 0 ? MJ_PROBE(first - 1) + 1 : lo;
+            hi = first < g ? MJ_PROBE(first) : hi;
+            lo = next_lo;
+        }
+#undef MJ_PROBE
+    }
+    return lo;
+}
+
+/* mj_merge_path and mj_seg_merge_path by a group of g lanes (see mj_group_search). */
+template <typename Keys>
+MJ_DEVICE mj_i64 mj_group_merge_path(int g, Keys a, mj_i64 a_count, Keys b, mj_i64 b_count,
+                                     mj_i64 diag) {
+    return mj_group_search(g, a, b, diag, diag > b_count ? diag - b_count : 0,
+                           diag < a_count ? diag : a_count);
+}
+
+template <typename Keys>
+MJ_DEVICE mj_i64 mj_group_seg_merge_path(int g, Keys a, mj_i64 a_count, Keys b, mj_i64 diag,
+                                         mj_i64 a_lock, mj_i64 b_lock) {
+    /* Outside the merged middle the answer needs no search, but the lanes join the rounds. */
+    bool middle = diag > a_lock && diag < a_count + b_lock;
+    mj_i64 d = diag - a_lock, a_left = a_count - a_lock;
+    mj_i64 lo = middle && d > b_lock ? d - b_lock : 0, hi = middle ? mj_min(d, a_left) : 0;
+    mj_i64 p = mj_group_search(g, a + a_lock, b, d, lo, hi);
+    return diag <= a_lock ? diag : diag >= a_count + b_lock ? a_count : a_lock + p;
+}
+
 #endif

@@ -91,8 +91,8 @@ MJ_HD int mj_leaf_final(long long t0, long long count, long long n, int head_at_
     return (t0 == 0 || head_at_t0) && (t0 + count == n || head_after);
 }
 
-/* Threads per block of the queue partition kernel, which queues the jobs of MJ_QP_NT - 1 tiles
- * (the host sizes its grid from this too). */
+/* Threads per block of the queue partition kernel, which queues the jobs of
+ * MJ_QP_NT / lanes - 1 tiles (the host sizes its grid from this too). */
 #define MJ_QP_NT 128
 
 #endif

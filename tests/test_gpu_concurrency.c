@@ -122,13 +122,17 @@ static void *work(void *arg) {
 START_TEST(one_context_many_threads) {
     worker w[THREADS];
     pthread_t t[THREADS];
-    for (int i = 0; i < THREADS; i++) {
+    /* Under the sanitizers (MJ_TEST_SMALL) only the four threads that race to build the same
+     * sorters: with eight, racecheck twice lost track of a launch ("Internal Sanitizer Error:
+     * Detected a failure to track a kernel launch"), a tool error that reports no hazard. */
+    int threads = small ? 4 : THREADS;
+    for (int i = 0; i < threads; i++) {
         memset(&w[i], 0, sizeof w[i]);
         w[i].id = i;
         ck_assert_int_eq(pthread_create(&t[i], NULL, work, &w[i]), 0);
     }
-    for (int i = 0; i < THREADS; i++) ck_assert_int_eq(pthread_join(t[i], NULL), 0);
-    for (int i = 0; i < THREADS; i++) ck_assert_msg(!w[i].why[0], "thread %d: %s", i, w[i].why);
+    for (int i = 0; i < threads; i++) ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < threads; i++) ck_assert_msg(!w[i].why[0], "thread %d: %s", i, w[i].why);
 }
 END_TEST
 
