@@ -3,8 +3,7 @@
  * merge queue, and where the tile's data will be after the pass. A block of MJ_QP_NT threads,
  * a group of `lanes` a tile (mj_search_lanes), finds the splits of MJ_QP_NT / lanes tiles and
  * queues the jobs of all but the last (a job needs its tile's split and the next), so one
- * kernel does both. Segmented sorts also combine
- * the lists' head ranges for the next pass. */
+ * kernel does both. Segmented sorts also combine the lists' head ranges for the next pass. */
 #ifndef MJ_KERNEL_QUEUE_PARTITION_CUH
 #define MJ_KERNEL_QUEUE_PARTITION_CUH
 

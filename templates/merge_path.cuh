@@ -1,14 +1,13 @@
 /* Merge path search: how many of the first `diag` outputs of a stable merge of sorted a and b
  * come from a. Ties go to a, so the merge is stable when a precedes b in the input. I is the
- * index type: int inside a tile's shared memory, long long over global arrays. Keys is a key
- * pointer, or anything indexed and offset like one (the queued passes' mj_located_keys). */
+ * index type: int inside a tile's shared memory, long long over global arrays. */
 #ifndef MJ_MERGE_PATH_CUH
 #define MJ_MERGE_PATH_CUH
 
 #include "spec_default.cuh"
 
-template <typename I, typename Keys>
-MJ_DEVICE I mj_merge_path(Keys a, I a_count, Keys b, I b_count, I diag) {
+template <typename I>
+MJ_DEVICE I mj_merge_path(const mj_key *a, I a_count, const mj_key *b, I b_count, I diag) {
     I lo = diag > b_count ? diag - b_count : 0;
     I hi = diag < a_count ? diag : a_count;
     while (lo < hi) {
@@ -24,8 +23,9 @@ MJ_DEVICE I mj_merge_path(Keys a, I a_count, Keys b, I b_count, I diag) {
 /* The same for a segmented merge (see mj_seg in serial_merge.cuh): a[0, a_lock) comes first
  * and b[b_lock, b_count) last, both as they are; only a[a_lock, a_count) and b[0, b_lock) are
  * merged by key. Diagonals outside that middle part need no search at all. */
-template <typename I, typename Keys>
-MJ_DEVICE I mj_seg_merge_path(Keys a, I a_count, Keys b, I diag, I a_lock, I b_lock) {
+template <typename I>
+MJ_DEVICE I mj_seg_merge_path(const mj_key *a, I a_count, const mj_key *b, I diag, I a_lock,
+                              I b_lock) {
     if (diag <= a_lock) return diag;
     if (diag >= a_count + b_lock) return a_count;
     return a_lock + mj_merge_path(a + a_lock, a_count - a_lock, b, b_lock, diag - a_lock);
@@ -35,8 +35,10 @@ MJ_DEVICE I mj_seg_merge_path(Keys a, I a_count, Keys b, I diag, I a_lock, I b_l
  * the range [lo, hi) of a's share that is left: each round the group tests g points of the
  * range at once, splitting it in g + 1 equal parts, and keeps the part between the last that
  * goes to a and the first that goes to b. So it takes log2(g + 1) times fewer rounds than a
- * thread alone (g = 1 is the binary search), at g times the loads a round. Every lane of the warp must call it with the same g (the rounds
- * take warp-wide ballots); each lane returns its group's answer. */
+ * thread alone (g = 1 is the binary search), at g times the loads a round. Keys is a key
+ * pointer or anything indexed and offset like one (the queued passes' mj_located_keys). Every
+ * lane of the warp must call it with the same g (the rounds take warp-wide ballots); each lane
+ * returns its group's answer. */
 template <typename Keys>
 MJ_DEVICE mj_i64 mj_group_search(int g, Keys a, Keys b, mj_i64 diag, mj_i64 lo, mj_i64 hi) {
     int lane = threadIdx.x & 31, rank = lane & (g - 1);
