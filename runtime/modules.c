@@ -17,8 +17,9 @@ static mj_module *find(mj_context *ctx, const uint8_t key[32]) {
     return NULL;
 }
 
-/* Loads the binary into the primary context and looks up the kernels. */
-static mj_status load_module(mj_context *ctx, const void *binary, mj_primitive primitive,
+/* Loads the binary into the primary context, looks up the kernels, and for merges counts the
+ * merge blocks the GPU holds at once. */
+static mj_status load_module(mj_context *ctx, const void *binary, const mj_kernel_spec *spec,
                              mj_module *m) {
     if (!ctx->cu) return MJ_OK; /* compile-only: nothing to load */
     mj_status st = mj_ctx_enter(ctx);
@@ -29,7 +30,7 @@ static mj_status load_module(mj_context *ctx, const void *binary, mj_primitive p
         mj_ctx_leave(ctx);
         return mj_fail_cuda(ctx, r, "cuModuleLoadData");
     }
-    unsigned wanted = mj_primitive_kernels(primitive);
+    unsigned wanted = mj_primitive_kernels(spec->primitive);
     for (int k = 0; k < MJ_K_COUNT; ++k) {
         if (!(wanted & (1u << k))) continue;
         r = ctx->cu->module_function(&m->fn[k], m->module, mj_kernel_name((mj_kernel_id)k));
@@ -40,6 +41,10 @@ static mj_status load_module(mj_context *ctx, const void *binary, mj_primitive p
             return mj_fail_cuda(ctx, r, mj_kernel_name((mj_kernel_id)k));
         }
     }
+    int per_sm = 0;
+    if ((wanted & (1u << MJ_K_MERGE_ARRAYS)) &&
+        ctx->cu->occupancy(&per_sm, m->fn[MJ_K_MERGE_ARRAYS], spec->nt, 0) == CUDA_SUCCESS)
+        m->merge_resident = per_sm * ctx->sm_count;
     mj_ctx_leave(ctx);
     return MJ_OK;
 }
@@ -64,7 +69,7 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uin
     m->binary_size = size;
     m->registers = meta->registers;
     m->spill_bytes = (long)meta->spill_bytes;
-    mj_status st = load_module(ctx, binary, spec->primitive, m);
+    mj_status st = load_module(ctx, binary, spec, m);
     if (st != MJ_OK) {
         free(m);
         return st;

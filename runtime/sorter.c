@@ -147,14 +147,28 @@ mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t 
     }
 }
 
-mj_status mj_launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                    void **params, CUstream stream) {
-    CUresult r = s->ctx->cu->launch(s->mod->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0, stream,
-                                    params, NULL);
+static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {
     if (r == CUDA_SUCCESS) return MJ_OK;
     char what[64];
     snprintf(what, sizeof what, "launching %s", mj_kernel_name(k));
     return mj_fail_cuda(s->ctx, r, what);
+}
+
+mj_status mj_launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                    void **params, CUstream stream) {
+    return launched(s, k, s->ctx->cu->launch(s->mod->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0,
+                                             stream, params, NULL));
+}
+
+mj_status mj_launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                               void **params, CUstream stream) {
+    if (s->ctx->sm < 90) return mj_launch(s, k, grid, block, params, stream);
+    CUlaunchAttribute overlap = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
+    overlap.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {.gridDimX = (unsigned)grid, .gridDimY = 1, .gridDimZ = 1,
+                             .blockDimX = block, .blockDimY = 1, .blockDimZ = 1,
+                             .hStream = stream, .attrs = &overlap, .numAttrs = 1};
+    return launched(s, k, s->ctx->cu->launch_ex(&config, s->mod->fn[k], params, NULL));
 }
 
 mj_status mj_sorter_expect(mj_sorter *s, unsigned mask, const char *function) {

@@ -54,6 +54,13 @@ mj_status mj_check_pointer(mj_sorter *s, const void *p, size_t align, const char
 
 mj_status mj_launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                     void **params, CUstream stream);
+/* mj_launch, but the kernel may start before the kernel ahead of it in the stream has ended,
+ * once every block of that one has called mj_allow_next_kernel (mj_common.cuh; programmatic
+ * dependent launch on sm_90 and newer, a plain launch before). The kernel itself must wait for
+ * what it reads of the other's output, and call mj_await_prior_kernels before it ends, so
+ * that later work in the stream finds both kernels over. */
+mj_status mj_launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                               void **params, CUstream stream);
 
 /* Temporary bytes each primitive's run needs for n elements (checking that n fits memory and a
  * grid: MJ_ERR_TOO_LARGE otherwise). */

@@ -15,4 +15,19 @@ template <typename T> MJ_DEVICE T mj_min(T a, T b) { return b < a ? b : a; }
 template <typename T> MJ_DEVICE T mj_max(T a, T b) { return a < b ? b : a; }
 template <typename T> MJ_DEVICE void mj_swap(T &a, T &b) { T t = a; a = b; b = t; }
 
+/* Programmatic dependent launch (sm_90 and newer; no-ops before). A kernel the host launches
+ * with the overlap attribute (mj_launch_overlapped) may start once every block of the kernel
+ * before it has called mj_allow_next_kernel; mj_await_prior_kernels waits until the kernels
+ * before have ended and their writes are visible. */
+MJ_DEVICE void mj_allow_next_kernel() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+MJ_DEVICE void mj_await_prior_kernels() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 #endif

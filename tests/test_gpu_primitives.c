@@ -172,6 +172,59 @@ START_TEST(test_merge) {
 }
 END_TEST
 
+/* The merge kernel starts while the partitions are still being found and waits for each
+ * entry it reads to be found (kernel_merge_arrays.cuh): entries left in temporary storage by
+ * earlier runs, or zeros, must never be taken for this run's. Three runs share one
+ * caller-provided temporary buffer that starts as zeros: random lists, then lists whose
+ * partitions all differ from the first run's (all of a below all of b), then random again.
+ * At full size the run has more tiles than the early partitions cover (four waves of
+ * resident blocks on an H100), so both partition paths are used. */
+START_TEST(test_merge_reused_temp) {
+    size_t half = small ? (size_t)1 << 16 : (size_t)1 << 24, n = 2 * half;
+    mj_sorter *s = make_sorter(MJ_MERGE, MJ_KEY_U32, 0);
+    size_t temp_bytes = 0;
+    ck_assert_int_eq(mj_sorter_temp_size(s, n, 0, &temp_bytes), MJ_OK);
+    void *zeros = calloc(1, temp_bytes), *temp = dev_copy(zeros, temp_bytes);
+    uint32_t *in = malloc(n * 4), *want = malloc(n * 4);
+    ck_assert(zeros && in && want);
+    void *d_in = NULL, *d_out = NULL;
+    ck_assert_int_eq(mj_dev_alloc(ctx, &d_in, n * 4), MJ_OK);
+    ck_assert_int_eq(mj_dev_alloc(ctx, &d_out, n * 4), MJ_OK);
+    uint64_t rng = 99;
+    for (int round = 0; round < 3; ++round) {
+        for (size_t i = 0; i < n; ++i)
+            in[i] = round == 1 ? (uint32_t)i : (uint32_t)(mjt_rand(&rng) % 1000000);
+        for (int l = 0; l < 2 && round != 1; ++l) {
+            uint64_t *raw = malloc(half * 8);
+            ck_assert_ptr_nonnull(raw);
+            for (size_t i = 0; i < half; ++i) raw[i] = in[l * half + i];
+            qsort(raw, half, 8, u64_cmp);
+            for (size_t i = 0; i < half; ++i) in[l * half + i] = (uint32_t)raw[i];
+            free(raw);
+        }
+        size_t ia = 0, ib = half;
+        for (size_t i = 0; i < n; ++i)
+            want[i] = ib == n || (ia < half && in[ia] <= in[ib]) ? in[ia++] : in[ib++];
+        ck_assert_int_eq(mj_dev_upload(ctx, d_in, in, n * 4), MJ_OK);
+        mj_status st = mj_sorter_merge(s, d_in, NULL, half, (uint32_t *)d_in + half, NULL, half,
+                                       d_out, NULL, temp, temp_bytes, NULL);
+        ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+        ck_assert_int_eq(mj_dev_sync(ctx, NULL), MJ_OK);
+        ck_assert_int_eq(mj_dev_download(ctx, in, d_out, n * 4), MJ_OK);
+        for (size_t i = 0; i < n; ++i)
+            ck_assert_msg(in[i] == want[i], "round %d: key %zu of %zu is %u, expected %u", round,
+                          i, n, in[i], want[i]);
+    }
+    mj_dev_free(ctx, d_in);
+    mj_dev_free(ctx, d_out);
+    mj_dev_free(ctx, temp);
+    free(zeros);
+    free(in);
+    free(want);
+    mj_sorter_destroy(s);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- segmented sort */
 
 /* Segment lengths: a fixed length, or one of the patterns below. */
@@ -436,6 +489,7 @@ int main(void) {
     tcase_set_timeout(tc, 1200);
     tcase_add_test(tc, test_wrong_calls);
     tcase_add_test(tc, test_merge);
+    tcase_add_test(tc, test_merge_reused_temp);
     tcase_add_test(tc, test_segsort_every_length);
     tcase_add_test(tc, test_segsort_lengths);
     tcase_add_test(tc, test_locality);
