@@ -3,7 +3,6 @@
 #include "merge_frame.h"
 #include "sorter.h"
 
-#define MJ_MERGE_PARTITION_THREADS 128
 /* The partitions the first waves of merge blocks wait for, found with more lanes: so many
  * waves of resident blocks (the H100 at 2^24 to 2^27 keys: 4 waves took merges of 2^24 u32
  * keys from 0.075 to 0.062 ms, 2^27 from 0.411 to 0.407 ms; 1, 2, 8 and 16 waves no better),
@@ -64,14 +63,11 @@ mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values
     long long early = (long long)MJ_EARLY_WAVES * s->mod->merge_resident;
     if (early <= 0 || early > tiles + 1) early = tiles + 1;
     int early_lanes = MJ_EARLY_LANES;
-    long long grid = (early * early_lanes + MJ_MERGE_PARTITION_THREADS - 1) /
-                         MJ_MERGE_PARTITION_THREADS +
-                     (tiles + 1 - early + MJ_MERGE_PARTITION_THREADS - 1) /
-                         MJ_MERGE_PARTITION_THREADS;
+    long long grid = (early * early_lanes + MJ_MP_NT - 1) / MJ_MP_NT +
+                     (tiles + 1 - early + MJ_MP_NT / MJ_MP_LANES - 1) / (MJ_MP_NT / MJ_MP_LANES);
     void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &partitions, &early, &early_lanes};
     void *mp[] = {&ak, &av, &ac, &bk, &bv, &bc, &ok, &ov, &partitions};
-    if (!(st = mj_launch(s, MJ_K_MERGE_PARTITION, grid, MJ_MERGE_PARTITION_THREADS, pp,
-                         rn.stream)))
+    if (!(st = mj_launch(s, MJ_K_MERGE_PARTITION, grid, MJ_MP_NT, pp, rn.stream)))
         st = mj_launch_overlapped(s, MJ_K_MERGE_ARRAYS, tiles, (unsigned)s->nt, mp, rn.stream);
     mj_run_end(s, &rn);
     mj_ctx_leave(ctx);

@@ -177,10 +177,11 @@ END_TEST
  * earlier runs, or zeros, must never be taken for this run's. Three runs share one
  * caller-provided temporary buffer that starts as zeros: random lists, then lists whose
  * partitions all differ from the first run's (all of a below all of b), then random again.
- * At full size the run has more tiles than the early partitions cover (four waves of
- * resident blocks on an H100), so both partition paths are used. */
+ * The run has about twice as many tiles as the early partitions cover (four waves of
+ * resident blocks: on an H100 at most 6 x 132 x 4 = 3168 tiles of 9472 keys), so both
+ * partition paths are used, also under MJ_TEST_SMALL (compute-sanitizer). */
 START_TEST(test_merge_reused_temp) {
-    size_t half = small ? (size_t)1 << 16 : (size_t)1 << 24, n = 2 * half;
+    size_t half = (size_t)1 << 25, n = 2 * half;
     mj_sorter *s = make_sorter(MJ_MERGE, MJ_KEY_U32, 0);
     size_t temp_bytes = 0;
     ck_assert_int_eq(mj_sorter_temp_size(s, n, 0, &temp_bytes), MJ_OK);
