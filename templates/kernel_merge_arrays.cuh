@@ -19,7 +19,8 @@
  * consecutive entries with fewer loads: first, by groups of early_lanes too (while the merges
  * have not yet taken the memory bandwidth, which makes every round slower), every
  * MJ_MP_STRIDE-th entry and the next block's first; then groups of MJ_MP_LANES search for each
- * entry between only between the two it lies between, MJ_MP_STRIDE tiles of output apart. */
+ * entry between only between the two it lies between, MJ_MP_STRIDE tiles of output apart
+ * (early_lanes * MJ_MP_BOUNDS <= MJ_MP_NT, so that one block's threads find all bounds). */
 #define MJ_MP_ENTRIES (MJ_MP_NT / MJ_MP_LANES)
 #define MJ_MP_BOUNDS (MJ_MP_ENTRIES / MJ_MP_STRIDE + 1)
 extern "C" __global__ void __launch_bounds__(MJ_MP_NT)
