@@ -56,17 +56,12 @@ mj_merge_partition(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_co
             if (bound && (tid & (early_lanes - 1)) == 0) s_bound[k] = p;
         }
         __syncthreads();
-        /* Between the splits at d_left and d_right, the path takes at most d - d_left more
-         * outputs from a, and at least as many as leave d_right - d for after d. */
         int j = (tid / lanes) / MJ_MP_STRIDE;
         mj_i64 t_left = t0 + j * MJ_MP_STRIDE;
         mj_i64 d_left = mj_min(t_left * MJ_NV, n);
         mj_i64 d_right = mj_min(mj_min(t_left + MJ_MP_STRIDE, tiles) * MJ_NV, n);
         mj_i64 p_left = s_bound[j], p_right = s_bound[j + 1];
-        if (mine) {
-            lo = mj_max(lo, mj_max(p_left, p_right - (d_right - diag)));
-            hi = mj_min(hi, mj_min(p_right, p_left + (diag - d_left)));
-        }
+        if (mine) mj_narrow_split(diag, d_left, p_left, d_right, p_right, &lo, &hi);
     }
     mj_i64 p = mj_group_search(lanes, a, b, diag, lo, hi);
     if (owner) *slot = p;

@@ -48,6 +48,18 @@ MJ_HD int mj_search_lanes(long long searches) {
 #define MJ_MP_STRIDE 8
 #define MJ_MP_LANES 2
 
+/* Narrows [*lo, *hi], the range where the merge path's split at output diagonal d lies, by
+ * two known splits: p_left at d_left <= d and p_right at d_right >= d. Between d_left and d
+ * the path takes at most d - d_left outputs from a, and between d and d_right at most
+ * d_right - d; so the split lies in [p_right - (d_right - d), p_left + (d - d_left)] too. */
+MJ_HD void mj_narrow_split(long long d, long long d_left, long long p_left, long long d_right,
+                           long long p_right, long long *lo, long long *hi) {
+    long long least = p_left < p_right - (d_right - d) ? p_right - (d_right - d) : p_left;
+    long long most = p_left + (d - d_left) < p_right ? p_left + (d - d_left) : p_right;
+    *lo = *lo < least ? least : *lo;
+    *hi = most < *hi ? most : *hi;
+}
+
 /* Tiles of nv elements needed for n elements. */
 MJ_HD long long mj_tile_count(long long n, long long nv) { return (n + nv - 1) / nv; }
 

@@ -300,6 +300,48 @@ START_TEST(pass_and_tile_counts)
 }
 END_TEST
 
+/* The merge primitive's partitions (kernel_merge_arrays.cuh): every split narrowed by two
+ * others up to `stride` tiles away (mj_narrow_split) keeps its true value in range, and the
+ * range is no wider than the distance to the nearer of the two in outputs. */
+static void check_narrowing(long long a_count, long long b_count, long long nv, int dist,
+                            uint64_t seed) {
+    long long n = a_count + b_count, tiles = mj_tile_count(n, nv);
+    item *a = malloc((size_t)(n + 1) * sizeof *a), *b = a + a_count;
+    long long *p = malloc((size_t)(tiles + 1) * sizeof *p);
+    ck_assert(a && p);
+    fill(a, a_count, dist, &seed);
+    fill(b, b_count, dist, &seed);
+    qsort(a, (size_t)a_count, sizeof *a, cmp_stable);
+    qsort(b, (size_t)b_count, sizeof *b, cmp_stable);
+    for (long long t = 0; t <= tiles; ++t)
+        p[t] = merge_path(a, a_count, b, b_count, t * nv < n ? t * nv : n);
+    for (long long stride = 1; stride <= 16; stride *= 2)
+        for (long long t = 0; t <= tiles; ++t) {
+            long long left = t - t % stride, right = left + stride < tiles ? left + stride : tiles;
+            long long d = t * nv < n ? t * nv : n, d_left = left * nv < n ? left * nv : n;
+            long long d_right = right * nv < n ? right * nv : n;
+            long long lo = d > b_count ? d - b_count : 0, hi = d < a_count ? d : a_count;
+            mj_narrow_split(d, d_left, p[left], d_right, p[right], &lo, &hi);
+            long long near = d - d_left < d_right - d ? d - d_left : d_right - d;
+            REQUIRE(lo <= p[t] && p[t] <= hi && hi - lo <= near,
+                    "%lld + %lld, nv %lld, stride %lld: tile %lld's split %lld not in [%lld, %lld]",
+                    a_count, b_count, nv, stride, t, p[t], lo, hi);
+        }
+    free(a);
+    free(p);
+}
+
+START_TEST(merge_narrowing)
+{
+    static const long long sizes[][2] = {{0, 1000}, {1000, 0}, {1, 1}, {5000, 3},
+                                         {12345, 6789}, {40000, 40001}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i)
+        for (int d = 0; d < DIST_COUNT; ++d)
+            for (long long nv = 1; nv <= 1000; nv *= 10)
+                check_narrowing(sizes[i][0], sizes[i][1], nv, d, 7 + i);
+}
+END_TEST
+
 static Suite *frame_suite(void) {
     Suite *s = suite_create("frame");
     TCase *tc = tcase_create("model");
@@ -309,6 +351,7 @@ static Suite *frame_suite(void) {
     suite_add_tcase(s, tc);
     TCase *tn = tcase_create("counts");
     tcase_add_test(tn, pass_and_tile_counts);
+    tcase_add_test(tn, merge_narrowing);
     suite_add_tcase(s, tn);
     return s;
 }
