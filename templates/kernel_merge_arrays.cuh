@@ -51,8 +51,7 @@ mj_merge_partition(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_co
             int k = tid / early_lanes;
             bool bound = k < MJ_MP_BOUNDS;
             mj_i64 d = bound ? mj_min(mj_min(t0 + k * MJ_MP_STRIDE, tiles) * MJ_NV, n) : 0;
-            mj_i64 p = mj_group_search(early_lanes, a, b, d, d > b_count ? d - b_count : 0,
-                                       mj_min(d, a_count));
+            mj_i64 p = mj_group_merge_path(early_lanes, a, a_count, b, b_count, d);
             if (bound && (tid & (early_lanes - 1)) == 0) s_bound[k] = p;
         }
         __syncthreads();
