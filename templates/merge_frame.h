@@ -32,11 +32,12 @@ MJ_HD long long mj_clamp_count(long long want, long long begin, long long n) {
 
 /* Lanes that find one merge path split together (mj_group_merge_path) when a partition
  * kernel that runs alone (mergesort's, the queued passes') makes `searches` of them. A few
- * searches are bound by the latency of their chains of
- * dependent loads, which more lanes shorten; many are bound by the traffic of their scattered
- * loads, which more lanes add to. The thresholds are an H100's (merge partitions of 2^24 to
- * 2^27 keys, measured before the merge primitive's partitions overlapped its merges): there 4 lanes took 2^25 keys' splits from 25 to 16 us, 2 lanes 2^26 keys' from
- * 29 to 22 us, and at 2^27 (19785 splits) one lane was fastest. */
+ * searches are bound by the latency of their chains of dependent loads, which more lanes
+ * shorten; many are bound by the traffic of their scattered loads, which more lanes add to.
+ * The thresholds are an H100's (merge partitions of 2^24 to 2^27 keys, measured before the
+ * merge primitive's partitions overlapped its merges): there 4 lanes took 2^25 keys' splits
+ * from 25 to 16 us, 2 lanes 2^26 keys' from 29 to 22 us, and at 2^27 (19785 splits) one lane
+ * was fastest. */
 MJ_HD int mj_search_lanes(long long searches) {
     return searches <= 6144 ? 4 : searches <= 16384 ? 2 : 1;
 }

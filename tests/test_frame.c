@@ -303,6 +303,11 @@ END_TEST
 /* The merge primitive's partitions (kernel_merge_arrays.cuh): every split narrowed by two
  * others up to `stride` tiles away (mj_narrow_split) keeps its true value in range, and the
  * range is no wider than the distance to the nearer of the two in outputs. */
+/* The output diagonal where tile t starts, clamped to n as the kernel clamps it. */
+static long long tile_diag(long long t, long long nv, long long n) {
+    return t * nv < n ? t * nv : n;
+}
+
 static void check_narrowing(long long a_count, long long b_count, long long nv, int dist,
                             uint64_t seed) {
     long long n = a_count + b_count, tiles = mj_tile_count(n, nv);
@@ -314,12 +319,12 @@ static void check_narrowing(long long a_count, long long b_count, long long nv, 
     qsort(a, (size_t)a_count, sizeof *a, cmp_stable);
     qsort(b, (size_t)b_count, sizeof *b, cmp_stable);
     for (long long t = 0; t <= tiles; ++t)
-        p[t] = merge_path(a, a_count, b, b_count, t * nv < n ? t * nv : n);
+        p[t] = merge_path(a, a_count, b, b_count, tile_diag(t, nv, n));
     for (long long stride = 1; stride <= 16; stride *= 2)
         for (long long t = 0; t <= tiles; ++t) {
             long long left = t - t % stride, right = left + stride < tiles ? left + stride : tiles;
-            long long d = t * nv < n ? t * nv : n, d_left = left * nv < n ? left * nv : n;
-            long long d_right = right * nv < n ? right * nv : n;
+            long long d = tile_diag(t, nv, n), d_left = tile_diag(left, nv, n);
+            long long d_right = tile_diag(right, nv, n);
             long long lo = d > b_count ? d - b_count : 0, hi = d < a_count ? d : a_count;
             mj_narrow_split(d, d_left, p[left], d_right, p[right], &lo, &hi);
             long long near = d - d_left < d_right - d ? d - d_left : d_right - d;
