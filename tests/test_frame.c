@@ -1,4 +1,4 @@
-/* Mergesort's pass arithmetic (templates/merge_frame.h) against a CPU model. The model runs
+/* Mergesort's pass arithmetic (templates/shared/merge_frame.h) against a CPU model. The model runs
  * the GPU schedule on the CPU with the very same functions the kernels use: a stable sort of
  * every tile (mj_blocksort), then for each pass the partitions (mj_partition: the merge path
  * split at min(diag, a_count + b_count) of the frame's A and B) and the merges (mj_merge: each
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge_frame.h"
+#include "shared/merge_frame.h"
 #include "test_support.h"
 
 /* Check records every passing ck_assert (a system call each); the model checks millions of
@@ -38,7 +38,7 @@ static int cmp_stable(const void *pa, const void *pb) {
     return (a->index > b->index) - (a->index < b->index);
 }
 
-/* mj_merge_path (templates/merge_path.cuh) over the CPU items: ties go to a. */
+/* mj_merge_path (templates/thread/merge_path.cuh) over the CPU items: ties go to a. */
 static long long merge_path(const item *a, long long a_count, const item *b, long long b_count,
                             long long diag) {
     long long lo = diag > b_count ? diag - b_count : 0;

@@ -1,4 +1,4 @@
-/* The queued passes of segmented and locality sort (templates/work_queue.h) against a CPU
+/* The queued passes of segmented and locality sort (templates/shared/work_queue.h) against a CPU
  * model. The model runs the GPU schedule on the CPU with the functions the kernels use: a
  * segmented stable sort of every blocksort tile with its head range, then per pass the
  * partitions (mj_seg_merge_path's rule over the frame locks of mj_frame_locks), each tile's
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "work_queue.h"
+#include "shared/work_queue.h"
 #include "test_support.h"
 
 #define REQUIRE(cond, ...)                                                                   \
@@ -74,7 +74,7 @@ static long long merge_path(item *const buf[2], const unsigned char *where, long
     return lo;
 }
 
-/* mj_seg_merge_path (templates/merge_path.cuh). */
+/* mj_seg_merge_path (templates/thread/merge_path.cuh). */
 static long long seg_merge_path(item *const buf[2], const unsigned char *where, long long nv,
                                 long long a0, long long a_count, long long b0, long long diag,
                                 long long a_lock, long long b_lock) {

@@ -6,8 +6,8 @@
 #ifndef MJ_SORT_NETWORK_CUH
 #define MJ_SORT_NETWORK_CUH
 
-#include "spec_default.cuh"
-#include "serial_merge.cuh"
+#include "common/spec_default.cuh"
+#include "thread/serial_merge.cuh"
 
 MJ_DEVICE void mj_sort_network(mj_key keys[MJ_VT], int pos[MJ_VT], unsigned heads) {
 #pragma unroll

@@ -9,7 +9,7 @@
 #ifndef MJ_TILE_IO_CUH
 #define MJ_TILE_IO_CUH
 
-#include "spec_default.cuh"
+#include "common/spec_default.cuh"
 
 #define MJ_NV (MJ_NT * MJ_VT)
 #define MJ_BS_NV (MJ_BS_NT * MJ_VT)

@@ -3,9 +3,9 @@
 #ifndef MJ_KERNEL_MERGE_CUH
 #define MJ_KERNEL_MERGE_CUH
 
-#include "spec_default.cuh"
-#include "merge_frame.h"
-#include "cta_merge.cuh"
+#include "common/spec_default.cuh"
+#include "shared/merge_frame.h"
+#include "block/cta_merge.cuh"
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,

@@ -10,11 +10,11 @@
 #ifndef MJ_KERNEL_QUEUE_WORK_CUH
 #define MJ_KERNEL_QUEUE_WORK_CUH
 
-#include "spec_default.cuh"
-#include "merge_frame.h"
-#include "work_queue.h"
-#include "cta_merge.cuh"
-#include "kernel_queue_partition.cuh"
+#include "common/spec_default.cuh"
+#include "shared/merge_frame.h"
+#include "shared/work_queue.h"
+#include "block/cta_merge.cuh"
+#include "kernels/kernel_queue_partition.cuh"
 
 /* A tile's runs r of a queued pass, each read from the buffers that hold its (at most two)
  * tiles. */

@@ -3,7 +3,7 @@
 #ifndef MJ_KERNEL_HEADS_CUH
 #define MJ_KERNEL_HEADS_CUH
 
-#include "mj_common.cuh"
+#include "common/mj_common.cuh"
 
 /* One byte per element, non-zero at heads. One thread per element over whole words (launch
  * head_words * 32 threads in blocks of a multiple of 32): a warp's ballot is one word. */

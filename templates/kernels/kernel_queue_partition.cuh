@@ -7,11 +7,11 @@
 #ifndef MJ_KERNEL_QUEUE_PARTITION_CUH
 #define MJ_KERNEL_QUEUE_PARTITION_CUH
 
-#include "spec_default.cuh"
-#include "merge_frame.h"
-#include "work_queue.h"
-#include "merge_path.cuh"
-#include "tile_io.cuh"
+#include "common/spec_default.cuh"
+#include "shared/merge_frame.h"
+#include "shared/work_queue.h"
+#include "thread/merge_path.cuh"
+#include "block/tile_io.cuh"
 
 /* Of the arrays p0 over the result buffer and p1 over scratch, the one holding tile t. */
 template <typename T>

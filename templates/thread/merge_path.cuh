@@ -4,7 +4,7 @@
 #ifndef MJ_MERGE_PATH_CUH
 #define MJ_MERGE_PATH_CUH
 
-#include "spec_default.cuh"
+#include "common/spec_default.cuh"
 
 template <typename I>
 MJ_DEVICE I mj_merge_path(const mj_key *a, I a_count, const mj_key *b, I b_count, I diag) {

@@ -17,11 +17,11 @@
 #ifndef MJ_CTA_BLOCKSORT_CUH
 #define MJ_CTA_BLOCKSORT_CUH
 
-#include "spec_default.cuh"
-#include "sort_network.cuh"
-#include "merge_path.cuh"
-#include "serial_merge.cuh"
-#include "tile_io.cuh"
+#include "common/spec_default.cuh"
+#include "thread/sort_network.cuh"
+#include "thread/merge_path.cuh"
+#include "thread/serial_merge.cuh"
+#include "block/tile_io.cuh"
 
 MJ_DEVICE unsigned mj_pack_heads(int first, int last) {
     return (unsigned)first | (unsigned)(last + 1) << 16;

@@ -10,10 +10,10 @@
 #ifndef MJ_CTA_MERGE_CUH
 #define MJ_CTA_MERGE_CUH
 
-#include "spec_default.cuh"
-#include "merge_path.cuh"
-#include "serial_merge.cuh"
-#include "tile_io.cuh"
+#include "common/spec_default.cuh"
+#include "thread/merge_path.cuh"
+#include "thread/serial_merge.cuh"
+#include "block/tile_io.cuh"
 
 /* Declares a kernel's shared memory for mj_cta_merge: keys, and positions when values are
  * carried (else a null pointer that is never used). */

@@ -5,7 +5,7 @@
 #ifndef MJ_KEY_ORDER_CUH
 #define MJ_KEY_ORDER_CUH
 
-#include "mj_common.cuh"
+#include "common/mj_common.cuh"
 
 /* 16-bit floating-point keys travel as bit patterns: NVRTC cannot reach the toolkit's
  * cuda_fp16.h/cuda_bf16.h, and sorting needs only the order, not arithmetic. */

@@ -25,7 +25,7 @@
 #ifndef MJ_WORK_QUEUE_H
 #define MJ_WORK_QUEUE_H
 
-#include "merge_frame.h"
+#include "shared/merge_frame.h"
 
 enum { MJ_JOB_NONE = 0, MJ_JOB_MERGE = 1 };
 /* Bits of a tile's location byte. */

@@ -4,10 +4,10 @@
 #ifndef MJ_KERNEL_PARTITION_CUH
 #define MJ_KERNEL_PARTITION_CUH
 
-#include "spec_default.cuh"
-#include "merge_frame.h"
-#include "merge_path.cuh"
-#include "tile_io.cuh"
+#include "common/spec_default.cuh"
+#include "shared/merge_frame.h"
+#include "thread/merge_path.cuh"
+#include "block/tile_io.cuh"
 
 extern "C" __global__ void mj_partition(const mj_key *keys, mj_i64 n, mj_i64 coop, mj_i64 tiles,
                                         mj_i64 *partitions, int lanes) {

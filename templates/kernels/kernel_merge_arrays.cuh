@@ -4,10 +4,10 @@
 #ifndef MJ_KERNEL_MERGE_ARRAYS_CUH
 #define MJ_KERNEL_MERGE_ARRAYS_CUH
 
-#include "spec_default.cuh"
-#include "merge_frame.h"
-#include "merge_path.cuh"
-#include "cta_merge.cuh"
+#include "common/spec_default.cuh"
+#include "shared/merge_frame.h"
+#include "thread/merge_path.cuh"
+#include "block/cta_merge.cuh"
 
 /* partitions[t] for t in [0, tiles]: how many of the first t * MJ_NV outputs come from a.
  * The merge kernel may start while this one runs (mj_launch_overlapped): every entry is set

@@ -1,11 +1,11 @@
 /* The kernel specification the generator writes at the top of every translation unit: key
  * and value types, the comparator and the tile shapes. These defaults (u32 keys ascending
- * with 4-byte values, 128 x 7, blocksort 256 x 7) only let a template file compile on its own,
- * e.g. with `nvcc -c -x cu templates/kernel_merge.cuh`; the generator never emits this file. */
+ * with 4-byte values, 128 x 7, blocksort 256 x 7) only let a template compile on its own, e.g.
+ * `nvcc -c -x cu -I templates templates/kernels/kernel_merge.cuh`; the generator omits it. */
 #ifndef MJ_SPEC
 #define MJ_SPEC 1
 
-#include "mj_common.cuh"
+#include "common/mj_common.cuh"
 
 #define MJ_NT 128
 #define MJ_VT 7

@@ -12,11 +12,11 @@
 #ifndef MJ_KERNEL_BLOCKSORT_CUH
 #define MJ_KERNEL_BLOCKSORT_CUH
 
-#include "spec_default.cuh"
-#include "tile_io.cuh"
-#include "cta_blocksort.cuh"
+#include "common/spec_default.cuh"
+#include "block/tile_io.cuh"
+#include "block/cta_blocksort.cuh"
 #if MJ_SEGMENTED
-#include "work_queue.h"
+#include "shared/work_queue.h"
 
 /* The MJ_VT head flags of elements [pos, pos + MJ_VT) (MJ_VT <= 32). */
 MJ_DEVICE unsigned mj_thread_heads(const mj_u32 *heads, mj_i64 head_words, mj_i64 pos) {

@@ -11,7 +11,7 @@
 #ifndef MJ_SERIAL_MERGE_CUH
 #define MJ_SERIAL_MERGE_CUH
 
-#include "spec_default.cuh"
+#include "common/spec_default.cuh"
 
 #ifndef MJ_SEGMENTED
 #define MJ_SEGMENTED 0
