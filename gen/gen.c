@@ -6,7 +6,11 @@
 #include "strbuf.h"
 #include "templates_embedded.h"
 
-/* Templates in dependency order, after the spec, per primitive. */
+/* Before the spec: what the spec's types and comparator use. */
+static const char *const prelude_templates[] = {"mj_common.cuh", "key_order.cuh", NULL};
+
+/* Templates in dependency order, after the spec, per primitive. Each list holds every file its
+ * templates include (test_gen checks it), as the generator drops their #include lines. */
 static const char *const mergesort_templates[] = {
     "merge_frame.h", "merge_path.cuh",    "serial_merge.cuh",     "sort_network.cuh",
     "tile_io.cuh",   "cta_blocksort.cuh", "cta_merge.cuh",        "kernel_blocksort.cuh",
@@ -61,12 +65,15 @@ unsigned mj_primitive_kernels(mj_primitive primitive) {
 }
 #undef K
 
-static const char *const *primitive_templates(mj_primitive primitive) {
+const char *const *mj_prelude_templates(void) { return prelude_templates; }
+
+const char *const *mj_primitive_templates(mj_primitive primitive) {
     switch (primitive) {
     case MJ_MERGESORT: return mergesort_templates;
     case MJ_MERGE: return merge_templates;
     case MJ_SEGMENTED_SORT: return segsort_templates;
-    default: return locality_templates;
+    case MJ_LOCALITY_SORT: return locality_templates;
+    default: return NULL;
     }
 }
 
@@ -303,9 +310,8 @@ int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err
                  spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
     mj_sb_printf(&sb, "#define MJ_SEGMENTED %d\n", spec->primitive == MJ_SEGMENTED_SORT);
 
-    const char *prelude[] = {"mj_common.cuh", "key_order.cuh"};
-    for (size_t i = 0; i < sizeof prelude / sizeof *prelude; ++i) {
-        const mj_template *t = mj_template_find(prelude[i]);
+    for (const char *const *name = prelude_templates; *name; ++name) {
+        const mj_template *t = mj_template_find(*name);
         if (!t) goto missing;
         append_template(&sb, t);
     }
@@ -336,7 +342,8 @@ int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err
     }
     mj_sb_puts(&sb, "}\n");
 
-    for (const char *const *name = primitive_templates(spec->primitive); *name; ++name) {
+    /* mj_spec_check took the primitive: its list is not NULL. */
+    for (const char *const *name = mj_primitive_templates(spec->primitive); *name; ++name) {
         const mj_template *t = mj_template_find(*name);
         if (!t) goto missing;
         append_template(&sb, t);

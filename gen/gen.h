@@ -26,6 +26,12 @@ const char *mj_kernel_name(mj_kernel_id id);
 /* Bit k set: the primitive's module has kernel k. */
 unsigned mj_primitive_kernels(mj_primitive primitive);
 
+/* The embedded templates (by file name, NULL-terminated) the source is made of, in order:
+ * the prelude before the spec, then the primitive's own after it (NULL for an unknown
+ * primitive). Exposed for test_gen, which checks each list against the #include lines. */
+const char *const *mj_prelude_templates(void);
+const char *const *mj_primitive_templates(mj_primitive primitive);
+
 typedef struct mj_kernel_spec {
     mj_primitive primitive;
     mj_key_kind key;
