@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "store/bundle_file.h"
+#include "store/bundle_read.h"
 #include "store/bundle_write.h"
 #include "base/file_io.h"
 #include "test_support.h"

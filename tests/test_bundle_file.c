@@ -3,6 +3,7 @@
 #include <check.h>
 
 #include "store/bundle_file.h"
+#include "store/bundle_read.h"
 #include "store/bundle_write.h"
 #include "base/sha256.h"
 #include "test_support.h"

@@ -1,5 +1,5 @@
 /* The bundle builder behind `mergejit gen` and the listing of a bundle (public: mergejit.h).
- * The file format is store/bundle_file.c's; request and source keys are core/bundle_match.c's. */
+ * The file format is store/bundle_file.h's; request and source keys are core/bundle_match.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "gen.h"
 #include "mergejit.h"
 #include "store/bundle_file.h"
+#include "store/bundle_read.h"
 #include "store/bundle_write.h"
 
 struct mj_bundle_builder {

@@ -1,5 +1,5 @@
 /* Matching requests against the context's bundle: see bundle_match.h. The file format is
- * store/bundle_file.c's. */
+ * store/bundle_file.h's. */
 #include "core/bundle_match.h"
 
 #include <stdio.h>

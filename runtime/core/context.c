@@ -10,6 +10,7 @@
 #include "base/file_io.h"
 #include "base/host_alloc.h"
 #include "store/bundle_file.h"
+#include "store/bundle_read.h"
 #include "store/cache.h"
 #include "store/tuning_file.h"
 #include "store/tuning_parse.h"

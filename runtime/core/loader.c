@@ -14,6 +14,7 @@
 #include "driver/compile.h"
 #include "driver/dl_nvrtc.h"
 #include "store/bundle_file.h"
+#include "store/bundle_read.h"
 #include "store/cache.h"
 
 static mj_module *find(mj_context *ctx, const uint8_t key[32]) {

@@ -6,17 +6,17 @@
  *  12  uint32    entry count
  *  16  char[16]  library version that wrote it (NUL-padded; for messages only)
  *  32  uint8[32] SHA-256 of the index (the entry records)
- *  64  index: count records of MJ_BUNDLE_RECORD bytes (see bundle_file.c)
+ *  64  index: count records of MJ_BUNDLE_RECORD bytes (see bundle_layout.h)
  *      then the payloads, each at the offset its record gives.
  *
- * A record holds the entry's request key (what a context asks for: see the runtime's
- * bundle.c), its source key (hash of the generated source it was compiled from), the tile, the
+ * A record holds the entry's request key (what a context asks for: see
+ * core/bundle_match.c), its source key (hash of the generated source it was compiled from), the tile, the
  * target, ptxas's register and spill figures, a label for people, and the payload's offset,
  * size and SHA-256. Reading checks the magic, version, index hash, that every payload lies
  * inside the file and does not overlap the index, and that no two records share a request key;
  * a payload's own hash is checked when it is read.
  *
- * This header has the types and the reader; bundle_write.h has the writer. */
+ * This header has the types; bundle_read.h reads a file and bundle_write.h writes one. */
 #ifndef MJ_BUNDLE_FILE_H
 #define MJ_BUNDLE_FILE_H
 
@@ -49,18 +49,8 @@ typedef struct mj_bundle_index {
     size_t count;
 } mj_bundle_index;
 
-/* Reads and checks the header and index of path. 0, or -1 with err naming the path and the
- * problem (missing, not a bundle, another format version, damaged index, payload outside the
- * file, duplicate entries). */
-int mj_bundle_read_index(const char *path, mj_bundle_index *out, char *err, size_t errcap);
-
 /* The entry with this request key, or NULL. */
 const mj_bundle_entry *mj_bundle_find(const mj_bundle_index *b, const uint8_t request[32]);
-
-/* Reads an entry's payload from path into *data (malloc'd) and checks its SHA-256. 0, or -1
- * with err (I/O, changed or damaged file). */
-int mj_bundle_read_payload(const char *path, const mj_bundle_entry *e, void **data, char *err,
-                           size_t errcap);
 
 void mj_bundle_index_free(mj_bundle_index *b);
 

@@ -1,5 +1,38 @@
-/* The byte layout of bundle files, shared by the reader (bundle_file.c) and the writer
- * (bundle_write.c); the record layout is described in bundle_file.c. Internal to store/. */
+/* The byte layout of bundle files, shared by the reader (bundle_read.c) and the writer
+ * (bundle_write.c); the header is described in bundle_file.h. Internal to store/.
+ *
+ * Record layout, MJ_BUNDLE_RECORD (256) bytes, integers little-endian:
+ *    0  uint8[32] request key
+ *   32  uint8[32] source key
+ *   64  uint8[32] SHA-256 of the payload
+ *   96  uint64    payload offset (from the start of the file)
+ *  104  uint64    payload size
+ *  112  uint32    sm
+ *  116  uint32    primitive (mj_primitive)
+ *  120  uint32    key kind (mj_key_kind)
+ *  124  uint32    key size
+ *  128  uint32    value size
+ *  132  int32     nt
+ *  136  int32     vt
+ *  140  int32     bs_nt
+ *  144  int32     registers (-1 unknown)
+ *  148  int64     spill bytes (-1 unknown)
+ *  156  char[96]  label, NUL-padded (the writer always leaves a NUL; the reader terminates it
+ *                 anyway)
+ *  252  uint8[4]  zero
+ *
+ * The index (all records, in the order given to the writer) starts at byte 64. The payloads
+ * follow it in the same order, each at the next multiple of 16 with zero bytes between. The
+ * header's index hash is SHA-256 over the records' bytes, exactly as the header describes.
+ *
+ * The library-version field (header bytes 16..31) is outside that hash; the reader requires
+ * it to be printable ASCII followed only by NULs, so that damage there is caught in most
+ * cases and never reaches a message as raw bytes. A change that keeps it printable (say
+ * "0.1.0" to "1.1.0") goes unnoticed, which is harmless: it is only shown to people.
+ *
+ * The writer refuses what the reader would refuse (duplicate request keys, fields out of
+ * range), so a file it writes always reads back. The file is created with mode 0644: a bundle
+ * is shipped to be read by other users, unlike the cache's private entries. */
 #ifndef MJ_BUNDLE_LAYOUT_H
 #define MJ_BUNDLE_LAYOUT_H
 

@@ -1,5 +1,5 @@
-/* Writing deployment bundle files: see bundle_file.h for the contract and bundle_file.c for
- * the record layout. */
+/* Writing deployment bundle files: see bundle_file.h for the contract and bundle_layout.h for
+ * the byte layout. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* PATH_MAX when built on its own */
 #endif

@@ -5,6 +5,7 @@
 #include "fuzz_util.h"
 
 #include "store/bundle_file.h"
+#include "store/bundle_read.h"
 #include "base/sha256.h"
 
 #define HEADER_SIZE 64
