@@ -10,11 +10,11 @@
  *      then the payloads, each at the offset its record gives.
  *
  * A record holds the entry's request key (what a context asks for: see
- * core/bundle_match.c), its source key (hash of the generated source it was compiled from), the tile, the
- * target, ptxas's register and spill figures, a label for people, and the payload's offset,
- * size and SHA-256. Reading checks the magic, version, index hash, that every payload lies
- * inside the file and does not overlap the index, and that no two records share a request key;
- * a payload's own hash is checked when it is read.
+ * core/bundle_match.c), its source key (hash of the generated source it was compiled from),
+ * the tile, the target, ptxas's register and spill figures, a label for people, and the
+ * payload's offset, size and SHA-256. Reading checks the magic, version, index hash, that every
+ * payload lies inside the file and does not overlap the index, and that no two records share a
+ * request key; a payload's own hash is checked when it is read.
  *
  * This header has the types; bundle_read.h reads a file and bundle_write.h writes one. */
 #ifndef MJ_BUNDLE_FILE_H

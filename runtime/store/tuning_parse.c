@@ -268,7 +268,8 @@ static int check_header(const char *p, const char *end, const char *name, char *
         return -1;
     }
     mj_set_err(err, errcap,
-               "%s is not a mergejit tuning file (its first line is not '" MJ_TUNING_HEADER_WORD " 1')",
+               "%s is not a mergejit tuning file (its first line is not '" MJ_TUNING_HEADER_WORD
+               " 1')",
                name);
     return -1;
 }

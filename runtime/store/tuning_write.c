@@ -88,7 +88,8 @@ static int format_text(const char *path, const mj_tuning *t, mj_strbuf *b, char 
         const mj_tuning_entry *e = &t->entries[i];
         size_t g = i;
         for (size_t j = 0; j < i; j++)
-            if (t->entries[j].sm == e->sm && mj_tuning_same_device(t->entries[j].device, e->device)) {
+            if (t->entries[j].sm == e->sm &&
+                mj_tuning_same_device(t->entries[j].device, e->device)) {
                 g = items[j].group;
                 break;
             }
