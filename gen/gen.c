@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "templates_embedded.h"
 
 /* Before the spec: what the spec's types and comparator use. */
@@ -198,13 +198,14 @@ int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_si
         snprintf(err, errcap, "unknown primitive %d", (int)primitive);
         return -1;
     }
-    if (nt < 32 || nt > 1024 || (nt & (nt - 1))) {
-        snprintf(err, errcap, "NT must be a power of two from 32 to 1024, not %d", nt);
+    if (nt < MJ_MIN_NT || nt > MJ_MAX_NT || (nt & (nt - 1))) {
+        snprintf(err, errcap, "NT must be a power of two from %d to %d, not %d", MJ_MIN_NT,
+                 MJ_MAX_NT, nt);
         return -1;
     }
-    if (bs_nt < nt || bs_nt > 1024 || (bs_nt & (bs_nt - 1))) {
-        snprintf(err, errcap, "blocksort threads must be a power of two from NT (%d) to 1024, "
-                              "not %d", nt, bs_nt);
+    if (bs_nt < nt || bs_nt > MJ_MAX_NT || (bs_nt & (bs_nt - 1))) {
+        snprintf(err, errcap, "blocksort threads must be a power of two from NT (%d) to %d, "
+                              "not %d", nt, MJ_MAX_NT, bs_nt);
         return -1;
     }
     if (vt < 1 || vt > MJ_MAX_VT) {
@@ -231,6 +232,30 @@ int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_si
         return -1;
     }
     return 0;
+}
+
+static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+const char *mj_tile_bounds_check(mj_primitive primitive, long long key_size,
+                                 long long value_size, long long nt, long long vt,
+                                 long long bs_nt, char *why, size_t cap) {
+    if (mj_primitive_name(primitive) == NULL)
+        snprintf(why, cap, "primitive %d is unknown", (int)primitive);
+    else if (key_size < 1 || key_size > 256)
+        snprintf(why, cap, "key_size %lld is out of range (1..256)", key_size);
+    else if (value_size < 0 || value_size > MJ_MAX_VALUE_SIZE)
+        snprintf(why, cap, "value_size %lld is out of range (0..%d)", value_size,
+                 MJ_MAX_VALUE_SIZE);
+    else if (!is_pow2(nt) || nt < MJ_MIN_NT || nt > MJ_MAX_NT)
+        snprintf(why, cap, "nt %lld is not a power of two in %d..%d", nt, MJ_MIN_NT, MJ_MAX_NT);
+    else if (vt < 1 || vt > MJ_MAX_VT)
+        snprintf(why, cap, "vt %lld is out of range (1..%d)", vt, MJ_MAX_VT);
+    else if (bs_nt < nt || bs_nt > MJ_MAX_NT || bs_nt % nt != 0 || !is_pow2(bs_nt / nt))
+        snprintf(why, cap, "bs_nt %lld is not nt (%lld) times a power of two, at most %d",
+                 bs_nt, nt, MJ_MAX_NT);
+    else
+        return NULL;
+    return why;
 }
 
 int mj_spec_bs_nt(const mj_kernel_spec *spec) { return spec->bs_nt ? spec->bs_nt : spec->nt; }

@@ -48,6 +48,8 @@ typedef struct mj_kernel_spec {
 
 #define MJ_MAX_VALUE_SIZE 64
 #define MJ_MAX_VT 63
+#define MJ_MIN_NT 32   /* NT and blocksort threads: powers of two in MJ_MIN_NT..MJ_MAX_NT */
+#define MJ_MAX_NT 1024
 
 /* Size of the key in bytes (custom: type_size). */
 size_t mj_spec_key_size(const mj_kernel_spec *spec);
@@ -71,6 +73,16 @@ size_t mj_tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
  * memory); 0 when usable, else -1 with a message. Part of mj_spec_check. */
 int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
                         int vt, int bs_nt, char *err, size_t errcap);
+
+/* The bounds any tile's numbers lie in, whatever its primitive's further rules (those are
+ * mj_tile_shape_check's): a known primitive, key_size 1..256, value_size 0..MJ_MAX_VALUE_SIZE,
+ * NT a power of two in MJ_MIN_NT..MJ_MAX_NT, VT 1..MJ_MAX_VT, bs_nt NT times a power of two
+ * up to MJ_MAX_NT. The tuning file's reader and writer use it. NULL, or what is wrong (written
+ * into why). Numbers arrive as long long so that a parser can pass what it read before
+ * narrowing it. */
+const char *mj_tile_bounds_check(mj_primitive primitive, long long key_size,
+                                 long long value_size, long long nt, long long vt,
+                                 long long bs_nt, char *why, size_t cap);
 
 /* Checks the spec; 0 when usable, else -1 with a message. */
 int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);

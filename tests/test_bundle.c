@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bundle_file.h"
-#include "file_io.h"
+#include "store/bundle_file.h"
+#include "store/bundle_read.h"
+#include "store/bundle_write.h"
+#include "base/file_io.h"
 #include "test_support.h"
 
 static const char *rec_source = "struct rec { unsigned long long hi, lo; };";

@@ -2,8 +2,10 @@
  * foreign and future files. CPU only. */
 #include <check.h>
 
-#include "bundle_file.h"
-#include "sha256.h"
+#include "store/bundle_file.h"
+#include "store/bundle_read.h"
+#include "store/bundle_write.h"
+#include "base/sha256.h"
 #include "test_support.h"
 
 #include <dirent.h>

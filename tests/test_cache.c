@@ -2,9 +2,9 @@
  * writers, failures, clearing and the default directory. CPU only. */
 #include <check.h>
 
-#include "cache.h"
-#include "file_io.h"
-#include "sha256.h"
+#include "store/cache.h"
+#include "base/file_io.h"
+#include "base/sha256.h"
 #include "test_support.h"
 
 #include <dirent.h>

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile.h"
-#include "context.h"
-#include "dl_nvrtc.h"
+#include "driver/compile.h"
+#include "core/tile_choice.h"
+#include "driver/dl_nvrtc.h"
 #include "gen.h"
 #include "test_support.h"
 

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "file_io.h"
+#include "base/file_io.h"
 #include "test_support.h"
 
 #define HEADER_SIZE 96 /* a cache entry's header, as laid out in runtime/cache.c */

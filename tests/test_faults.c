@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "compile.h"
-#include "host_alloc.h"
+#include "driver/compile.h"
+#include "base/host_alloc.h"
 #include "test_support.h"
 
 typedef struct fixture {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "devmem.h"
+#include "api/devmem.h"
 #include "test_support.h"
 
 static mj_context *ctx;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devmem.h"
+#include "api/devmem.h"
 #include "test_support.h"
 
 static mj_context *ctx;

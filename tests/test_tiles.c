@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_io.h"
+#include "base/file_io.h"
 #include "test_support.h"
 #include "tune.h"
 

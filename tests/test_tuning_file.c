@@ -3,7 +3,9 @@
 #include <check.h>
 
 #include "test_support.h"
-#include "tuning_file.h"
+#include "store/tuning_file.h"
+#include "store/tuning_parse.h"
+#include "store/tuning_write.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,8 +4,9 @@
  * in-file payload's SHA-256 and then the index hash recomputed, so that payload reads succeed. */
 #include "fuzz_util.h"
 
-#include "bundle_file.h"
-#include "sha256.h"
+#include "store/bundle_file.h"
+#include "store/bundle_read.h"
+#include "base/sha256.h"
 
 #define HEADER_SIZE 64
 #define RECORD 256

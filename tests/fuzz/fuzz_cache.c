@@ -4,8 +4,8 @@
  * a crash, leak or a hit that disagrees with the file is not. */
 #include "fuzz_util.h"
 
-#include "cache.h"
-#include "sha256.h"
+#include "store/cache.h"
+#include "base/sha256.h"
 
 #define HEADER_SIZE 96
 #define OFF_REGISTERS 12

@@ -3,7 +3,9 @@
  * (gkeys as the writer's two decimals give it back). */
 #include "fuzz_util.h"
 
-#include "tuning_file.h"
+#include "store/tuning_file.h"
+#include "store/tuning_parse.h"
+#include "store/tuning_write.h"
 
 #include <math.h>
 

@@ -6,9 +6,10 @@
  *     -lpthread -ldl -lm -o /tmp/make_seeds
  *   /tmp/make_seeds tests/fuzz/corpus/fuzz_bundle tests/fuzz/corpus/fuzz_cache
  * (Not a fuzz target: tools/fuzz-run builds only fuzz_*.c.) */
-#include "bundle_file.h"
-#include "cache.h"
-#include "sha256.h"
+#include "store/bundle_file.h"
+#include "store/bundle_write.h"
+#include "store/cache.h"
+#include "base/sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,99 @@
+/* One-call functions: build (or find) the sorter, run it with library-allocated storage. */
+#include "core/context.h"
+
+/* The sorter for desc with the call's value size (and primitive, unless `primitive` is
+ * MJ_PRIMITIVE_COUNT: then desc's). */
+static mj_status make(mj_context *ctx, const mj_sort_desc *desc, mj_primitive primitive,
+                      size_t value_size, mj_sorter **s) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!desc) return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc is NULL");
+    mj_sort_desc d = *desc;
+    d.value_size = value_size;
+    if (primitive != MJ_PRIMITIVE_COUNT) d.primitive = primitive;
+    return mj_sorter_create(ctx, &d, s);
+}
+
+static mj_status sort(mj_context *ctx, const mj_sort_desc *desc, size_t value_size, void *keys,
+                      void *values, size_t n, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_PRIMITIVE_COUNT, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_sort(s, keys, values, n, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}
+
+mj_status mj_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys, size_t n,
+                       void *stream) {
+    return sort(ctx, desc, 0, keys, NULL, n, stream);
+}
+
+mj_status mj_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys, void *values,
+                        size_t value_size, size_t n, void *stream) {
+    if (ctx && value_size == 0)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sort_pairs needs value_size > 0");
+    return sort(ctx, desc, value_size, keys, values, n, stream);
+}
+
+mj_status mj_sort_indices(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
+                          void *indices, size_t index_size, size_t n, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_MERGESORT, index_size, &s);
+    if (st) return st;
+    st = mj_sorter_sort_indices(s, keys, indices, n, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}
+
+static mj_status merge(mj_context *ctx, const mj_sort_desc *desc, size_t value_size,
+                       const void *ak, const void *av, size_t a_count, const void *bk,
+                       const void *bv, size_t b_count, void *ok, void *ov, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_MERGE, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_merge(s, ak, av, a_count, bk, bv, b_count, ok, ov, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}
+
+mj_status mj_merge_keys(mj_context *ctx, const mj_sort_desc *desc, const void *a_keys,
+                        size_t a_count, const void *b_keys, size_t b_count, void *out_keys,
+                        void *stream) {
+    return merge(ctx, desc, 0, a_keys, NULL, a_count, b_keys, NULL, b_count, out_keys, NULL,
+                 stream);
+}
+
+mj_status mj_merge_pairs(mj_context *ctx, const mj_sort_desc *desc, const void *a_keys,
+                         const void *a_values, size_t a_count, const void *b_keys,
+                         const void *b_values, size_t b_count, void *out_keys,
+                         void *out_values, size_t value_size, void *stream) {
+    if (ctx && value_size == 0)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_merge_pairs needs value_size > 0");
+    return merge(ctx, desc, value_size, a_keys, a_values, a_count, b_keys, b_values, b_count,
+                 out_keys, out_values, stream);
+}
+
+static mj_status segsort(mj_context *ctx, const mj_sort_desc *desc, size_t value_size,
+                         void *keys, void *values, size_t n, const mj_segments *segments,
+                         void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_SEGMENTED_SORT, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_segmented_sort(s, keys, values, n, segments, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}
+
+mj_status mj_segmented_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys,
+                                 size_t n, const mj_segments *segments, void *stream) {
+    return segsort(ctx, desc, 0, keys, NULL, n, segments, stream);
+}
+
+mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
+                                  void *values, size_t value_size, size_t n,
+                                  const mj_segments *segments, void *stream) {
+    if (ctx && value_size == 0)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "mj_segmented_sort_pairs needs value_size > 0");
+    return segsort(ctx, desc, value_size, keys, values, n, segments, stream);
+}

@@ -1,0 +1,86 @@
+/* Sorters (public: mergejit.h): building one from a description, its getters, and the
+ * dispatch of mj_sorter_temp_size and mj_sorter_sort to the primitives. */
+#include <stdlib.h>
+
+#include "base/host_alloc.h"
+#include "core/context.h"
+#include "core/loader.h"
+#include "core/tile_choice.h"
+#include "gen.h"
+#include "mergejit.h"
+#include "primitives/merge.h"
+#include "primitives/mergesort.h"
+#include "primitives/queued.h"
+#include "primitives/run.h"
+
+/* The alignment the generated value type needs (see gen.c's value types). */
+static size_t value_alignment(size_t v) {
+    if (v == 0) return 1;
+    if (v == 16) return 16;
+    return v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
+}
+
+mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!desc || !out) return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc and out are required");
+    *out = NULL;
+    mj_kernel_spec spec;
+    const mj_bundle_entry *entry = NULL;
+    mj_status st = mj_spec_from_desc(ctx, desc, &spec);
+    if (!st) st = mj_choose_tile(ctx, desc, &spec, &entry);
+    if (st) return st;
+    size_t key_size = mj_spec_key_size(&spec);
+
+    mj_sorter *s = mj_calloc(1, sizeof *s);
+    if (!s) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+    st = mj_module_get(ctx, &spec, entry, &s->mod, &s->source, &s->build_ms);
+    if (st) {
+        free(s);
+        return st;
+    }
+    s->ctx = ctx;
+    s->key_size = key_size;
+    s->key_align = desc->key == MJ_KEY_CUSTOM ? desc->type_align : key_size;
+    s->value_size = desc->value_size;
+    s->value_align = value_alignment(desc->value_size);
+    s->nt = spec.nt;
+    s->vt = spec.vt;
+    s->bs_nt = mj_spec_bs_nt(&spec);
+    s->primitive = desc->primitive;
+    *out = s;
+    return MJ_OK;
+}
+
+void mj_sorter_destroy(mj_sorter *sorter) { free(sorter); }
+
+int mj_sorter_source(const mj_sorter *s) { return s ? s->source : -1; }
+double mj_sorter_build_ms(const mj_sorter *s) { return s ? s->build_ms : 0; }
+void mj_sorter_tile(const mj_sorter *s, int *nt, int *vt) {
+    if (nt) *nt = s ? s->nt : 0;
+    if (vt) *vt = s ? s->vt : 0;
+}
+void mj_sorter_resources(const mj_sorter *s, int *registers, long *spill_bytes) {
+    if (registers) *registers = s ? s->mod->registers : -1;
+    if (spill_bytes) *spill_bytes = s ? s->mod->spill_bytes : -1;
+}
+
+mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
+    if (!s || !bytes) return MJ_ERR_INVALID_ARGUMENT;
+    switch (s->primitive) {
+    case MJ_MERGE: return mj_merge_temp(s, n, bytes);
+    case MJ_SEGMENTED_SORT:
+    case MJ_LOCALITY_SORT: return mj_queued_temp(s, n, bytes);
+    default: return mj_mergesort_temp(s, n, indices, bytes);
+    }
+}
+
+mj_status mj_sorter_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
+                         size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_status st = mj_sorter_expect(s, 1u << MJ_MERGESORT | 1u << MJ_LOCALITY_SORT,
+                                    "mj_sorter_sort");
+    if (st || (st = mj_check_values(s, values, n))) return st;
+    if (s->primitive == MJ_LOCALITY_SORT)
+        return mj_locality_sort(s, keys, values, n, temp, temp_bytes, stream);
+    return mj_mergesort_sort(s, keys, values, n, temp, temp_bytes, stream);
+}

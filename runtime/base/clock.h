@@ -1,0 +1,8 @@
+/* A monotonic clock for the build and load times a sorter reports. Internal. */
+#ifndef MJ_CLOCK_H
+#define MJ_CLOCK_H
+
+/* Milliseconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
+double mj_now_ms(void);
+
+#endif

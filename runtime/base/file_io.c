@@ -1,0 +1,219 @@
+/* File helpers shared by the on-disk formats: see file_io.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mkostemp, pread, PATH_MAX, O_CLOEXEC/O_DIRECTORY when built on its own */
+#endif
+
+#include "base/file_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* At most this much per read or write call: Linux moves at most about 2 GiB per call. */
+#define IO_CHUNK ((size_t)1 << 30)
+
+void mj_set_err(char *err, size_t errcap, const char *fmt, ...)
+{
+    if (!err || errcap == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errcap, fmt, ap);
+    va_end(ap);
+}
+
+/* mj_read_full, or mj_pread_full when positional. */
+static ssize_t read_loop(int fd, void *buf, size_t n, int positional, uint64_t offset)
+{
+    size_t done = 0;
+    while (done < n) {
+        size_t chunk = n - done < IO_CHUNK ? n - done : IO_CHUNK;
+        char *p = (char *)buf + done;
+        ssize_t r = positional ? pread(fd, p, chunk, (off_t)(offset + done))
+                               : read(fd, p, chunk);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        done += (size_t)r;
+    }
+    return (ssize_t)done;
+}
+
+ssize_t mj_read_full(int fd, void *buf, size_t n)
+{
+    return read_loop(fd, buf, n, 0, 0);
+}
+
+ssize_t mj_pread_full(int fd, void *buf, size_t n, uint64_t offset)
+{
+    return read_loop(fd, buf, n, 1, offset);
+}
+
+mj_status mj_io_status(int rc)
+{
+    return rc == MJ_IO_NO_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_FILE;
+}
+
+int mj_fault_write_errno;
+
+static int write_loop(int fd, const void *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        size_t chunk = n - done < IO_CHUNK ? n - done : IO_CHUNK;
+        ssize_t w = write(fd, (const char *)buf + done, chunk);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+int mj_write_all(int fd, const void *buf, size_t n)
+{
+    int fault = mj_fault_write_errno;
+    if (!fault)
+        return write_loop(fd, buf, n);
+    if (write_loop(fd, buf, n / 2) == 0)
+        errno = fault;
+    return -1;
+}
+
+int mj_path_split(const char *path, char *dir, size_t dircap, const char **base, char *err,
+                  size_t errcap)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    if (!**base) {
+        mj_set_err(err, errcap, "the path names a directory");
+        return -1;
+    }
+    int n;
+    if (!slash)
+        n = snprintf(dir, dircap, ".");
+    else if (slash == path)
+        n = snprintf(dir, dircap, "/");
+    else
+        n = snprintf(dir, dircap, "%.*s", (int)(slash - path), path);
+    if (n < 0 || (size_t)n >= dircap) {
+        mj_set_err(err, errcap, "the path is too long");
+        return -1;
+    }
+    return 0;
+}
+
+int mj_write_file_atomic(const char *path, const char *dir, const char *stem,
+                         const mj_span *parts, size_t nparts, mode_t mode, unsigned flags,
+                         char *err, size_t errcap)
+{
+    char tmp[PATH_MAX];
+    int n = snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, stem);
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        mj_set_err(err, errcap, "cannot create a temporary file in %s: its path is too long",
+                   dir);
+        return -1;
+    }
+    int fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
+    if (fd < 0) {
+        mj_set_err(err, errcap, "cannot create a temporary file in %s: %s", dir,
+                   strerror(errno));
+        return -1;
+    }
+    const char *step = NULL;
+    for (size_t i = 0; i < nparts && !step; i++)
+        if (mj_write_all(fd, parts[i].data, parts[i].size) != 0)
+            step = "write";
+    if (!step && mode != 0600 && fchmod(fd, mode) != 0)
+        step = "chmod";
+    if (!step && (flags & MJ_SYNC_FILE) && fsync(fd) != 0)
+        step = "fsync";
+    int e = step ? errno : 0;
+    if (close(fd) != 0 && !step) { /* some file systems report write errors only here */
+        e = errno;
+        step = "write";
+    }
+    if (step) {
+        mj_set_err(err, errcap, "cannot %s %s: %s", step, tmp, strerror(e));
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        mj_set_err(err, errcap, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (flags & MJ_SYNC_DIR) {
+        /* Makes the rename itself durable. Best effort: the file is in place already, and
+         * some file systems refuse fsync on a directory. */
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+            (void)fsync(dfd);
+            close(dfd);
+        }
+    }
+    return 0;
+}
+
+/* mkdir for one path component; an existing directory (or a link to one) is fine. */
+static int make_one_dir(const char *path, char *err, size_t errcap)
+{
+    if (mkdir(path, 0700) == 0)
+        return 0;
+    int e = errno;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return 0;
+        mj_set_err(err, errcap, "%s exists and is not a directory", path);
+        return -1;
+    }
+    if (e == EEXIST) /* e.g. a dangling symbolic link */
+        mj_set_err(err, errcap, "%s exists and is not a directory", path);
+    else
+        mj_set_err(err, errcap, "cannot create directory %s: %s", path, strerror(e));
+    return -1;
+}
+
+int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)
+{
+    struct stat st;
+    if (!dir || !*dir) {
+        mj_set_err(err, errcap, "the cache directory path is empty");
+        return -1;
+    }
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) /* the usual case, one system call */
+        return 0;
+    size_t len = strlen(dir);
+    char buf[PATH_MAX];
+    if (len >= sizeof buf) {
+        mj_set_err(err, errcap, "cache directory path %s is too long", dir);
+        return -1;
+    }
+    memcpy(buf, dir, len + 1);
+    /* Create each prefix in turn, as mkdir -p does; empty components ("a//b", a trailing
+     * slash, the root) are skipped. */
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (p[-1] != '/' && make_one_dir(buf, err, errcap) != 0)
+            return -1;
+        if (c == '\0')
+            return 0;
+        *p = c;
+    }
+}

@@ -1,0 +1,70 @@
+/* The context's insides: its state, lock and last error, entering its primary context, and
+ * the table of loaded modules that it owns. Internal. */
+#ifndef MJ_CONTEXT_H
+#define MJ_CONTEXT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "driver/dl_cuda.h"
+#include "gen.h"
+#include "mergejit.h"
+#include "store/tuning_file.h" /* the context keeps its tuning records by value */
+
+struct mj_bundle_index; /* store/bundle_file.h */
+
+#define MJ_ERROR_CAP 32768
+#define MJ_PATH_CAP 4096
+
+enum { MJ_SOURCE_COMPILED = 0, MJ_SOURCE_DISK = 1, MJ_SOURCE_MEMORY = 2, MJ_SOURCE_BUNDLE = 3 };
+
+/* One loaded binary and its kernels; lives until the context is destroyed. */
+typedef struct mj_module {
+    struct mj_module *next;
+    uint8_t key[32];
+    CUmodule module;       /* 0 in compile-only contexts */
+    CUfunction fn[MJ_K_COUNT]; /* those of mj_primitive_kernels(primitive) */
+    int source;            /* MJ_SOURCE_COMPILED, _DISK or _BUNDLE: how it first arrived */
+    double build_ms;
+    size_t binary_size;
+    int registers;         /* ptxas's figures; -1 unknown */
+    long spill_bytes;
+    int merge_resident;    /* merges: mj_merge_arrays blocks resident at once (0 unknown) */
+} mj_module;
+
+struct mj_context {
+    pthread_mutex_t lock;  /* guards modules and error */
+    char error[MJ_ERROR_CAP];
+    unsigned flags;
+    int device_ordinal;
+    int sm;                /* the device's (or the requested) compute capability, e.g. 90 */
+    int sm_count;          /* multiprocessors (0 in compile-only contexts) */
+    char cache_dir[MJ_PATH_CAP]; /* "" when the disk cache is off */
+    char device_name[256];
+    const mj_cuda_api *cu; /* NULL in compile-only contexts */
+    CUdevice device;
+    CUcontext primary;
+    mj_module *modules;
+    char tuning_path[MJ_PATH_CAP]; /* "" when no tuning file was read */
+    mj_tuning tuning;      /* the records of this device and sm */
+    char bundle_path[MJ_PATH_CAP]; /* "" when the context has no bundle */
+    struct mj_bundle_index *bundle;
+};
+
+/* Records a message (printf-style) as the context's last error and returns status. */
+mj_status mj_fail(mj_context *ctx, mj_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* For a failed driver call: MJ_ERR_DEVICE_MEMORY for out-of-memory, else MJ_ERR_CUDA, with
+ * `what` and the driver's description of r. */
+mj_status mj_fail_cuda(mj_context *ctx, CUresult r, const char *what);
+
+/* Makes the context's primary context current on this thread for the duration of a call. */
+mj_status mj_ctx_enter(mj_context *ctx);
+void mj_ctx_leave(mj_context *ctx);
+
+/* The tuning file path that `option` (a context option or mj_tuning_save's argument) names,
+ * else the default one ("" when none can be formed); *named says whether someone named it,
+ * as an option or $MERGEJIT_TUNING. path has room for MJ_PATH_CAP bytes. */
+mj_status mj_tuning_path(mj_context *ctx, const char *option, char *path, int *named);
+
+#endif

@@ -1,0 +1,36 @@
+/* The loader: a module for a kernel spec from the context's table, its bundle, the disk cache,
+ * or NVRTC, in that order, each step calling only down. Internal. */
+#ifndef MJ_LOADER_H
+#define MJ_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/context.h"
+#include "gen.h"
+#include "mergejit.h"
+#include "store/bundle_file.h"
+#include "store/cache.h"
+
+/* A compiled binary and where it came from. */
+typedef struct mj_binary {
+    uint8_t key[32];       /* the disk cache's key */
+    void *data;            /* malloc'd; NULL when source is MJ_SOURCE_MEMORY */
+    size_t size;
+    mj_cache_meta meta;    /* ptxas's figures, -1 unknown */
+    int source;            /* MJ_SOURCE_COMPILED, _DISK, or _MEMORY (already loaded) */
+} mj_binary;
+
+/* The binary for spec from the disk cache or NVRTC; unless need_data, only the news
+ * (source MJ_SOURCE_MEMORY, data NULL) when the context has loaded it already. */
+mj_status mj_binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
+                        mj_binary *out);
+
+/* The module for spec: from the context's bundle (entry: its record for spec's request, or
+ * NULL), memory, the disk cache, or NVRTC. *source tells which (MJ_SOURCE_*), *ms how long
+ * this call took. The module joins the context's table (core/context.h), which frees it. */
+mj_status mj_module_get(mj_context *ctx, const mj_kernel_spec *spec,
+                        const mj_bundle_entry *entry, const mj_module **out, int *source,
+                        double *ms);
+
+#endif

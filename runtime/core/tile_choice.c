@@ -1,0 +1,252 @@
+/* Tile shapes: the built-in defaults per sm, the tuning file's records, and the order in
+ * which a sorter's tile is chosen; and the spec a description asks for. */
+#include "core/tile_choice.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file_io.h"
+#include "core/bundle_match.h"
+#include "core/context.h"
+#include "store/tuning_file.h"
+#include "store/tuning_parse.h"
+#include "store/tuning_write.h"
+
+mj_status mj_spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec) {
+    if ((unsigned)desc->key >= MJ_KEY_KIND_COUNT)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown key kind %d", (int)desc->key);
+    if ((unsigned)desc->primitive >= MJ_PRIMITIVE_COUNT)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown primitive %d",
+                       (int)desc->primitive);
+    if (desc->value_size > MJ_MAX_VALUE_SIZE)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "value_size %zu is over the largest supported, %d bytes",
+                       desc->value_size, MJ_MAX_VALUE_SIZE);
+    *spec = (mj_kernel_spec){
+        .primitive = desc->primitive,
+        .key = desc->key,
+        .order = desc->order,
+        .less = desc->less,
+        .type_name = desc->type_name,
+        .type_source = desc->type_source,
+        .type_size = desc->type_size,
+        .type_align = desc->type_align,
+        .value_size = desc->value_size,
+        .sm = ctx->sm,
+    };
+    return MJ_OK;
+}
+
+/* The winners of `mergejit tune` on an H100 (sm_90; 2^24 and 2^26 random keys, median of 3,
+ * segmented sorts on segments of 1000) where they beat the rule below by 3% or more: NT x VT,
+ * blocksort threads. Sizes not listed, and other sms, take the rule. Left out: u32 segmented
+ * sort's winner (64x25x128), 9% ahead at segments of 1000, lost 10% at segments of 10^4
+ * against the rule's in bench_primitives; where the winner spilled for f32 keys (ptxas), the
+ * next tile within 1% (mergesort 4+8) or one that does not spill (locality 4+4). Segmented
+ * sorts of 4+4 and 8+0 take the best geometric mean over four tuner runs at 2^24 with segments
+ * of 32, 300, 10^4 and 10^6 (--seglen; 4+4: the best that does not spill for f32 keys); for
+ * 4+0 and 8+4 the tiles before were already the best there. Locality 8+0 takes 128x15: its
+ * winner, 128x17, spills once the copies left the queue work kernel. Merge 4+0 takes 256x37
+ * from a bench_primitives sweep once its partitions overlapped its merges: against 128x53,
+ * 1.024 to 1.011 of CUB at 2^27 keys, 1.159 to 1.171 at 2^24 (256x41: 1.020, 1.145). */
+static const struct {
+    mj_primitive primitive;
+    unsigned char key_size, value_size;
+    short nt, vt, bs_nt;
+} sm90_tiles[] = {
+    {MJ_MERGESORT, 4, 8, 256, 19, 256},     {MJ_MERGESORT, 8, 0, 256, 21, 256},
+    {MJ_MERGESORT, 8, 4, 128, 17, 128},     {MJ_MERGESORT, 8, 8, 128, 17, 128},
+    {MJ_MERGESORT, 16, 0, 256, 9, 256},     {MJ_MERGESORT, 16, 4, 128, 17, 128},
+    {MJ_MERGESORT, 16, 8, 128, 17, 128},    {MJ_MERGE, 4, 0, 256, 37, 256},
+    {MJ_MERGE, 4, 4, 512, 7, 512},          {MJ_MERGE, 8, 0, 512, 7, 512},
+    {MJ_MERGE, 16, 0, 128, 19, 128},        {MJ_MERGE, 16, 4, 128, 19, 128},
+    {MJ_SEGMENTED_SORT, 4, 4, 128, 11, 256},
+    {MJ_SEGMENTED_SORT, 4, 8, 128, 7, 256}, {MJ_SEGMENTED_SORT, 8, 0, 128, 17, 256},
+    {MJ_SEGMENTED_SORT, 8, 4, 128, 11, 256}, {MJ_SEGMENTED_SORT, 8, 8, 128, 7, 256},
+    {MJ_SEGMENTED_SORT, 16, 0, 128, 7, 256}, {MJ_SEGMENTED_SORT, 16, 4, 128, 5, 256},
+    {MJ_SEGMENTED_SORT, 16, 8, 128, 5, 256}, {MJ_LOCALITY_SORT, 4, 4, 128, 9, 256},
+    {MJ_LOCALITY_SORT, 8, 0, 128, 15, 256}, {MJ_LOCALITY_SORT, 8, 4, 256, 5, 512},
+    {MJ_LOCALITY_SORT, 8, 8, 128, 9, 256},  {MJ_LOCALITY_SORT, 16, 0, 128, 7, 256},
+    {MJ_LOCALITY_SORT, 16, 8, 128, 5, 256},
+};
+
+/* Odd VT keeps a thread's run of 4-byte keys off the shared-memory bank of its neighbours;
+ * larger keys and values take fewer per thread so that registers (keys, positions and values)
+ * fit without spilling and the tile fits in static shared memory. */
+void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
+                     int *nt, int *vt, int *bs_nt) {
+    if (sm >= 90)
+        for (size_t i = 0; i < sizeof sm90_tiles / sizeof *sm90_tiles; ++i)
+            if (sm90_tiles[i].primitive == primitive && sm90_tiles[i].key_size == key_size &&
+                sm90_tiles[i].value_size == value_size) {
+                *nt = sm90_tiles[i].nt;
+                *vt = sm90_tiles[i].vt;
+                *bs_nt = sm90_tiles[i].bs_nt;
+                return;
+            }
+    size_t bytes = key_size + value_size;
+    *nt = 256;
+    /* Measured with bench_sort on an H100 (sm_90) at 2^24 and 2^27 (MERGEJIT_TILE sweep):
+     * 4-byte keys alone are bound by instructions, not bytes, and gain from long runs per
+     * thread; pairs and 8-byte keys peak near 9 to 11. */
+    if (bytes <= 4)
+        *vt = 23;
+    else if (bytes <= 8)
+        *vt = value_size ? 11 : 9;
+    else if (bytes <= 16)
+        *vt = 7;
+    else if (bytes <= 32)
+        *vt = 5;
+    else
+        *vt = 3;
+    /* Segmented and locality sorts of 4-byte values with f32 or 8-byte keys spilled at these VT
+     * under the register cap of the old persistent queue kernel (ptxas, sm_75 to sm_90): two
+     * fewer. The one-merge-a-block kernel has no such cap; the rule stays until a tuning run
+     * shows what these tiles should be without it. */
+    if ((primitive == MJ_LOCALITY_SORT || primitive == MJ_SEGMENTED_SORT) && value_size == 4 &&
+        key_size <= 8)
+        *vt -= 2;
+    /* Keep the tile within static shared memory. */
+#define SMEM(threads, v) mj_tile_smem(primitive, (threads), (v), key_size, value_size)
+    while (*vt > 1 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *vt -= 2;
+    while (*nt > 32 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *nt /= 2;
+    /* The blocksort takes twice the merge tile where it fits: one more round in shared memory
+     * instead of one more global pass. A segmented sort's head ranges take a little more
+     * shared memory; it gives up two values per thread for the bigger blocksort. Before sm_80
+     * a multiprocessor has 64 KB of shared memory: a guess, not measured, is that the doubled
+     * blocksort pays only while two of its blocks fit there. */
+    size_t bs_limit = sm < 80 ? 32 * 1024 : MJ_STATIC_SMEM_LIMIT;
+    *bs_nt = *nt;
+    if (primitive == MJ_MERGE) return; /* no blocksort */
+    if (primitive == MJ_SEGMENTED_SORT && *vt > 2 && SMEM(2 * *nt, *vt) > bs_limit &&
+        SMEM(2 * *nt, *vt - 2) <= bs_limit)
+        *vt -= 2;
+    if (SMEM(2 * *nt, *vt) <= bs_limit) *bs_nt *= 2;
+#undef SMEM
+}
+
+/* MERGEJIT_TILE=NTxVT or NTxVTxBS overrides the tile shapes (BS: blocksort threads, else
+ * NT), for tuning experiments. A bad shape is caught by the generator's spec check. */
+static int tile_override(int *nt, int *vt, int *bs_nt) {
+    const char *s = getenv("MERGEJIT_TILE");
+    int a, b, c;
+    int got = s ? sscanf(s, "%dx%dx%d", &a, &b, &c) : 0;
+    if (got < 2) return 0;
+    *nt = a;
+    *vt = b;
+    *bs_nt = got == 3 ? c : a;
+    return 1;
+}
+
+/* The tile for a primitive and sizes without a bundle: environment, tuning file, default. */
+static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t key_size,
+                         size_t value_size, mj_tile *out) {
+    memset(out, 0, sizeof *out);
+    out->primitive = primitive;
+    out->key_size = key_size;
+    out->value_size = value_size;
+    if (tile_override(&out->nt, &out->vt, &out->bs_nt)) return;
+    const mj_tuning_entry *e = mj_tuning_find(&ctx->tuning, ctx->tuning.count
+                                                  ? ctx->tuning.entries[0].device : "",
+                                              ctx->sm, primitive, key_size, value_size);
+    if (e) {
+        out->nt = e->nt;
+        out->vt = e->vt;
+        out->bs_nt = e->bs_nt;
+        out->gkeys = e->gkeys;
+        out->tuned = 1;
+        return;
+    }
+    mj_default_tile(primitive, ctx->sm, key_size, value_size, &out->nt, &out->vt, &out->bs_nt);
+}
+
+mj_status mj_choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
+                         const mj_bundle_entry **entry) {
+    /* The request key leaves the tile out, so the entry is found before the tile is known. */
+    const mj_bundle_entry *e = entry ? mj_bundle_lookup(ctx, spec) : NULL;
+    if (entry) *entry = e;
+    if (desc->nt || desc->vt || desc->bs_nt) {
+        spec->nt = desc->nt;
+        spec->vt = desc->vt;
+        spec->bs_nt = desc->bs_nt;
+    } else if (e && !tile_override(&spec->nt, &spec->vt, &spec->bs_nt)) {
+        spec->nt = e->nt; /* the bundle's tile, unless an experiment overrides it */
+        spec->vt = e->vt;
+        spec->bs_nt = e->bs_nt;
+    } else if (!e) {
+        mj_tile t; /* environment, tuning file or default */
+        context_tile(ctx, spec->primitive, mj_spec_key_size(spec), spec->value_size, &t);
+        spec->nt = t.nt;
+        spec->vt = t.vt;
+        spec->bs_nt = t.bs_nt;
+    }
+    return MJ_OK;
+}
+
+mj_status mj_context_tile(mj_context *ctx, mj_primitive primitive, size_t key_size,
+                          size_t value_size, mj_tile *out) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!out || (unsigned)primitive >= MJ_PRIMITIVE_COUNT || key_size == 0)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "mj_context_tile needs out, a known primitive and a key size");
+    context_tile(ctx, primitive, key_size, value_size, out);
+    return MJ_OK;
+}
+
+mj_status mj_tile_check(const mj_tile *t, char *why, size_t why_cap) {
+    char scratch[8];
+    if (!why) {
+        why = scratch;
+        why_cap = sizeof scratch;
+    }
+    if (!t) {
+        snprintf(why, why_cap, "no tile");
+        return MJ_ERR_INVALID_ARGUMENT;
+    }
+    return mj_tile_shape_check(t->primitive, t->key_size, t->value_size, t->nt, t->vt,
+                               t->bs_nt ? t->bs_nt : t->nt, why, why_cap)
+               ? MJ_ERR_INVALID_ARGUMENT
+               : MJ_OK;
+}
+
+mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile *tiles, size_t count) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!tiles && count)
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tiles is required when count > 0");
+    char where[MJ_PATH_CAP], err[1024];
+    int named;
+    mj_status st = mj_tuning_path(ctx, path, where, &named);
+    if (st) return st;
+    if (!where[0])
+        return mj_fail(ctx, MJ_ERR_FILE, "no tuning file path: set MERGEJIT_TUNING or HOME");
+    for (size_t i = 0; i < count; ++i) {
+        mj_tile t = tiles[i];
+        if (!t.bs_nt) t.bs_nt = t.nt;
+        if (mj_tile_check(&t, err, sizeof err))
+            return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tile %zu: %s", i, err);
+    }
+    mj_tuning file = {0};
+    int rc = mj_tuning_read(where, &file, err, sizeof err);
+    if (rc < 0) return mj_fail(ctx, mj_io_status(rc), "%s", err);
+    for (size_t i = 0; i < count; ++i) {
+        mj_tuning_entry e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.device, sizeof e.device, "%s", ctx->cu ? ctx->device_name : "compile-only");
+        e.sm = ctx->sm;
+        e.primitive = tiles[i].primitive;
+        e.key_size = tiles[i].key_size;
+        e.value_size = tiles[i].value_size;
+        e.nt = tiles[i].nt;
+        e.vt = tiles[i].vt;
+        e.bs_nt = tiles[i].bs_nt ? tiles[i].bs_nt : tiles[i].nt;
+        e.gkeys = tiles[i].gkeys > 0 ? tiles[i].gkeys : 0;
+        if (mj_tuning_set(&file, &e)) {
+            mj_tuning_free(&file);
+            return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+        }
+    }
+    rc = mj_tuning_write(where, &file, err, sizeof err);
+    mj_tuning_free(&file);
+    return rc ? mj_fail(ctx, mj_io_status(rc), "%s", err) : MJ_OK;
+}

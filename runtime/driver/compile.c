@@ -1,0 +1,144 @@
+#include "driver/compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/sha256.h"
+#include "base/host_alloc.h"
+
+int mj_choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err,
+                     size_t errcap) {
+    int best = -1;
+    for (int i = 0; i < nv->arch_count; ++i) {
+        if (nv->arch_list[i] == sm) {
+            out->sm = sm;
+            out->ptx = 0;
+            return 0;
+        }
+        if (nv->arch_list[i] < sm && nv->arch_list[i] > best) best = nv->arch_list[i];
+    }
+    if (best < 0) {
+        snprintf(err, errcap, "NVRTC %d.%d cannot compile for sm_%d: the oldest target it "
+                              "knows is sm_%d", nv->major, nv->minor, sm, nv->arch_list[0]);
+        return -1;
+    }
+    out->sm = best;
+    out->ptx = 1;
+    return 0;
+}
+
+int mj_compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
+                       char storage[64]) {
+    int n = 0;
+    snprintf(storage, 64, "--gpu-architecture=%s_%d", target.ptx ? "compute" : "sm", target.sm);
+    opts[n++] = storage;
+    opts[n++] = "-std=c++17";
+    if (!target.ptx) opts[n++] = "--ptxas-options=-v";
+    if (nv->major > 12 || (nv->major == 12 && nv->minor >= 9)) opts[n++] = "--no-cache";
+    opts[n] = NULL;
+    return n;
+}
+
+void mj_compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source,
+                    uint8_t key[32]) {
+    const char *opts[8];
+    char storage[64], head[128];
+    mj_compile_options(nv, target, opts, storage);
+    mj_sha256 h;
+    mj_sha256_init(&h);
+    int n = snprintf(head, sizeof head, "mergejit %s|nvrtc %d.%d|", MJ_VERSION_STRING,
+                     nv->major, nv->minor);
+    mj_sha256_update(&h, head, (size_t)n);
+    for (int i = 0; opts[i]; ++i) mj_sha256_update(&h, opts[i], strlen(opts[i]) + 1);
+    mj_sha256_update(&h, "|", 1);
+    mj_sha256_update(&h, source, strlen(source));
+    mj_sha256_final(&h, key);
+}
+
+int mj_fault_nvrtc_result;
+
+static char *program_log(const mj_nvrtc_api *nv, nvrtcProgram prog) {
+    size_t n = 0;
+    if (nv->log_size(prog, &n) != NVRTC_SUCCESS) n = 0;
+    char *text = mj_malloc(n + 1);
+    if (!text) return NULL;
+    if (n == 0 || nv->log(prog, text) != NVRTC_SUCCESS) n = 0;
+    text[n] = '\0';
+    return text;
+}
+
+mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target target,
+                     void **binary, size_t *size, char **log, char *err, size_t errcap) {
+    const char *opts[8];
+    char storage[64];
+    int nopts = mj_compile_options(nv, target, opts, storage);
+    nvrtcProgram prog;
+    *binary = NULL;
+    *size = 0;
+    if (log) *log = NULL;
+    nvrtcResult r = nv->create(&prog, source, "mergejit.cu", 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) {
+        snprintf(err, errcap, "nvrtcCreateProgram failed: %s", nv->error_string(r));
+        return r == NVRTC_ERROR_OUT_OF_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_COMPILE;
+    }
+    r = mj_fault_nvrtc_result ? (nvrtcResult)mj_fault_nvrtc_result
+                              : nv->compile(prog, nopts, opts);
+    char *text = program_log(nv, prog);
+    mj_status st = MJ_OK;
+    if (r != NVRTC_SUCCESS) {
+        snprintf(err, errcap, "NVRTC could not compile the generated kernels for %s: %s\n%s",
+                 storage, nv->error_string(r), text ? text : "(no log)");
+        st = r == NVRTC_ERROR_OUT_OF_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_COMPILE;
+    } else {
+        size_t n = 0;
+        nvrtcResult rs = target.ptx ? nv->ptx_size(prog, &n) : nv->cubin_size(prog, &n);
+        void *buf = rs == NVRTC_SUCCESS ? mj_malloc(n ? n : 1) : NULL;
+        if (!buf) {
+            snprintf(err, errcap, "out of host memory for a %zu-byte binary", n);
+            st = MJ_ERR_HOST_MEMORY;
+        } else if ((target.ptx ? nv->ptx(prog, buf) : nv->cubin(prog, buf)) != NVRTC_SUCCESS) {
+            free(buf);
+            snprintf(err, errcap, "NVRTC compiled but did not hand over the binary");
+            st = MJ_ERR_COMPILE;
+        } else {
+            *binary = buf;
+            *size = n;
+        }
+    }
+    nv->destroy(&prog);
+    if (log)
+        *log = text;
+    else
+        free(text);
+    return st;
+}
+
+int mj_ptxas_report(const char *log, long *spill_bytes, int *max_registers) {
+    int kernels = 0;
+    *spill_bytes = 0;
+    *max_registers = 0;
+    for (const char *p = log; p && (p = strstr(p, "bytes spill stores")); ++p) {
+        /* "N bytes stack frame, S bytes spill stores, L bytes spill loads", after a prefix
+         * that depends on the version: none or spaces in older ptxas, "ptxas         .     "
+         * in NVRTC 13's. Parse from the number before "bytes stack frame" on this line. */
+        const char *line = p;
+        while (line > log && line[-1] != '\n') --line;
+        const char *num = strstr(line, "bytes stack frame");
+        if (!num || num > p) continue;
+        while (num > line && (num[-1] == ' ' || num[-1] == '\t')) --num;
+        while (num > line && num[-1] >= '0' && num[-1] <= '9') --num;
+        long frame = 0, stores = 0, loads = 0;
+        if (sscanf(num, "%ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads",
+                   &frame, &stores, &loads) == 3) {
+            *spill_bytes += stores + loads;
+            ++kernels;
+        }
+    }
+    for (const char *p = log; p && (p = strstr(p, "Used ")); ++p) {
+        int regs = 0;
+        if (sscanf(p, "Used %d registers", &regs) == 1 && regs > *max_registers)
+            *max_registers = regs;
+    }
+    return kernels;
+}

@@ -1,0 +1,80 @@
+/* The host side of the merge primitive: partitions of the output into tiles, then one block
+ * per tile, started while the partitions are still being found (mj_launch_overlapped). */
+#include "primitives/merge.h"
+
+#include "core/context.h"
+#include "gen.h"
+#include "merge_frame.h"
+#include "primitives/run.h"
+
+/* The partitions the first waves of merge blocks wait for, found with more lanes: so many
+ * waves of resident blocks, in groups of so many lanes (at most MJ_MP_NT / MJ_MP_BOUNDS, see
+ * kernel_merge_arrays.cuh). An H100 sweep over 1 to 16 waves and 2 to 8 lanes (merges of u32
+ * and u64 keys, 2^24 and 2^27): 4 waves of 4 lanes was best or within 1% of it; 16 waves, or
+ * 4 lanes for every entry, lost 3 to 4% at 2^27. */
+#define MJ_EARLY_WAVES 4
+#define MJ_EARLY_LANES 4
+
+mj_status mj_merge_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+    long long tiles = mj_tile_count((long long)n, (long long)s->nt * s->vt);
+    mj_temp_layout l = {0, 0};
+    mj_temp_part(&l, (size_t)tiles + 1, sizeof(long long));
+    if (l.overflow || tiles >= 0x7fffffffll)
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu outputs need more blocks than a grid has",
+                       n);
+    *bytes = l.total;
+    return MJ_OK;
+}
+
+mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values,
+                          size_t a_count, const void *b_keys, const void *b_values,
+                          size_t b_count, void *out_keys, void *out_values, void *temp,
+                          size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_context *ctx = s->ctx;
+    mj_status st = mj_sorter_expect(s, 1u << MJ_MERGE, "mj_sorter_merge");
+    if (st) return st;
+    size_t n;
+    if (__builtin_add_overflow(a_count, b_count, &n) || n > (size_t)0x7fffffffffffffffll)
+        return mj_fail(ctx, MJ_ERR_TOO_LARGE, "a_count + b_count overflows");
+    int values = s->value_size > 0;
+    if (!values && (a_values || b_values || out_values))
+        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "this sorter merges keys only (value_size 0) but values were given");
+    size_t need = 0;
+    if ((st = mj_merge_temp(s, n, &need)) || (st = mj_run_check_temp(s, need, temp, temp_bytes)))
+        return st;
+    if ((st = mj_ctx_enter(ctx))) return st;
+    if (n == 0) {
+        mj_ctx_leave(ctx);
+        return MJ_OK;
+    }
+    mj_run rn;
+    if ((a_count && (st = mj_check_pointer(s, a_keys, s->key_align, "a_keys"))) ||
+        (b_count && (st = mj_check_pointer(s, b_keys, s->key_align, "b_keys"))) ||
+        (st = mj_check_pointer(s, out_keys, s->key_align, "out_keys")) ||
+        (values && a_count && (st = mj_check_pointer(s, a_values, s->value_align, "a_values"))) ||
+        (values && b_count && (st = mj_check_pointer(s, b_values, s->value_align, "b_values"))) ||
+        (values && (st = mj_check_pointer(s, out_values, s->value_align, "out_values"))) ||
+        (st = mj_run_begin(s, need, temp, stream, &rn))) {
+        mj_ctx_leave(ctx);
+        return st;
+    }
+    long long tiles = mj_tile_count((long long)n, (long long)s->nt * s->vt);
+    long long ac = (long long)a_count, bc = (long long)b_count;
+    CUdeviceptr ak = DPTR(a_keys), bk = DPTR(b_keys), ok = DPTR(out_keys);
+    CUdeviceptr av = DPTR(a_values), bv = DPTR(b_values), ov = DPTR(out_values);
+    CUdeviceptr partitions = rn.base;
+    long long early = (long long)MJ_EARLY_WAVES * s->mod->merge_resident;
+    if (early <= 0 || early > tiles + 1) early = tiles + 1;
+    int early_lanes = MJ_EARLY_LANES;
+    long long grid = (early * early_lanes + MJ_MP_NT - 1) / MJ_MP_NT +
+                     (tiles + 1 - early + MJ_MP_NT / MJ_MP_LANES - 1) / (MJ_MP_NT / MJ_MP_LANES);
+    void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &partitions, &early, &early_lanes};
+    void *mp[] = {&ak, &av, &ac, &bk, &bv, &bc, &ok, &ov, &partitions};
+    if (!(st = mj_launch(s, MJ_K_MERGE_PARTITION, grid, MJ_MP_NT, pp, rn.stream)))
+        st = mj_launch_overlapped(s, MJ_K_MERGE_ARRAYS, tiles, (unsigned)s->nt, mp, rn.stream);
+    mj_run_end(s, &rn);
+    mj_ctx_leave(ctx);
+    return st;
+}

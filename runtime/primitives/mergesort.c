@@ -1,0 +1,139 @@
+/* The host side of mergesort: temporary storage, the pass schedule (a blocksort, then merge
+ * passes, each a partition and a merge kernel) and the launches. */
+#include "primitives/mergesort.h"
+
+#include <stdint.h>
+
+#include "core/context.h"
+#include "gen.h"
+#include "merge_frame.h"
+#include "primitives/run.h"
+
+#define MJ_PARTITION_THREADS 128
+
+/* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
+ * [value scratch][partitions]. */
+typedef struct temp_layout {
+    size_t keys, keys2, values, partitions, total;
+} temp_layout;
+
+static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *t) {
+    mj_temp_layout l = {0, 0};
+    size_t tiles = (size_t)mj_tile_count((long long)n, (long long)s->nt * s->vt);
+    t->keys = mj_temp_part(&l, n, s->key_size);
+    t->keys2 = mj_temp_part(&l, indices ? n : 0, s->key_size);
+    t->values = mj_temp_part(&l, n, s->value_size);
+    t->partitions = mj_temp_part(&l, tiles, sizeof(long long));
+    t->total = l.total;
+    if (l.overflow)
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
+    if (tiles > 0x7fffffffull)
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
+                       n);
+    return MJ_OK;
+}
+
+mj_status mj_mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
+    temp_layout t;
+    mj_status st = layout(s, n, indices, &t);
+    if (st == MJ_OK) *bytes = t.total;
+    return st;
+}
+
+/* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
+ * between the pairs. The blocksort's buffer is chosen by the parity of the pass count so that
+ * the last pass lands in pair 0. values_src 0 with values: index sort. The blocksort's runs
+ * span `runs` merge tiles, so the first merge pass makes lists of 2 * runs tiles. */
+static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
+                          CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
+                          long long n, CUstream stream) {
+    long long nv = (long long)s->nt * s->vt;
+    long long runs = s->bs_nt / s->nt;
+    long long tiles = mj_tile_count(n, nv);
+    long long bs_tiles = mj_tile_count(n, nv * runs);
+    int passes = mj_sort_passes(n, nv, runs);
+    int cur = passes & 1;
+    mj_status st;
+
+    void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n};
+    if ((st = mj_launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
+        return st;
+    int lanes = mj_search_lanes(tiles);
+    for (int p = 0; p < passes; ++p) {
+        long long coop = mj_pass_coop(p, runs);
+        void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
+        if ((st = mj_launch(s, MJ_K_PARTITION,
+                            (tiles * lanes + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
+                            MJ_PARTITION_THREADS, pp, stream)))
+            return st;
+        void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop};
+        if ((st = mj_launch(s, MJ_K_MERGE, tiles, (unsigned)s->nt, mp, stream)))
+            return st;
+        cur ^= 1;
+    }
+    return MJ_OK;
+}
+
+/* Common body of sort and sort_indices: checks, temporary storage, schedule. */
+static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const void *values,
+                     void *values_final, size_t n, int indices, void *temp, size_t temp_bytes,
+                     void *stream) {
+    mj_context *ctx = s->ctx;
+    temp_layout t;
+    mj_status st;
+    if ((st = layout(s, n, indices, &t)) || (st = mj_run_check_temp(s, t.total, temp, temp_bytes)))
+        return st;
+    if ((st = mj_ctx_enter(ctx))) return st;
+    if (n == 0) {
+        mj_ctx_leave(ctx);
+        return MJ_OK;
+    }
+    mj_run rn;
+    if ((st = mj_check_pointer(s, keys, s->key_align, "keys")) ||
+        (keys_final && keys_final != keys &&
+         (st = mj_check_pointer(s, keys_final, s->key_align, "keys"))) ||
+        (values && (st = mj_check_pointer(s, values, s->value_align, "values"))) ||
+        (values_final && values_final != values &&
+         (st = mj_check_pointer(s, values_final, s->value_align, "indices"))) ||
+        (st = mj_run_begin(s, t.total, temp, stream, &rn))) {
+        mj_ctx_leave(ctx);
+        return st;
+    }
+    CUdeviceptr base = rn.base;
+    CUdeviceptr k[2], v[2];
+    if (indices) {
+        k[0] = base + t.keys;
+        k[1] = base + t.keys2;
+    } else {
+        k[0] = DPTR(keys_final);
+        k[1] = base + t.keys;
+    }
+    v[0] = DPTR(values_final);
+    v[1] = s->value_size ? base + t.values : 0;
+    st = schedule(s, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n,
+                  rn.stream);
+    mj_run_end(s, &rn);
+    mj_ctx_leave(ctx);
+    return st;
+}
+
+mj_status mj_mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
+                            size_t temp_bytes, void *stream) {
+    return run(s, keys, keys, values, values, n, 0, temp, temp_bytes, stream);
+}
+
+mj_status mj_sorter_sort_indices(mj_sorter *s, const void *keys, void *indices, size_t n,
+                                 void *temp, size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_status st = mj_sorter_expect(s, 1u << MJ_MERGESORT, "mj_sorter_sort_indices");
+    if (st) return st;
+    if (s->value_size != 4 && s->value_size != 8)
+        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                       "index sorts need a sorter with value_size 4 or 8 (the index width), "
+                       "not %zu", s->value_size);
+    if (s->value_size == 4 && n > 0x100000000ull)
+        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE,
+                       "%zu elements need 8-byte indices (value_size 8)", n);
+    if (!indices && n) return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "indices is NULL");
+    return run(s, keys, NULL, NULL, indices, n, 1, temp, temp_bytes, stream);
+}

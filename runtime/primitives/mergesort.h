@@ -1,0 +1,18 @@
+/* The host side of mergesort. Internal. */
+#ifndef MJ_MERGESORT_H
+#define MJ_MERGESORT_H
+
+#include <stddef.h>
+
+#include "mergejit.h"
+#include "primitives/run.h"
+
+/* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n
+ * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */
+mj_status mj_mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes);
+
+/* Runs a mergesort in place for mj_sorter_sort, which has checked the values. */
+mj_status mj_mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
+                            size_t temp_bytes, void *stream);
+
+#endif

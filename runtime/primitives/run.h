@@ -1,0 +1,68 @@
+/* A sorter's insides and the run machinery every primitive's host side shares: argument and
+ * pointer checks, temporary storage (layout, allocation in stream order), launches.
+ * Internal. */
+#ifndef MJ_RUN_H
+#define MJ_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/context.h"
+#include "gen.h"
+#include "mergejit.h"
+
+struct mj_sorter {
+    mj_context *ctx;
+    const mj_module *mod;
+    mj_primitive primitive;
+    size_t key_size, key_align;
+    size_t value_size, value_align;
+    int nt, vt, bs_nt;
+    int source;
+    double build_ms;
+};
+
+#define MJ_TEMP_ALIGN 256
+#define DPTR(p) ((CUdeviceptr)(uintptr_t)(p))
+
+/* Builds a temporary-storage layout part by part: each part aligned to MJ_TEMP_ALIGN. */
+typedef struct mj_temp_layout {
+    size_t total;
+    int overflow;
+} mj_temp_layout;
+/* Reserves count * size bytes; returns the part's offset. */
+size_t mj_temp_part(mj_temp_layout *t, size_t count, size_t size);
+
+/* The sorter was built for one of the primitives in `mask` (bits 1 << MJ_*); else fails. */
+mj_status mj_sorter_expect(mj_sorter *s, unsigned mask, const char *function);
+
+/* Temporary storage of `need` bytes for a run, inside the context: mj_run_check_temp checks
+ * the caller's (temp, temp_bytes) before anything else; mj_run_begin checks the pointer or,
+ * when temp is NULL, allocates in stream order; mj_run_end frees what mj_run_begin allocated
+ * (call it exactly when mj_run_begin returned MJ_OK). */
+typedef struct mj_run {
+    CUdeviceptr base;
+    CUstream stream;
+    int owned;
+} mj_run;
+mj_status mj_run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes);
+mj_status mj_run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run);
+void mj_run_end(mj_sorter *s, mj_run *run);
+
+/* `values` is given exactly when the sorter carries values (NULL allowed for n == 0). */
+mj_status mj_check_values(mj_sorter *s, const void *values, size_t n);
+
+/* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
+mj_status mj_check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
+
+mj_status mj_launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                    void **params, CUstream stream);
+/* mj_launch, but the kernel may start before the kernel ahead of it in the stream has ended,
+ * once every block of that one has called mj_allow_next_kernel (mj_common.cuh; programmatic
+ * dependent launch on sm_90 and newer, a plain launch before). The kernel itself must wait for
+ * what it reads of the other's output, and call mj_await_prior_kernels before it ends, so
+ * that later work in the stream finds both kernels over. */
+mj_status mj_launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                               void **params, CUstream stream);
+
+#endif

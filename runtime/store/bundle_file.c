@@ -1,0 +1,67 @@
+/* Deployment bundles: the helpers the reader and the writer share. See bundle_file.h for the
+ * contract and bundle_layout.h for the byte layout. */
+#include "store/bundle_file.h"
+
+#include "base/host_alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Duplicate request keys: sorted pointers, then neighbours compared, so a million entries
+ * cost a sort rather than a trillion comparisons. */
+static int cmp_key_ptr(const void *a, const void *b)
+{
+    return memcmp(*(const uint8_t *const *)a, *(const uint8_t *const *)b, 32);
+}
+
+int mj_bundle_find_duplicate(const uint8_t **keys, size_t count, size_t *first,
+                             size_t *second)
+{
+    if (count < 2)
+        return 0;
+    const uint8_t **sorted = mj_malloc(count * sizeof *sorted);
+    if (!sorted)
+        return -1;
+    memcpy(sorted, keys, count * sizeof *sorted);
+    qsort(sorted, count, sizeof *sorted, cmp_key_ptr);
+    const uint8_t *dup = NULL;
+    for (size_t i = 1; i < count && !dup; i++)
+        if (memcmp(sorted[i - 1], sorted[i], 32) == 0)
+            dup = sorted[i];
+    free(sorted);
+    if (!dup)
+        return 0;
+    /* Name the entries in the caller's order, which is what people can find. */
+    size_t a = count, b = count;
+    for (size_t i = 0; i < count; i++) {
+        if (memcmp(keys[i], dup, 32) != 0)
+            continue;
+        if (a == count)
+            a = i;
+        else {
+            b = i;
+            break;
+        }
+    }
+    *first = a;
+    *second = b;
+    return 1;
+}
+
+const mj_bundle_entry *mj_bundle_find(const mj_bundle_index *b, const uint8_t request[32])
+{
+    if (!b)
+        return NULL;
+    for (size_t i = 0; i < b->count; i++)
+        if (memcmp(b->entries[i].request, request, 32) == 0)
+            return &b->entries[i];
+    return NULL;
+}
+
+void mj_bundle_index_free(mj_bundle_index *b)
+{
+    if (!b)
+        return;
+    free(b->entries);
+    memset(b, 0, sizeof *b);
+}

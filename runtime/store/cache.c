@@ -1,0 +1,394 @@
+/* The on-disk cache of compiled kernel binaries: see cache.h for the contract.
+ *
+ * Entry layout, integers little-endian:
+ *   0  char[8]   magic "MJCACHE1"
+ *   8  uint32    format version (2)
+ *  12  int32     ptxas's register count (-1 unknown)
+ *  16  uint8[32] key
+ *  48  uint64    payload size
+ *  56  uint8[32] SHA-256 of the register count, the spill bytes and the payload, in that order
+ *  88  int64     ptxas's spill bytes (-1 unknown)
+ *  96  payload
+ * Version 1 entries (no ptxas figures) are reported as damaged and rebuilt. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* PATH_MAX, O_CLOEXEC/O_NOFOLLOW, unlinkat when built on its own */
+#endif
+
+#include "store/cache.h"
+
+#include "base/file_io.h"
+#include "base/sha256.h"
+#include "base/host_alloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "MJCACHE1"
+#define FORMAT_VERSION 2u
+#define HEADER_SIZE 96
+#define OFF_VERSION 8
+#define OFF_REGISTERS 12
+#define OFF_KEY 16
+#define OFF_SIZE 48
+#define OFF_HASH 56
+#define OFF_SPILLS 88
+
+/* True for exactly 64 lowercase hex digits at s (s may be shorter: the NUL stops it). */
+static int is_hex64(const char *s)
+{
+    for (int i = 0; i < 64; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* "<64 hex>.mjc": a finished entry. */
+static int is_entry_name(const char *name)
+{
+    return is_hex64(name) && strcmp(name + 64, ".mjc") == 0;
+}
+
+/* ".<64 hex>.tmp.<anything>": a temporary file left by an interrupted store. */
+static int is_temp_name(const char *name)
+{
+    return name[0] == '.' && is_hex64(name + 1) && strncmp(name + 65, ".tmp.", 5) == 0 &&
+           name[70] != '\0';
+}
+
+static int entry_path(char *out, size_t cap, const char *dir, const uint8_t key[32],
+                      char *err, size_t errcap)
+{
+    char hex[65];
+    mj_sha256_hex(key, hex);
+    int n = snprintf(out, cap, "%s/%s.mjc", dir, hex);
+    if (n < 0 || (size_t)n >= cap) {
+        mj_set_err(err, errcap, "cache directory path %s is too long", dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* Removes a damaged entry. When seen is given, only if path still names that file: another
+ * process may have renamed a good entry over it since we opened it, and that one stays. */
+static int remove_damaged(const char *path, const struct stat *seen)
+{
+    struct stat now;
+    if (lstat(path, &now) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (seen && (now.st_dev != seen->st_dev || now.st_ino != seen->st_ino))
+        return 0;
+    int rc = S_ISDIR(now.st_mode) ? rmdir(path) : unlink(path);
+    return rc == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* Reports a damaged entry: removes it and says what failed, and whether removal failed. */
+static mj_cache_result damaged(const char *path, const struct stat *seen, const char *what,
+                               char *err, size_t errcap)
+{
+    if (remove_damaged(path, seen) != 0)
+        mj_set_err(err, errcap, "cache entry %s %s (and could not be removed: %s)", path, what,
+                   strerror(errno));
+    else
+        mj_set_err(err, errcap, "cache entry %s %s", path, what);
+    return MJ_CACHE_DAMAGED;
+}
+
+/* The entry's checksum: the ptxas figures are covered with the payload, so that a flipped
+ * figure is caught like a flipped byte of code. */
+static void entry_digest(const uint8_t *hdr, const void *payload, size_t n, uint8_t out[32])
+{
+    mj_sha256 h;
+    mj_sha256_init(&h);
+    mj_sha256_update(&h, hdr + OFF_REGISTERS, 4);
+    mj_sha256_update(&h, hdr + OFF_SPILLS, 8);
+    mj_sha256_update(&h, payload, n);
+    mj_sha256_final(&h, out);
+}
+
+/* Checks a header against the key and the file's size; returns what is wrong, or NULL. */
+static const char *check_header(const uint8_t *hdr, const uint8_t key[32], uint64_t file_size)
+{
+    if (memcmp(hdr, MAGIC, 8) != 0)
+        return "has a bad magic number";
+    if (mj_get_le32(hdr + OFF_VERSION) != FORMAT_VERSION)
+        return "has an unsupported format version";
+    if (memcmp(hdr + OFF_KEY, key, 32) != 0)
+        return "belongs to another key";
+    uint64_t payload = mj_get_le64(hdr + OFF_SIZE);
+    if (file_size - HEADER_SIZE < payload)
+        return "truncated";
+    if (file_size - HEADER_SIZE > payload)
+        return "has trailing bytes";
+    return NULL;
+}
+
+/* Reads and checks an open entry. Returns HIT with *data and *size, ERROR with err, or DAMAGED
+ * with *bad saying what is wrong (the caller removes the file). */
+static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t key[32],
+                                  const char *path, void **data, size_t *size,
+                                  mj_cache_meta *meta, const char **bad, char *err,
+                                  size_t errcap)
+{
+    if (!S_ISREG(st->st_mode)) {
+        *bad = "is not a regular file";
+        return MJ_CACHE_DAMAGED;
+    }
+    if (st->st_uid != geteuid()) { /* planted by someone else: never loaded */
+        *bad = "belongs to another user";
+        return MJ_CACHE_DAMAGED;
+    }
+    uint8_t hdr[HEADER_SIZE];
+    ssize_t got = mj_read_full(fd, hdr, HEADER_SIZE);
+    if (got < 0) {
+        mj_set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
+        return MJ_CACHE_ERROR;
+    }
+    if (got < HEADER_SIZE || (uint64_t)st->st_size < HEADER_SIZE) {
+        *bad = "truncated";
+        return MJ_CACHE_DAMAGED;
+    }
+    if ((*bad = check_header(hdr, key, (uint64_t)st->st_size)) != NULL)
+        return MJ_CACHE_DAMAGED;
+
+    uint64_t n64 = mj_get_le64(hdr + OFF_SIZE);
+    size_t n = (size_t)n64;
+    if (n != n64) {
+        mj_set_err(err, errcap, "cache entry %s is too large for this process", path);
+        return MJ_CACHE_ERROR;
+    }
+    uint8_t *payload = mj_malloc(n ? n : 1); /* never NULL on a hit, even when empty */
+    if (!payload) {
+        mj_set_err(err, errcap, "out of memory reading cache entry %s", path);
+        return MJ_CACHE_ERROR;
+    }
+    got = mj_read_full(fd, payload, n);
+    if (got < 0) {
+        mj_set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
+        free(payload);
+        return MJ_CACHE_ERROR;
+    }
+    if ((size_t)got < n) { /* shrank since fstat */
+        *bad = "truncated";
+    } else {
+        uint8_t digest[32];
+        entry_digest(hdr, payload, n, digest);
+        if (memcmp(digest, hdr + OFF_HASH, 32) != 0)
+            *bad = "fails its checksum";
+    }
+    if (*bad) {
+        free(payload);
+        return MJ_CACHE_DAMAGED;
+    }
+    *data = payload;
+    *size = n;
+    if (meta) {
+        meta->registers = (int32_t)mj_get_le32(hdr + OFF_REGISTERS);
+        meta->spill_bytes = (int64_t)mj_get_le64(hdr + OFF_SPILLS);
+    }
+    return MJ_CACHE_HIT;
+}
+
+mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **data,
+                              size_t *size, mj_cache_meta *meta, char *err, size_t errcap)
+{
+    char path[PATH_MAX];
+    if (entry_path(path, sizeof path, dir, key, err, errcap) != 0)
+        return MJ_CACHE_ERROR;
+
+    /* O_NONBLOCK so that a FIFO planted under an entry's name cannot hang the open; it
+     * changes nothing for regular files. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return MJ_CACHE_MISS;
+        if (errno == ELOOP) /* O_NOFOLLOW met a symbolic link */
+            return damaged(path, NULL, "is a symbolic link", err, errcap);
+        mj_set_err(err, errcap, "cannot open cache entry %s: %s", path, strerror(errno));
+        return MJ_CACHE_ERROR;
+    }
+    struct stat st;
+    const char *bad = NULL;
+    mj_cache_result res;
+    if (fstat(fd, &st) != 0) {
+        mj_set_err(err, errcap, "cannot stat cache entry %s: %s", path, strerror(errno));
+        res = MJ_CACHE_ERROR;
+    } else {
+        res = read_entry(fd, &st, key, path, data, size, meta, &bad, err, errcap);
+    }
+    close(fd);
+    if (res == MJ_CACHE_DAMAGED)
+        res = damaged(path, &st, bad, err, errcap);
+    return res;
+}
+
+int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
+                   const mj_cache_meta *meta, char *err, size_t errcap)
+{
+    if (mj_cache_ensure_dir(dir, err, errcap) != 0 || mj_cache_check_dir(dir, err, errcap) != 0)
+        return -1;
+    char path[PATH_MAX];
+    char hex[65];
+    mj_sha256_hex(key, hex);
+    if (entry_path(path, sizeof path, dir, key, err, errcap) != 0)
+        return -1;
+    uint8_t hdr[HEADER_SIZE];
+    memcpy(hdr, MAGIC, 8);
+    mj_put_le32(hdr + OFF_VERSION, FORMAT_VERSION);
+    mj_put_le32(hdr + OFF_REGISTERS, (uint32_t)(meta ? meta->registers : -1));
+    memcpy(hdr + OFF_KEY, key, 32);
+    mj_put_le64(hdr + OFF_SIZE, size);
+    mj_put_le64(hdr + OFF_SPILLS, (uint64_t)(meta ? meta->spill_bytes : -1));
+    entry_digest(hdr, data, size, hdr + OFF_HASH);
+
+    /* The temporary file is ".<hex>.tmp.XXXXXX" in dir, which is_temp_name recognizes. Mode
+     * 0600 and no fsync: an entry is private, and one lost in a crash is only rebuilt. */
+    const mj_span parts[] = {{hdr, sizeof hdr}, {data, size}};
+    return mj_write_file_atomic(path, dir, hex, parts, 2, 0600, 0, err, errcap);
+}
+
+int mj_cache_check_dir(const char *dir, char *err, size_t errcap)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        mj_set_err(err, errcap, "cannot use cache directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    const char *why = "refused: another user could place kernels there that this process would "
+                      "run; choose a private directory (MERGEJIT_CACHE_DIR)";
+    if (!S_ISDIR(st.st_mode)) {
+        mj_set_err(err, errcap, "cache directory %s is not a directory", dir);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        mj_set_err(err, errcap, "cache directory %s belongs to uid %u, not to this user (uid "
+                                "%u): %s", dir, (unsigned)st.st_uid, (unsigned)geteuid(), why);
+        return -1;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        mj_set_err(err, errcap, "cache directory %s is writable by %s (mode %04o): %s, or "
+                                "chmod go-w it", dir,
+                   (st.st_mode & S_IWOTH) ? "every user" : "its group",
+                   (unsigned)(st.st_mode & 07777), why);
+        return -1;
+    }
+    return 0;
+}
+
+int mj_cache_default_dir(char *out, size_t cap, char *err, size_t errcap)
+{
+    const char *v;
+    int n;
+    if ((v = getenv("MERGEJIT_CACHE_DIR")) != NULL && *v)
+        n = snprintf(out, cap, "%s", v);
+    else if ((v = getenv("XDG_CACHE_HOME")) != NULL && v[0] == '/') /* relative: ignored */
+        n = snprintf(out, cap, "%s/mergejit", v);
+    else if ((v = getenv("HOME")) != NULL && *v)
+        n = snprintf(out, cap, "%s/.cache/mergejit", v);
+    else {
+        mj_set_err(err, errcap,
+                   "no cache directory: none of MERGEJIT_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
+        return -1;
+    }
+    if (n < 0 || (size_t)n >= cap) {
+        mj_set_err(err, errcap, "the cache directory path (%d bytes) does not fit in %zu bytes", n,
+                   cap);
+        if (cap > 0)
+            out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens dir for listing. Returns 1 with *d set, 0 when dir does not exist, -1 with err. */
+static int open_listing(const char *dir, DIR **d, char *err, size_t errcap)
+{
+    *d = opendir(dir);
+    if (*d)
+        return 1;
+    if (errno == ENOENT)
+        return 0;
+    mj_set_err(err, errcap, "cannot open cache directory %s: %s", dir, strerror(errno));
+    return -1;
+}
+
+/* Ends a listing: readdir gives NULL both at the end and on error; errno tells them apart. */
+static int close_listing(DIR *d, const char *dir, char *err, size_t errcap)
+{
+    int e = errno;
+    closedir(d);
+    if (e != 0) {
+        mj_set_err(err, errcap, "cannot read cache directory %s: %s", dir, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+int mj_cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errcap)
+{
+    size_t count = 0;
+    if (removed)
+        *removed = 0;
+    DIR *d;
+    int rc = open_listing(dir, &d, err, errcap);
+    if (rc <= 0)
+        return rc;
+    struct dirent *ent;
+    for (errno = 0; (ent = readdir(d)) != NULL; errno = 0) {
+        if (!is_entry_name(ent->d_name) && !is_temp_name(ent->d_name))
+            continue;
+        if (unlinkat(dirfd(d), ent->d_name, 0) == 0)
+            count++;
+        else if (errno != ENOENT) { /* ENOENT: someone else removed it first */
+            mj_set_err(err, errcap, "cannot remove %s/%s: %s", dir, ent->d_name, strerror(errno));
+            closedir(d);
+            if (removed)
+                *removed = count;
+            return -1;
+        }
+    }
+    if (removed)
+        *removed = count;
+    return close_listing(d, dir, err, errcap);
+}
+
+int mj_cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
+                       size_t errcap)
+{
+    size_t count = 0;
+    uint64_t total = 0;
+    *entries = 0;
+    *bytes = 0;
+    DIR *d;
+    int rc = open_listing(dir, &d, err, errcap);
+    if (rc <= 0)
+        return rc;
+    struct dirent *ent;
+    for (errno = 0; (ent = readdir(d)) != NULL; errno = 0) {
+        struct stat st;
+        if (!is_entry_name(ent->d_name))
+            continue;
+        if (fstatat(dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno == ENOENT) /* removed since it was listed */
+                continue;
+            mj_set_err(err, errcap, "cannot stat %s/%s: %s", dir, ent->d_name, strerror(errno));
+            closedir(d);
+            return -1;
+        }
+        if (S_ISREG(st.st_mode)) {
+            count++;
+            total += (uint64_t)st.st_size;
+        }
+    }
+    *entries = count;
+    *bytes = total;
+    return close_listing(d, dir, err, errcap);
+}
