@@ -4,8 +4,8 @@
 
 #include "core/context.h"
 #include "gen.h"
-#include "merge_frame.h"
 #include "primitives/run.h"
+#include "shared/merge_frame.h"
 
 /* The partitions the first waves of merge blocks wait for, found with more lanes: so many
  * waves of resident blocks, in groups of so many lanes (at most MJ_MP_NT / MJ_MP_BOUNDS, see

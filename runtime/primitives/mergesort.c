@@ -6,8 +6,8 @@
 
 #include "core/context.h"
 #include "gen.h"
-#include "merge_frame.h"
 #include "primitives/run.h"
+#include "shared/merge_frame.h"
 
 #define MJ_PARTITION_THREADS 128
 

@@ -1,14 +1,14 @@
 /* The host side of the queued sorts, segmented sort and locality sort: the blocksort in place,
  * then mergesort's passes, each a partition kernel that queues merge jobs and a merge kernel
  * that works them off, between the caller's buffer and scratch; then the tiles left in
- * scratch come back (templates/work_queue.h). */
-#include "primitives/queued.h"
-
+ * scratch come back (templates/shared/work_queue.h). */
 #include "core/context.h"
+
 #include "gen.h"
-#include "merge_frame.h"
+#include "primitives/queued.h"
 #include "primitives/run.h"
-#include "work_queue.h"
+#include "shared/merge_frame.h"
+#include "shared/work_queue.h"
 
 #define MJ_HEADS_THREADS 256
 
