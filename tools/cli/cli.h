@@ -1,7 +1,7 @@
 /*
- * Shared declarations of the mergejit command-line tool. Each section names the file that
- * implements it. The tool uses only the public API (mergejit.h), the device-memory bridge
- * (devmem.h) and libc.
+ * mergejit_cli: the command-line tool's library (tools/cli/), linked by the tool and by the
+ * tests. Each section names the file that implements it. It uses the public API (mergejit.h)
+ * and libc; the commands (tools/cmd_*.c) add the device-memory bridge (devmem.h).
  */
 #ifndef MERGEJIT_TOOLS_CLI_H
 #define MERGEJIT_TOOLS_CLI_H
@@ -19,16 +19,6 @@ enum {
     CLI_FAILURE = 1, /* a runtime failure, or a demo/verification that did not pass */
     CLI_USAGE = 2    /* bad command line */
 };
-
-/* ---------------------------------------------------------------- commands (cmd_*.c) */
-
-/* Each gets argv[0] = the command's name and returns the process exit status. */
-int cmd_demo(int argc, char **argv);
-int cmd_sort(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_cache(int argc, char **argv);
-int cmd_tune(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
 
 /* ---------------------------------------------------------------- options (args.c) */
 
