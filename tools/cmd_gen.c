@@ -133,7 +133,7 @@ static char *read_beside(const char *spec, const char *name)
         snprintf(path, sizeof path, "%.*s/%s", (int)(slash - spec), spec, name);
     void *data;
     size_t size;
-    if (fio_read_all(path, &data, &size) != 0)
+    if (cli_read_file(path, &data, &size) != 0)
         return NULL;
     char *text = realloc(data, size + 1);
     if (!text) {
@@ -203,7 +203,7 @@ static int read_spec(gen_opts *o, const char *file)
 {
     void *data;
     size_t size;
-    if (fio_read_all(file, &data, &size) != 0)
+    if (cli_read_file(file, &data, &size) != 0)
         return -1;
     char *text = realloc(data, size + 1);
     if (!text) {

@@ -128,12 +128,12 @@ static int parse_opts(int argc, char **argv, sort_opts *o)
             continue;
         for (int b = 0; b < 3; b++)
             if (inputs[b] != NULL &&
-                (strcmp(outputs[a], inputs[b]) == 0 || fio_same_file(inputs[b], outputs[a])))
+                (strcmp(outputs[a], inputs[b]) == 0 || cli_same_file(inputs[b], outputs[a])))
                 return cli_usage_error(CMD, "output '%s' is the input '%s'; it would be replaced",
                                        outputs[a], inputs[b]);
     }
     if (o->values_out != NULL &&
-        (strcmp(o->out, o->values_out) == 0 || fio_same_file(o->out, o->values_out)))
+        (strcmp(o->out, o->values_out) == 0 || cli_same_file(o->out, o->values_out)))
         return cli_usage_error(CMD, "OUT and VALUES_OUT are the same file");
     return CLI_OK;
 }
@@ -260,10 +260,10 @@ int cmd_sort(int argc, char **argv)
     size_t key_size = mj_key_kind_size(o.kind);
     void *keys = NULL, *values = NULL, *keys_copy = NULL, *values_copy = NULL, *heads = NULL;
     size_t key_bytes = 0, value_bytes = 0, head_bytes = 0, n;
-    fio_pending out_file = {NULL, NULL}, values_file = {NULL, NULL};
+    cli_staged out_file = {NULL, "", ""}, values_file = {NULL, "", ""};
     rc = CLI_FAILURE;
 
-    if (fio_read_all(o.in, &keys, &key_bytes) != 0)
+    if (cli_read_file(o.in, &keys, &key_bytes) != 0)
         goto done;
     if (key_bytes % key_size != 0) {
         cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
@@ -273,7 +273,7 @@ int cmd_sort(int argc, char **argv)
     }
     n = key_bytes / key_size;
     if (o.values_in != NULL) {
-        if (fio_read_all(o.values_in, &values, &value_bytes) != 0)
+        if (cli_read_file(o.values_in, &values, &value_bytes) != 0)
             goto done;
         if (n > SIZE_MAX / o.value_size || value_bytes != n * o.value_size) {
             cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
@@ -284,7 +284,7 @@ int cmd_sort(int argc, char **argv)
     }
 
     if (o.segments != NULL) {
-        if (fio_read_all(o.segments, &heads, &head_bytes) != 0)
+        if (cli_read_file(o.segments, &heads, &head_bytes) != 0)
             goto done;
         if (head_bytes % 8 != 0) {
             cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
@@ -314,13 +314,14 @@ int cmd_sort(int argc, char **argv)
             goto done;
     }
 
-    if (fio_stage(o.out, keys, key_bytes, &out_file) != 0)
+    if (cli_stage_file(o.out, keys, key_bytes, &out_file) != 0)
         goto done;
-    if (o.values_out != NULL && fio_stage(o.values_out, values, value_bytes, &values_file) != 0)
+    if (o.values_out != NULL &&
+        cli_stage_file(o.values_out, values, value_bytes, &values_file) != 0)
         goto done;
-    if (fio_commit(&out_file) != 0)
+    if (cli_commit_file(&out_file) != 0)
         goto done;
-    if (o.values_out != NULL && fio_commit(&values_file) != 0)
+    if (o.values_out != NULL && cli_commit_file(&values_file) != 0)
         goto done;
 
     printf("sorted %zu %s keys (%s)", n, mj_key_kind_name(o.kind), cli_order_name(o.order));
@@ -335,8 +336,8 @@ int cmd_sort(int argc, char **argv)
     rc = CLI_OK;
 
 done:
-    fio_discard(&out_file);
-    fio_discard(&values_file);
+    cli_discard_file(&out_file);
+    cli_discard_file(&values_file);
     free(keys);
     free(values);
     free(keys_copy);

@@ -1,7 +1,8 @@
 /*
  * mergejit_cli: the command-line tool's library (tools/cli/), linked by the tool and by the
- * tests. Each section names the file that implements it. It uses the public API (mergejit.h)
- * and libc; the commands (tools/cmd_*.c) add the device-memory bridge (devmem.h).
+ * tests. Each section names the file that implements it. It uses the public API (mergejit.h),
+ * the runtime's file reader and atomic writer (file_io.h, privately) and libc; the commands
+ * (tools/cmd_*.c) add the device-memory bridge (devmem.h).
  */
 #ifndef MERGEJIT_TOOLS_CLI_H
 #define MERGEJIT_TOOLS_CLI_H
@@ -105,29 +106,33 @@ const char *cli_source_phrase(int source);
  * "build: compiled with NVRTC in 812.3 ms; tile 256 threads x 15 values". */
 void cli_print_build(const mj_sorter *sorter);
 
-/* ---------------------------------------------------------------- files (fileio.c) */
+/* ---------------------------------------------------------------- files (files.c) */
 
 /* Reads a whole file into a malloc'ed buffer (*data never NULL on success, even when empty).
  * Prints the error and returns -1 on failure. */
-int fio_read_all(const char *path, void **data, size_t *size);
+int cli_read_file(const char *path, void **data, size_t *size);
 
-/* An output file written next to its destination and renamed into place on commit. */
-typedef struct fio_pending {
-    char *tmp;        /* temporary path, NULL when nothing is staged */
+/* An output file written next to its destination and renamed into place on commit, so that
+ * a command replaces several outputs only when all of them were written. */
+typedef struct cli_staged {
     const char *path; /* destination */
-} fio_pending;
+    char dir[4096];   /* the directory that holds it */
+    char tmp[4096];   /* the temporary file; "" when nothing is staged */
+} cli_staged;
 
 /* Writes `data` to a new temporary file in the directory of `path` (mode 0666 & ~umask),
  * flushed to disk. Prints the error and returns -1 on failure (nothing is left behind). */
-int fio_stage(const char *path, const void *data, size_t size, fio_pending *pending);
+int cli_stage_file(const char *path, const void *data, size_t size, cli_staged *staged);
 /* Renames the staged file onto its destination. Prints the error and returns -1 on failure
  * (the temporary file is then removed). */
-int fio_commit(fio_pending *pending);
+int cli_commit_file(cli_staged *staged);
+/* Stages and commits one file. */
+int cli_write_file(const char *path, const void *data, size_t size);
 /* Removes a staged file that is not to be committed. Safe on an empty or committed one. */
-void fio_discard(fio_pending *pending);
+void cli_discard_file(cli_staged *staged);
 /* 1 when both paths name the same existing file (same device and inode; `b` is not followed
  * when it is a symbolic link, as rename() replaces the link itself). */
-int fio_same_file(const char *a, const char *b);
+int cli_same_file(const char *a, const char *b);
 
 /* ---------------------------------------------------------------- keys (keygen.c) */
 

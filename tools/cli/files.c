@@ -1,12 +1,9 @@
-/* Whole-file reads and atomic writes (temporary file + fsync + rename). */
+/* Whole-file reads and atomic writes for the commands: the runtime's reader and writer
+ * (file_io.h), with the tool's error messages. */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* lstat */
 #endif
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,213 +11,75 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "file_io.h"
 
-/* Largest single read()/write(); Linux moves at most about 2 GiB per call anyway. */
-#define FIO_CHUNK ((size_t)1 << 30)
-
-int fio_read_all(const char *path, void **data, size_t *size)
+int cli_read_file(const char *path, void **data, size_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("cannot open '%s': %s", path, strerror(errno));
-        return -1;
-    }
-
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        cli_error("cannot stat '%s': %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        cli_error("cannot read '%s': %s", path, strerror(EISDIR));
-        close(fd);
-        return -1;
-    }
-    size_t cap = (size_t)1 << 20;
-    if (S_ISREG(st.st_mode)) {
-        if ((uintmax_t)st.st_size > (uintmax_t)SIZE_MAX) {
-            cli_tool_error(MJ_ERR_TOO_LARGE, "'%s' is too large for this machine", path);
-            close(fd);
-            return -1;
-        }
-        cap = (size_t)st.st_size;
-    }
-    unsigned char *buf = malloc(cap > 0 ? cap : 1);
-    if (buf == NULL) {
-        cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate %zu bytes to read '%s'", cap, path);
-        close(fd);
-        return -1;
-    }
-
-    size_t used = 0;
-    for (;;) {
-        if (used == cap) {
-            /* Full: probe for more before growing, so a regular file is read with one buffer. */
-            unsigned char probe[4096];
-            ssize_t r = read(fd, probe, sizeof probe);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0)
-                goto read_error;
-            if (r == 0)
-                break;
-            size_t want = cap + (size_t)r;
-            size_t newcap = cap < SIZE_MAX / 2 ? cap * 2 : SIZE_MAX;
-            if (newcap < want)
-                newcap = want + ((size_t)1 << 20);
-            unsigned char *grown = realloc(buf, newcap);
-            if (grown == NULL) {
-                cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate %zu bytes to read '%s'",
-                               newcap, path);
-                free(buf);
-                close(fd);
-                return -1;
-            }
-            buf = grown;
-            cap = newcap;
-            memcpy(buf + used, probe, (size_t)r);
-            used += (size_t)r;
-            continue;
-        }
-        size_t chunk = cap - used < FIO_CHUNK ? cap - used : FIO_CHUNK;
-        ssize_t r = read(fd, buf + used, chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            goto read_error;
-        if (r == 0)
-            break;
-        used += (size_t)r;
-    }
-    close(fd);
-    *data = buf;
-    *size = used;
-    return 0;
-
-read_error:
-    cli_error("cannot read '%s': %s", path, strerror(errno));
-    free(buf);
-    close(fd);
+    char err[1024];
+    mj_status st = mj_read_file(path, data, size, err, sizeof err);
+    if (st == MJ_OK)
+        return 0;
+    if (st == MJ_ERR_FILE)
+        cli_error("%s", err);
+    else
+        cli_tool_error(st, "%s", err);
     return -1;
 }
 
-static int write_all(int fd, const void *data, size_t size)
+int cli_stage_file(const char *path, const void *data, size_t size, cli_staged *staged)
 {
-    const unsigned char *p = data;
-    while (size > 0) {
-        size_t chunk = size < FIO_CHUNK ? size : FIO_CHUNK;
-        ssize_t w = write(fd, p, chunk);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        size -= (size_t)w;
-    }
-    return 0;
-}
-
-int fio_stage(const char *path, const void *data, size_t size, fio_pending *pending)
-{
-    static const char tail[] = ".mergejit-XXXXXX";
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash != NULL ? (size_t)(slash - path) + 1 : 0;
-    const char *base = path + dirlen;
-
-    pending->tmp = NULL;
-    pending->path = path;
-    if (base[0] == '\0') {
-        cli_error("cannot write '%s': %s", path, strerror(EISDIR));
+    char err[1024];
+    const char *base;
+    staged->path = path;
+    staged->tmp[0] = '\0';
+    if (mj_path_split(path, staged->dir, sizeof staged->dir, &base, err, sizeof err) != 0) {
+        cli_error("cannot write '%s': %s", path, err);
         return -1;
     }
-
-    size_t len = dirlen + 1 + strlen(base) + sizeof tail;
-    char *tmp = malloc(len);
-    if (tmp == NULL) {
-        cli_tool_error(MJ_ERR_HOST_MEMORY, "out of host memory");
-        return -1;
-    }
-    memcpy(tmp, path, dirlen);
-    snprintf(tmp + dirlen, len - dirlen, ".%s%s", base, tail);
-
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        cli_error("cannot create a temporary file for '%s': %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    mode_t mask = umask(0);
+    mode_t mask = umask(0); /* read the umask: new outputs get 0666 less it, as open() does */
     umask(mask);
-    int err = 0;
-    if (fchmod(fd, (mode_t)0666 & ~mask) != 0 || write_all(fd, data, size) != 0 ||
-        fsync(fd) != 0)
-        err = errno;
-    if (close(fd) != 0 && err == 0)
-        err = errno;
-    if (err != 0) {
-        cli_error("cannot write '%s': %s", tmp, strerror(err));
-        unlink(tmp);
-        free(tmp);
+    mj_span part = {data, size};
+    if (mj_file_stage(staged->dir, base, &part, 1, (mode_t)0666 & ~mask, MJ_SYNC_FILE,
+                      staged->tmp, sizeof staged->tmp, err, sizeof err) != 0) {
+        staged->tmp[0] = '\0';
+        cli_error("cannot write '%s': %s", path, err);
         return -1;
     }
-    pending->tmp = tmp;
     return 0;
 }
 
-/* Flushes the directory entry of `path` (best effort: some file systems refuse). */
-static void sync_parent(const char *path)
+int cli_commit_file(cli_staged *staged)
 {
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    if (slash == NULL) {
-        dir = malloc(2);
-        if (dir != NULL)
-            memcpy(dir, ".", 2);
-    } else {
-        size_t len = slash == path ? 1 : (size_t)(slash - path);
-        dir = malloc(len + 1);
-        if (dir != NULL) {
-            memcpy(dir, path, len);
-            dir[len] = '\0';
-        }
-    }
-    if (dir == NULL)
-        return;
-    int fd = open(dir, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    free(dir);
-}
-
-int fio_commit(fio_pending *pending)
-{
-    if (pending->tmp == NULL)
+    char err[1024];
+    if (staged->tmp[0] == '\0')
         return -1;
-    if (rename(pending->tmp, pending->path) != 0) {
-        cli_error("cannot rename '%s' to '%s': %s", pending->tmp, pending->path,
-                  strerror(errno));
-        fio_discard(pending);
+    int rc = mj_file_commit(staged->tmp, staged->path, staged->dir, MJ_SYNC_DIR, err,
+                            sizeof err);
+    staged->tmp[0] = '\0'; /* renamed, or removed by mj_file_commit */
+    if (rc != 0) {
+        cli_error("cannot write '%s': %s", staged->path, err);
         return -1;
     }
-    free(pending->tmp);
-    pending->tmp = NULL;
-    sync_parent(pending->path);
     return 0;
 }
 
-void fio_discard(fio_pending *pending)
+int cli_write_file(const char *path, const void *data, size_t size)
 {
-    if (pending->tmp != NULL) {
-        unlink(pending->tmp);
-        free(pending->tmp);
-        pending->tmp = NULL;
+    cli_staged staged;
+    if (cli_stage_file(path, data, size, &staged) != 0)
+        return -1;
+    return cli_commit_file(&staged);
+}
+
+void cli_discard_file(cli_staged *staged)
+{
+    if (staged->tmp[0] != '\0') {
+        unlink(staged->tmp);
+        staged->tmp[0] = '\0';
     }
 }
 
-int fio_same_file(const char *a, const char *b)
+int cli_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     if (stat(a, &sa) != 0 || lstat(b, &sb) != 0)

@@ -99,10 +99,7 @@ static int sb_write(sbuf *b, const char *path)
     if (b->failed) {
         fprintf(stderr, "mergejit tune: out of host memory while writing '%s'\n", path);
     } else {
-        fio_pending pending;
-        if (fio_stage(path, b->data != NULL ? b->data : "", b->len, &pending) == 0 &&
-            fio_commit(&pending) == 0)
-            rc = 0;
+        rc = cli_write_file(path, b->data != NULL ? b->data : "", b->len);
     }
     free(b->data);
     return rc;
