@@ -52,86 +52,115 @@ typedef struct demo_opts {
     uint64_t seed;
 } demo_opts;
 
+static int set_primitive(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    o->primitive = mj_primitive_parse(v);
+    if (o->primitive == MJ_PRIMITIVE_COUNT)
+        return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort or "
+                                    "locality)", v);
+    return CLI_OK;
+}
+
+static int set_seglen(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_size(v, &o->seglen) != 0 || o->seglen == 0)
+        return cli_usage_error(CMD, "bad segment length '%s'", v);
+    return CLI_OK;
+}
+
+static int set_type(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_builtin_kind(v, &o->kind) != 0)
+        return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
+                               cli_builtin_kind_list());
+    return CLI_OK;
+}
+
+static int set_n(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_size(v, &o->n) != 0 || o->n == 0)
+        return cli_usage_error(CMD, "bad count '%s' (e.g. 16777216, 1e6, 2^24, 16M)", v);
+    return CLI_OK;
+}
+
+static int set_values(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 0, 64, &l) != 0)
+        return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 0..64)", v);
+    o->value_size = (size_t)l;
+    return CLI_OK;
+}
+
+static int set_order(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_order(v, &o->order) != 0)
+        return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
+    return CLI_OK;
+}
+
+static int set_device(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
+        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
+    o->device = (int)l;
+    return CLI_OK;
+}
+
+static int set_sm(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_sm(v, &o->sm) != 0)
+        return cli_usage_error(CMD, "bad target '%s' (e.g. 90, sm_90 or 9.0)", v);
+    return CLI_OK;
+}
+
+static int set_reps(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_int(v, 0, 1000000, &o->reps) != 0)
+        return cli_usage_error(CMD, "bad repetition count '%s'", v);
+    return CLI_OK;
+}
+
+static int set_seed(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_u64(v, &o->seed) != 0)
+        return cli_usage_error(CMD, "bad seed '%s'", v);
+    return CLI_OK;
+}
+
+static const cli_option options[] = {
+    CLI_OPT_PARSED("--primitive", set_primitive),
+    CLI_OPT_PARSED("--seglen", set_seglen),
+    CLI_OPT_PARSED("--type", set_type),
+    CLI_OPT_PARSED("--n", set_n),
+    CLI_OPT_PARSED("--values", set_values),
+    CLI_OPT_PARSED("--order", set_order),
+    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_PARSED("--sm", set_sm),
+    CLI_OPT_PARSED("--reps", set_reps),
+    CLI_OPT_PARSED("--seed", set_seed),
+    CLI_OPT_END,
+};
+
+static const cli_syntax syntax = {CMD, options, NULL, 0, 0};
+
 static int parse_opts(int argc, char **argv, demo_opts *o)
 {
-    o->primitive = MJ_MERGESORT;
-    o->seglen = 1000;
-    o->kind = MJ_KEY_U32;
-    o->n = (uint64_t)1 << 24;
-    o->value_size = 0;
-    o->order = MJ_ASCENDING;
-    o->device = 0;
-    o->sm = 90;
-    o->reps = 5;
-    o->seed = 1;
-
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        long l;
-        if ((r = cli_take(CMD, argc, argv, &i, "--primitive", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            o->primitive = mj_primitive_parse(v);
-            if (o->primitive == MJ_PRIMITIVE_COUNT)
-                return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort "
-                                            "or locality)", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--seglen", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_size(v, &o->seglen) != 0 || o->seglen == 0)
-                return cli_usage_error(CMD, "bad segment length '%s'", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--type", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_builtin_kind(v, &o->kind) != 0)
-                return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
-                                       cli_builtin_kind_list());
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--n", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_size(v, &o->n) != 0 || o->n == 0)
-                return cli_usage_error(CMD, "bad count '%s' (e.g. 16777216, 1e6, 2^24, 16M)",
-                                       v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--values", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 64, &l) != 0)
-                return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 0..64)", v);
-            o->value_size = (size_t)l;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--order", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_order(v, &o->order) != 0)
-                return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--device", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-                return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-            o->device = (int)l;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--sm", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_sm(v, &o->sm) != 0)
-                return cli_usage_error(CMD, "bad target '%s' (e.g. 90, sm_90 or 9.0)", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--reps", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 1000000, &o->reps) != 0)
-                return cli_usage_error(CMD, "bad repetition count '%s'", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--seed", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_u64(v, &o->seed) != 0)
-                return cli_usage_error(CMD, "bad seed '%s'", v);
-        } else if (cli_is_option(argv[i])) {
-            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
-        } else {
-            return cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
-        }
-    }
-    return CLI_OK;
+    *o = (demo_opts){.primitive = MJ_MERGESORT, .seglen = 1000, .kind = MJ_KEY_U32,
+                     .n = (uint64_t)1 << 24, .order = MJ_ASCENDING, .sm = 90, .reps = 5,
+                     .seed = 1};
+    return cli_parse_args(&syntax, argc, argv, o);
 }
 
 static void fill_desc(const demo_opts *o, mj_sort_desc *desc)

@@ -42,75 +42,87 @@ typedef struct sort_opts {
     int device;
     int verify;
     const char *in, *out, *values_out;
+    const char *operands[3]; /* IN OUT [VALUES_OUT], as given */
+    int noperands;
 } sort_opts;
+
+static int set_type(void *opts, const char *v)
+{
+    sort_opts *o = opts;
+    if (mj_key_kind_parse(v) == MJ_KEY_CUSTOM)
+        return cli_usage_error(CMD, "custom key types are not offered by 'sort' (they need "
+                                    "CUDA source; use the library API)");
+    if (cli_parse_builtin_kind(v, &o->kind) != 0)
+        return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
+                               cli_builtin_kind_list());
+    o->have_kind = 1;
+    return CLI_OK;
+}
+
+static int set_order(void *opts, const char *v)
+{
+    sort_opts *o = opts;
+    if (cli_parse_order(v, &o->order) != 0)
+        return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
+    return CLI_OK;
+}
+
+static int set_value_size(void *opts, const char *v)
+{
+    sort_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 1, 64, &l) != 0)
+        return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 1..64)", v);
+    o->value_size = (size_t)l;
+    return CLI_OK;
+}
+
+static int set_device(void *opts, const char *v)
+{
+    sort_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
+        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
+    o->device = (int)l;
+    return CLI_OK;
+}
+
+static int take_operand(void *opts, const char *arg)
+{
+    sort_opts *o = opts;
+    if (o->noperands == 3)
+        return cli_usage_error(CMD, "unexpected argument '%s'", arg);
+    o->operands[o->noperands++] = arg;
+    return CLI_OK;
+}
+
+static const cli_option options[] = {
+    CLI_OPT_FLAG("--verify", sort_opts, verify),
+    CLI_OPT_PARSED("--type", set_type),
+    CLI_OPT_PARSED("--order", set_order),
+    CLI_OPT_STRING("--values", NULL, sort_opts, values_in),
+    CLI_OPT_STRING("--segments", NULL, sort_opts, segments),
+    CLI_OPT_PARSED("--value-size", set_value_size),
+    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_END,
+};
+
+static const cli_syntax syntax = {CMD, options, take_operand, 1, 0};
 
 static int parse_opts(int argc, char **argv, sort_opts *o)
 {
-    const char *operands[3];
-    int noperands = 0, only_operands = 0;
-    long l;
-
     memset(o, 0, sizeof *o);
     o->order = MJ_ASCENDING;
-
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        if (only_operands || !cli_is_option(argv[i])) {
-            if (noperands == 3)
-                return cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
-            operands[noperands++] = argv[i];
-        } else if (strcmp(argv[i], "--") == 0) {
-            only_operands = 1;
-        } else if (strcmp(argv[i], "--verify") == 0) {
-            o->verify = 1;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--type", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (mj_key_kind_parse(v) == MJ_KEY_CUSTOM)
-                return cli_usage_error(CMD, "custom key types are not offered by 'sort' (they "
-                                            "need CUDA source; use the library API)");
-            if (cli_parse_builtin_kind(v, &o->kind) != 0)
-                return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
-                                       cli_builtin_kind_list());
-            o->have_kind = 1;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--order", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_order(v, &o->order) != 0)
-                return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--values", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            o->values_in = v;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--segments", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            o->segments = v;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--value-size", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 1, 64, &l) != 0)
-                return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 1..64)", v);
-            o->value_size = (size_t)l;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--device", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-                return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-            o->device = (int)l;
-        } else {
-            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
-        }
-    }
-
+    int rc = cli_parse_args(&syntax, argc, argv, o);
+    if (rc != CLI_OK)
+        return rc;
     if (!o->have_kind)
         return cli_usage_error(CMD, "--type is required (one of: %s)", cli_builtin_kind_list());
-    if (noperands < 2)
+    if (o->noperands < 2)
         return cli_usage_error(CMD, "expected IN and OUT files");
-    o->in = operands[0];
-    o->out = operands[1];
-    o->values_out = noperands > 2 ? operands[2] : NULL;
+    o->in = o->operands[0];
+    o->out = o->operands[1];
+    o->values_out = o->noperands > 2 ? o->operands[2] : NULL;
     if (o->values_in != NULL && o->value_size == 0)
         return cli_usage_error(CMD, "--values needs --value-size");
     if (o->values_in == NULL && o->value_size != 0)

@@ -61,6 +61,17 @@ typedef struct tune_opts {
     const char *output, *json, *plot;
 } tune_opts;
 
+/* The command line as given, before the defaults that depend on --quick. */
+typedef struct tune_args {
+    const char *prims;
+    long keys[3], values[8], nts[8], sizes[TUNE_MAX_SIZES];
+    int nkeys, nvalues, nnt, nsizes; /* 0 for --nt and --sizes: the default */
+    long reps;                       /* 0: the default */
+    long seglen, threads, device;
+    int quick, no_save;
+    const char *output, *json, *plot;
+} tune_args;
+
 static int parse_list(const char *opt, const char *value, long lo, long hi, long *out, int cap)
 {
     int n = cli_parse_int_list(value, lo, hi, out, cap);
@@ -70,106 +81,132 @@ static int parse_list(const char *opt, const char *value, long lo, long hi, long
     return n;
 }
 
+static int set_keys(void *opts, const char *v)
+{
+    tune_args *a = opts;
+    if ((a->nkeys = parse_list("--keys", v, 4, 16, a->keys, 3)) < 0)
+        return CLI_USAGE;
+    for (int k = 0; k < a->nkeys; k++)
+        if (a->keys[k] != 4 && a->keys[k] != 8 && a->keys[k] != 16)
+            return cli_usage_error(CMD, "--keys takes 4, 8 and 16, not %ld", a->keys[k]);
+    return CLI_OK;
+}
+
+static int set_values(void *opts, const char *v)
+{
+    tune_args *a = opts;
+    return (a->nvalues = parse_list("--values", v, 0, 64, a->values, 8)) < 0 ? CLI_USAGE
+                                                                             : CLI_OK;
+}
+
+static int set_nt(void *opts, const char *v)
+{
+    tune_args *a = opts;
+    return (a->nnt = parse_list("--nt", v, 32, 1024, a->nts, 8)) < 0 ? CLI_USAGE : CLI_OK;
+}
+
+static int set_sizes(void *opts, const char *v)
+{
+    tune_args *a = opts;
+    a->nsizes = parse_list("--sizes", v, 10, 30, a->sizes, TUNE_MAX_SIZES);
+    return a->nsizes < 0 ? CLI_USAGE : CLI_OK;
+}
+
+static int set_reps(void *opts, const char *v)
+{
+    if (cli_parse_int(v, 1, 1000, &((tune_args *)opts)->reps) != 0)
+        return cli_usage_error(CMD, "--reps takes 1 to 1000");
+    return CLI_OK;
+}
+
+static int set_seglen(void *opts, const char *v)
+{
+    if (cli_parse_int(v, 1, 1L << 30, &((tune_args *)opts)->seglen) != 0)
+        return cli_usage_error(CMD, "--seglen takes 1 to 2^30");
+    return CLI_OK;
+}
+
+static int set_threads(void *opts, const char *v)
+{
+    if (cli_parse_int(v, 1, 256, &((tune_args *)opts)->threads) != 0)
+        return cli_usage_error(CMD, "--threads takes 1 to 256");
+    return CLI_OK;
+}
+
+static int set_device(void *opts, const char *v)
+{
+    if (cli_parse_int(v, 0, 1024, &((tune_args *)opts)->device) != 0)
+        return cli_usage_error(CMD, "--device takes an ordinal");
+    return CLI_OK;
+}
+
+static const cli_option options[] = {
+    CLI_OPT_FLAG("--quick", tune_args, quick),
+    CLI_OPT_FLAG("--no-save", tune_args, no_save),
+    CLI_OPT_STRING("--primitives", NULL, tune_args, prims),
+    CLI_OPT_PARSED("--keys", set_keys),
+    CLI_OPT_PARSED("--values", set_values),
+    CLI_OPT_PARSED("--nt", set_nt),
+    CLI_OPT_PARSED("--sizes", set_sizes),
+    CLI_OPT_PARSED("--reps", set_reps),
+    CLI_OPT_PARSED("--seglen", set_seglen),
+    CLI_OPT_PARSED("--threads", set_threads),
+    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_STRING("--output", "-o", tune_args, output),
+    CLI_OPT_STRING("--json", NULL, tune_args, json),
+    CLI_OPT_STRING("--plot", NULL, tune_args, plot),
+    CLI_OPT_END,
+};
+
+static const cli_syntax syntax = {CMD, options, NULL, 0, 1};
+
+/* 0, or -1 after printing why. */
 static int parse_opts(int argc, char **argv, tune_opts *o)
 {
-    const char *prims = "mergesort,merge,segsort";
-    long keys[3] = {4, 8, 16}, values[8] = {0, 4, 8}, nts[8], sizes[TUNE_MAX_SIZES];
-    int nkeys = 3, nvalues = 3, nnt = 0, nsizes = 0;
+    tune_args a = {.prims = "mergesort,merge,segsort", .keys = {4, 8, 16}, .values = {0, 4, 8},
+                   .nkeys = 3, .nvalues = 3, .seglen = 1000};
+    if (cli_parse_args(&syntax, argc, argv, &a) != CLI_OK)
+        return -1;
     memset(o, 0, sizeof *o);
-    o->reps = 0;
-    o->seglen = 1000;
-    o->save = 1;
-    o->threads = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        long num;
-        int t;
-        if (strcmp(argv[i], "--quick") == 0) {
-            o->quick = 1;
-        } else if (strcmp(argv[i], "--no-save") == 0) {
-            o->save = 0;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--primitives", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            prims = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--keys", &v)) != 0) {
-            if (t < 0 || (nkeys = parse_list("--keys", v, 4, 16, keys, 3)) < 0)
-                return -1;
-            for (int k = 0; k < nkeys; k++)
-                if (keys[k] != 4 && keys[k] != 8 && keys[k] != 16)
-                    return cli_usage_error(CMD, "--keys takes 4, 8 and 16, not %ld", keys[k]);
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--values", &v)) != 0) {
-            if (t < 0 || (nvalues = parse_list("--values", v, 0, 64, values, 8)) < 0)
-                return -1;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--nt", &v)) != 0) {
-            if (t < 0 || (nnt = parse_list("--nt", v, 32, 1024, nts, 8)) < 0)
-                return -1;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--sizes", &v)) != 0) {
-            if (t < 0 || (nsizes = parse_list("--sizes", v, 10, 30, sizes, TUNE_MAX_SIZES)) < 0)
-                return -1;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--reps", &v)) != 0) {
-            if (t < 0 || cli_parse_int(v, 1, 1000, &o->reps) != 0)
-                return t < 0 ? -1 : cli_usage_error(CMD, "--reps takes 1 to 1000");
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--seglen", &v)) != 0) {
-            if (t < 0 || cli_parse_int(v, 1, 1L << 30, &o->seglen) != 0)
-                return t < 0 ? -1 : cli_usage_error(CMD, "--seglen takes 1 to 2^30");
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--threads", &v)) != 0) {
-            if (t < 0 || cli_parse_int(v, 1, 256, &num) != 0)
-                return t < 0 ? -1 : cli_usage_error(CMD, "--threads takes 1 to 256");
-            o->threads = (int)num;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--device", &v)) != 0) {
-            if (t < 0 || cli_parse_int(v, 0, 1024, &num) != 0)
-                return t < 0 ? -1 : cli_usage_error(CMD, "--device takes an ordinal");
-            o->device = (int)num;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--output", &v)) != 0 ||
-                   (t = cli_take(CMD, argc, argv, &i, "-o", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            o->output = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--json", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            o->json = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--plot", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            o->plot = v;
-        } else {
-            return cli_usage_error(CMD, "unknown argument '%s'", argv[i]);
-        }
-    }
-    if (nnt == 0) {
+    o->quick = a.quick;
+    o->save = !a.no_save;
+    o->seglen = a.seglen;
+    o->threads = (int)a.threads;
+    o->device = (int)a.device;
+    o->output = a.output;
+    o->json = a.json;
+    o->plot = a.plot;
+    if (a.nnt == 0) {
         static const long full[] = {64, 128, 256, 512}, quick[] = {128, 256};
-        nnt = o->quick ? 2 : 4;
-        memcpy(nts, o->quick ? quick : full, (size_t)nnt * sizeof *nts);
+        a.nnt = o->quick ? 2 : 4;
+        memcpy(a.nts, o->quick ? quick : full, (size_t)a.nnt * sizeof *a.nts);
     }
-    for (int k = 0; k < nnt; k++) {
-        if (nts[k] & (nts[k] - 1))
-            return cli_usage_error(CMD, "--nt takes powers of two, not %ld", nts[k]);
-        o->nts[k] = (int)nts[k];
+    for (int k = 0; k < a.nnt; k++) {
+        if (a.nts[k] & (a.nts[k] - 1))
+            return cli_usage_error(CMD, "--nt takes powers of two, not %ld", a.nts[k]);
+        o->nts[k] = (int)a.nts[k];
     }
-    o->nt_count = nnt;
-    if (nsizes == 0) {
-        sizes[0] = o->quick ? 22 : 24;
-        sizes[1] = 26;
-        nsizes = o->quick ? 1 : 2;
+    o->nt_count = a.nnt;
+    if (a.nsizes == 0) {
+        a.sizes[0] = o->quick ? 22 : 24;
+        a.sizes[1] = 26;
+        a.nsizes = o->quick ? 1 : 2;
     }
-    for (int k = 0; k < nsizes; k++)
-        o->log2_sizes[k] = (int)sizes[k];
-    o->size_count = nsizes;
-    if (o->reps == 0)
-        o->reps = o->quick ? 3 : 5;
+    for (int k = 0; k < a.nsizes; k++)
+        o->log2_sizes[k] = (int)a.sizes[k];
+    o->size_count = a.nsizes;
+    o->reps = a.reps != 0 ? a.reps : o->quick ? 3 : 5;
 
     mj_primitive list[MJ_PRIMITIVE_COUNT];
-    int nprims = cli_parse_primitives(prims, list);
+    int nprims = cli_parse_primitives(a.prims, list);
     if (nprims < 0)
         return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort and "
-                                    "locality, each once, not '%s'", prims);
+                                    "locality, each once, not '%s'", a.prims);
     for (int p = 0; p < nprims; p++)
-        for (int k = 0; k < nkeys; k++)
-            for (int v = 0; v < nvalues; v++)
+        for (int k = 0; k < a.nkeys; k++)
+            for (int v = 0; v < a.nvalues; v++)
                 o->configs[o->config_count++] =
-                    (tune_config){list[p], (size_t)keys[k], (size_t)values[v]};
+                    (tune_config){list[p], (size_t)a.keys[k], (size_t)a.values[v]};
     return 0;
 }
 

@@ -8,7 +8,7 @@
 #define MERGEJIT_TOOLS_CLI_H
 
 #include <stdarg.h>
-#include <stddef.h>
+#include <stddef.h> /* offsetof, for the option tables */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,12 +26,44 @@ enum {
 /* 1 when "--help" or "-h" appears in argv[1..] before a "--". */
 int cli_wants_help(int argc, char **argv);
 
-/* Matches argv[*i] against the option `name` ("--type"), written "--type VALUE" or
- * "--type=VALUE". Returns 0 when argv[*i] is another argument; 1 on a match, with *value set
- * and *i advanced past a separate value; -1 (after printing a usage error for `cmd`) when the
- * value is missing. */
-int cli_take(const char *cmd, int argc, char **argv, int *i, const char *name,
-             const char **value);
+/* One entry of a command's option table. A value is written "--name VALUE" or
+ * "--name=VALUE"; a flag matches only itself. */
+typedef enum cli_option_kind {
+    CLI_FLAG,   /* sets the int at offset to 1 */
+    CLI_STRING, /* stores the value in the const char * at offset */
+    CLI_PARSED  /* hands the value to parse */
+} cli_option_kind;
+
+typedef struct cli_option {
+    const char *name;  /* "--output"; NULL ends the table */
+    const char *alias; /* another spelling ("-o"), or NULL */
+    cli_option_kind kind;
+    size_t offset;     /* CLI_FLAG, CLI_STRING: the field in the command's options struct */
+    /* CLI_PARSED: checks and stores the value; CLI_OK, or CLI_USAGE after printing why. */
+    int (*parse)(void *opts, const char *value);
+} cli_option;
+
+#define CLI_OPT_FLAG(name, type, field) {name, NULL, CLI_FLAG, offsetof(type, field), NULL}
+#define CLI_OPT_STRING(name, alias, type, field)                                              \
+    {name, alias, CLI_STRING, offsetof(type, field), NULL}
+#define CLI_OPT_PARSED(name, parse) {name, NULL, CLI_PARSED, 0, parse}
+#define CLI_OPT_END {NULL, NULL, CLI_FLAG, 0, NULL}
+
+/* A command's command line: its options and what it does with other arguments. */
+typedef struct cli_syntax {
+    const char *cmd;            /* "demo": messages read "mergejit demo: ..." */
+    const cli_option *options;  /* ends with CLI_OPT_END */
+    /* Takes each operand (an argument that is not an option), in order: CLI_OK, or CLI_USAGE
+     * after printing why. NULL: the command takes none. */
+    int (*operand)(void *opts, const char *arg);
+    int dashdash;     /* 1: "--" ends the options, and what follows are operands */
+    int say_argument; /* 1: anything unmatched is an "unknown argument '...'"; 0: an "unknown
+                       * option '...'", or an "unexpected argument '...'" for an operand */
+} cli_syntax;
+
+/* Parses argv[1..] into opts along the syntax, in order. CLI_OK, or CLI_USAGE after printing
+ * the message ("option '--type' needs a value", ...) and the --help hint. */
+int cli_parse_args(const cli_syntax *syntax, int argc, char **argv, void *opts);
 
 /* 1 when `arg` looks like an option ("-x", "--xyz"); "-" alone is an operand. */
 int cli_is_option(const char *arg);
