@@ -290,12 +290,6 @@ static mj_status reference(const demo_opts *o, const unsigned char *keys, size_t
     return st;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* The index a demo value holds in its first bytes (truncated below 8 bytes). */
 static uint64_t value_index(const unsigned char *v, size_t value_size)
 {
@@ -498,7 +492,7 @@ int cmd_demo(int argc, char **argv)
             if ((st = mj_dev_time(ctx, run_sort, &job, &times[r])) != MJ_OK)
                 goto fail;
         }
-        qsort(times, (size_t)o.reps, sizeof *times, cmp_float);
+        cli_sort_floats(times, (size_t)o.reps);
         size_t mid = (size_t)o.reps / 2;
         double median = o.reps % 2 ? times[mid] : 0.5 * ((double)times[mid - 1] + times[mid]);
         printf("time: median %.3f ms over %ld sort%s (min %.3f, max %.3f): %.2f Gkeys/s\n",

@@ -532,12 +532,6 @@ static void *builder(void *arg)
 
 /* ---------------------------------------------------------------- measuring */
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct bench {
     mj_context *ctx;
     tune_opts *o;
@@ -590,7 +584,7 @@ static const char *measure(bench *b, const tune_config *c, tune_point *p, char *
         }
         if (st)
             break;
-        qsort(b->times, (size_t)b->o->reps, sizeof *b->times, cmp_float);
+        cli_sort_floats(b->times, (size_t)b->o->reps);
         double ms = b->times[b->o->reps / 2];
         p->gkeys[k] = ms > 0 ? (double)in->n / (ms * 1e6) : 0;
         log_sum += log(p->gkeys[k] > 0 ? p->gkeys[k] : 1e-9);

@@ -134,6 +134,8 @@ const char *cli_format_version(int version, char *buf, size_t len);
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);
 /* How a sorter got its binary, as a phrase: "compiled with NVRTC", ... */
 const char *cli_source_phrase(int source);
+/* Sorts n floats (timings in ms) ascending, for their median, minimum and maximum. */
+void cli_sort_floats(float *v, size_t n);
 /* Prints the sorter's JIT cost and tile on one line of stdout:
  * "build: compiled with NVRTC in 812.3 ms; tile 256 threads x 15 values". */
 void cli_print_build(const mj_sorter *sorter);
