@@ -53,7 +53,7 @@ static uint64_t key_sum(const unsigned char *k, size_t ks, size_t n)
     return sum;
 }
 
-/* ---------------------------------------------------------------- tune_inputs on the device */
+/* ---------------------------------------------------------------- inputs on the device */
 
 static void free_inputs(mj_context *ctx, tune_inputs *in)
 {
@@ -257,7 +257,7 @@ const char *tune_measure(tune_bench *b, const tune_config *c, tune_point *p, cha
     return NULL;
 }
 
-/* Makes the tune_inputs of configuration c current. */
+/* Makes the inputs of configuration c current. */
 mj_status tune_use_config(tune_bench *b, const tune_config *c)
 {
     if (b->have_inputs && b->current.primitive == c->primitive &&

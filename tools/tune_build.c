@@ -51,7 +51,7 @@ void tune_reject(tuner *t, size_t i, tune_outcome why, const char *msg)
     tune_skip_after(t->points, t->count, i);
 }
 
-/* A tune_builder: compiles points into the disk cache in a compile-only context of its own (so its
+/* A builder: compiles points into the disk cache in a compile-only context of its own (so its
  * error messages are its own) and reads ptxas's figures. */
 void *tune_builder(void *arg)
 {

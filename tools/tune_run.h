@@ -64,12 +64,12 @@ typedef struct tune_inputs {
     uint64_t sum;                /* key_sum of the input */
 } tune_inputs;
 
-/* The measuring side: a context on the device, the tune_inputs of the current configuration and a
+/* The measuring side: a context on the device, the inputs of the current configuration and a
  * temporary buffer grown as candidates need. */
 typedef struct tune_bench {
     mj_context *ctx;
     tune_opts *o;
-    tune_config current;        /* the configuration the tune_inputs are for */
+    tune_config current;        /* the configuration the inputs are for */
     int have_inputs;
     tune_inputs in[TUNE_MAX_SIZES];
     void *temp;
@@ -77,13 +77,13 @@ typedef struct tune_bench {
     float *times;
 } tune_bench;
 
-/* Makes the tune_inputs of configuration c current (generated and uploaded when it changes). */
+/* Makes the inputs of configuration c current (generated and uploaded when it changes). */
 mj_status tune_use_config(tune_bench *b, const tune_config *c);
 /* Times point p on every size and fills its gkeys and score; NULL on success, else why it
  * failed, in why (p's outcome is then set by the caller). */
 const char *tune_measure(tune_bench *b, const tune_config *c, tune_point *p, char *why,
                          size_t cap);
-/* Releases the tune_inputs and the temporary buffer. */
+/* Releases the inputs and the temporary buffer. */
 void tune_bench_free(tune_bench *b);
 
 #endif
