@@ -20,33 +20,42 @@ static const char usage[] =
     "                $XDG_CACHE_HOME/mergejit, else ~/.cache/mergejit)\n"
     "  -h, --help    show this help\n";
 
+typedef struct cache_opts {
+    const char *dir, *action;
+} cache_opts;
+
+static int take_action(void *opts, const char *arg)
+{
+    cache_opts *o = opts;
+    if (o->action != NULL)
+        return cli_usage_error(CMD, "unexpected argument '%s'", arg);
+    if (strcmp(arg, "stats") != 0 && strcmp(arg, "clear") != 0)
+        return cli_usage_error(CMD, "unknown action '%s' (stats or clear)", arg);
+    o->action = arg;
+    return CLI_OK;
+}
+
+static const cli_option options[] = {
+    CLI_OPT_STRING("--dir", NULL, cache_opts, dir),
+    CLI_OPT_END,
+};
+
+static const cli_syntax syntax = {CMD, options, take_action, 0, 0};
+
 int cmd_cache(int argc, char **argv)
 {
-    const char *dir = NULL, *action = NULL;
+    cache_opts o = {NULL, NULL};
 
     if (cli_wants_help(argc, argv)) {
         fputs(usage, stdout);
         return CLI_OK;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        if ((r = cli_take(CMD, argc, argv, &i, "--dir", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            dir = v;
-        } else if (cli_is_option(argv[i])) {
-            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
-        } else if (action == NULL) {
-            action = argv[i];
-            if (strcmp(action, "stats") != 0 && strcmp(action, "clear") != 0)
-                return cli_usage_error(CMD, "unknown action '%s' (stats or clear)", action);
-        } else {
-            return cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
-        }
-    }
-    if (action == NULL)
+    int rc = cli_parse_args(&syntax, argc, argv, &o);
+    if (rc != CLI_OK)
+        return rc;
+    if (o.action == NULL)
         return cli_usage_error(CMD, "expected an action: stats or clear");
+    const char *dir = o.dir, *action = o.action;
 
     mj_context_options opts;
     mj_context *ctx = NULL;
@@ -54,7 +63,6 @@ int cmd_cache(int argc, char **argv)
     opts.flags |= MJ_CONTEXT_COMPILE_ONLY;
     opts.cache_dir = dir;
     mj_status st = mj_context_create(&opts, &ctx);
-    int rc = CLI_OK;
     if (st != MJ_OK) {
         rc = cli_status_error(ctx, st);
         mj_context_destroy(ctx);

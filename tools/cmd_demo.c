@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "demo.h"
 #include "devmem.h"
 
 #define CMD "demo"
@@ -39,99 +40,115 @@ static const char usage[] =
     "  --seed S      random seed, decimal or 0x hex (default 1)\n"
     "  -h, --help    show this help\n";
 
-typedef struct demo_opts {
-    mj_primitive primitive;
-    uint64_t seglen;
-    mj_key_kind kind;
-    uint64_t n;
-    size_t value_size;
-    mj_order order;
-    int device;
-    int sm;
-    long reps;
-    uint64_t seed;
-} demo_opts;
+static int set_primitive(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    o->primitive = mj_primitive_parse(v);
+    if (o->primitive == MJ_PRIMITIVE_COUNT)
+        return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort or "
+                                    "locality)", v);
+    return CLI_OK;
+}
+
+static int set_seglen(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_size(v, &o->seglen) != 0 || o->seglen == 0)
+        return cli_usage_error(CMD, "bad segment length '%s'", v);
+    return CLI_OK;
+}
+
+static int set_type(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_builtin_kind(v, &o->kind) != 0)
+        return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
+                               cli_builtin_kind_list());
+    return CLI_OK;
+}
+
+static int set_n(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_size(v, &o->n) != 0 || o->n == 0)
+        return cli_usage_error(CMD, "bad count '%s' (e.g. 16777216, 1e6, 2^24, 16M)", v);
+    return CLI_OK;
+}
+
+static int set_values(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 0, 64, &l) != 0)
+        return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 0..64)", v);
+    o->value_size = (size_t)l;
+    return CLI_OK;
+}
+
+static int set_order(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_order(v, &o->order) != 0)
+        return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
+    return CLI_OK;
+}
+
+static int set_device(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
+        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
+    o->device = (int)l;
+    return CLI_OK;
+}
+
+static int set_sm(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_sm(v, &o->sm) != 0)
+        return cli_usage_error(CMD, "bad target '%s' (e.g. 90, sm_90 or 9.0)", v);
+    return CLI_OK;
+}
+
+static int set_reps(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_int(v, 0, 1000000, &o->reps) != 0)
+        return cli_usage_error(CMD, "bad repetition count '%s'", v);
+    return CLI_OK;
+}
+
+static int set_seed(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    if (cli_parse_u64(v, &o->seed) != 0)
+        return cli_usage_error(CMD, "bad seed '%s'", v);
+    return CLI_OK;
+}
+
+static const cli_option options[] = {
+    CLI_OPT_PARSED("--primitive", set_primitive),
+    CLI_OPT_PARSED("--seglen", set_seglen),
+    CLI_OPT_PARSED("--type", set_type),
+    CLI_OPT_PARSED("--n", set_n),
+    CLI_OPT_PARSED("--values", set_values),
+    CLI_OPT_PARSED("--order", set_order),
+    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_PARSED("--sm", set_sm),
+    CLI_OPT_PARSED("--reps", set_reps),
+    CLI_OPT_PARSED("--seed", set_seed),
+    CLI_OPT_END,
+};
+
+static const cli_syntax syntax = {CMD, options, NULL, 0, 0};
 
 static int parse_opts(int argc, char **argv, demo_opts *o)
 {
-    o->primitive = MJ_MERGESORT;
-    o->seglen = 1000;
-    o->kind = MJ_KEY_U32;
-    o->n = (uint64_t)1 << 24;
-    o->value_size = 0;
-    o->order = MJ_ASCENDING;
-    o->device = 0;
-    o->sm = 90;
-    o->reps = 5;
-    o->seed = 1;
-
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        long l;
-        if ((r = cli_take(CMD, argc, argv, &i, "--primitive", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            o->primitive = mj_primitive_parse(v);
-            if (o->primitive == MJ_PRIMITIVE_COUNT)
-                return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort "
-                                            "or locality)", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--seglen", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_size(v, &o->seglen) != 0 || o->seglen == 0)
-                return cli_usage_error(CMD, "bad segment length '%s'", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--type", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_builtin_kind(v, &o->kind) != 0)
-                return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
-                                       cli_builtin_kind_list());
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--n", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_size(v, &o->n) != 0 || o->n == 0)
-                return cli_usage_error(CMD, "bad count '%s' (e.g. 16777216, 1e6, 2^24, 16M)",
-                                       v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--values", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 64, &l) != 0)
-                return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 0..64)", v);
-            o->value_size = (size_t)l;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--order", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_order(v, &o->order) != 0)
-                return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--device", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-                return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-            o->device = (int)l;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--sm", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_sm(v, &o->sm) != 0)
-                return cli_usage_error(CMD, "bad target '%s' (e.g. 90, sm_90 or 9.0)", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--reps", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 1000000, &o->reps) != 0)
-                return cli_usage_error(CMD, "bad repetition count '%s'", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--seed", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_u64(v, &o->seed) != 0)
-                return cli_usage_error(CMD, "bad seed '%s'", v);
-        } else if (cli_is_option(argv[i])) {
-            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
-        } else {
-            return cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
-        }
-    }
-    return CLI_OK;
+    *o = (demo_opts){.primitive = MJ_MERGESORT, .seglen = 1000, .kind = MJ_KEY_U32,
+                     .n = (uint64_t)1 << 24, .order = MJ_ASCENDING, .sm = 90, .reps = 5,
+                     .seed = 1};
+    return cli_parse_args(&syntax, argc, argv, o);
 }
 
 static void fill_desc(const demo_opts *o, mj_sort_desc *desc)
@@ -204,95 +221,185 @@ static mj_status run_sort(void *arg)
     }
 }
 
-/* keys[0, n) in the order of perm. */
-static void permute(unsigned char *keys, size_t key_size, const uint64_t *perm, size_t n,
-                    unsigned char *scratch)
+static void print_header(const demo_opts *o, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        memcpy(scratch + i * key_size, keys + perm[i] * key_size, key_size);
-    memcpy(keys, scratch, n * key_size);
+    printf("mergejit demo: %s of %zu %s keys", mj_primitive_name(o->primitive), n,
+           mj_key_kind_name(o->kind));
+    if (o->value_size > 0)
+        printf(" with %zu-byte values", o->value_size);
+    printf(", %s, seed %llu\n", o->order == MJ_DESCENDING ? "descending" : "ascending",
+           (unsigned long long)o->seed);
 }
 
-/* The primitive's input from random keys: merge sorts each half, locality sorts all and then
- * disturbs 1% of the keys locally. keys_out and perm serve as scratch. */
-static mj_status prepare_input(const demo_opts *o, unsigned char *keys, size_t n,
-                               unsigned char *scratch, uint64_t *perm)
+/* A context on the device. Without a GPU it says so, builds in a compile-only context and
+ * returns NULL with *rc from that; NULL with *rc after printing why on any other failure. */
+static mj_context *open_device(const demo_opts *o, int *rc)
 {
-    size_t ks = mj_key_kind_size(o->kind), na = n / 2;
-    mj_status st = MJ_OK;
-    if (o->primitive == MJ_MERGE) {
-        if ((st = kg_reference_sort(o->kind, o->order, keys, na, perm)) != MJ_OK)
-            return st;
-        permute(keys, ks, perm, na, scratch);
-        if ((st = kg_reference_sort(o->kind, o->order, keys + na * ks, n - na, perm)) != MJ_OK)
-            return st;
-        permute(keys + na * ks, ks, perm, n - na, scratch);
-    } else if (o->primitive == MJ_LOCALITY_SORT) {
-        if ((st = kg_reference_sort(o->kind, o->order, keys, n, perm)) != MJ_OK)
-            return st;
-        permute(keys, ks, perm, n, scratch);
-        uint64_t s = o->seed;
-        for (size_t k = 0; k < n / 100; k++) {
-            size_t i = (size_t)(kg_splitmix(&s) % n), j = i + (size_t)(kg_splitmix(&s) % 1000);
-            if (j >= n)
-                j = n - 1;
-            memcpy(scratch, keys + i * ks, ks);
-            memcpy(keys + i * ks, keys + j * ks, ks);
-            memcpy(keys + j * ks, scratch, ks);
-        }
+    mj_context_options opts;
+    mj_context *ctx = NULL;
+    mj_context_options_init(&opts);
+    opts.device = o->device;
+    mj_status st = mj_context_create(&opts, &ctx);
+    if (st == MJ_ERR_NO_DRIVER || st == MJ_ERR_NO_DEVICE) {
+        printf("no GPU found (%s: ", mj_status_name(st));
+        cli_put_one_line(stdout, mj_context_last_error(ctx));
+        printf("); building for sm_%d without running\n", o->sm);
+        mj_context_destroy(ctx);
+        fflush(stdout);
+        *rc = compile_only(o);
+        return NULL;
     }
-    return st;
+    if (st != MJ_OK) {
+        *rc = cli_status_error(ctx, st);
+        mj_context_destroy(ctx);
+        return NULL;
+    }
+    printf("device %d: %s, sm_%d\n", o->device, mj_context_device_name(ctx),
+           mj_context_target_sm(ctx));
+    return ctx;
 }
 
-/* The CPU stable result: perm[i] is the input index of output i. Segmented sorts sort each
- * segment of --seglen alone. */
-static mj_status reference(const demo_opts *o, const unsigned char *keys, size_t n,
-                           uint64_t *perm)
+/* The device side: the input (sorted in place), the merge's output, the temporary storage
+ * and segsort's head indices. */
+typedef struct demo_dev {
+    void *keys, *values, *temp, *out_keys, *out_values, *heads;
+} demo_dev;
+
+/* Segments of --seglen keys as 8-byte head indices on the device, into job. CLI_OK, or
+ * CLI_FAILURE after printing why. */
+static int upload_segments(mj_context *ctx, const demo_opts *o, size_t n, demo_dev *d,
+                           sort_job *job)
 {
-    if (o->primitive != MJ_SEGMENTED_SORT)
-        return kg_reference_sort(o->kind, o->order, keys, n, perm);
-    uint8_t *heads = calloc(n, 1);
+    size_t count = (n + (size_t)o->seglen - 1) / (size_t)o->seglen;
+    uint64_t *heads = malloc(count * sizeof *heads);
     if (heads == NULL)
-        return MJ_ERR_HOST_MEMORY;
-    for (size_t at = 0; at < n; at += (size_t)o->seglen)
-        heads[at] = 1;
-    mj_status st = kg_reference_segmented_sort(o->kind, o->order, keys, n, heads, perm);
+        return cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate %zu segment heads", count);
+    for (size_t i = 0; i < count; i++)
+        heads[i] = i * o->seglen;
+    mj_status st = mj_dev_alloc(ctx, &d->heads, count * sizeof *heads);
+    if (st == MJ_OK)
+        st = mj_dev_upload(ctx, d->heads, heads, count * sizeof *heads);
     free(heads);
-    return st;
+    if (st != MJ_OK)
+        return cli_status_error(ctx, st);
+    job->segments.kind = MJ_SEGMENTS_HEADS;
+    job->segments.data = d->heads;
+    job->segments.count = count;
+    job->segments.index_size = 8;
+    printf("segments: %zu of %llu keys\n", count, (unsigned long long)o->seglen);
+    return CLI_OK;
 }
 
-static int cmp_float(const void *a, const void *b)
+/* Allocates the device buffers, uploads the input and describes the run in job. CLI_OK, or
+ * CLI_FAILURE after printing why. */
+static int setup_device(mj_context *ctx, const demo_opts *o, size_t n, mj_sorter *sorter,
+                        const demo_host *h, demo_dev *d, sort_job *job)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+    size_t key_size = mj_key_kind_size(o->kind), key_bytes = n * key_size;
+    size_t value_bytes = n * o->value_size, temp_bytes = 0;
+    mj_status st;
+    if ((st = mj_dev_alloc(ctx, &d->keys, key_bytes)) != MJ_OK)
+        goto fail;
+    if (o->value_size > 0 && (st = mj_dev_alloc(ctx, &d->values, value_bytes)) != MJ_OK)
+        goto fail;
+    if ((st = mj_sorter_temp_size(sorter, n, 0, &temp_bytes)) != MJ_OK)
+        goto fail;
+    if (temp_bytes > 0 && (st = mj_dev_alloc(ctx, &d->temp, temp_bytes)) != MJ_OK)
+        goto fail;
+    if ((st = mj_dev_upload(ctx, d->keys, h->keys_in, key_bytes)) != MJ_OK)
+        goto fail;
+    if (o->value_size > 0 &&
+        (st = mj_dev_upload(ctx, d->values, h->values_in, value_bytes)) != MJ_OK)
+        goto fail;
+    memset(job, 0, sizeof *job);
+    if (o->primitive == MJ_MERGE) { /* the merge writes elsewhere */
+        if ((st = mj_dev_alloc(ctx, &d->out_keys, key_bytes)) != MJ_OK)
+            goto fail;
+        if (o->value_size > 0 &&
+            (st = mj_dev_alloc(ctx, &d->out_values, value_bytes)) != MJ_OK)
+            goto fail;
+    }
+    if (o->primitive == MJ_SEGMENTED_SORT) {
+        int rc = upload_segments(ctx, o, n, d, job);
+        if (rc != CLI_OK)
+            return rc;
+    }
+    job->primitive = o->primitive;
+    job->out_keys = o->primitive == MJ_MERGE ? d->out_keys : d->keys;
+    job->out_values = o->primitive == MJ_MERGE ? d->out_values : d->values;
+    job->key_size = key_size;
+    job->value_size = o->value_size;
+    job->sorter = sorter;
+    job->keys = d->keys;
+    job->values = d->values;
+    job->temp = d->temp;
+    job->n = n;
+    job->temp_bytes = temp_bytes;
+    return CLI_OK;
+
+fail:
+    return cli_status_error(ctx, st);
 }
 
-/* The index a demo value holds in its first bytes (truncated below 8 bytes). */
-static uint64_t value_index(const unsigned char *v, size_t value_size)
+static void free_device(mj_context *ctx, demo_dev *d)
 {
-    uint64_t x = 0;
-    for (size_t b = 0; b < value_size && b < 8; b++)
-        x |= (uint64_t)v[b] << (8 * b);
-    return x;
+    void *const bufs[] = {d->temp, d->out_keys, d->out_values, d->heads, d->values, d->keys};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i] != NULL)
+            (void)mj_dev_free(ctx, bufs[i]);
 }
 
-static void report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
-                            const unsigned char *keys_out, const unsigned char *values_out,
-                            const uint64_t *perm, size_t bad, size_t first)
+/* One run, read back and checked against the CPU stable sort; prints the check. CLI_OK with
+ * *pass, or CLI_FAILURE after printing why. */
+static int run_checked(mj_context *ctx, const demo_opts *o, size_t n, sort_job *job,
+                       demo_host *h, int *pass)
 {
-    char got[64], want[64];
-    size_t from = (size_t)perm[first];
-    printf("check: %zu of %llu positions differ from the CPU stable sort; first at %zu:\n", bad,
-           (unsigned long long)o->n, first);
-    printf("  got key %s", kg_format_key(o->kind, keys_out + first * key_size, got, sizeof got));
-    if (o->value_size > 0)
-        printf(" from index %llu",
-               (unsigned long long)value_index(values_out + first * o->value_size, o->value_size));
-    printf("\n  expected key %s",
-           kg_format_key(o->kind, keys_in + from * key_size, want, sizeof want));
-    if (o->value_size > 0)
-        printf(" from index %zu", from);
-    printf("\n");
+    size_t key_size = job->key_size, key_bytes = n * key_size, value_bytes = n * o->value_size;
+    size_t bad, first;
+    mj_status st;
+    if ((st = run_sort(job)) != MJ_OK || (st = mj_dev_sync(ctx, NULL)) != MJ_OK ||
+        (st = mj_dev_download(ctx, h->keys_out, job->out_keys, key_bytes)) != MJ_OK)
+        return cli_status_error(ctx, st);
+    if (o->value_size > 0 &&
+        (st = mj_dev_download(ctx, h->values_out, job->out_values, value_bytes)) != MJ_OK)
+        return cli_status_error(ctx, st);
+
+    if ((st = demo_reference(o, h->keys_in, n, h->perm)) != MJ_OK)
+        return cli_tool_error(st, "the CPU reference sort of %zu keys failed", n);
+    bad = kg_compare(key_size, o->value_size, h->keys_in, h->values_in, h->keys_out,
+                     h->values_out, h->perm, n, &first);
+    *pass = bad == 0;
+    if (*pass)
+        printf("check: %zu keys%s match the CPU stable sort\n", n,
+               o->value_size > 0 ? " and values" : "");
+    else
+        demo_report_mismatch(o, key_size, h->keys_in, h->keys_out, h->values_out, h->perm, bad,
+                             first);
+    return CLI_OK;
+}
+
+/* --reps timed sorts, each on freshly uploaded unsorted data (the uploads are not timed);
+ * prints the median and the throughput. CLI_OK, or CLI_FAILURE after printing why. */
+static int time_runs(mj_context *ctx, const demo_opts *o, size_t n, sort_job *job,
+                     demo_host *h)
+{
+    size_t key_bytes = n * job->key_size, value_bytes = n * o->value_size;
+    float *times = h->times;
+    for (long r = 0; r < o->reps; r++) {
+        mj_status st;
+        if ((st = mj_dev_upload(ctx, job->keys, h->keys_in, key_bytes)) != MJ_OK ||
+            (o->value_size > 0 &&
+             (st = mj_dev_upload(ctx, job->values, h->values_in, value_bytes)) != MJ_OK) ||
+            (st = mj_dev_time(ctx, run_sort, job, &times[r])) != MJ_OK)
+            return cli_status_error(ctx, st);
+    }
+    cli_sort_floats(times, (size_t)o->reps);
+    size_t mid = (size_t)o->reps / 2;
+    double median = o->reps % 2 ? times[mid] : 0.5 * ((double)times[mid - 1] + times[mid]);
+    printf("time: median %.3f ms over %ld sort%s (min %.3f, max %.3f): %.2f Gkeys/s\n",
+           median, o->reps, o->reps == 1 ? "" : "s", times[0], times[o->reps - 1],
+           median > 0 ? (double)n / (median * 1e6) : 0.0);
+    return CLI_OK;
 }
 
 int cmd_demo(int argc, char **argv)
@@ -306,205 +413,48 @@ int cmd_demo(int argc, char **argv)
     }
     if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
         return rc;
-
-    size_t key_size = mj_key_kind_size(o.kind);
     if (o.n > SIZE_MAX / 64) /* value bytes, permutation and reference sort buffers */
         return cli_tool_error(MJ_ERR_TOO_LARGE, "%llu keys do not fit in this machine's memory",
                               (unsigned long long)o.n);
     size_t n = (size_t)o.n;
-
-    printf("mergejit demo: %s of %zu %s keys", mj_primitive_name(o.primitive), n,
-           mj_key_kind_name(o.kind));
-    if (o.value_size > 0)
-        printf(" with %zu-byte values", o.value_size);
-    printf(", %s, seed %llu\n", o.order == MJ_DESCENDING ? "descending" : "ascending",
-           (unsigned long long)o.seed);
-
-    mj_context_options opts;
-    mj_context *ctx = NULL;
-    mj_context_options_init(&opts);
-    opts.device = o.device;
-    mj_status st = mj_context_create(&opts, &ctx);
-    if (st == MJ_ERR_NO_DRIVER || st == MJ_ERR_NO_DEVICE) {
-        printf("no GPU found (%s: ", mj_status_name(st));
-        cli_put_one_line(stdout, mj_context_last_error(ctx));
-        printf("); building for sm_%d without running\n", o.sm);
-        mj_context_destroy(ctx);
-        fflush(stdout);
-        return compile_only(&o);
-    }
-    if (st != MJ_OK) {
-        rc = cli_status_error(ctx, st);
-        mj_context_destroy(ctx);
+    print_header(&o, n);
+    mj_context *ctx = open_device(&o, &rc);
+    if (ctx == NULL)
         return rc;
-    }
-    printf("device %d: %s, sm_%d\n", o.device, mj_context_device_name(ctx),
-           mj_context_target_sm(ctx));
 
-    /* Everything below is released at `done`. */
-    mj_sort_desc desc;
+    /* Everything below is released at the end, whichever step failed. */
+    demo_host h = {NULL, NULL, NULL, NULL, NULL, NULL};
+    demo_dev d = {NULL, NULL, NULL, NULL, NULL, NULL};
     sort_job job;
-    size_t bad, first;
     mj_sorter *sorter = NULL;
-    unsigned char *keys_in = NULL, *keys_out = NULL, *values_in = NULL, *values_out = NULL;
-    uint64_t *perm = NULL;
-    float *times = NULL;
-    void *d_keys = NULL, *d_values = NULL, *d_temp = NULL;
-    void *d_out_keys = NULL, *d_out_values = NULL, *d_heads = NULL;
-    size_t key_bytes = n * key_size, value_bytes = n * o.value_size, temp_bytes = 0;
+    mj_sort_desc desc;
     int launched = 0, pass = 0;
-    rc = CLI_FAILURE;
-
-    keys_in = malloc(key_bytes);
-    keys_out = malloc(key_bytes);
-    perm = malloc(n * sizeof *perm);
-    if (o.value_size > 0) {
-        values_in = malloc(value_bytes);
-        values_out = malloc(value_bytes);
-    }
-    times = malloc((o.reps > 0 ? (size_t)o.reps : 1) * sizeof *times);
-    if (keys_in == NULL || keys_out == NULL || perm == NULL || times == NULL ||
-        (o.value_size > 0 && (values_in == NULL || values_out == NULL))) {
-        cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate host buffers for %zu keys", n);
-        goto done;
-    }
-    kg_fill_keys(o.kind, keys_in, n, o.seed);
-    if ((st = prepare_input(&o, keys_in, n, keys_out, perm)) != MJ_OK) {
-        cli_tool_error(st, "preparing the input of %zu keys failed", n);
-        goto done;
-    }
-    if (o.value_size > 0)
-        kg_fill_values(values_in, o.value_size, n);
-
-    fill_desc(&o, &desc);
-    if ((st = mj_sorter_create(ctx, &desc, &sorter)) != MJ_OK)
-        goto fail;
-    cli_print_build(sorter);
-
-    if ((st = mj_dev_alloc(ctx, &d_keys, key_bytes)) != MJ_OK)
-        goto fail;
-    if (o.value_size > 0 && (st = mj_dev_alloc(ctx, &d_values, value_bytes)) != MJ_OK)
-        goto fail;
-    if ((st = mj_sorter_temp_size(sorter, n, 0, &temp_bytes)) != MJ_OK)
-        goto fail;
-    if (temp_bytes > 0 && (st = mj_dev_alloc(ctx, &d_temp, temp_bytes)) != MJ_OK)
-        goto fail;
-    if ((st = mj_dev_upload(ctx, d_keys, keys_in, key_bytes)) != MJ_OK)
-        goto fail;
-    if (o.value_size > 0 && (st = mj_dev_upload(ctx, d_values, values_in, value_bytes)) != MJ_OK)
-        goto fail;
-    memset(&job, 0, sizeof job);
-    if (o.primitive == MJ_MERGE) { /* the merge writes elsewhere */
-        if ((st = mj_dev_alloc(ctx, &d_out_keys, key_bytes)) != MJ_OK)
-            goto fail;
-        if (o.value_size > 0 && (st = mj_dev_alloc(ctx, &d_out_values, value_bytes)) != MJ_OK)
-            goto fail;
-    }
-    if (o.primitive == MJ_SEGMENTED_SORT) { /* segments as 8-byte head indices */
-        size_t count = (n + (size_t)o.seglen - 1) / (size_t)o.seglen;
-        uint64_t *heads = malloc(count * sizeof *heads);
-        if (heads == NULL) {
-            cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate %zu segment heads", count);
-            goto done;
-        }
-        for (size_t i = 0; i < count; i++)
-            heads[i] = i * o.seglen;
-        st = mj_dev_alloc(ctx, &d_heads, count * sizeof *heads);
-        if (st == MJ_OK)
-            st = mj_dev_upload(ctx, d_heads, heads, count * sizeof *heads);
-        free(heads);
+    rc = demo_make_host(&o, n, &h);
+    if (rc == CLI_OK) {
+        fill_desc(&o, &desc);
+        mj_status st = mj_sorter_create(ctx, &desc, &sorter);
         if (st != MJ_OK)
-            goto fail;
-        job.segments.kind = MJ_SEGMENTS_HEADS;
-        job.segments.data = d_heads;
-        job.segments.count = count;
-        job.segments.index_size = 8;
-        printf("segments: %zu of %llu keys\n", count, (unsigned long long)o.seglen);
+            rc = cli_status_error(ctx, st);
+        else
+            cli_print_build(sorter);
     }
-
-    /* One run, checked. */
-    job.primitive = o.primitive;
-    job.out_keys = o.primitive == MJ_MERGE ? d_out_keys : d_keys;
-    job.out_values = o.primitive == MJ_MERGE ? d_out_values : d_values;
-    job.key_size = key_size;
-    job.value_size = o.value_size;
-    job.sorter = sorter;
-    job.keys = d_keys;
-    job.values = d_values;
-    job.temp = d_temp;
-    job.n = n;
-    job.temp_bytes = temp_bytes;
-    launched = 1;
-    if ((st = run_sort(&job)) != MJ_OK)
-        goto fail;
-    if ((st = mj_dev_sync(ctx, NULL)) != MJ_OK)
-        goto fail;
-    if ((st = mj_dev_download(ctx, keys_out, job.out_keys, key_bytes)) != MJ_OK)
-        goto fail;
-    if (o.value_size > 0 &&
-        (st = mj_dev_download(ctx, values_out, job.out_values, value_bytes)) != MJ_OK)
-        goto fail;
-
-    if ((st = reference(&o, keys_in, n, perm)) != MJ_OK) {
-        cli_tool_error(st, "the CPU reference sort of %zu keys failed", n);
-        goto done;
+    if (rc == CLI_OK)
+        rc = setup_device(ctx, &o, n, sorter, &h, &d, &job);
+    if (rc == CLI_OK) {
+        launched = 1;
+        rc = run_checked(ctx, &o, n, &job, &h, &pass);
     }
-    bad = kg_compare(key_size, o.value_size, keys_in, values_in, keys_out, values_out,
-                     perm, n, &first);
-    pass = bad == 0;
-    if (pass)
-        printf("check: %zu keys%s match the CPU stable sort\n", n,
-               o.value_size > 0 ? " and values" : "");
-    else
-        report_mismatch(&o, key_size, keys_in, keys_out, values_out, perm, bad, first);
-
-    /* Timed sorts, each on freshly uploaded unsorted data (the uploads are not timed). */
-    if (o.reps > 0) {
-        for (long r = 0; r < o.reps; r++) {
-            if ((st = mj_dev_upload(ctx, d_keys, keys_in, key_bytes)) != MJ_OK)
-                goto fail;
-            if (o.value_size > 0 &&
-                (st = mj_dev_upload(ctx, d_values, values_in, value_bytes)) != MJ_OK)
-                goto fail;
-            if ((st = mj_dev_time(ctx, run_sort, &job, &times[r])) != MJ_OK)
-                goto fail;
-        }
-        qsort(times, (size_t)o.reps, sizeof *times, cmp_float);
-        size_t mid = (size_t)o.reps / 2;
-        double median = o.reps % 2 ? times[mid] : 0.5 * ((double)times[mid - 1] + times[mid]);
-        printf("time: median %.3f ms over %ld sort%s (min %.3f, max %.3f): %.2f Gkeys/s\n",
-               median, o.reps, o.reps == 1 ? "" : "s", times[0], times[o.reps - 1],
-               median > 0 ? (double)n / (median * 1e6) : 0.0);
+    if (rc == CLI_OK && o.reps > 0)
+        rc = time_runs(ctx, &o, n, &job, &h);
+    if (rc == CLI_OK) {
+        printf("%s\n", pass ? "PASS" : "FAIL");
+        rc = pass ? CLI_OK : CLI_FAILURE;
     }
-
-    printf("%s\n", pass ? "PASS" : "FAIL");
-    rc = pass ? CLI_OK : CLI_FAILURE;
-    goto done;
-
-fail:
-    rc = cli_status_error(ctx, st);
-done:
     if (launched)
         (void)mj_dev_sync(ctx, NULL);
-    if (d_temp != NULL)
-        (void)mj_dev_free(ctx, d_temp);
-    if (d_out_keys != NULL)
-        (void)mj_dev_free(ctx, d_out_keys);
-    if (d_out_values != NULL)
-        (void)mj_dev_free(ctx, d_out_values);
-    if (d_heads != NULL)
-        (void)mj_dev_free(ctx, d_heads);
-    if (d_values != NULL)
-        (void)mj_dev_free(ctx, d_values);
-    if (d_keys != NULL)
-        (void)mj_dev_free(ctx, d_keys);
+    free_device(ctx, &d);
     mj_sorter_destroy(sorter);
     mj_context_destroy(ctx);
-    free(keys_in);
-    free(keys_out);
-    free(values_in);
-    free(values_out);
-    free(perm);
-    free(times);
+    demo_free_host(&h);
     return rc;
 }

@@ -59,6 +59,7 @@ typedef struct gen_key {
 
 typedef struct gen_opts {
     const char *output, *spec, *tuning, *list;
+    const char *types, *orders; /* built-in keys: --types x --orders */
     long sms[MAX_LIST];
     int sm_count;
     long values[MAX_LIST];
@@ -133,7 +134,7 @@ static char *read_beside(const char *spec, const char *name)
         snprintf(path, sizeof path, "%.*s/%s", (int)(slash - spec), spec, name);
     void *data;
     size_t size;
-    if (fio_read_all(path, &data, &size) != 0)
+    if (cli_read_file(path, &data, &size) != 0)
         return NULL;
     char *text = realloc(data, size + 1);
     if (!text) {
@@ -203,7 +204,7 @@ static int read_spec(gen_opts *o, const char *file)
 {
     void *data;
     size_t size;
-    if (fio_read_all(file, &data, &size) != 0)
+    if (cli_read_file(file, &data, &size) != 0)
         return -1;
     char *text = realloc(data, size + 1);
     if (!text) {
@@ -274,78 +275,74 @@ static int list_bundle(const char *path)
 
 /* ---------------------------------------------------------------- building */
 
+static int set_sm(void *opts, const char *v)
+{
+    gen_opts *o = opts;
+    char list[256], *save = NULL;
+    snprintf(list, sizeof list, "%s", v);
+    o->sm_count = 0;
+    for (char *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+        int sm;
+        if (o->sm_count == MAX_LIST || cli_parse_sm(s, &sm) != 0)
+            return cli_usage_error(CMD, "--sm takes targets like 75,80,90, not '%s'", v);
+        o->sms[o->sm_count++] = sm;
+    }
+    if (o->sm_count == 0)
+        return cli_usage_error(CMD, "--sm names no target");
+    return CLI_OK;
+}
+
+static int set_values(void *opts, const char *v)
+{
+    gen_opts *o = opts;
+    if ((o->value_count = cli_parse_int_list(v, 0, 64, o->values, MAX_LIST)) < 0)
+        return cli_usage_error(CMD, "--values takes sizes from 0 to 64, not '%s'", v);
+    return CLI_OK;
+}
+
+static int set_primitives(void *opts, const char *v)
+{
+    gen_opts *o = opts;
+    if ((o->prim_count = cli_parse_primitives(v, o->prims)) < 0)
+        return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort and "
+                                    "locality, each once, not '%s'", v);
+    return CLI_OK;
+}
+
+static const cli_option options[] = {
+    CLI_OPT_STRING("--output", "-o", gen_opts, output),
+    CLI_OPT_STRING("--list", NULL, gen_opts, list),
+    CLI_OPT_STRING("--spec", NULL, gen_opts, spec),
+    CLI_OPT_STRING("--tuning", NULL, gen_opts, tuning),
+    CLI_OPT_STRING("--types", NULL, gen_opts, types),
+    CLI_OPT_STRING("--orders", NULL, gen_opts, orders),
+    CLI_OPT_PARSED("--sm", set_sm),
+    CLI_OPT_PARSED("--values", set_values),
+    CLI_OPT_PARSED("--primitives", set_primitives),
+    CLI_OPT_END,
+};
+
+static const cli_syntax syntax = {CMD, options, NULL, 0, 1};
+
+/* 0, or -1 after printing why. */
 static int parse_opts(int argc, char **argv, gen_opts *o)
 {
-    const char *types = "u32,u64,f32,f64", *orders = "asc";
     memset(o, 0, sizeof *o);
+    o->types = "u32,u64,f32,f64";
+    o->orders = "asc";
     o->sms[0] = 90;
     o->sm_count = 1;
     o->values[1] = 4;
     o->value_count = 2;
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; p++)
         o->prims[o->prim_count++] = (mj_primitive)p;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int t;
-        if ((t = cli_take(CMD, argc, argv, &i, "--output", &v)) != 0 ||
-            (t = cli_take(CMD, argc, argv, &i, "-o", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            o->output = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--list", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            o->list = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--spec", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            o->spec = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--tuning", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            o->tuning = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--types", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            types = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--orders", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            orders = v;
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--sm", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            char list[256], *save = NULL;
-            snprintf(list, sizeof list, "%s", v);
-            o->sm_count = 0;
-            for (char *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-                int sm;
-                if (o->sm_count == MAX_LIST || cli_parse_sm(s, &sm) != 0)
-                    return cli_usage_error(CMD, "--sm takes targets like 75,80,90, not '%s'", v);
-                o->sms[o->sm_count++] = sm;
-            }
-            if (o->sm_count == 0)
-                return cli_usage_error(CMD, "--sm names no target");
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--values", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            if ((o->value_count = cli_parse_int_list(v, 0, 64, o->values, MAX_LIST)) < 0)
-                return cli_usage_error(CMD, "--values takes sizes from 0 to 64, not '%s'", v);
-        } else if ((t = cli_take(CMD, argc, argv, &i, "--primitives", &v)) != 0) {
-            if (t < 0)
-                return -1;
-            if ((o->prim_count = cli_parse_primitives(v, o->prims)) < 0)
-                return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort and "
-                                            "locality, each once, not '%s'", v);
-        } else {
-            return cli_usage_error(CMD, "unknown argument '%s'", argv[i]);
-        }
-    }
+    if (cli_parse_args(&syntax, argc, argv, o) != CLI_OK)
+        return -1;
     if (o->list)
         return 0;
     if (!o->output)
         return cli_usage_error(CMD, "-o FILE (the bundle to write) is required");
-    if (add_builtin(o, types, orders) != 0)
+    if (add_builtin(o, o->types, o->orders) != 0)
         return -1;
     if (o->spec && read_spec(o, o->spec) != 0)
         return -1;

@@ -57,35 +57,41 @@ static void print_files(mj_context *ctx)
     printf("bundle:  %s\n", bundle[0] ? bundle : "none");
 }
 
+typedef struct info_opts {
+    const char *dir;
+    int device;
+} info_opts;
+
+static int set_device(void *opts, const char *v)
+{
+    long l;
+    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
+        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
+    ((info_opts *)opts)->device = (int)l;
+    return CLI_OK;
+}
+
+static const cli_option options[] = {
+    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_STRING("--dir", NULL, info_opts, dir),
+    CLI_OPT_END,
+};
+
+static const cli_syntax syntax = {CMD, options, NULL, 0, 0};
+
 int cmd_info(int argc, char **argv)
 {
-    const char *dir = NULL;
-    int device = 0;
+    info_opts o = {NULL, 0};
 
     if (cli_wants_help(argc, argv)) {
         fputs(usage, stdout);
         return CLI_OK;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        long l;
-        if ((r = cli_take(CMD, argc, argv, &i, "--device", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-                return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-            device = (int)l;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--dir", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            dir = v;
-        } else if (cli_is_option(argv[i])) {
-            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
-        } else {
-            return cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
-        }
-    }
+    int rc = cli_parse_args(&syntax, argc, argv, &o);
+    if (rc != CLI_OK)
+        return rc;
+    const char *dir = o.dir;
+    int device = o.device;
 
     char buf[32];
     printf("mergejit %s\n", mj_version());

@@ -42,75 +42,87 @@ typedef struct sort_opts {
     int device;
     int verify;
     const char *in, *out, *values_out;
+    const char *operands[3]; /* IN OUT [VALUES_OUT], as given */
+    int noperands;
 } sort_opts;
+
+static int set_type(void *opts, const char *v)
+{
+    sort_opts *o = opts;
+    if (mj_key_kind_parse(v) == MJ_KEY_CUSTOM)
+        return cli_usage_error(CMD, "custom key types are not offered by 'sort' (they need "
+                                    "CUDA source; use the library API)");
+    if (cli_parse_builtin_kind(v, &o->kind) != 0)
+        return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
+                               cli_builtin_kind_list());
+    o->have_kind = 1;
+    return CLI_OK;
+}
+
+static int set_order(void *opts, const char *v)
+{
+    sort_opts *o = opts;
+    if (cli_parse_order(v, &o->order) != 0)
+        return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
+    return CLI_OK;
+}
+
+static int set_value_size(void *opts, const char *v)
+{
+    sort_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 1, 64, &l) != 0)
+        return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 1..64)", v);
+    o->value_size = (size_t)l;
+    return CLI_OK;
+}
+
+static int set_device(void *opts, const char *v)
+{
+    sort_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
+        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
+    o->device = (int)l;
+    return CLI_OK;
+}
+
+static int take_operand(void *opts, const char *arg)
+{
+    sort_opts *o = opts;
+    if (o->noperands == 3)
+        return cli_usage_error(CMD, "unexpected argument '%s'", arg);
+    o->operands[o->noperands++] = arg;
+    return CLI_OK;
+}
+
+static const cli_option options[] = {
+    CLI_OPT_FLAG("--verify", sort_opts, verify),
+    CLI_OPT_PARSED("--type", set_type),
+    CLI_OPT_PARSED("--order", set_order),
+    CLI_OPT_STRING("--values", NULL, sort_opts, values_in),
+    CLI_OPT_STRING("--segments", NULL, sort_opts, segments),
+    CLI_OPT_PARSED("--value-size", set_value_size),
+    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_END,
+};
+
+static const cli_syntax syntax = {CMD, options, take_operand, 1, 0};
 
 static int parse_opts(int argc, char **argv, sort_opts *o)
 {
-    const char *operands[3];
-    int noperands = 0, only_operands = 0;
-    long l;
-
     memset(o, 0, sizeof *o);
     o->order = MJ_ASCENDING;
-
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        if (only_operands || !cli_is_option(argv[i])) {
-            if (noperands == 3)
-                return cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
-            operands[noperands++] = argv[i];
-        } else if (strcmp(argv[i], "--") == 0) {
-            only_operands = 1;
-        } else if (strcmp(argv[i], "--verify") == 0) {
-            o->verify = 1;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--type", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (mj_key_kind_parse(v) == MJ_KEY_CUSTOM)
-                return cli_usage_error(CMD, "custom key types are not offered by 'sort' (they "
-                                            "need CUDA source; use the library API)");
-            if (cli_parse_builtin_kind(v, &o->kind) != 0)
-                return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
-                                       cli_builtin_kind_list());
-            o->have_kind = 1;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--order", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_order(v, &o->order) != 0)
-                return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--values", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            o->values_in = v;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--segments", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            o->segments = v;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--value-size", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 1, 64, &l) != 0)
-                return cli_usage_error(CMD, "bad value size '%s' (bytes per value, 1..64)", v);
-            o->value_size = (size_t)l;
-        } else if ((r = cli_take(CMD, argc, argv, &i, "--device", &v)) != 0) {
-            if (r < 0)
-                return CLI_USAGE;
-            if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-                return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-            o->device = (int)l;
-        } else {
-            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
-        }
-    }
-
+    int rc = cli_parse_args(&syntax, argc, argv, o);
+    if (rc != CLI_OK)
+        return rc;
     if (!o->have_kind)
         return cli_usage_error(CMD, "--type is required (one of: %s)", cli_builtin_kind_list());
-    if (noperands < 2)
+    if (o->noperands < 2)
         return cli_usage_error(CMD, "expected IN and OUT files");
-    o->in = operands[0];
-    o->out = operands[1];
-    o->values_out = noperands > 2 ? operands[2] : NULL;
+    o->in = o->operands[0];
+    o->out = o->operands[1];
+    o->values_out = o->noperands > 2 ? o->operands[2] : NULL;
     if (o->values_in != NULL && o->value_size == 0)
         return cli_usage_error(CMD, "--values needs --value-size");
     if (o->values_in == NULL && o->value_size != 0)
@@ -128,12 +140,12 @@ static int parse_opts(int argc, char **argv, sort_opts *o)
             continue;
         for (int b = 0; b < 3; b++)
             if (inputs[b] != NULL &&
-                (strcmp(outputs[a], inputs[b]) == 0 || fio_same_file(inputs[b], outputs[a])))
+                (strcmp(outputs[a], inputs[b]) == 0 || cli_same_file(inputs[b], outputs[a])))
                 return cli_usage_error(CMD, "output '%s' is the input '%s'; it would be replaced",
                                        outputs[a], inputs[b]);
     }
     if (o->values_out != NULL &&
-        (strcmp(o->out, o->values_out) == 0 || fio_same_file(o->out, o->values_out)))
+        (strcmp(o->out, o->values_out) == 0 || cli_same_file(o->out, o->values_out)))
         return cli_usage_error(CMD, "OUT and VALUES_OUT are the same file");
     return CLI_OK;
 }
@@ -260,10 +272,10 @@ int cmd_sort(int argc, char **argv)
     size_t key_size = mj_key_kind_size(o.kind);
     void *keys = NULL, *values = NULL, *keys_copy = NULL, *values_copy = NULL, *heads = NULL;
     size_t key_bytes = 0, value_bytes = 0, head_bytes = 0, n;
-    fio_pending out_file = {NULL, NULL}, values_file = {NULL, NULL};
+    cli_staged out_file = {NULL, "", ""}, values_file = {NULL, "", ""};
     rc = CLI_FAILURE;
 
-    if (fio_read_all(o.in, &keys, &key_bytes) != 0)
+    if (cli_read_file(o.in, &keys, &key_bytes) != 0)
         goto done;
     if (key_bytes % key_size != 0) {
         cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
@@ -273,7 +285,7 @@ int cmd_sort(int argc, char **argv)
     }
     n = key_bytes / key_size;
     if (o.values_in != NULL) {
-        if (fio_read_all(o.values_in, &values, &value_bytes) != 0)
+        if (cli_read_file(o.values_in, &values, &value_bytes) != 0)
             goto done;
         if (n > SIZE_MAX / o.value_size || value_bytes != n * o.value_size) {
             cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
@@ -284,7 +296,7 @@ int cmd_sort(int argc, char **argv)
     }
 
     if (o.segments != NULL) {
-        if (fio_read_all(o.segments, &heads, &head_bytes) != 0)
+        if (cli_read_file(o.segments, &heads, &head_bytes) != 0)
             goto done;
         if (head_bytes % 8 != 0) {
             cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
@@ -314,13 +326,14 @@ int cmd_sort(int argc, char **argv)
             goto done;
     }
 
-    if (fio_stage(o.out, keys, key_bytes, &out_file) != 0)
+    if (cli_stage_file(o.out, keys, key_bytes, &out_file) != 0)
         goto done;
-    if (o.values_out != NULL && fio_stage(o.values_out, values, value_bytes, &values_file) != 0)
+    if (o.values_out != NULL &&
+        cli_stage_file(o.values_out, values, value_bytes, &values_file) != 0)
         goto done;
-    if (fio_commit(&out_file) != 0)
+    if (cli_commit_file(&out_file) != 0)
         goto done;
-    if (o.values_out != NULL && fio_commit(&values_file) != 0)
+    if (o.values_out != NULL && cli_commit_file(&values_file) != 0)
         goto done;
 
     printf("sorted %zu %s keys (%s)", n, mj_key_kind_name(o.kind), cli_order_name(o.order));
@@ -335,8 +348,8 @@ int cmd_sort(int argc, char **argv)
     rc = CLI_OK;
 
 done:
-    fio_discard(&out_file);
-    fio_discard(&values_file);
+    cli_discard_file(&out_file);
+    cli_discard_file(&values_file);
     free(keys);
     free(values);
     free(keys_copy);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 static const char usage[] =
     "Usage: mergejit COMMAND [options]\n"

@@ -4,11 +4,13 @@
 #endif
 
 #include "base/file_io.h"
+#include "base/host_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,13 +117,85 @@ int mj_path_split(const char *path, char *dir, size_t dircap, const char **base,
     return 0;
 }
 
-int mj_write_file_atomic(const char *path, const char *dir, const char *stem,
-                         const mj_span *parts, size_t nparts, mode_t mode, unsigned flags,
-                         char *err, size_t errcap)
+mj_status mj_read_file(const char *path, void **data, size_t *size, char *err, size_t errcap)
 {
-    char tmp[PATH_MAX];
-    int n = snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, stem);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC); /* blocking: a pipe is read to its end */
+    if (fd < 0) {
+        mj_set_err(err, errcap, "cannot open '%s': %s", path, strerror(errno));
+        return MJ_ERR_FILE;
+    }
+    mj_status rc = MJ_ERR_FILE;
+    unsigned char *buf = NULL;
+    size_t cap = (size_t)1 << 20, used = 0; /* a stream starts with 1 MiB */
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        mj_set_err(err, errcap, "cannot stat '%s': %s", path, strerror(errno));
+        goto fail;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        goto read_error;
+    }
+    if (S_ISREG(st.st_mode)) {
+        if ((uintmax_t)st.st_size > (uintmax_t)SIZE_MAX) {
+            mj_set_err(err, errcap, "'%s' is too large for this machine", path);
+            rc = MJ_ERR_TOO_LARGE;
+            goto fail;
+        }
+        cap = (size_t)st.st_size;
+    }
+    if (!(buf = mj_malloc(cap ? cap : 1))) {
+        mj_set_err(err, errcap, "cannot allocate %zu bytes to read '%s'", cap, path);
+        rc = MJ_ERR_HOST_MEMORY;
+        goto fail;
+    }
+    for (;;) {
+        ssize_t got = mj_read_full(fd, buf + used, cap - used);
+        if (got < 0)
+            goto read_error;
+        used += (size_t)got;
+        if (used < cap)
+            break; /* end of file */
+        /* Full: probe for more before growing, so that a regular file needs one buffer. */
+        unsigned char probe[4096];
+        if ((got = mj_read_full(fd, probe, sizeof probe)) < 0)
+            goto read_error;
+        if (got == 0)
+            break;
+        size_t want = cap + (size_t)got;
+        size_t newcap = cap < SIZE_MAX / 2 ? cap * 2 : SIZE_MAX;
+        if (newcap < want)
+            newcap = want + ((size_t)1 << 20);
+        unsigned char *grown = mj_realloc(buf, newcap);
+        if (!grown) {
+            mj_set_err(err, errcap, "cannot allocate %zu bytes to read '%s'", newcap, path);
+            rc = MJ_ERR_HOST_MEMORY;
+            goto fail;
+        }
+        buf = grown;
+        cap = newcap;
+        memcpy(buf + used, probe, (size_t)got);
+        used += (size_t)got;
+    }
+    close(fd);
+    *data = buf;
+    *size = used;
+    return MJ_OK;
+
+read_error:
+    mj_set_err(err, errcap, "cannot read '%s': %s", path, strerror(errno));
+fail:
+    free(buf);
+    close(fd);
+    return rc;
+}
+
+int mj_file_stage(const char *dir, const char *stem, const mj_span *parts, size_t nparts,
+                  mode_t mode, unsigned flags, char *tmp, size_t tmpcap, char *err,
+                  size_t errcap)
+{
+    int n = snprintf(tmp, tmpcap, "%s/.%s.tmp.XXXXXX", dir, stem);
+    if (n < 0 || (size_t)n >= tmpcap) {
         mj_set_err(err, errcap, "cannot create a temporary file in %s: its path is too long",
                    dir);
         return -1;
@@ -150,6 +224,12 @@ int mj_write_file_atomic(const char *path, const char *dir, const char *stem,
         unlink(tmp);
         return -1;
     }
+    return 0;
+}
+
+int mj_file_commit(const char *tmp, const char *path, const char *dir, unsigned flags,
+                   char *err, size_t errcap)
+{
     if (rename(tmp, path) != 0) {
         mj_set_err(err, errcap, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         unlink(tmp);
@@ -216,4 +296,14 @@ int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)
             return 0;
         *p = c;
     }
+}
+
+int mj_write_file_atomic(const char *path, const char *dir, const char *stem,
+                         const mj_span *parts, size_t nparts, mode_t mode, unsigned flags,
+                         char *err, size_t errcap)
+{
+    char tmp[PATH_MAX];
+    if (mj_file_stage(dir, stem, parts, nparts, mode, flags, tmp, sizeof tmp, err, errcap) != 0)
+        return -1;
+    return mj_file_commit(tmp, path, dir, flags, err, errcap);
 }

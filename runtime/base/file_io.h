@@ -70,6 +70,12 @@ extern int mj_fault_write_errno;
 int mj_path_split(const char *path, char *dir, size_t dircap, const char **base, char *err,
                   size_t errcap);
 
+/* Reads the whole file at path into a buffer from mj_malloc that the caller frees (*data is
+ * never NULL on success, even for an empty file). A regular file is read at its size, a pipe
+ * or other stream to its end, a directory not at all. MJ_OK; else MJ_ERR_FILE (open, stat or
+ * read failed), MJ_ERR_TOO_LARGE or MJ_ERR_HOST_MEMORY, with err ("cannot open 'PATH': ..."). */
+mj_status mj_read_file(const char *path, void **data, size_t *size, char *err, size_t errcap);
+
 /* A piece of a file's contents; size 0 writes nothing (data may then be NULL). */
 typedef struct mj_span {
     const void *data;
@@ -94,5 +100,16 @@ int mj_write_file_atomic(const char *path, const char *dir, const char *stem,
  * (or a link to one) is fine. Returns 0 or -1 with err. For the cache directory and the tuning
  * file's; the messages say "cache directory" for both, as before this moved here. */
 int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap);
+
+/* mj_write_file_atomic in two steps, for a caller that replaces several files together and
+ * none unless all were written (the tool's sort: keys, then values). mj_file_stage writes and
+ * syncs the temporary file as above and puts its path in tmp (tmpcap bytes); mj_file_commit
+ * renames it over path and syncs dir as flags say. Each: 0, or -1 with err, and then no
+ * temporary file is left. */
+int mj_file_stage(const char *dir, const char *stem, const mj_span *parts, size_t nparts,
+                  mode_t mode, unsigned flags, char *tmp, size_t tmpcap, char *err,
+                  size_t errcap);
+int mj_file_commit(const char *tmp, const char *path, const char *dir, unsigned flags,
+                   char *err, size_t errcap);
 
 #endif

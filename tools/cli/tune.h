@@ -1,5 +1,6 @@
-/* The autotuner's pieces: the candidate plan (tune_plan.c), the measured points and their
- * reports (tune_report.c), and the command (cmd_tune.c). Uses the public API only. */
+/* The autotuner's pieces that need no GPU: the candidate plan (tune_plan.c), the measured
+ * points and their reports (tune_report.c, tune_svg.c). The command and its device side are
+ * tools/cmd_tune.c and tools/tune_run.h. Uses the public API only. */
 #ifndef MERGEJIT_TOOLS_TUNE_H
 #define MERGEJIT_TOOLS_TUNE_H
 

@@ -1,13 +1,14 @@
 /*
- * Shared declarations of the mergejit command-line tool. Each section names the file that
- * implements it. The tool uses only the public API (mergejit.h), the device-memory bridge
- * (devmem.h) and libc.
+ * mergejit_cli: the command-line tool's library (tools/cli/), linked by the tool and by the
+ * tests. Each section names the file that implements it. It uses the public API (mergejit.h),
+ * the runtime's file reader and atomic writer (base/file_io.h, privately) and libc; the commands
+ * (tools/cmd_*.c) add the device-memory bridge (devmem.h).
  */
 #ifndef MERGEJIT_TOOLS_CLI_H
 #define MERGEJIT_TOOLS_CLI_H
 
 #include <stdarg.h>
-#include <stddef.h>
+#include <stddef.h> /* offsetof, for the option tables */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,27 +21,49 @@ enum {
     CLI_USAGE = 2    /* bad command line */
 };
 
-/* ---------------------------------------------------------------- commands (cmd_*.c) */
-
-/* Each gets argv[0] = the command's name and returns the process exit status. */
-int cmd_demo(int argc, char **argv);
-int cmd_sort(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_cache(int argc, char **argv);
-int cmd_tune(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
-
 /* ---------------------------------------------------------------- options (args.c) */
 
 /* 1 when "--help" or "-h" appears in argv[1..] before a "--". */
 int cli_wants_help(int argc, char **argv);
 
-/* Matches argv[*i] against the option `name` ("--type"), written "--type VALUE" or
- * "--type=VALUE". Returns 0 when argv[*i] is another argument; 1 on a match, with *value set
- * and *i advanced past a separate value; -1 (after printing a usage error for `cmd`) when the
- * value is missing. */
-int cli_take(const char *cmd, int argc, char **argv, int *i, const char *name,
-             const char **value);
+/* One entry of a command's option table. A value is written "--name VALUE" or
+ * "--name=VALUE"; a flag matches only itself. */
+typedef enum cli_option_kind {
+    CLI_FLAG,   /* sets the int at offset to 1 */
+    CLI_STRING, /* stores the value in the const char * at offset */
+    CLI_PARSED  /* hands the value to parse */
+} cli_option_kind;
+
+typedef struct cli_option {
+    const char *name;  /* "--output"; NULL ends the table */
+    const char *alias; /* another spelling ("-o"), or NULL */
+    cli_option_kind kind;
+    size_t offset;     /* CLI_FLAG, CLI_STRING: the field in the command's options struct */
+    /* CLI_PARSED: checks and stores the value; CLI_OK, or CLI_USAGE after printing why. */
+    int (*parse)(void *opts, const char *value);
+} cli_option;
+
+#define CLI_OPT_FLAG(name, type, field) {name, NULL, CLI_FLAG, offsetof(type, field), NULL}
+#define CLI_OPT_STRING(name, alias, type, field)                                              \
+    {name, alias, CLI_STRING, offsetof(type, field), NULL}
+#define CLI_OPT_PARSED(name, parse) {name, NULL, CLI_PARSED, 0, parse}
+#define CLI_OPT_END {NULL, NULL, CLI_FLAG, 0, NULL}
+
+/* A command's command line: its options and what it does with other arguments. */
+typedef struct cli_syntax {
+    const char *cmd;            /* "demo": messages read "mergejit demo: ..." */
+    const cli_option *options;  /* ends with CLI_OPT_END */
+    /* Takes each operand (an argument that is not an option), in order: CLI_OK, or CLI_USAGE
+     * after printing why. NULL: the command takes none. */
+    int (*operand)(void *opts, const char *arg);
+    int dashdash;     /* 1: "--" ends the options, and what follows are operands */
+    int say_argument; /* 1: anything unmatched is an "unknown argument '...'"; 0: an "unknown
+                       * option '...'", or an "unexpected argument '...'" for an operand */
+} cli_syntax;
+
+/* Parses argv[1..] into opts along the syntax, in order. CLI_OK, or CLI_USAGE after printing
+ * the message ("option '--type' needs a value", ...) and the --help hint. */
+int cli_parse_args(const cli_syntax *syntax, int argc, char **argv, void *opts);
 
 /* 1 when `arg` looks like an option ("-x", "--xyz"); "-" alone is an operand. */
 int cli_is_option(const char *arg);
@@ -111,33 +134,39 @@ const char *cli_format_version(int version, char *buf, size_t len);
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);
 /* How a sorter got its binary, as a phrase: "compiled with NVRTC", ... */
 const char *cli_source_phrase(int source);
+/* Sorts n floats (timings in ms) ascending, for their median, minimum and maximum. */
+void cli_sort_floats(float *v, size_t n);
 /* Prints the sorter's JIT cost and tile on one line of stdout:
  * "build: compiled with NVRTC in 812.3 ms; tile 256 threads x 15 values". */
 void cli_print_build(const mj_sorter *sorter);
 
-/* ---------------------------------------------------------------- files (fileio.c) */
+/* ---------------------------------------------------------------- files (files.c) */
 
 /* Reads a whole file into a malloc'ed buffer (*data never NULL on success, even when empty).
  * Prints the error and returns -1 on failure. */
-int fio_read_all(const char *path, void **data, size_t *size);
+int cli_read_file(const char *path, void **data, size_t *size);
 
-/* An output file written next to its destination and renamed into place on commit. */
-typedef struct fio_pending {
-    char *tmp;        /* temporary path, NULL when nothing is staged */
+/* An output file written next to its destination and renamed into place on commit, so that
+ * a command replaces several outputs only when all of them were written. */
+typedef struct cli_staged {
     const char *path; /* destination */
-} fio_pending;
+    char dir[4096];   /* the directory that holds it */
+    char tmp[4096];   /* the temporary file; "" when nothing is staged */
+} cli_staged;
 
 /* Writes `data` to a new temporary file in the directory of `path` (mode 0666 & ~umask),
  * flushed to disk. Prints the error and returns -1 on failure (nothing is left behind). */
-int fio_stage(const char *path, const void *data, size_t size, fio_pending *pending);
+int cli_stage_file(const char *path, const void *data, size_t size, cli_staged *staged);
 /* Renames the staged file onto its destination. Prints the error and returns -1 on failure
  * (the temporary file is then removed). */
-int fio_commit(fio_pending *pending);
+int cli_commit_file(cli_staged *staged);
+/* Stages and commits one file. */
+int cli_write_file(const char *path, const void *data, size_t size);
 /* Removes a staged file that is not to be committed. Safe on an empty or committed one. */
-void fio_discard(fio_pending *pending);
+void cli_discard_file(cli_staged *staged);
 /* 1 when both paths name the same existing file (same device and inode; `b` is not followed
  * when it is a symbolic link, as rename() replaces the link itself). */
-int fio_same_file(const char *a, const char *b);
+int cli_same_file(const char *a, const char *b);
 
 /* ---------------------------------------------------------------- keys (keygen.c) */
 

@@ -1,6 +1,8 @@
-/* Messages: usage errors, runtime failures, and small formatting helpers. */
+/* Messages: usage errors, runtime failures, and small formatting helpers (and the sort of
+ * timings that the reported medians come from). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -123,4 +125,15 @@ void cli_print_build(const mj_sorter *sorter)
     mj_sorter_tile(sorter, &nt, &vt);
     printf("build: %s in %.1f ms; tile %d threads x %d values per thread\n",
            cli_source_phrase(mj_sorter_source(sorter)), mj_sorter_build_ms(sorter), nt, vt);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+void cli_sort_floats(float *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_float);
 }

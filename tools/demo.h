@@ -1,0 +1,47 @@
+/* `mergejit demo`'s host side (demo_host.c), used by cmd_demo.c: the options, the input it
+ * generates, the CPU reference it checks against and the report of a mismatch. */
+#ifndef MERGEJIT_TOOLS_DEMO_H
+#define MERGEJIT_TOOLS_DEMO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mergejit.h"
+
+typedef struct demo_opts {
+    mj_primitive primitive;
+    uint64_t seglen;
+    mj_key_kind kind;
+    uint64_t n;
+    size_t value_size;
+    mj_order order;
+    int device;
+    int sm;
+    long reps;
+    uint64_t seed;
+} demo_opts;
+
+/* The host side of a run: the input, the result read back, the reference permutation and
+ * the timings. */
+typedef struct demo_host {
+    unsigned char *keys_in, *keys_out, *values_in, *values_out;
+    uint64_t *perm;
+    float *times;
+} demo_host;
+
+/* Allocates the host buffers and generates the primitive's input. CLI_OK, or CLI_FAILURE
+ * after printing why. */
+int demo_make_host(const demo_opts *o, size_t n, demo_host *h);
+void demo_free_host(demo_host *h);
+
+/* The CPU stable result: perm[i] is the input index of output i. Segmented sorts sort each
+ * segment of --seglen alone. */
+mj_status demo_reference(const demo_opts *o, const unsigned char *keys, size_t n,
+                         uint64_t *perm);
+
+/* Prints where the result first differs from the reference, and how many positions do. */
+void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
+                          const unsigned char *keys_out, const unsigned char *values_out,
+                          const uint64_t *perm, size_t bad, size_t first);
+
+#endif

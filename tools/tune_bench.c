@@ -1,0 +1,287 @@
+/* The tuner's timing: each configuration's inputs generated on the host and uploaded, every
+ * candidate run --reps times per size on them (the median taken), and the first run of each
+ * checked. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "devmem.h"
+#include "tune_run.h"
+
+/* ---------------------------------------------------------------- keys */
+
+/* Key i of a buffer of key_size-byte keys: the first word (hi for the struct) and the second
+ * (0 for one-word keys). */
+static void key_words(const unsigned char *k, size_t ks, size_t i, uint64_t *hi, uint64_t *lo)
+{
+    uint32_t w32;
+    if (ks == 4) {
+        memcpy(&w32, k + 4 * i, 4);
+        *hi = w32;
+        *lo = 0;
+        return;
+    }
+    memcpy(hi, k + ks * i, 8);
+    *lo = 0;
+    if (ks == 16)
+        memcpy(lo, k + 16 * i + 8, 8);
+}
+
+static void set_key(unsigned char *k, size_t ks, size_t i, uint64_t hi, uint64_t lo)
+{
+    uint32_t w32 = (uint32_t)hi;
+    if (ks == 4) {
+        memcpy(k + 4 * i, &w32, 4);
+        return;
+    }
+    memcpy(k + ks * i, &hi, 8);
+    if (ks == 16)
+        memcpy(k + 16 * i + 8, &lo, 8);
+}
+
+/* The sum of every 64-bit word of the keys: a sort keeps it. */
+static uint64_t key_sum(const unsigned char *k, size_t ks, size_t n)
+{
+    uint64_t sum = 0, hi, lo;
+    for (size_t i = 0; i < n; i++) {
+        key_words(k, ks, i, &hi, &lo);
+        sum += hi * 0x9e3779b97f4a7c15ull + lo;
+    }
+    return sum;
+}
+
+/* ---------------------------------------------------------------- inputs on the device */
+
+static void free_inputs(mj_context *ctx, tune_inputs *in)
+{
+    mj_dev_free(ctx, in->src_keys);
+    mj_dev_free(ctx, in->src_values);
+    mj_dev_free(ctx, in->keys);
+    mj_dev_free(ctx, in->values);
+    mj_dev_free(ctx, in->offsets);
+    memset(in, 0, sizeof *in);
+}
+
+/* Generates the primitive's input on the host and uploads it: random keys (mergesort,
+ * segsort), two sorted runs (merge: the first and second half), or sorted keys with local
+ * swaps (locality). Values are left as the allocator gives them: their bytes do not change
+ * the work. */
+static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, size_t seglen,
+                             tune_inputs *in)
+{
+    size_t ks = c->key_size;
+    memset(in, 0, sizeof *in);
+    in->n = n;
+    in->seglen = seglen;
+    unsigned char *h = malloc(n * ks);
+    if (!h)
+        return MJ_ERR_HOST_MEMORY;
+    uint64_t s = 0x5eed + n + ks, run = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = kg_splitmix(&s);
+        if (c->primitive == MJ_MERGE) {
+            if (i == n / 2)
+                run = 0;
+            run += r % 4; /* sorted, with ties inside and across the runs */
+            set_key(h, ks, i, run, r >> 40);
+            if (ks == 16)
+                set_key(h, ks, i, run, 0);
+        } else if (c->primitive == MJ_LOCALITY_SORT) {
+            set_key(h, ks, i, i, 0);
+        } else {
+            set_key(h, ks, i, ks == 4 ? r >> 32 : r, kg_splitmix(&s));
+        }
+    }
+    if (c->primitive == MJ_LOCALITY_SORT) {
+        unsigned char tmp[16];
+        for (size_t k = 0; k < n / 1000; k++) {
+            size_t i = (size_t)(kg_splitmix(&s) % n), j = i + (size_t)(kg_splitmix(&s) % 1000);
+            j = j < n ? j : n - 1;
+            memcpy(tmp, h + i * ks, ks);
+            memcpy(h + i * ks, h + j * ks, ks);
+            memcpy(h + j * ks, tmp, ks);
+        }
+    }
+    in->sum = key_sum(h, ks, n);
+    mj_status st = mj_dev_alloc(ctx, &in->src_keys, n * ks);
+    if (!st)
+        st = mj_dev_alloc(ctx, &in->keys, n * ks);
+    if (!st)
+        st = mj_dev_upload(ctx, in->src_keys, h, n * ks);
+    if (!st && c->value_size) {
+        st = mj_dev_alloc(ctx, &in->src_values, n * c->value_size);
+        if (!st)
+            st = mj_dev_alloc(ctx, &in->values, n * c->value_size);
+    }
+    free(h);
+    if (!st && c->primitive == MJ_SEGMENTED_SORT) {
+        in->offset_count = (n + seglen - 1) / seglen + 1;
+        uint32_t *off = malloc(in->offset_count * sizeof *off);
+        if (!off)
+            st = MJ_ERR_HOST_MEMORY;
+        for (size_t i = 0; off && i < in->offset_count; i++)
+            off[i] = (uint32_t)(i * seglen < n ? i * seglen : n);
+        if (!st)
+            st = mj_dev_alloc(ctx, &in->offsets, in->offset_count * sizeof *off);
+        if (!st)
+            st = mj_dev_upload(ctx, in->offsets, off, in->offset_count * sizeof *off);
+        free(off);
+    }
+    if (st)
+        free_inputs(ctx, in);
+    return st;
+}
+
+/* One timed run, for mj_dev_time. */
+typedef struct run_job {
+    const tune_config *c;
+    mj_sorter *sorter;
+    tune_inputs *in;
+    void *temp;
+    size_t temp_bytes;
+} run_job;
+
+static mj_status run_once(void *arg)
+{
+    run_job *j = arg;
+    tune_inputs *in = j->in;
+    size_t ks = j->c->key_size, vs = j->c->value_size, na = in->n / 2;
+    if (j->c->primitive == MJ_MERGE)
+        return mj_sorter_merge(j->sorter, in->src_keys, in->src_values, na,
+                               (char *)in->src_keys + na * ks,
+                               vs ? (char *)in->src_values + na * vs : NULL, in->n - na,
+                               in->keys, in->values, j->temp, j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_SEGMENTED_SORT) {
+        mj_segments seg = {MJ_SEGMENTS_OFFSETS, in->offsets, in->offset_count, 4};
+        return mj_sorter_segmented_sort(j->sorter, in->keys, in->values, in->n, &seg, j->temp,
+                                        j->temp_bytes, NULL);
+    }
+    return mj_sorter_sort(j->sorter, in->keys, in->values, in->n, j->temp, j->temp_bytes, NULL);
+}
+
+/* Restores the input of an in-place run (not timed). */
+static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
+{
+    if (c->primitive == MJ_MERGE)
+        return MJ_OK;
+    mj_status st = mj_dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
+    if (!st && c->value_size)
+        st = mj_dev_copy(ctx, in->values, in->src_values, in->n * c->value_size);
+    return st;
+}
+
+/* Checks the result: ordered (within each segment) and the same keys (their sum). NULL when
+ * right, else what is wrong. */
+static const char *check_result(mj_context *ctx, const tune_config *c, tune_inputs *in)
+{
+    size_t ks = c->key_size;
+    unsigned char *h = malloc(in->n * ks);
+    if (!h)
+        return "no host memory to check the result";
+    const char *bad = NULL;
+    if (mj_dev_download(ctx, h, in->keys, in->n * ks) != MJ_OK)
+        bad = "the result could not be read back";
+    for (size_t i = 1; !bad && i < in->n; i++) {
+        if (c->primitive == MJ_SEGMENTED_SORT && i % in->seglen == 0)
+            continue;
+        uint64_t ah, al, bh, bl;
+        key_words(h, ks, i - 1, &ah, &al);
+        key_words(h, ks, i, &bh, &bl);
+        if (bh < ah || (bh == ah && bl < al))
+            bad = "the result is out of order";
+    }
+    if (!bad && key_sum(h, ks, in->n) != in->sum)
+        bad = "the result lost or changed keys";
+    free(h);
+    return bad;
+}
+
+/* ---------------------------------------------------------------- timing */
+
+/* Times point p on every size; NULL on success, else why it failed (p's outcome is then set
+ * by the caller). */
+const char *tune_measure(tune_bench *b, const tune_config *c, tune_point *p, char *why,
+                         size_t cap)
+{
+    mj_sort_desc d;
+    tune_key_desc(c, p, &d);
+    mj_sorter *s = NULL;
+    mj_status st = mj_sorter_create(b->ctx, &d, &s);
+    if (st) {
+        snprintf(why, cap, "%s", mj_context_last_error(b->ctx));
+        return why;
+    }
+    double log_sum = 0;
+    for (int k = 0; k < b->o->size_count && !st; k++) {
+        tune_inputs *in = &b->in[k];
+        size_t need = 0;
+        if ((st = mj_sorter_temp_size(s, in->n, 0, &need)))
+            break;
+        if (need > b->temp_bytes) {
+            mj_dev_free(b->ctx, b->temp);
+            b->temp = NULL;
+            b->temp_bytes = 0;
+            if ((st = mj_dev_alloc(b->ctx, &b->temp, need)))
+                break;
+            b->temp_bytes = need;
+        }
+        run_job job = {c, s, in, b->temp, b->temp_bytes};
+        for (long r = 0; r < b->o->reps && !st; r++) {
+            if (!(st = restore(b->ctx, c, in)))
+                st = mj_dev_time(b->ctx, run_once, &job, &b->times[r]);
+            if (!st && r == 0 && k == 0) {
+                const char *bad = check_result(b->ctx, c, in);
+                if (bad) {
+                    mj_sorter_destroy(s);
+                    snprintf(why, cap, "%s", bad);
+                    return why;
+                }
+            }
+        }
+        if (st)
+            break;
+        cli_sort_floats(b->times, (size_t)b->o->reps);
+        double ms = b->times[b->o->reps / 2];
+        p->gkeys[k] = ms > 0 ? (double)in->n / (ms * 1e6) : 0;
+        log_sum += log(p->gkeys[k] > 0 ? p->gkeys[k] : 1e-9);
+    }
+    mj_sorter_destroy(s);
+    if (st) {
+        snprintf(why, cap, "%s", mj_context_last_error(b->ctx));
+        return why;
+    }
+    p->score = exp(log_sum / b->o->size_count);
+    return NULL;
+}
+
+/* Makes the inputs of configuration c current. */
+mj_status tune_use_config(tune_bench *b, const tune_config *c)
+{
+    if (b->have_inputs && b->current.primitive == c->primitive &&
+        b->current.key_size == c->key_size && b->current.value_size == c->value_size)
+        return MJ_OK;
+    for (int k = 0; k < b->o->size_count; k++)
+        free_inputs(b->ctx, &b->in[k]);
+    b->have_inputs = 0;
+    for (int k = 0; k < b->o->size_count; k++) {
+        mj_status st = make_inputs(b->ctx, c, (size_t)1 << b->o->log2_sizes[k],
+                                     (size_t)b->o->seglen, &b->in[k]);
+        if (st)
+            return st;
+    }
+    b->current = *c;
+    b->have_inputs = 1;
+    return MJ_OK;
+}
+
+void tune_bench_free(tune_bench *b)
+{
+    for (int k = 0; k < TUNE_MAX_SIZES; k++)
+        free_inputs(b->ctx, &b->in[k]);
+    mj_dev_free(b->ctx, b->temp);
+    b->temp = NULL;
+    b->temp_bytes = 0;
+}

@@ -1,0 +1,114 @@
+/* The tuner's compiling threads: each builds candidates into the disk cache in a compile-only
+ * context of its own, reads ptxas's figures and rejects the tiles that fail or spill, while
+ * the GPU measures the ones already built. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tune_run.h"
+
+void tune_key_desc(const tune_config *c, const tune_point *p, mj_sort_desc *d)
+{
+    mj_sort_desc_init(d, c->key_size == 4 ? MJ_KEY_U32 : MJ_KEY_U64, MJ_ASCENDING);
+    if (c->key_size == 16) {
+        d->key = MJ_KEY_CUSTOM;
+        d->type_name = "k16";
+        d->type_source = "struct k16 { unsigned long long hi, lo; };";
+        d->type_size = 16;
+        d->type_align = 8;
+        d->less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+    }
+    d->primitive = c->primitive;
+    d->value_size = c->value_size;
+    if (p) {
+        d->nt = p->nt;
+        d->vt = p->vt;
+        d->bs_nt = p->bs_nt;
+    }
+}
+
+const tune_config *tune_config_of(const tune_point *p, tune_config *c)
+{
+    *c = (tune_config){p->primitive, p->key_size, p->value_size};
+    return c;
+}
+
+/* First line of a message, into a point's note. */
+static void set_note(tune_point *p, const char *msg)
+{
+    size_t len = strcspn(msg, "\n");
+    if (len >= sizeof p->note)
+        len = sizeof p->note - 1;
+    memcpy(p->note, msg, len);
+    p->note[len] = '\0';
+}
+
+/* Marks point i rejected (under the lock). */
+void tune_reject(tuner *t, size_t i, tune_outcome why, const char *msg)
+{
+    t->points[i].outcome = why;
+    set_note(&t->points[i], msg);
+    tune_skip_after(t->points, t->count, i);
+}
+
+/* A builder: compiles points into the disk cache in a compile-only context of its own (so its
+ * error messages are its own) and reads ptxas's figures. */
+void *tune_builder(void *arg)
+{
+    tuner *t = arg;
+    mj_context_options opts;
+    mj_context_options_init(&opts);
+    opts.flags = MJ_CONTEXT_COMPILE_ONLY;
+    opts.target_sm = t->sm;
+    opts.cache_dir = t->cache_dir;
+    opts.tuning_file = "";
+    opts.bundle = "";
+    mj_context *ctx = NULL;
+    mj_status cst = mj_context_create(&opts, &ctx);
+    for (;;) {
+        pthread_mutex_lock(&t->lock);
+        while (t->next < t->count && t->points[t->next].outcome != TUNE_PENDING) {
+            t->build[t->next] = BUILD_DONE;
+            t->next++;
+        }
+        if (t->next >= t->count) {
+            pthread_cond_broadcast(&t->done);
+            pthread_mutex_unlock(&t->lock);
+            break;
+        }
+        size_t i = t->next++;
+        t->build[i] = BUILD_RUNNING;
+        tune_point p = t->points[i];
+        pthread_mutex_unlock(&t->lock);
+
+        tune_config c;
+        mj_sort_desc d;
+        tune_key_desc(tune_config_of(&p, &c), &p, &d);
+        mj_sorter *s = NULL;
+        mj_status st = cst ? cst : mj_sorter_create(ctx, &d, &s);
+        int regs = -1;
+        long spills = -1;
+        if (!st)
+            mj_sorter_resources(s, &regs, &spills);
+        mj_sorter_destroy(s);
+
+        pthread_mutex_lock(&t->lock);
+        tune_point *q = &t->points[i];
+        q->registers = regs;
+        q->spill_bytes = spills;
+        if (q->outcome == TUNE_PENDING) {
+            if (st) {
+                tune_reject(t, i, TUNE_BUILD_FAILED, mj_context_last_error(ctx));
+            } else if (spills > 0) {
+                char msg[96];
+                snprintf(msg, sizeof msg, "ptxas: %ld bytes of spill stores and loads", spills);
+                tune_reject(t, i, TUNE_SPILLS, msg);
+            }
+        }
+        t->build[i] = BUILD_DONE;
+        pthread_cond_broadcast(&t->done);
+        pthread_mutex_unlock(&t->lock);
+    }
+    mj_context_destroy(ctx);
+    return NULL;
+}
