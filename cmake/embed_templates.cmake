@@ -24,5 +24,6 @@ foreach(f ${FILES})
   string(APPEND table "    {\"${name}\", tpl_${i}, ${len}},\n")
   math(EXPR i "${i} + 1")
 endforeach()
-string(APPEND body "\nconst mj_template mj_templates[] = {\n${table}};\nconst size_t mj_template_count = ${i};\n")
+string(APPEND body "\nconst mj_template mj__templates[] = {\n${table}};\n"
+                   "const size_t mj__template_count = ${i};\n")
 file(WRITE ${OUT} "${body}")

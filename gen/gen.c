@@ -45,12 +45,12 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_QUEUE_FINISH] = "mj_queue_finish",
 };
 
-const char *mj_kernel_name(mj_kernel_id id) {
+const char *mj__kernel_name(mj_kernel_id id) {
     return (unsigned)id < MJ_K_COUNT ? kernel_names[id] : NULL;
 }
 
 #define K(id) (1u << (id))
-unsigned mj_primitive_kernels(mj_primitive primitive) {
+unsigned mj__primitive_kernels(mj_primitive primitive) {
     switch (primitive) {
     case MJ_MERGESORT: return K(MJ_K_BLOCKSORT) | K(MJ_K_PARTITION) | K(MJ_K_MERGE);
     case MJ_MERGE: return K(MJ_K_MERGE_PARTITION) | K(MJ_K_MERGE_ARRAYS);
@@ -65,9 +65,9 @@ unsigned mj_primitive_kernels(mj_primitive primitive) {
 }
 #undef K
 
-const char *const *mj_prelude_templates(void) { return prelude_templates; }
+const char *const *mj__prelude_templates(void) { return prelude_templates; }
 
-const char *const *mj_primitive_templates(mj_primitive primitive) {
+const char *const *mj__primitive_templates(mj_primitive primitive) {
     switch (primitive) {
     case MJ_MERGESORT: return mergesort_templates;
     case MJ_MERGE: return merge_templates;
@@ -89,7 +89,7 @@ static const struct {
     [MJ_KEY_F32] = {"float", 32},   [MJ_KEY_F64] = {"double", 64},
 };
 
-size_t mj_spec_key_size(const mj_kernel_spec *spec) {
+size_t mj__spec_key_size(const mj_kernel_spec *spec) {
     return spec->key == MJ_KEY_CUSTOM ? spec->type_size : mj_key_kind_size(spec->key);
 }
 
@@ -146,7 +146,7 @@ static int check_expression(const char *e, char *err, size_t errcap) {
     return 0;
 }
 
-int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
+int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
     if ((unsigned)spec->primitive >= MJ_PRIMITIVE_COUNT) {
         snprintf(err, errcap, "unknown primitive %d", (int)spec->primitive);
         return -1;
@@ -188,12 +188,12 @@ int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
         }
     }
     if (spec->less && check_expression(spec->less, err, errcap)) return -1;
-    return mj_tile_shape_check(spec->primitive, mj_spec_key_size(spec), spec->value_size,
-                               spec->nt, spec->vt, mj_spec_bs_nt(spec), err, errcap);
+    return mj__tile_shape_check(spec->primitive, mj__spec_key_size(spec), spec->value_size,
+                                spec->nt, spec->vt, mj__spec_bs_nt(spec), err, errcap);
 }
 
-int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
-                        int vt, int bs_nt, char *err, size_t errcap) {
+int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
+                         int vt, int bs_nt, char *err, size_t errcap) {
     if ((unsigned)primitive >= MJ_PRIMITIVE_COUNT) {
         snprintf(err, errcap, "unknown primitive %d", (int)primitive);
         return -1;
@@ -224,7 +224,7 @@ int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_si
     }
     /* The merge primitive has no blocksort; its tile is the merge tile. */
     int big_nt = primitive == MJ_MERGE ? nt : bs_nt;
-    size_t smem = mj_tile_smem(primitive, big_nt, vt, key_size, value_size);
+    size_t smem = mj__tile_smem(primitive, big_nt, vt, key_size, value_size);
     if (smem > MJ_STATIC_SMEM_LIMIT) {
         snprintf(err, errcap, "a tile of %d x %d needs %zu bytes of shared memory, over the %d "
                               "a kernel may declare; use fewer threads or a smaller VT",
@@ -236,9 +236,9 @@ int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_si
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
-const char *mj_tile_bounds_check(mj_primitive primitive, long long key_size,
-                                 long long value_size, long long nt, long long vt,
-                                 long long bs_nt, char *why, size_t cap) {
+const char *mj__tile_bounds_check(mj_primitive primitive, long long key_size,
+                                  long long value_size, long long nt, long long vt,
+                                  long long bs_nt, char *why, size_t cap) {
     if (mj_primitive_name(primitive) == NULL)
         snprintf(why, cap, "primitive %d is unknown", (int)primitive);
     else if (key_size < 1 || key_size > 256)
@@ -258,10 +258,10 @@ const char *mj_tile_bounds_check(mj_primitive primitive, long long key_size,
     return why;
 }
 
-int mj_spec_bs_nt(const mj_kernel_spec *spec) { return spec->bs_nt ? spec->bs_nt : spec->nt; }
+int mj__spec_bs_nt(const mj_kernel_spec *spec) { return spec->bs_nt ? spec->bs_nt : spec->nt; }
 
-size_t mj_tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
-                    size_t value_size) {
+size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
+                     size_t value_size) {
     size_t nv = (size_t)nt * (size_t)vt;
     size_t heads = primitive == MJ_SEGMENTED_SORT ? 4 * (size_t)nt : 0;
     /* + 16: room for the padding that aligns the second array */
@@ -271,15 +271,15 @@ size_t mj_tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
 /* The template's text without its #include "..." lines: the generator already placed every
  * dependency before it, and the result must be one self-contained translation unit. */
 static void append_template(mj_strbuf *sb, const mj_template *t) {
-    mj_sb_printf(sb, "#line 1 \"%s\"\n", t->name);
+    mj__sb_printf(sb, "#line 1 \"%s\"\n", t->name);
     const char *p = t->text, *end = t->text + t->size;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl + 1 : end;
         if (strncmp(p, "#include \"", 10) == 0)
-            mj_sb_puts(sb, "\n"); /* keep the line numbers of the file */
+            mj__sb_puts(sb, "\n"); /* keep the line numbers of the file */
         else
-            mj_sb_append(sb, p, (size_t)(stop - p));
+            mj__sb_append(sb, p, (size_t)(stop - p));
         p = stop;
     }
 }
@@ -287,15 +287,15 @@ static void append_template(mj_strbuf *sb, const mj_template *t) {
 static void emit_value_type(mj_strbuf *sb, size_t v) {
     switch (v) {
     case 0:
-    case 4: mj_sb_puts(sb, "typedef mj_u32 mj_value;\n"); return;
-    case 1: mj_sb_puts(sb, "typedef mj_u8 mj_value;\n"); return;
-    case 2: mj_sb_puts(sb, "typedef mj_u16 mj_value;\n"); return;
-    case 8: mj_sb_puts(sb, "typedef mj_u64 mj_value;\n"); return;
-    case 16: mj_sb_puts(sb, "struct __align__(16) mj_value { mj_u64 lo, hi; };\n"); return;
+    case 4: mj__sb_puts(sb, "typedef mj_u32 mj_value;\n"); return;
+    case 1: mj__sb_puts(sb, "typedef mj_u8 mj_value;\n"); return;
+    case 2: mj__sb_puts(sb, "typedef mj_u16 mj_value;\n"); return;
+    case 8: mj__sb_puts(sb, "typedef mj_u64 mj_value;\n"); return;
+    case 16: mj__sb_puts(sb, "struct __align__(16) mj_value { mj_u64 lo, hi; };\n"); return;
     default: {
         /* Opaque bytes moved in the widest word that divides the size. */
         size_t w = v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
-        mj_sb_printf(sb, "struct mj_value { mj_u%zu w[%zu]; };\n", w * 8, v / w);
+        mj__sb_printf(sb, "struct mj_value { mj_u%zu w[%zu]; };\n", w * 8, v / w);
     }
     }
 }
@@ -304,83 +304,83 @@ static void emit_builtin_less(mj_strbuf *sb, const mj_kernel_spec *spec) {
     int bits = builtin_keys[spec->key].float_bits;
     int desc = spec->order == MJ_DESCENDING;
     if (!bits)
-        mj_sb_printf(sb, "    return %s;\n", desc ? "b < a" : "a < b");
+        mj__sb_printf(sb, "    return %s;\n", desc ? "b < a" : "a < b");
     else if (!desc)
-        mj_sb_puts(sb, "    return mj_key_ord(a) < mj_key_ord(b);\n");
+        mj__sb_puts(sb, "    return mj_key_ord(a) < mj_key_ord(b);\n");
     else
-        mj_sb_printf(sb, "    return mj_desc%d(mj_key_ord(a)) < mj_desc%d(mj_key_ord(b));\n",
-                     bits, bits);
+        mj__sb_printf(sb, "    return mj_desc%d(mj_key_ord(a)) < mj_desc%d(mj_key_ord(b));\n",
+                      bits, bits);
 }
 
-mj_status mj_gen_status(int rc) {
+mj_status mj__gen_status(int rc) {
     return rc == MJ_GEN_NO_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_INVALID_ARGUMENT;
 }
 
-int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err,
-                  size_t errcap) {
+int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err,
+                   size_t errcap) {
     *out = NULL;
-    if (mj_spec_check(spec, err, errcap)) return -1;
+    if (mj__spec_check(spec, err, errcap)) return -1;
     mj_strbuf sb;
-    mj_sb_init(&sb);
+    mj__sb_init(&sb);
 
-    mj_sb_printf(&sb, "/* mergejit %s generated: %s of %s keys, %zu-byte values, "
+    mj__sb_printf(&sb, "/* mergejit %s generated: %s of %s keys, %zu-byte values, "
                       "NT %d, VT %d, blocksort NT %d, sm_%d. */\n",
-                 MJ_VERSION_STRING, mj_primitive_name(spec->primitive),
-                 mj_key_kind_name(spec->key), spec->value_size, spec->nt, spec->vt,
-                 mj_spec_bs_nt(spec), spec->sm);
-    mj_sb_printf(&sb, "#define MJ_SPEC 1\n#define MJ_SM %d\n#define MJ_NT %d\n#define MJ_VT %d\n",
-                 spec->sm, spec->nt, spec->vt);
-    mj_sb_printf(&sb, "#define MJ_BS_NT %d\n", mj_spec_bs_nt(spec));
-    mj_sb_printf(&sb, "#define MJ_HAS_VALUES %d\n#define MJ_VALUE_IS_INDEX %d\n",
-                 spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
-    mj_sb_printf(&sb, "#define MJ_SEGMENTED %d\n", spec->primitive == MJ_SEGMENTED_SORT);
+                  MJ_VERSION_STRING, mj_primitive_name(spec->primitive),
+                  mj_key_kind_name(spec->key), spec->value_size, spec->nt, spec->vt,
+                  mj__spec_bs_nt(spec), spec->sm);
+    mj__sb_printf(&sb, "#define MJ_SPEC 1\n#define MJ_SM %d\n#define MJ_NT %d\n#define MJ_VT %d\n",
+                  spec->sm, spec->nt, spec->vt);
+    mj__sb_printf(&sb, "#define MJ_BS_NT %d\n", mj__spec_bs_nt(spec));
+    mj__sb_printf(&sb, "#define MJ_HAS_VALUES %d\n#define MJ_VALUE_IS_INDEX %d\n",
+                  spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
+    mj__sb_printf(&sb, "#define MJ_SEGMENTED %d\n", spec->primitive == MJ_SEGMENTED_SORT);
 
     for (const char *const *name = prelude_templates; *name; ++name) {
-        const mj_template *t = mj_template_find(*name);
+        const mj_template *t = mj__template_find(*name);
         if (!t) goto missing;
         append_template(&sb, t);
     }
 
-    mj_sb_puts(&sb, "#line 1 \"mergejit_spec\"\n");
+    mj__sb_puts(&sb, "#line 1 \"mergejit_spec\"\n");
     if (spec->key == MJ_KEY_CUSTOM) {
-        mj_sb_puts(&sb, "#line 1 \"type_source\"\n");
-        mj_sb_puts(&sb, spec->type_source);
-        mj_sb_puts(&sb, "\n#line 1 \"mergejit_spec\"\n");
-        mj_sb_printf(&sb, "typedef %s mj_key;\n", spec->type_name);
-        mj_sb_printf(&sb, "static_assert(sizeof(mj_key) == %zu, \"mergejit: sizeof(%s) is not "
+        mj__sb_puts(&sb, "#line 1 \"type_source\"\n");
+        mj__sb_puts(&sb, spec->type_source);
+        mj__sb_puts(&sb, "\n#line 1 \"mergejit_spec\"\n");
+        mj__sb_printf(&sb, "typedef %s mj_key;\n", spec->type_name);
+        mj__sb_printf(&sb, "static_assert(sizeof(mj_key) == %zu, \"mergejit: sizeof(%s) is not "
                           "%zu as declared\");\n",
                      spec->type_size, spec->type_name, spec->type_size);
-        mj_sb_printf(&sb, "static_assert(alignof(mj_key) == %zu, \"mergejit: alignof(%s) is not "
+        mj__sb_printf(&sb, "static_assert(alignof(mj_key) == %zu, \"mergejit: alignof(%s) is not "
                           "%zu as declared\");\n",
                      spec->type_align, spec->type_name, spec->type_align);
     } else {
-        mj_sb_printf(&sb, "typedef %s mj_key;\n", builtin_keys[spec->key].cuda_type);
+        mj__sb_printf(&sb, "typedef %s mj_key;\n", builtin_keys[spec->key].cuda_type);
     }
     emit_value_type(&sb, spec->value_size);
-    mj_sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
+    mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
     if (spec->less) {
-        mj_sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");
-        mj_sb_puts(&sb, spec->less);
-        mj_sb_puts(&sb, "\n    );\n");
+        mj__sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");
+        mj__sb_puts(&sb, spec->less);
+        mj__sb_puts(&sb, "\n    );\n");
     } else {
         emit_builtin_less(&sb, spec);
     }
-    mj_sb_puts(&sb, "}\n");
+    mj__sb_puts(&sb, "}\n");
 
-    /* mj_spec_check took the primitive: its list is not NULL. */
-    for (const char *const *name = mj_primitive_templates(spec->primitive); *name; ++name) {
-        const mj_template *t = mj_template_find(*name);
+    /* mj__spec_check took the primitive: its list is not NULL. */
+    for (const char *const *name = mj__primitive_templates(spec->primitive); *name; ++name) {
+        const mj_template *t = mj__template_find(*name);
         if (!t) goto missing;
         append_template(&sb, t);
     }
-    *out = mj_sb_take(&sb, len);
+    *out = mj__sb_take(&sb, len);
     if (!*out) {
         snprintf(err, errcap, "out of host memory while generating source");
         return MJ_GEN_NO_MEMORY;
     }
     return 0;
 missing:
-    mj_sb_free(&sb);
+    mj__sb_free(&sb);
     snprintf(err, errcap, "a template is missing from this build of the library");
     return -1;
 }

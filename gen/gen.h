@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include "mergejit.h"
 
-/* Every kernel a module may hold; a primitive's module holds those of mj_primitive_kernels. */
+/* Every kernel a module may hold; a primitive's module holds those of mj__primitive_kernels. */
 typedef enum mj_kernel_id {
     MJ_K_BLOCKSORT,       /* mergesort, segmented and locality sort */
     MJ_K_PARTITION,       /* mergesort */
@@ -22,15 +22,15 @@ typedef enum mj_kernel_id {
 } mj_kernel_id;
 
 /* The kernel's extern "C" name. */
-const char *mj_kernel_name(mj_kernel_id id);
+const char *mj__kernel_name(mj_kernel_id id);
 /* Bit k set: the primitive's module has kernel k. */
-unsigned mj_primitive_kernels(mj_primitive primitive);
+unsigned mj__primitive_kernels(mj_primitive primitive);
 
 /* The embedded templates (by file name, NULL-terminated) the source is made of, in order:
  * the prelude before the spec, then the primitive's own after it (NULL for an unknown
  * primitive). Exposed for test_gen, which checks each list against the #include lines. */
-const char *const *mj_prelude_templates(void);
-const char *const *mj_primitive_templates(mj_primitive primitive);
+const char *const *mj__prelude_templates(void);
+const char *const *mj__primitive_templates(mj_primitive primitive);
 
 typedef struct mj_kernel_spec {
     mj_primitive primitive;
@@ -52,16 +52,16 @@ typedef struct mj_kernel_spec {
 #define MJ_MAX_NT 1024
 
 /* Size of the key in bytes (custom: type_size). */
-size_t mj_spec_key_size(const mj_kernel_spec *spec);
+size_t mj__spec_key_size(const mj_kernel_spec *spec);
 
 /* Threads of the blocksort kernel (bs_nt, or nt when bs_nt is 0). */
-int mj_spec_bs_nt(const mj_kernel_spec *spec);
+int mj__spec_bs_nt(const mj_kernel_spec *spec);
 
 /* Static shared memory a kernel with nt threads and the spec's VT declares: one tile of keys,
  * a tile of int positions when values are carried, alignment padding, and for segmented sorts
  * a head range per thread. */
-size_t mj_tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
-                    size_t value_size);
+size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
+                     size_t value_size);
 
 /* The largest VT a segmented sort takes (a thread's head flags are one 32-bit word). */
 #define MJ_SEG_MAX_VT 32
@@ -70,29 +70,29 @@ size_t mj_tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
 #define MJ_STATIC_SMEM_LIMIT (48 * 1024)
 
 /* Checks a tile shape for a primitive and sizes (thread counts, VT range, static shared
- * memory); 0 when usable, else -1 with a message. Part of mj_spec_check. */
-int mj_tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
-                        int vt, int bs_nt, char *err, size_t errcap);
+ * memory); 0 when usable, else -1 with a message. Part of mj__spec_check. */
+int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
+                         int vt, int bs_nt, char *err, size_t errcap);
 
 /* The bounds any tile's numbers lie in, whatever its primitive's further rules (those are
- * mj_tile_shape_check's): a known primitive, key_size 1..256, value_size 0..MJ_MAX_VALUE_SIZE,
+ * mj__tile_shape_check's): a known primitive, key_size 1..256, value_size 0..MJ_MAX_VALUE_SIZE,
  * NT a power of two in MJ_MIN_NT..MJ_MAX_NT, VT 1..MJ_MAX_VT, bs_nt NT times a power of two
  * up to MJ_MAX_NT. The tuning file's reader and writer use it. NULL, or what is wrong (written
  * into why). Numbers arrive as long long so that a parser can pass what it read before
  * narrowing it. */
-const char *mj_tile_bounds_check(mj_primitive primitive, long long key_size,
-                                 long long value_size, long long nt, long long vt,
-                                 long long bs_nt, char *why, size_t cap);
+const char *mj__tile_bounds_check(mj_primitive primitive, long long key_size,
+                                  long long value_size, long long nt, long long vt,
+                                  long long bs_nt, char *why, size_t cap);
 
 /* Checks the spec; 0 when usable, else -1 with a message. */
-int mj_spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
+int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
 
 /* Writes the translation unit to *out (malloc'd, NUL-terminated; *len without the NUL).
  * Returns 0; -1 with err for an invalid spec; MJ_GEN_NO_MEMORY with err when host memory ran
- * out. mj_gen_status gives the status for a failure. */
+ * out. mj__gen_status gives the status for a failure. */
 #define MJ_GEN_NO_MEMORY (-2)
-mj_status mj_gen_status(int rc);
-int mj_gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err,
-                  size_t errcap);
+mj_status mj__gen_status(int rc);
+int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *err,
+                   size_t errcap);
 
 #endif

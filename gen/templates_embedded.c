@@ -1,8 +1,8 @@
 #include <string.h>
 #include "templates_embedded.h"
 
-const mj_template *mj_template_find(const char *name) {
-    for (size_t i = 0; i < mj_template_count; ++i)
-        if (strcmp(mj_templates[i].name, name) == 0) return &mj_templates[i];
+const mj_template *mj__template_find(const char *name) {
+    for (size_t i = 0; i < mj__template_count; ++i)
+        if (strcmp(mj__templates[i].name, name) == 0) return &mj__templates[i];
     return NULL;
 }

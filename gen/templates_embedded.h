@@ -10,10 +10,10 @@ typedef struct mj_template {
     size_t size;      /* bytes without the NUL */
 } mj_template;
 
-extern const mj_template mj_templates[];
-extern const size_t mj_template_count;
+extern const mj_template mj__templates[];
+extern const size_t mj__template_count;
 
 /* The template called name, or NULL. */
-const mj_template *mj_template_find(const char *name);
+const mj_template *mj__template_find(const char *name);
 
 #endif

@@ -214,18 +214,18 @@ START_TEST(damaged_and_foreign) {
     write_bundle(dir, path, sizeof path);
     mj_bundle_index idx;
     char err[512];
-    ck_assert_int_eq(mj_bundle_read_index(path, &idx, err, sizeof err), 0);
+    ck_assert_int_eq(mj__bundle_read_index(path, &idx, err, sizeof err), 0);
     void *payloads[8];
     for (size_t i = 0; i < idx.count; i++) {
-        ck_assert_int_eq(mj_bundle_read_payload(path, &idx.entries[i], &payloads[i], err,
-                                                sizeof err), 0);
+        ck_assert_int_eq(mj__bundle_read_payload(path, &idx.entries[i], &payloads[i], err,
+                                                 sizeof err), 0);
         idx.entries[i].payload = payloads[i];
     }
     idx.entries[0].source_key[0] ^= 1;
     snprintf(other, sizeof other, "%s/foreign.mjb", dir);
-    ck_assert_int_eq(mj_bundle_write_file(other, idx.entries, idx.count, err, sizeof err), 0);
+    ck_assert_int_eq(mj__bundle_write_file(other, idx.entries, idx.count, err, sizeof err), 0);
     for (size_t i = 0; i < idx.count; i++) free(payloads[i]);
-    mj_bundle_index_free(&idx);
+    mj__bundle_index_free(&idx);
     ck_assert_int_eq(bundle_context(other, 90, 0, &ctx), MJ_OK);
     ck_assert_int_eq(mj_sorter_create(ctx, &u32, &s), MJ_ERR_NOT_IN_BUNDLE);
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "other kernel source"));
@@ -242,9 +242,9 @@ START_TEST(damaged_and_foreign) {
         ck_assert_int_eq(mj_bundle_builder_create(&fb), MJ_OK);
         ctx = mjt_compile_context(90, dir);
         ck_assert_int_eq(mj_bundle_builder_add(fb, ctx, &u32), MJ_OK);
-        mj_fault_write_errno = ENOSPC;
+        mj__fault_write_errno = ENOSPC;
         ck_assert_int_eq(mj_bundle_builder_write(fb, other), MJ_ERR_FILE);
-        mj_fault_write_errno = 0;
+        mj__fault_write_errno = 0;
         ck_assert_ptr_nonnull(strstr(mj_bundle_builder_last_error(fb), strerror(ENOSPC)));
         DIR *d = opendir(full);
         ck_assert_ptr_nonnull(d);

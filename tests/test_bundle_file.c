@@ -57,9 +57,9 @@ static void fill_entry(mj_bundle_entry *e, unsigned i, const void *payload, size
     memset(e, 0, sizeof *e);
     char name[32];
     snprintf(name, sizeof name, "request %u", i);
-    mj_sha256_hash(name, strlen(name), e->request);
+    mj__sha256_hash(name, strlen(name), e->request);
     snprintf(name, sizeof name, "source %u", i);
-    mj_sha256_hash(name, strlen(name), e->source_key);
+    mj__sha256_hash(name, strlen(name), e->source_key);
     /* Every field differs between entries, so a mixed-up field cannot pass. */
     e->sm = 80 + (int)i * 5;
     e->primitive = (mj_primitive)(i % MJ_PRIMITIVE_COUNT);
@@ -79,13 +79,13 @@ static void fill_entry(mj_bundle_entry *e, unsigned i, const void *payload, size
 static void write_ok(const char *path, const mj_bundle_entry *e, size_t n)
 {
     char err[512] = "";
-    ck_assert_msg(mj_bundle_write_file(path, e, n, err, sizeof err) == 0, "write: %s", err);
+    ck_assert_msg(mj__bundle_write_file(path, e, n, err, sizeof err) == 0, "write: %s", err);
 }
 
 static void read_ok(const char *path, mj_bundle_index *b)
 {
     char err[512] = "";
-    ck_assert_msg(mj_bundle_read_index(path, b, err, sizeof err) == 0, "read: %s", err);
+    ck_assert_msg(mj__bundle_read_index(path, b, err, sizeof err) == 0, "read: %s", err);
 }
 
 /* read_index must fail, leave *out empty, and say something containing want and the path. */
@@ -94,7 +94,7 @@ static void read_fails(const char *path, const char *want, const char *what)
     char err[512] = "";
     mj_bundle_index b;
     memset(&b, 0xa5, sizeof b);
-    ck_assert_msg(mj_bundle_read_index(path, &b, err, sizeof err) != 0, "%s: read passed", what);
+    ck_assert_msg(mj__bundle_read_index(path, &b, err, sizeof err) != 0, "%s: read passed", what);
     ck_assert_msg(b.entries == NULL && b.count == 0, "%s: index left set", what);
     ck_assert_msg(strstr(err, path) != NULL, "%s: message does not name the path: %s", what,
                   err);
@@ -139,7 +139,7 @@ static void rehash(uint8_t *file)
 {
     uint32_t count = (uint32_t)file[H_COUNT] | (uint32_t)file[H_COUNT + 1] << 8 |
                      (uint32_t)file[H_COUNT + 2] << 16 | (uint32_t)file[H_COUNT + 3] << 24;
-    mj_sha256_hash(file + HEADER_SIZE, (size_t)count * RECORD, file + H_HASH);
+    mj__sha256_hash(file + HEADER_SIZE, (size_t)count * RECORD, file + H_HASH);
 }
 
 /* Three entries with payloads of 1 byte, about 100 KB and an odd middle size. */
@@ -176,7 +176,7 @@ static void assert_payload(const char *path, const mj_bundle_entry *e, const voi
 {
     char err[512] = "";
     void *data = NULL;
-    ck_assert_msg(mj_bundle_read_payload(path, e, &data, err, sizeof err) == 0,
+    ck_assert_msg(mj__bundle_read_payload(path, e, &data, err, sizeof err) == 0,
                   "read_payload %s: %s", e->label, err);
     ck_assert_ptr_nonnull(data);
     ck_assert_int_eq(memcmp(data, want, (size_t)e->size), 0);
@@ -215,7 +215,7 @@ START_TEST(roundtrip_three)
         ck_assert_uint_eq(g->size, sizes3[i]);
         ck_assert_ptr_null(g->payload);
         uint8_t sha[32];
-        mj_sha256_hash(f.payload[i], sizes3[i], sha);
+        mj__sha256_hash(f.payload[i], sizes3[i], sha);
         ck_assert_int_eq(memcmp(g->sha, sha, 32), 0);
         /* Payloads in order, each 16-aligned, after the index, zeros between. */
         ck_assert_uint_eq(g->offset % 16, 0);
@@ -233,25 +233,25 @@ START_TEST(roundtrip_three)
     ck_assert_int_eq(memcmp(file, "MJBUNDLE", 8), 0);
 
     for (unsigned i = 0; i < N3; i++) {
-        ck_assert_ptr_eq(mj_bundle_find(&b, f.e[i].request), &b.entries[i]);
+        ck_assert_ptr_eq(mj__bundle_find(&b, f.e[i].request), &b.entries[i]);
         assert_payload(f.path, &b.entries[i], f.payload[i]);
     }
     uint8_t miss[32];
-    mj_sha256_hash("request 3", 9, miss);
-    ck_assert_ptr_null(mj_bundle_find(&b, miss));
+    mj__sha256_hash("request 3", 9, miss);
+    ck_assert_ptr_null(mj__bundle_find(&b, miss));
     memcpy(miss, f.e[1].request, 32);
     miss[31] ^= 1; /* differs in the last byte only */
-    ck_assert_ptr_null(mj_bundle_find(&b, miss));
+    ck_assert_ptr_null(mj__bundle_find(&b, miss));
 
     struct stat st;
     ck_assert_int_eq(stat(f.path, &st), 0);
     ck_assert_int_eq(st.st_mode & 0777, 0644);
     ck_assert_int_eq(count_names(f.dir), 1); /* no temporary file left */
 
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b);
     ck_assert_ptr_null(b.entries);
     ck_assert_uint_eq(b.count, 0);
-    mj_bundle_index_free(&b); /* twice is harmless */
+    mj__bundle_index_free(&b); /* twice is harmless */
     free(file);
     fixture_free(&f);
 }
@@ -271,8 +271,8 @@ START_TEST(zero_entries)
     ck_assert_uint_eq(b.count, 0);
     ck_assert_str_eq(b.version, MJ_VERSION_STRING);
     uint8_t key[32] = {0};
-    ck_assert_ptr_null(mj_bundle_find(&b, key));
-    mj_bundle_index_free(&b);
+    ck_assert_ptr_null(mj__bundle_find(&b, key));
+    mj__bundle_index_free(&b);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -294,12 +294,12 @@ START_TEST(empty_payload)
     ck_assert_uint_eq(b.entries[0].size, 0);
     char err[512] = "";
     void *data = NULL;
-    ck_assert_msg(mj_bundle_read_payload(path, &b.entries[0], &data, err, sizeof err) == 0,
+    ck_assert_msg(mj__bundle_read_payload(path, &b.entries[0], &data, err, sizeof err) == 0,
                   "%s", err);
     ck_assert_ptr_nonnull(data);
     free(data);
     assert_payload(path, &b.entries[1], p);
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b);
     free(p);
     mjt_rmtree(dir);
     free(dir);
@@ -312,7 +312,7 @@ static void write_refused(const char *dir, const mj_bundle_entry *e, size_t n, c
 {
     char path[4096], err[512] = "";
     path_in(path, sizeof path, dir, "refused.mjb");
-    ck_assert_msg(mj_bundle_write_file(path, e, n, err, sizeof err) != 0, "wrote (%s)", want);
+    ck_assert_msg(mj__bundle_write_file(path, e, n, err, sizeof err) != 0, "wrote (%s)", want);
     ck_assert_msg(strstr(err, want) != NULL && strstr(err, path) != NULL, "want \"%s\": %s",
                   want, err);
     ck_assert_int_eq(count_names(dir), 0); /* neither the bundle nor a temporary file */
@@ -331,7 +331,7 @@ START_TEST(writer_refusals)
     char err[512] = "";
     char path[4096];
     path_in(path, sizeof path, dir, "refused.mjb");
-    mj_bundle_write_file(path, e, 3, err, sizeof err);
+    mj__bundle_write_file(path, e, 3, err, sizeof err);
     ck_assert_msg(strstr(err, e[0].label) && strstr(err, e[2].label), "labels: %s", err);
     fill_entry(&e[2], 2, p, 64);
 
@@ -372,7 +372,7 @@ START_TEST(write_failures)
     /* A directory that does not exist: a message, and nothing created. */
     path_in(missing, sizeof missing, dir, "nope");
     path_in(path, sizeof path, missing, "b.mjb");
-    ck_assert_int_ne(mj_bundle_write_file(path, &e, 1, err, sizeof err), 0);
+    ck_assert_int_ne(mj__bundle_write_file(path, &e, 1, err, sizeof err), 0);
     ck_assert_msg(strstr(err, path) != NULL, "%s", err);
     ck_assert_msg(strstr(err, strerror(ENOENT)) != NULL, "%s", err);
     struct stat st;
@@ -387,7 +387,7 @@ START_TEST(write_failures)
     path_in(path, sizeof path, sub, "inner");
     mjt_write_file(path, "x", 1); /* non-empty, so rename cannot replace it */
     err[0] = '\0';
-    ck_assert_int_ne(mj_bundle_write_file(sub, &e, 1, err, sizeof err), 0);
+    ck_assert_int_ne(mj__bundle_write_file(sub, &e, 1, err, sizeof err), 0);
     ck_assert_msg(strstr(err, sub) != NULL, "%s", err);
     ck_assert_int_eq(count_names(dir), 1); /* only sub */
     ck_assert_int_eq(count_names(sub), 1); /* only inner */
@@ -396,7 +396,7 @@ START_TEST(write_failures)
     char slash[4096];
     ck_assert_int_lt(snprintf(slash, sizeof slash, "%s/", dir), (int)sizeof slash);
     err[0] = '\0';
-    ck_assert_int_ne(mj_bundle_write_file(slash, &e, 1, err, sizeof err), 0);
+    ck_assert_int_ne(mj__bundle_write_file(slash, &e, 1, err, sizeof err), 0);
     ck_assert_str_ne(err, "");
     ck_assert_int_eq(count_names(dir), 1);
 
@@ -419,13 +419,13 @@ START_TEST(overwrite_replaces)
     ck_assert_uint_eq(b.count, 1);
     ck_assert_int_eq(memcmp(b.entries[0].request, e.request, 32), 0);
     ck_assert_str_eq(b.entries[0].label, e.label);
-    ck_assert_ptr_null(mj_bundle_find(&b, f.e[0].request));
+    ck_assert_ptr_null(mj__bundle_find(&b, f.e[0].request));
     assert_payload(f.path, &b.entries[0], p);
     struct stat st;
     ck_assert_int_eq(stat(f.path, &st), 0);
     ck_assert_int_eq(st.st_size, HEADER_SIZE + RECORD + 777);
     ck_assert_int_eq(count_names(f.dir), 1);
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b);
     free(p);
     fixture_free(&f);
 }
@@ -474,7 +474,7 @@ START_TEST(every_header_and_record_byte)
     mjt_write_file(path, good, len);
     mj_bundle_index b;
     read_ok(path, &b);
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b);
     free(bad);
     free(good);
     fixture_free(&f);
@@ -496,15 +496,15 @@ START_TEST(payload_byte_flipped)
     read_ok(f.path, &b2); /* payloads are not read with the index */
     char err[5000] = "", want[5000];
     void *data = (void *)1;
-    ck_assert_int_ne(mj_bundle_read_payload(f.path, &b2.entries[1], &data, err, sizeof err), 0);
+    ck_assert_int_ne(mj__bundle_read_payload(f.path, &b2.entries[1], &data, err, sizeof err), 0);
     ck_assert_ptr_null(data);
     snprintf(want, sizeof want, "bundle %s: entry %s is damaged (checksum mismatch)", f.path,
              f.e[1].label);
     ck_assert_str_eq(err, want);
     assert_payload(f.path, &b2.entries[0], f.payload[0]);
     assert_payload(f.path, &b2.entries[2], f.payload[2]);
-    mj_bundle_index_free(&b2);
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b2);
+    mj__bundle_index_free(&b);
     free(file);
     fixture_free(&f);
 }
@@ -534,15 +534,15 @@ START_TEST(truncated)
     mjt_write_file(f.path, file, len - 1);
     char err[512] = "";
     void *data = NULL;
-    ck_assert_int_ne(mj_bundle_read_payload(f.path, &b.entries[2], &data, err, sizeof err), 0);
+    ck_assert_int_ne(mj__bundle_read_payload(f.path, &b.entries[2], &data, err, sizeof err), 0);
     ck_assert_msg(strstr(err, f.path) && strstr(err, f.e[2].label), "%s", err);
     assert_payload(f.path, &b.entries[0], f.payload[0]);
     /* And gone altogether. */
     ck_assert_int_eq(unlink(f.path), 0);
-    ck_assert_int_ne(mj_bundle_read_payload(f.path, &b.entries[0], &data, err, sizeof err), 0);
+    ck_assert_int_ne(mj__bundle_read_payload(f.path, &b.entries[0], &data, err, sizeof err), 0);
     ck_assert_msg(strstr(err, "cannot open") && strstr(err, f.path), "%s", err);
 
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b);
     free(file);
     fixture_free(&f);
 }
@@ -577,7 +577,7 @@ START_TEST(foreign_files)
     read_fails(dir, "is not a mergejit bundle", "a directory");
 
     path_in(path, sizeof path, dir, "missing.mjb");
-    ck_assert_int_ne(mj_bundle_read_index(path, &b, err, sizeof err), 0);
+    ck_assert_int_ne(mj__bundle_read_index(path, &b, err, sizeof err), 0);
     snprintf(want, sizeof want, "cannot open %s: %s", path, strerror(ENOENT));
     ck_assert_str_eq(err, want);
 
@@ -597,7 +597,7 @@ START_TEST(future_version)
     mjt_write_file(f.path, file, len);
     char err[512] = "", want[4200];
     mj_bundle_index b;
-    ck_assert_int_ne(mj_bundle_read_index(f.path, &b, err, sizeof err), 0);
+    ck_assert_int_ne(mj__bundle_read_index(f.path, &b, err, sizeof err), 0);
     snprintf(want, sizeof want, "%s is bundle format version 2; this library reads version 1",
              f.path);
     ck_assert_str_eq(err, want);
@@ -668,7 +668,7 @@ START_TEST(bad_records_with_good_hash)
     mj_bundle_index b;
     read_ok(path, &b);
     ck_assert_uint_eq(strlen(b.entries[1].label), MJ_BUNDLE_LABEL_CAP - 1);
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b);
 
     free(bad);
     free(good);

@@ -36,13 +36,13 @@ static void make_tmpdir(char *out, size_t cap)
 
 static void key_of(uint8_t key[32], const char *name)
 {
-    mj_sha256_hash(name, strlen(name), key);
+    mj__sha256_hash(name, strlen(name), key);
 }
 
 static void entry_file(char *out, size_t cap, const char *dir, const uint8_t key[32])
 {
     char hex[65];
-    mj_sha256_hex(key, hex);
+    mj__sha256_hex(key, hex);
     ck_assert_int_lt(snprintf(out, cap, "%s/%s.mjc", dir, hex), (int)cap);
 }
 
@@ -66,7 +66,7 @@ static void assert_hit(const char *dir, const uint8_t key[32], const void *want,
     char err[512] = "";
     void *data = NULL;
     size_t size = 12345;
-    mj_cache_result r = mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err);
+    mj_cache_result r = mj__cache_load(dir, key, &data, &size, NULL, err, sizeof err);
     ck_assert_msg(r == MJ_CACHE_HIT, "load gave %d: %s", (int)r, err);
     ck_assert_ptr_nonnull(data);
     ck_assert_uint_eq(size, n);
@@ -77,7 +77,7 @@ static void assert_hit(const char *dir, const uint8_t key[32], const void *want,
 static void store_ok(const char *dir, const uint8_t key[32], const void *data, size_t n)
 {
     char err[512] = "";
-    ck_assert_msg(mj_cache_store(dir, key, data, n, NULL, err, sizeof err) == 0, "store: %s", err);
+    ck_assert_msg(mj__cache_store(dir, key, data, n, NULL, err, sizeof err) == 0, "store: %s", err);
 }
 
 /* Counts names in dir, apart from "." and "..", and those that look like temporary files. */
@@ -134,21 +134,21 @@ static void remove_tree(const char *path)
 static void assert_digest(const uint8_t digest[32], const char *want)
 {
     char hex[65];
-    mj_sha256_hex(digest, hex);
+    mj__sha256_hex(digest, hex);
     ck_assert_str_eq(hex, want);
 }
 
 static void assert_sha256(const char *msg, const char *want)
 {
     uint8_t d[32];
-    mj_sha256_hash(msg, strlen(msg), d);
+    mj__sha256_hash(msg, strlen(msg), d);
     assert_digest(d, want);
     /* Byte by byte through update must agree with the one-shot call. */
     mj_sha256 h;
-    mj_sha256_init(&h);
+    mj__sha256_init(&h);
     for (const char *p = msg; *p; p++)
-        mj_sha256_update(&h, p, 1);
-    mj_sha256_final(&h, d);
+        mj__sha256_update(&h, p, 1);
+    mj__sha256_final(&h, d);
     assert_digest(d, want);
 }
 
@@ -173,17 +173,17 @@ START_TEST(sha256_million_a)
     ck_assert_ptr_nonnull(a);
     memset(a, 'a', 4099);
     mj_sha256 h;
-    mj_sha256_init(&h);
-    mj_sha256_update(&h, NULL, 0); /* an empty update changes nothing */
+    mj__sha256_init(&h);
+    mj__sha256_update(&h, NULL, 0); /* an empty update changes nothing */
     for (size_t i = 0; done < total; i++) {
         size_t n = chunks[i % (sizeof chunks / sizeof chunks[0])];
         if (n > total - done)
             n = total - done;
-        mj_sha256_update(&h, a, n);
+        mj__sha256_update(&h, a, n);
         done += n;
     }
     uint8_t d[32];
-    mj_sha256_final(&h, d);
+    mj__sha256_final(&h, d);
     assert_digest(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
     free(a);
 }
@@ -196,7 +196,7 @@ START_TEST(sha256_hex_digits)
         d[i] = (uint8_t)(i * 0x11 + (i & 1 ? 0x0f : 0xf0));
     char hex[65];
     memset(hex, 'X', sizeof hex);
-    mj_sha256_hex(d, hex);
+    mj__sha256_hex(d, hex);
     ck_assert_uint_eq(strlen(hex), 64);
     for (int i = 0; i < 32; i++) {
         char two[3];
@@ -249,11 +249,12 @@ START_TEST(store_load_roundtrip)
     key_of(key, "never stored");
     void *data = (void *)&data;
     size_t size = 7;
-    ck_assert_int_eq(mj_cache_load(nested, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
+    ck_assert_int_eq(mj__cache_load(nested, key, &data, &size, NULL, err, sizeof err),
+                     MJ_CACHE_MISS);
     ck_assert_ptr_eq(data, (void *)&data);
     ck_assert_uint_eq(size, 7);
     snprintf(path, sizeof path, "%s/nowhere", dir);
-    ck_assert_int_eq(mj_cache_load(path, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
+    ck_assert_int_eq(mj__cache_load(path, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
     ck_assert(!path_exists(path));
 }
 END_TEST
@@ -347,7 +348,7 @@ static void check_damage(const char *dir, const uint8_t key[32], enum damage kin
 
     void *data = NULL;
     size_t size = 0;
-    mj_cache_result r = mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err);
+    mj_cache_result r = mj__cache_load(dir, key, &data, &size, NULL, err, sizeof err);
     ck_assert_msg(r == MJ_CACHE_DAMAGED, "damage %d (byte %d): load gave %d: %s", (int)kind,
                   flip_at, (int)r, err);
     ck_assert_msg(strstr(err, path) != NULL, "message does not name the entry: %s", err);
@@ -359,7 +360,7 @@ static void check_damage(const char *dir, const uint8_t key[32], enum damage kin
         ck_assert_int_eq(unlink(other), 0);
     }
     /* A second load is now a plain miss, and the key works again. */
-    ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
+    ck_assert_int_eq(mj__cache_load(dir, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
     store_ok(dir, key, p, n);
     assert_hit(dir, key, p, n);
     free(p);
@@ -377,15 +378,15 @@ START_TEST(meta_roundtrip)
     memset(payload, 7, sizeof payload);
     char err[512] = "";
     mj_cache_meta meta = {40, 96}, got = {0, 0};
-    ck_assert_int_eq(mj_cache_store(dir, key, payload, sizeof payload, &meta, err, sizeof err), 0);
-    ck_assert_int_eq(mj_cache_store(dir, key2, payload, sizeof payload, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_store(dir, key, payload, sizeof payload, &meta, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_store(dir, key2, payload, sizeof payload, NULL, err, sizeof err), 0);
     void *data = NULL;
     size_t size = 0;
-    ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, &got, err, sizeof err), MJ_CACHE_HIT);
+    ck_assert_int_eq(mj__cache_load(dir, key, &data, &size, &got, err, sizeof err), MJ_CACHE_HIT);
     ck_assert_int_eq(got.registers, 40);
     ck_assert_int_eq(got.spill_bytes, 96);
     free(data);
-    ck_assert_int_eq(mj_cache_load(dir, key2, &data, &size, &got, err, sizeof err), MJ_CACHE_HIT);
+    ck_assert_int_eq(mj__cache_load(dir, key2, &data, &size, &got, err, sizeof err), MJ_CACHE_HIT);
     ck_assert_int_eq(got.registers, -1);
     ck_assert_int_eq(got.spill_bytes, -1);
     free(data);
@@ -398,26 +399,26 @@ START_TEST(unsafe_locations)
 {
     char dir[PATH_MAX], sub[PATH_MAX + 16], err[512] = "";
     make_tmpdir(dir, sizeof dir);
-    ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_check_dir(dir, err, sizeof err), 0);
     snprintf(sub, sizeof sub, "%s/none", dir);
-    ck_assert_int_eq(mj_cache_check_dir(sub, err, sizeof err), 0); /* created private later */
+    ck_assert_int_eq(mj__cache_check_dir(sub, err, sizeof err), 0); /* created private later */
     ck_assert_int_eq(chmod(dir, 0777), 0);
-    ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), -1);
+    ck_assert_int_eq(mj__cache_check_dir(dir, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "writable by every user"));
     ck_assert_int_eq(chmod(dir, 0770), 0);
-    ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), -1);
+    ck_assert_int_eq(mj__cache_check_dir(dir, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "its group"));
     uint8_t key[32];
     key_of(key, "unsafe");
-    ck_assert_int_eq(mj_cache_store(dir, key, "x", 1, NULL, err, sizeof err), -1);
+    ck_assert_int_eq(mj__cache_store(dir, key, "x", 1, NULL, err, sizeof err), -1);
     ck_assert_int_eq(chmod(dir, 0700), 0);
-    ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_check_dir(dir, err, sizeof err), 0);
     char file[PATH_MAX + 16];
     snprintf(file, sizeof file, "%s/plain", dir);
     FILE *f = fopen(file, "w");
     ck_assert_ptr_nonnull(f);
     fclose(f);
-    ck_assert_int_eq(mj_cache_check_dir(file, err, sizeof err), -1);
+    ck_assert_int_eq(mj__cache_check_dir(file, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "not a directory"));
 
     /* Ownership can only be given away by root; elsewhere that part cannot be set up. */
@@ -428,11 +429,11 @@ START_TEST(unsafe_locations)
         ck_assert_int_eq(chown(entry, 12345, 12345), 0);
         void *data = NULL;
         size_t size = 0;
-        ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err),
+        ck_assert_int_eq(mj__cache_load(dir, key, &data, &size, NULL, err, sizeof err),
                          MJ_CACHE_DAMAGED);
         ck_assert_ptr_nonnull(strstr(err, "belongs to another user"));
         ck_assert_int_eq(chown(dir, 12345, 12345), 0);
-        ck_assert_int_eq(mj_cache_check_dir(dir, err, sizeof err), -1);
+        ck_assert_int_eq(mj__cache_check_dir(dir, err, sizeof err), -1);
         ck_assert_ptr_nonnull(strstr(err, "belongs to uid 12345"));
         ck_assert_int_eq(chown(dir, 0, 0), 0);
     }
@@ -448,16 +449,16 @@ START_TEST(full_disk)
     uint8_t key[32];
     key_of(key, "full");
     uint8_t *payload = make_payload(100000, 7);
-    mj_fault_write_errno = ENOSPC;
-    ck_assert_int_eq(mj_cache_store(dir, key, payload, 100000, NULL, err, sizeof err), -1);
-    mj_fault_write_errno = 0;
+    mj__fault_write_errno = ENOSPC;
+    ck_assert_int_eq(mj__cache_store(dir, key, payload, 100000, NULL, err, sizeof err), -1);
+    mj__fault_write_errno = 0;
     ck_assert_msg(strstr(err, strerror(ENOSPC)) != NULL, "%s", err);
     int all, temps;
     count_names(dir, &all, &temps);
     ck_assert_int_eq(all, 0);
     void *data = NULL;
     size_t size = 0;
-    ck_assert_int_eq(mj_cache_load(dir, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
+    ck_assert_int_eq(mj__cache_load(dir, key, &data, &size, NULL, err, sizeof err), MJ_CACHE_MISS);
     store_ok(dir, key, payload, 100000);
     assert_hit(dir, key, payload, 100000);
     free(payload);
@@ -515,7 +516,7 @@ static int load_one(const struct shared *s, int *hit)
     void *data = NULL;
     size_t size = 0;
     char err[512];
-    mj_cache_result r = mj_cache_load(s->dir, s->key, &data, &size, NULL, err, sizeof err);
+    mj_cache_result r = mj__cache_load(s->dir, s->key, &data, &size, NULL, err, sizeof err);
     if (r == MJ_CACHE_MISS)
         return 0;
     if (r != MJ_CACHE_HIT) {
@@ -535,7 +536,7 @@ static int store_rounds(const struct shared *s, int which)
     char err[512];
     for (int r = 0; r < ROUNDS; r++) {
         size_t n = s->size[which];
-        if (mj_cache_store(s->dir, s->key, s->payload[which], n, NULL, err, sizeof err) != 0) {
+        if (mj__cache_store(s->dir, s->key, s->payload[which], n, NULL, err, sizeof err) != 0) {
             fprintf(stderr, "concurrent store failed: %s\n", err);
             return -1;
         }
@@ -666,24 +667,25 @@ START_TEST(store_failures)
     mjt_write_file(file, "x", 1);
     snprintf(below, sizeof below, "%s/sub", file);
     err[0] = '\0';
-    ck_assert_int_eq(mj_cache_store(below, key, payload, sizeof payload, NULL, err, sizeof err), -1);
+    ck_assert_int_eq(mj__cache_store(below, key, payload, sizeof payload, NULL, err, sizeof err),
+                     -1);
     ck_assert_msg(strstr(err, file) && strstr(err, "not a directory"), "message: %s", err);
     err[0] = '\0';
-    ck_assert_int_eq(mj_cache_ensure_dir(file, err, sizeof err), -1);
+    ck_assert_int_eq(mj__dir_ensure_private(file, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "not a directory") != NULL, "message: %s", err);
     err[0] = '\0';
-    ck_assert_int_eq(mj_cache_ensure_dir("", err, sizeof err), -1);
+    ck_assert_int_eq(mj__dir_ensure_private("", err, sizeof err), -1);
     ck_assert_str_ne(err, "");
-    ck_assert_int_eq(mj_cache_ensure_dir(dir, err, sizeof err), 0);
+    ck_assert_int_eq(mj__dir_ensure_private(dir, err, sizeof err), 0);
     /* A NULL or empty err buffer is allowed. */
-    ck_assert_int_eq(mj_cache_ensure_dir(file, NULL, 0), -1);
+    ck_assert_int_eq(mj__dir_ensure_private(file, NULL, 0), -1);
 
     /* A read-only directory: root ignores the mode, so only others see the failure. */
     char ro[PATH_MAX + 16];
     snprintf(ro, sizeof ro, "%s/ro", dir);
     ck_assert_int_eq(mkdir(ro, 0500), 0);
     err[0] = '\0';
-    int rc = mj_cache_store(ro, key, payload, sizeof payload, NULL, err, sizeof err);
+    int rc = mj__cache_store(ro, key, payload, sizeof payload, NULL, err, sizeof err);
     int all, temps;
     count_names(ro, &all, &temps);
     ck_assert_int_eq(temps, 0);
@@ -708,7 +710,7 @@ START_TEST(store_failures)
     snprintf(inner, sizeof inner, "%s/x", path);
     mjt_write_file(inner, "x", 1);
     err[0] = '\0';
-    ck_assert_int_eq(mj_cache_store(sub, key, payload, sizeof payload, NULL, err, sizeof err), -1);
+    ck_assert_int_eq(mj__cache_store(sub, key, payload, sizeof payload, NULL, err, sizeof err), -1);
     ck_assert_msg(strstr(err, path) != NULL, "message does not name the entry: %s", err);
     count_names(sub, &all, &temps);
     ck_assert_int_eq(temps, 0);
@@ -724,7 +726,7 @@ START_TEST(clear_and_stats)
     make_tmpdir(dir, sizeof dir);
     size_t entries = 99, removed = 99;
     uint64_t bytes = 99;
-    ck_assert_int_eq(mj_cache_stats_dir(dir, &entries, &bytes, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_stats_dir(dir, &entries, &bytes, err, sizeof err), 0);
     ck_assert_uint_eq(entries, 0);
     ck_assert_uint_eq(bytes, 0);
 
@@ -742,7 +744,7 @@ START_TEST(clear_and_stats)
     }
     /* A leftover of an interrupted store, and files that are not ours. */
     char hex[65];
-    mj_sha256_hex(key, hex);
+    mj__sha256_hex(key, hex);
     snprintf(path, sizeof path, "%s/.%s.tmp.Ab12Cd", dir, hex);
     mjt_write_file(path, "partial", 7);
     static const char *const foreign[] = {
@@ -757,13 +759,13 @@ START_TEST(clear_and_stats)
         mjt_write_file(path, "keep me", 7);
     }
 
-    ck_assert_int_eq(mj_cache_stats_dir(dir, &entries, &bytes, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_stats_dir(dir, &entries, &bytes, err, sizeof err), 0);
     ck_assert_uint_eq(entries, 3);
     ck_assert_uint_eq(bytes, want);
 
-    ck_assert_int_eq(mj_cache_clear_dir(dir, &removed, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_clear_dir(dir, &removed, err, sizeof err), 0);
     ck_assert_uint_eq(removed, 4); /* three entries and the leftover */
-    ck_assert_int_eq(mj_cache_stats_dir(dir, &entries, &bytes, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_stats_dir(dir, &entries, &bytes, err, sizeof err), 0);
     ck_assert_uint_eq(entries, 0);
     ck_assert_uint_eq(bytes, 0);
     int all, temps;
@@ -775,17 +777,17 @@ START_TEST(clear_and_stats)
     }
 
     /* Clearing again removes nothing; NULL for the count is allowed. */
-    ck_assert_int_eq(mj_cache_clear_dir(dir, &removed, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_clear_dir(dir, &removed, err, sizeof err), 0);
     ck_assert_uint_eq(removed, 0);
-    ck_assert_int_eq(mj_cache_clear_dir(dir, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_clear_dir(dir, NULL, err, sizeof err), 0);
 
     /* A directory that does not exist is empty. */
     snprintf(path, sizeof path, "%s/missing", dir);
     removed = 99;
-    ck_assert_int_eq(mj_cache_clear_dir(path, &removed, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_clear_dir(path, &removed, err, sizeof err), 0);
     ck_assert_uint_eq(removed, 0);
     entries = bytes = 99;
-    ck_assert_int_eq(mj_cache_stats_dir(path, &entries, &bytes, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_stats_dir(path, &entries, &bytes, err, sizeof err), 0);
     ck_assert_uint_eq(entries, 0);
     ck_assert_uint_eq(bytes, 0);
 }
@@ -799,35 +801,35 @@ START_TEST(default_dir_env)
     setenv("MERGEJIT_CACHE_DIR", "/opt/mj", 1);
     setenv("XDG_CACHE_HOME", "/xdg", 1);
     setenv("HOME", "/home/someone", 1);
-    ck_assert_int_eq(mj_cache_default_dir(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_default_dir(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/opt/mj");
 
     setenv("MERGEJIT_CACHE_DIR", "", 1); /* empty counts as unset */
-    ck_assert_int_eq(mj_cache_default_dir(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_default_dir(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/xdg/mergejit");
 
     unsetenv("MERGEJIT_CACHE_DIR");
-    ck_assert_int_eq(mj_cache_default_dir(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_default_dir(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/xdg/mergejit");
 
     setenv("XDG_CACHE_HOME", "relative/xdg", 1); /* not absolute: ignored */
-    ck_assert_int_eq(mj_cache_default_dir(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_default_dir(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/home/someone/.cache/mergejit");
 
     setenv("XDG_CACHE_HOME", "", 1);
-    ck_assert_int_eq(mj_cache_default_dir(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__cache_default_dir(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/home/someone/.cache/mergejit");
 
     /* Too small a buffer. */
     char small[10];
     err[0] = '\0';
-    ck_assert_int_eq(mj_cache_default_dir(small, sizeof small, err, sizeof err), -1);
+    ck_assert_int_eq(mj__cache_default_dir(small, sizeof small, err, sizeof err), -1);
     ck_assert_str_ne(err, "");
 
     unsetenv("XDG_CACHE_HOME");
     unsetenv("HOME");
     err[0] = '\0';
-    ck_assert_int_eq(mj_cache_default_dir(out, sizeof out, err, sizeof err), -1);
+    ck_assert_int_eq(mj__cache_default_dir(out, sizeof out, err, sizeof err), -1);
     ck_assert_str_ne(err, "");
 }
 END_TEST

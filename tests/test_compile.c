@@ -17,7 +17,7 @@
 
 static const mj_nvrtc_api *nvrtc(void) {
     char err[1024] = "";
-    const mj_nvrtc_api *nv = mj_nvrtc_load(err, sizeof err);
+    const mj_nvrtc_api *nv = mj__nvrtc_load(err, sizeof err);
     ck_assert_msg(nv != NULL, "NVRTC is required for this test: %s", err);
     return nv;
 }
@@ -31,7 +31,7 @@ static mj_kernel_spec primitive_spec(mj_primitive primitive, mj_key_kind key, mj
     s.order = order;
     s.value_size = value_size;
     s.sm = sm;
-    mj_default_tile(primitive, sm, mj_key_kind_size(key), value_size, &s.nt, &s.vt, &s.bs_nt);
+    mj__default_tile(primitive, sm, mj_key_kind_size(key), value_size, &s.nt, &s.vt, &s.bs_nt);
     return s;
 }
 
@@ -43,14 +43,14 @@ static char *gen(const mj_kernel_spec *s) {
     char err[512] = "";
     char *src = NULL;
     size_t len = 0;
-    ck_assert_msg(mj_gen_source(s, &src, &len, err, sizeof err) == 0, "generate: %s", err);
+    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) == 0, "generate: %s", err);
     return src;
 }
 
 static mj_target cubin_target(const mj_nvrtc_api *nv, int sm) {
     mj_target t;
     char err[512] = "";
-    ck_assert_msg(mj_choose_target(nv, sm, &t, err, sizeof err) == 0, "target sm_%d: %s", sm,
+    ck_assert_msg(mj__choose_target(nv, sm, &t, err, sizeof err) == 0, "target sm_%d: %s", sm,
                   err);
     ck_assert_int_eq(t.sm, sm);
     ck_assert_int_eq(t.ptx, 0);
@@ -68,7 +68,7 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     void *bin = NULL;
     size_t size = 0;
     char *log = NULL;
-    mj_status st = mj_compile(nv, src, t, &bin, &size, &log, err, ERR_CAP);
+    mj_status st = mj__compile(nv, src, t, &bin, &size, &log, err, ERR_CAP);
     ck_assert_msg(st == MJ_OK, "%s (NT %d, VT %d, sm_%d): %s: %s", what, s->nt, s->vt, s->sm,
                   mj_status_name(st), err);
     ck_assert_ptr_nonnull(bin);
@@ -77,8 +77,8 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     ck_assert_ptr_nonnull(log);
     long spills = -1;
     int regs = -1;
-    int kernels = mj_ptxas_report(log, &spills, &regs);
-    int want = __builtin_popcount(mj_primitive_kernels(s->primitive));
+    int kernels = mj__ptxas_report(log, &spills, &regs);
+    int want = __builtin_popcount(mj__primitive_kernels(s->primitive));
     ck_assert_msg(kernels == want, "%s (sm_%d): ptxas reported %d kernels, not %d; log:\n%s",
                   what, s->sm, kernels, want, log);
     ck_assert_msg(spills == 0, "%s (NT %d, VT %d, sm_%d): %ld bytes of spills; log:\n%s", what,
@@ -148,7 +148,7 @@ static mj_kernel_spec u128_spec(size_t size, size_t align) {
     s.type_size = size;
     s.type_align = align;
     s.less = u128_less;
-    mj_default_tile(MJ_MERGESORT, 90, size, 0, &s.nt, &s.vt, &s.bs_nt);
+    mj__default_tile(MJ_MERGESORT, 90, size, 0, &s.nt, &s.vt, &s.bs_nt);
     return s;
 }
 
@@ -158,7 +158,7 @@ START_TEST(custom_struct_compiles)
     mj_kernel_spec s = u128_spec(16, 8);
     compile_clean(nv, &s, "custom 16-byte struct");
     s.value_size = 8;
-    mj_default_tile(MJ_MERGESORT, 90, 16, 8, &s.nt, &s.vt, &s.bs_nt);
+    mj__default_tile(MJ_MERGESORT, 90, 16, 8, &s.nt, &s.vt, &s.bs_nt);
     compile_clean(nv, &s, "custom 16-byte struct with 8-byte values");
 }
 END_TEST
@@ -174,7 +174,7 @@ static void compile_fails(const mj_nvrtc_api *nv, const mj_kernel_spec *s,
     void *bin = (void *)1;
     size_t size = 99;
     char *log = NULL;
-    mj_status st = mj_compile(nv, src, t, &bin, &size, &log, err, ERR_CAP);
+    mj_status st = mj__compile(nv, src, t, &bin, &size, &log, err, ERR_CAP);
     ck_assert_msg(st == MJ_ERR_COMPILE, "expected MJ_ERR_COMPILE, got %s", mj_status_name(st));
     ck_assert_ptr_null(bin);
     ck_assert_uint_eq(size, 0);
@@ -188,7 +188,7 @@ static void compile_fails(const mj_nvrtc_api *nv, const mj_kernel_spec *s,
                       needles[i], err);
     /* Without a log pointer it fails the same way. */
     err[0] = '\0';
-    st = mj_compile(nv, src, t, &bin, &size, NULL, err, ERR_CAP);
+    st = mj__compile(nv, src, t, &bin, &size, NULL, err, ERR_CAP);
     ck_assert_int_eq(st, MJ_ERR_COMPILE);
     ck_assert_ptr_null(bin);
     ck_assert_str_ne(err, "");
@@ -251,18 +251,18 @@ START_TEST(choose_target)
 
     err[0] = '\0';
     t.sm = t.ptx = -5;
-    ck_assert_int_eq(mj_choose_target(nv, 70, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__choose_target(nv, 70, &t, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "sm_70") != NULL, "message: %s", err);
-    ck_assert_int_eq(mj_choose_target(nv, oldest - 1, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__choose_target(nv, oldest - 1, &t, err, sizeof err), -1);
 
     err[0] = '\0';
-    ck_assert_msg(mj_choose_target(nv, 200, &t, err, sizeof err) == 0, "sm_200: %s", err);
+    ck_assert_msg(mj__choose_target(nv, 200, &t, err, sizeof err) == 0, "sm_200: %s", err);
     ck_assert_int_eq(t.ptx, 1);
     ck_assert_int_eq(t.sm, newest);
-    ck_assert_int_eq(mj_choose_target(nv, newest, &t, err, sizeof err), 0);
+    ck_assert_int_eq(mj__choose_target(nv, newest, &t, err, sizeof err), 0);
     ck_assert_int_eq(t.ptx, 0);
     ck_assert_int_eq(t.sm, newest);
-    ck_assert_int_eq(mj_choose_target(nv, newest + 1, &t, err, sizeof err), 0);
+    ck_assert_int_eq(mj__choose_target(nv, newest + 1, &t, err, sizeof err), 0);
     ck_assert_int_eq(t.ptx, 1);
     ck_assert_int_eq(t.sm, newest);
 
@@ -270,7 +270,7 @@ START_TEST(choose_target)
     const char *opts[8];
     char storage[64];
     mj_target cubin = {90, 0}, ptx = {newest, 1};
-    int n = mj_compile_options(nv, cubin, opts, storage);
+    int n = mj__compile_options(nv, cubin, opts, storage);
     ck_assert_int_ge(n, 2);
     ck_assert_ptr_null(opts[n]);
     ck_assert_str_eq(opts[0], "--gpu-architecture=sm_90");
@@ -281,7 +281,7 @@ START_TEST(choose_target)
     int no_cache = 0;
     for (int i = 0; i < n; ++i) no_cache |= strcmp(opts[i], "--no-cache") == 0;
     ck_assert_int_eq(no_cache, nv->major > 12 || (nv->major == 12 && nv->minor >= 9));
-    n = mj_compile_options(nv, ptx, opts, storage);
+    n = mj__compile_options(nv, ptx, opts, storage);
     char want[64];
     snprintf(want, sizeof want, "--gpu-architecture=compute_%d", newest);
     ck_assert_str_eq(opts[0], want);
@@ -296,13 +296,13 @@ START_TEST(compile_to_ptx)
     const mj_nvrtc_api *nv = nvrtc();
     char err[ERR_CAP / 8];
     mj_target t;
-    ck_assert_int_eq(mj_choose_target(nv, 1000, &t, err, sizeof err), 0);
+    ck_assert_int_eq(mj__choose_target(nv, 1000, &t, err, sizeof err), 0);
     ck_assert_int_eq(t.ptx, 1);
     mj_kernel_spec s = spec_for(MJ_KEY_U32, MJ_ASCENDING, 4, 90);
     char *src = gen(&s);
     void *bin = NULL;
     size_t size = 0;
-    mj_status st = mj_compile(nv, src, t, &bin, &size, NULL, err, sizeof err);
+    mj_status st = mj__compile(nv, src, t, &bin, &size, NULL, err, sizeof err);
     ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), err);
     ck_assert_uint_gt(size, 0);
     const char *text = bin;
@@ -324,11 +324,11 @@ START_TEST(compile_key)
     char *src_other = gen(&s);
     mj_target t90 = {90, 0}, t80 = {80, 0}, p90 = {90, 1};
     uint8_t k1[32], k2[32], k3[32], k4[32], k5[32];
-    mj_compile_key(nv, t90, src, k1);
-    mj_compile_key(nv, t90, src_same, k2);
-    mj_compile_key(nv, t90, src_other, k3);
-    mj_compile_key(nv, t80, src, k4);
-    mj_compile_key(nv, p90, src, k5);
+    mj__compile_key(nv, t90, src, k1);
+    mj__compile_key(nv, t90, src_same, k2);
+    mj__compile_key(nv, t90, src_other, k3);
+    mj__compile_key(nv, t80, src, k4);
+    mj__compile_key(nv, p90, src, k5);
     ck_assert(memcmp(k1, k2, 32) == 0);
     ck_assert_msg(memcmp(k1, k3, 32) != 0, "a different source gives the same key");
     ck_assert_msg(memcmp(k1, k4, 32) != 0, "a different sm gives the same key");
@@ -336,7 +336,7 @@ START_TEST(compile_key)
     /* A one-character change at the very end still changes it. */
     size_t len = strlen(src);
     src_same[len - 1] ^= 1;
-    mj_compile_key(nv, t90, src_same, k2);
+    mj__compile_key(nv, t90, src_same, k2);
     ck_assert(memcmp(k1, k2, 32) != 0);
     free(src);
     free(src_same);
@@ -366,7 +366,7 @@ START_TEST(ptxas_report_parse)
         "392 bytes cmem[0]\n";
     long spills = -1;
     int regs = -1;
-    ck_assert_int_eq(mj_ptxas_report(log, &spills, &regs), 3);
+    ck_assert_int_eq(mj__ptxas_report(log, &spills, &regs), 3);
     ck_assert_int_eq(spills, 8 + 12 + 100 + 4);
     ck_assert_int_eq(regs, 255);
 
@@ -374,16 +374,16 @@ START_TEST(ptxas_report_parse)
         "ptxas info    : Function properties for k\n"
         "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
         "ptxas info    : Used 17 registers\n";
-    ck_assert_int_eq(mj_ptxas_report(clean, &spills, &regs), 1);
+    ck_assert_int_eq(mj__ptxas_report(clean, &spills, &regs), 1);
     ck_assert_int_eq(spills, 0);
     ck_assert_int_eq(regs, 17);
 
     spills = regs = 7;
-    ck_assert_int_eq(mj_ptxas_report("", &spills, &regs), 0);
+    ck_assert_int_eq(mj__ptxas_report("", &spills, &regs), 0);
     ck_assert_int_eq(spills, 0);
     ck_assert_int_eq(regs, 0);
-    ck_assert_int_eq(mj_ptxas_report(NULL, &spills, &regs), 0);
-    ck_assert_int_eq(mj_ptxas_report("warning: something\n", &spills, &regs), 0);
+    ck_assert_int_eq(mj__ptxas_report(NULL, &spills, &regs), 0);
+    ck_assert_int_eq(mj__ptxas_report("warning: something\n", &spills, &regs), 0);
 }
 END_TEST
 

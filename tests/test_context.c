@@ -207,10 +207,10 @@ START_TEST(full_disk)
 {
     char *dir = mjt_tmpdir();
     mj_sort_desc desc = u32_desc();
-    mj_fault_write_errno = ENOSPC;
+    mj__fault_write_errno = ENOSPC;
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
-    mj_fault_write_errno = 0;
+    mj__fault_write_errno = 0;
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
     mjt_rmtree(dir);

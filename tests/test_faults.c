@@ -178,10 +178,10 @@ static int walk(const char *name, const fixture *f, void (*scenario)(const fixtu
     for (k = 1;; k++) {
         if (writes) remove(writes);
         outcome o = {MJ_OK, ""};
-        mj_fault_alloc_countdown = k;
+        mj__fault_alloc_countdown = k;
         scenario(f, &o);
-        int fired = mj_fault_alloc_countdown == 0;
-        mj_fault_alloc_countdown = 0;
+        int fired = mj__fault_alloc_countdown == 0;
+        mj__fault_alloc_countdown = 0;
         if (!fired) {
             ck_assert_msg(o.st == MJ_OK, "%s without a fault: %s: %s", name,
                           mj_status_name(o.st), o.msg);
@@ -242,9 +242,9 @@ START_TEST(nvrtc_fails_mid_build) {
         mj_context *ctx = mjt_compile_context(90, dir);
         mj_sort_desc d = desc(MJ_MERGESORT, MJ_KEY_I16, 0);
         mj_sorter *s = NULL;
-        mj_fault_nvrtc_result = cases[i].result;
+        mj__fault_nvrtc_result = cases[i].result;
         mj_status st = mj_sorter_create(ctx, &d, &s);
-        mj_fault_nvrtc_result = 0;
+        mj__fault_nvrtc_result = 0;
         ck_assert_msg(st == cases[i].st, "%s: %s", mj_status_name(st),
                       mj_context_last_error(ctx));
         ck_assert_ptr_null(s);

@@ -45,8 +45,8 @@ static char *gen_ok(const mj_kernel_spec *s, size_t *len) {
     char err[512] = "";
     char *src = NULL;
     size_t n = 0;
-    int rc = mj_gen_source(s, &src, &n, err, sizeof err);
-    ck_assert_msg(rc == 0, "mj_gen_source failed for key %s: %s", mj_key_kind_name(s->key),
+    int rc = mj__gen_source(s, &src, &n, err, sizeof err);
+    ck_assert_msg(rc == 0, "mj__gen_source failed for key %s: %s", mj_key_kind_name(s->key),
                   err);
     ck_assert_ptr_nonnull(src);
     ck_assert_uint_eq(strlen(src), n);
@@ -100,7 +100,7 @@ START_TEST(builtin_kinds_generate)
         ck_assert(has_line_starting(a, "typedef "));
         ck_assert(strstr(a, " mj_key;\n") != NULL);
         ck_assert(strstr(a, "mj_value") != NULL);
-        ck_assert_uint_eq(mj_spec_key_size(&s), mj_key_kind_size(kind));
+        ck_assert_uint_eq(mj__spec_key_size(&s), mj_key_kind_size(kind));
         free(a);
         free(b);
     }
@@ -164,7 +164,7 @@ START_TEST(custom_type)
     ck_assert(strstr(a, custom_less) != NULL);
     ck_assert(strstr(a, "as declared") != NULL);
     ck_assert(!has_line_starting(a, "#include"));
-    ck_assert_uint_eq(mj_spec_key_size(&s), 16);
+    ck_assert_uint_eq(mj__spec_key_size(&s), 16);
 
     /* The declared size and alignment reach the asserts. */
     mj_kernel_spec t = s;
@@ -182,17 +182,17 @@ END_TEST
 
 /* ---------------------------------------------------------------- invalid specs */
 
-/* The spec is refused by both mj_spec_check and mj_gen_source, with a message. */
+/* The spec is refused by both mj__spec_check and mj__gen_source, with a message. */
 static void assert_rejected(const mj_kernel_spec *s, const char *why) {
     char err[512] = "";
-    ck_assert_msg(mj_spec_check(s, err, sizeof err) == -1, "%s: accepted by mj_spec_check", why);
-    ck_assert_msg(err[0] != '\0', "%s: no message from mj_spec_check", why);
+    ck_assert_msg(mj__spec_check(s, err, sizeof err) == -1, "%s: accepted by mj__spec_check", why);
+    ck_assert_msg(err[0] != '\0', "%s: no message from mj__spec_check", why);
     char *src = (char *)1;
     size_t len = 0;
     err[0] = '\0';
-    ck_assert_msg(mj_gen_source(s, &src, &len, err, sizeof err) == -1,
-                  "%s: accepted by mj_gen_source", why);
-    ck_assert_msg(err[0] != '\0', "%s: no message from mj_gen_source", why);
+    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) == -1,
+                  "%s: accepted by mj__gen_source", why);
+    ck_assert_msg(err[0] != '\0', "%s: no message from mj__gen_source", why);
     ck_assert_msg(src == NULL, "%s: *out is not NULL after a failure", why);
 }
 
@@ -200,9 +200,9 @@ START_TEST(invalid_specs)
 {
     mj_kernel_spec s, ok = builtin_spec(MJ_KEY_U32, 4);
     char err[512];
-    ck_assert_msg(mj_spec_check(&ok, err, sizeof err) == 0, "base spec refused: %s", err);
+    ck_assert_msg(mj__spec_check(&ok, err, sizeof err) == 0, "base spec refused: %s", err);
     mj_kernel_spec cok = custom_spec();
-    ck_assert_msg(mj_spec_check(&cok, err, sizeof err) == 0, "custom spec refused: %s", err);
+    ck_assert_msg(mj__spec_check(&cok, err, sizeof err) == 0, "custom spec refused: %s", err);
 
     static const int bad_nt[] = {0, -256, 1, 16, 31, 48, 96, 100, 255, 257, 2048, 4096};
     for (size_t i = 0; i < sizeof bad_nt / sizeof *bad_nt; ++i) {
@@ -217,7 +217,7 @@ START_TEST(invalid_specs)
         s = ok;
         s.nt = good_nt[i];
         s.vt = 5;
-        ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "NT %d refused: %s", s.nt, err);
+        ck_assert_msg(mj__spec_check(&s, err, sizeof err) == 0, "NT %d refused: %s", s.nt, err);
     }
 
     /* Blocksort threads: 0 (= NT) or NT times a power of two, up to 1024. */
@@ -234,7 +234,7 @@ START_TEST(invalid_specs)
         s = ok;
         s.bs_nt = good_bs[i];
         s.vt = 5;
-        ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "blocksort NT %d refused: %s",
+        ck_assert_msg(mj__spec_check(&s, err, sizeof err) == 0, "blocksort NT %d refused: %s",
                       s.bs_nt, err);
     }
     /* Tiles over static shared memory are refused before NVRTC sees them. */
@@ -242,10 +242,10 @@ START_TEST(invalid_specs)
     s.bs_nt = 1024;
     s.vt = 7; /* 7168 keys + 7168 positions: 57 KB */
     assert_rejected(&s, "blocksort 1024 x 7 with 4-byte values");
-    mj_spec_check(&s, err, sizeof err);
+    mj__spec_check(&s, err, sizeof err);
     ck_assert_msg(strstr(err, "shared memory") != NULL, "unclear message: %s", err);
     s.value_size = 0; /* keys alone: 28 KB */
-    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "1024 x 7 keys refused: %s", err);
+    ck_assert_msg(mj__spec_check(&s, err, sizeof err) == 0, "1024 x 7 keys refused: %s", err);
 
     s = ok;
     s.vt = 0;
@@ -256,16 +256,16 @@ START_TEST(invalid_specs)
     assert_rejected(&s, "VT MJ_MAX_VT + 1");
     s.vt = MJ_MAX_VT;
     s.nt = 64; /* so that the tile fits in shared memory */
-    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "VT MJ_MAX_VT refused: %s", err);
+    ck_assert_msg(mj__spec_check(&s, err, sizeof err) == 0, "VT MJ_MAX_VT refused: %s", err);
     s.vt = 1;
-    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "VT 1 refused: %s", err);
+    ck_assert_msg(mj__spec_check(&s, err, sizeof err) == 0, "VT 1 refused: %s", err);
 
     s = ok;
     s.value_size = MJ_MAX_VALUE_SIZE + 1;
     ck_assert_int_eq(s.value_size, 65);
     assert_rejected(&s, "value size 65");
     s.value_size = MJ_MAX_VALUE_SIZE;
-    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "value size 64 refused: %s", err);
+    ck_assert_msg(mj__spec_check(&s, err, sizeof err) == 0, "value size 64 refused: %s", err);
 
     s = ok;
     s.key = MJ_KEY_KIND_COUNT;
@@ -310,7 +310,7 @@ START_TEST(invalid_specs)
     assert_rejected(&s, "type_align 3");
     s.type_size = 12;
     s.type_align = 4;
-    ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "size 12 align 4 refused: %s", err);
+    ck_assert_msg(mj__spec_check(&s, err, sizeof err) == 0, "size 12 align 4 refused: %s", err);
 
     static const char *const bad_less[] = {
         "a < b; }", "a < b;",       "#define X",     "a < b # c",  "(a < b",  "a < b)",
@@ -334,7 +334,7 @@ START_TEST(invalid_specs)
     for (size_t i = 0; i < sizeof good_less / sizeof *good_less; ++i) {
         s = ok;
         s.less = good_less[i];
-        ck_assert_msg(mj_spec_check(&s, err, sizeof err) == 0, "'%s' refused: %s",
+        ck_assert_msg(mj__spec_check(&s, err, sizeof err) == 0, "'%s' refused: %s",
                       good_less[i], err);
     }
 }
@@ -350,18 +350,18 @@ START_TEST(primitives_generate)
     char err[512] = "";
     char *src = NULL;
     size_t len = 0;
-    ck_assert_msg(mj_gen_source(&s, &src, &len, err, sizeof err) == 0, "%s: %s",
+    ck_assert_msg(mj__gen_source(&s, &src, &len, err, sizeof err) == 0, "%s: %s",
                   mj_primitive_name(p), err);
-    unsigned kernels = mj_primitive_kernels(p);
+    unsigned kernels = mj__primitive_kernels(p);
     ck_assert_uint_ne(kernels, 0);
     for (int k = 0; k < MJ_K_COUNT; ++k) {
         char decl[96];
-        snprintf(decl, sizeof decl, "%s(", mj_kernel_name((mj_kernel_id)k));
+        snprintf(decl, sizeof decl, "%s(", mj__kernel_name((mj_kernel_id)k));
         int defined = 0;
         for (const char *at = strstr(src, decl); at && !defined; at = strstr(at + 1, decl))
             defined = at > src && (at[-1] == '\n' || at[-1] == ' '); /* not a call's prefix */
         ck_assert_msg(defined == !!(kernels & (1u << k)), "%s: kernel %s %s", mj_primitive_name(p),
-                      mj_kernel_name((mj_kernel_id)k), defined ? "defined" : "missing");
+                      mj__kernel_name((mj_kernel_id)k), defined ? "defined" : "missing");
     }
     char flag[32];
     snprintf(flag, sizeof flag, "#define MJ_SEGMENTED %d\n", p == MJ_SEGMENTED_SORT);
@@ -375,10 +375,10 @@ START_TEST(primitives_generate)
     s.bs_nt = 0;
     s.value_size = 0;
     s.nt = 32;
-    int refused = mj_spec_check(&s, err, sizeof err) != 0;
+    int refused = mj__spec_check(&s, err, sizeof err) != 0;
     ck_assert_int_eq(refused, p == MJ_SEGMENTED_SORT);
     s.primitive = MJ_PRIMITIVE_COUNT;
-    ck_assert_int_ne(mj_spec_check(&s, err, sizeof err), 0);
+    ck_assert_int_ne(mj__spec_check(&s, err, sizeof err), 0);
     ck_assert_int_eq(mj_primitive_parse("bogus"), MJ_PRIMITIVE_COUNT);
     ck_assert_ptr_null(mj_primitive_name(MJ_PRIMITIVE_COUNT));
 }
@@ -429,7 +429,7 @@ static int find_name(const char *const *order, int n, const char *name) {
  * primitive whose MJ_SEGMENTED is segmented) comes before it; else -1 with why. */
 static int check_order(const char *const *order, int n, int segmented, char *why, size_t cap) {
     for (int i = 0; i < n; ++i) {
-        const mj_template *t = mj_template_find(order[i]);
+        const mj_template *t = mj__template_find(order[i]);
         if (!t) {
             snprintf(why, cap, "%s is not an embedded template", order[i]);
             return -1;
@@ -508,12 +508,12 @@ static int check_order(const char *const *order, int n, int segmented, char *why
 /* The templates the generator emits for p, in order, with the spec's stand-in. */
 static int emitted_order(mj_primitive p, const char **order) {
     int n = 0;
-    for (const char *const *name = mj_prelude_templates(); *name; ++name) {
+    for (const char *const *name = mj__prelude_templates(); *name; ++name) {
         ck_assert_int_lt(n, MAX_ORDER);
         order[n++] = *name;
     }
     order[n++] = "spec_default.cuh";
-    const char *const *list = mj_primitive_templates(p);
+    const char *const *list = mj__primitive_templates(p);
     ck_assert_ptr_nonnull(list);
     for (const char *const *name = list; *name; ++name) {
         ck_assert_int_lt(n, MAX_ORDER);
@@ -548,7 +548,7 @@ START_TEST(template_lists_closed)
     int n = emitted_order(p, order);
     ck_assert_msg(check_order(order, n, p == MJ_SEGMENTED_SORT, why, sizeof why) == 0, "%s: %s",
                   mj_primitive_name(p), why);
-    ck_assert_ptr_null(mj_primitive_templates(MJ_PRIMITIVE_COUNT));
+    ck_assert_ptr_null(mj__primitive_templates(MJ_PRIMITIVE_COUNT));
 }
 END_TEST
 

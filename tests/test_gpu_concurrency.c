@@ -56,10 +56,10 @@ static const char *sort_and_check(mj_context *c, mj_key_kind kind, int pairs, si
     }
     kg_fill_keys(kind, keys, n, seed);
     for (size_t i = 0; i < n; i++) vals[i] = (uint32_t)i;
-    mj_status st = mj_dev_alloc(c, &dk, n * ks);
-    if (!st) st = mj_dev_alloc(c, &dv, n * 4);
-    if (!st) st = mj_dev_upload(c, dk, keys, n * ks);
-    if (!st) st = mj_dev_upload(c, dv, vals, n * 4);
+    mj_status st = mj__dev_alloc(c, &dk, n * ks);
+    if (!st) st = mj__dev_alloc(c, &dv, n * 4);
+    if (!st) st = mj__dev_upload(c, dk, keys, n * ks);
+    if (!st) st = mj__dev_upload(c, dv, vals, n * 4);
     mj_sort_desc d;
     mj_sort_desc_init(&d, kind, MJ_ASCENDING);
     if (!st)
@@ -68,8 +68,8 @@ static const char *sort_and_check(mj_context *c, mj_key_kind kind, int pairs, si
         snprintf(why, 256, "cudaStreamSynchronize failed");
         goto done;
     }
-    if (!st) st = mj_dev_download(c, out, dk, n * ks);
-    if (!st) st = mj_dev_download(c, vout, dv, n * 4);
+    if (!st) st = mj__dev_download(c, out, dk, n * ks);
+    if (!st) st = mj__dev_download(c, vout, dv, n * 4);
     if (st) {
         snprintf(why, 256, "%s: %.200s", mj_status_name(st), mj_context_last_error(c));
         goto done;
@@ -80,8 +80,8 @@ static const char *sort_and_check(mj_context *c, mj_key_kind kind, int pairs, si
         snprintf(why, 256, "%s %s of %zu: wrong from position %zu", mj_key_kind_name(kind),
                  pairs ? "pairs" : "keys", n, first);
 done:
-    if (dk) mj_dev_free(c, dk);
-    if (dv) mj_dev_free(c, dv);
+    if (dk) mj__dev_free(c, dk);
+    if (dv) mj__dev_free(c, dv);
     free(keys);
     free(out);
     free(vals);
@@ -168,13 +168,13 @@ START_TEST(device_memory_full) {
     ck_assert(keys && back);
     kg_fill_keys(MJ_KEY_U32, keys, n, 3);
     void *dk = NULL;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * 4), MJ_OK);
-    ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &dk, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * 4), MJ_OK);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *s = NULL; /* built first: loading its module takes device memory too */
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_dev_sync(ctx, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
 
     /* Take what the GPU has, in pieces from 4 GiB down to 1 MiB. */
     enum { MAX_HOGS = 4096 };
@@ -182,25 +182,25 @@ START_TEST(device_memory_full) {
     ck_assert_ptr_nonnull(hog);
     int hogs = 0;
     for (size_t piece = (size_t)4 << 30; piece >= (1u << 20); piece /= 2)
-        while (hogs < MAX_HOGS && mj_dev_alloc(ctx, &hog[hogs], piece) == MJ_OK) hogs++;
+        while (hogs < MAX_HOGS && mj__dev_alloc(ctx, &hog[hogs], piece) == MJ_OK) hogs++;
     ck_assert_int_gt(hogs, 0);
 
     mj_status st = mj_sorter_sort(s, dk, NULL, n, NULL, 0, NULL);
-    mj_dev_sync(ctx, NULL);
+    mj__dev_sync(ctx, NULL);
     ck_assert_msg(st == MJ_ERR_DEVICE_MEMORY, "%s: %s", mj_status_name(st),
                   mj_context_last_error(ctx));
     ck_assert_msg(strstr(mj_context_last_error(ctx), "memory") != NULL, "message: %s",
                   mj_context_last_error(ctx));
-    for (int i = 0; i < hogs; i++) ck_assert_int_eq(mj_dev_free(ctx, hog[i]), MJ_OK);
+    for (int i = 0; i < hogs; i++) ck_assert_int_eq(mj__dev_free(ctx, hog[i]), MJ_OK);
     free(hog);
-    ck_assert_int_eq(mj_dev_download(ctx, back, dk, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, back, dk, n * 4), MJ_OK);
     ck_assert_msg(memcmp(keys, back, n * 4) == 0, "the keys changed after a failed sort");
 
     ck_assert_int_eq(mj_sorter_sort(s, dk, NULL, n, NULL, 0, NULL), MJ_OK);
-    ck_assert_int_eq(mj_dev_download(ctx, back, dk, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, back, dk, n * 4), MJ_OK);
     for (size_t i = 1; i < n; i++) ck_assert_uint_le(back[i - 1], back[i]);
     mj_sorter_destroy(s);
-    mj_dev_free(ctx, dk);
+    mj__dev_free(ctx, dk);
     free(keys);
     free(back);
 }

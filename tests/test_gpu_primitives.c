@@ -36,15 +36,15 @@ static int item_cmp(const void *x, const void *y) {
 
 static void *dev_copy(const void *host, size_t bytes) {
     void *d = NULL;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &d, bytes), MJ_OK);
-    if (bytes) ck_assert_int_eq(mj_dev_upload(ctx, d, host, bytes), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &d, bytes), MJ_OK);
+    if (bytes) ck_assert_int_eq(mj__dev_upload(ctx, d, host, bytes), MJ_OK);
     return d;
 }
 
 static void *host_copy(const void *dev, size_t bytes) {
     void *h = malloc(bytes + 1);
     ck_assert_ptr_nonnull(h);
-    if (bytes) ck_assert_int_eq(mj_dev_download(ctx, h, dev, bytes), MJ_OK);
+    if (bytes) ck_assert_int_eq(mj__dev_download(ctx, h, dev, bytes), MJ_OK);
     return h;
 }
 
@@ -134,8 +134,8 @@ static void check_merge(mj_sorter *s, size_t ks, int values, int dist, size_t a_
         dv[l] = values ? dev_copy(tags[l], counts[l] * 4) : NULL;
     }
     void *ok = NULL, *ov = NULL;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &ok, n * ks), MJ_OK);
-    if (values) ck_assert_int_eq(mj_dev_alloc(ctx, &ov, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &ok, n * ks), MJ_OK);
+    if (values) ck_assert_int_eq(mj__dev_alloc(ctx, &ov, n * 4), MJ_OK);
     char what[128];
     snprintf(what, sizeof what, "merge of %zu-byte keys%s, %s, %zu + %zu", ks,
              values ? " with values" : "", merge_names[dist], a_count, b_count);
@@ -143,16 +143,16 @@ static void check_merge(mj_sorter *s, size_t ks, int values, int dist, size_t a_
     mj_status st = mj_sorter_merge(s, dk[0], dv[0], a_count, dk[1], dv[1], b_count, ok, ov,
                                    NULL, 0, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
-    ck_assert_int_eq(mj_dev_sync(ctx, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     expect(ok, ov, ks, ref, n, what);
     for (int l = 0; l < 2; ++l) {
-        mj_dev_free(ctx, dk[l]);
-        mj_dev_free(ctx, dv[l]);
+        mj__dev_free(ctx, dk[l]);
+        mj__dev_free(ctx, dv[l]);
         free(keys[l]);
         free(tags[l]);
     }
-    mj_dev_free(ctx, ok);
-    mj_dev_free(ctx, ov);
+    mj__dev_free(ctx, ok);
+    mj__dev_free(ctx, ov);
     free(ref);
 }
 
@@ -189,8 +189,8 @@ START_TEST(test_merge_reused_temp) {
     uint32_t *in = malloc(n * 4), *want = malloc(n * 4);
     ck_assert(zeros && in && want);
     void *d_in = NULL, *d_out = NULL;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &d_in, n * 4), MJ_OK);
-    ck_assert_int_eq(mj_dev_alloc(ctx, &d_out, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &d_in, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &d_out, n * 4), MJ_OK);
     uint64_t rng = 99;
     for (int round = 0; round < 3; ++round) {
         for (size_t i = 0; i < n; ++i)
@@ -206,21 +206,21 @@ START_TEST(test_merge_reused_temp) {
         size_t ia = 0, ib = half;
         for (size_t i = 0; i < n; ++i)
             want[i] = ib == n || (ia < half && in[ia] <= in[ib]) ? in[ia++] : in[ib++];
-        ck_assert_int_eq(mj_dev_upload(ctx, d_in, in, n * 4), MJ_OK);
+        ck_assert_int_eq(mj__dev_upload(ctx, d_in, in, n * 4), MJ_OK);
         mj_status st = mj_sorter_merge(s, d_in, NULL, half, (uint32_t *)d_in + half, NULL, half,
                                        d_out, NULL, temp, temp_bytes, NULL);
         ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
-        ck_assert_int_eq(mj_dev_sync(ctx, NULL), MJ_OK);
-        ck_assert_int_eq(mj_dev_download(ctx, in, d_out, n * 4), MJ_OK);
+        ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+        ck_assert_int_eq(mj__dev_download(ctx, in, d_out, n * 4), MJ_OK);
         /* One assertion, not one a key: each passing one costs Check a write. */
         size_t bad = 0;
         while (bad < n && in[bad] == want[bad]) ++bad;
         ck_assert_msg(bad == n, "round %d: key %zu of %zu is %u, expected %u", round, bad, n,
                       bad < n ? in[bad] : 0, bad < n ? want[bad] : 0);
     }
-    mj_dev_free(ctx, d_in);
-    mj_dev_free(ctx, d_out);
-    mj_dev_free(ctx, temp);
+    mj__dev_free(ctx, d_in);
+    mj__dev_free(ctx, d_out);
+    mj__dev_free(ctx, temp);
     free(zeros);
     free(in);
     free(want);
@@ -321,11 +321,11 @@ static void check_segsort(mj_sorter *s, size_t ks, int values, size_t n, long le
     say(what);
     mj_status st = mj_sorter_segmented_sort(s, dk, dv, n, &segs, NULL, 0, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
-    ck_assert_int_eq(mj_dev_sync(ctx, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     expect(dk, dv, ks, ref, n, what);
-    mj_dev_free(ctx, dk);
-    mj_dev_free(ctx, dv);
-    mj_dev_free(ctx, dd);
+    mj__dev_free(ctx, dk);
+    mj__dev_free(ctx, dv);
+    mj__dev_free(ctx, dd);
     free(data);
     free(keys);
     free(tags);
@@ -422,10 +422,10 @@ static void check_locality(mj_sorter *s, size_t ks, int values, int dist, size_t
     say(what);
     mj_status st = mj_sorter_sort(s, dk, dv, n, NULL, 0, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
-    ck_assert_int_eq(mj_dev_sync(ctx, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     expect(dk, dv, ks, ref, n, what);
-    mj_dev_free(ctx, dk);
-    mj_dev_free(ctx, dv);
+    mj__dev_free(ctx, dk);
+    mj__dev_free(ctx, dv);
     free(raw);
     free(keys);
     free(tags);
@@ -475,9 +475,9 @@ START_TEST(test_wrong_calls) {
                                      NULL), MJ_ERR_TOO_LARGE);
     /* None of that touched the data. */
     uint32_t back[4];
-    ck_assert_int_eq(mj_dev_download(ctx, back, d, sizeof back), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, back, d, sizeof back), MJ_OK);
     ck_assert_mem_eq(back, host, sizeof host);
-    mj_dev_free(ctx, d);
+    mj__dev_free(ctx, d);
     mj_sorter_destroy(merge);
     mj_sorter_destroy(seg);
 }

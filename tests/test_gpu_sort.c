@@ -58,24 +58,24 @@ static void check_sort(mj_key_kind kind, mj_order order, size_t value_size, int 
         kg_fill_values(values, value_size, n);
     }
     void *dk = NULL, *dv = NULL;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * ks), MJ_OK);
-    ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n * ks), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &dk, n * ks), MJ_OK);
+    ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * ks), MJ_OK);
     if (value_size) {
-        ck_assert_int_eq(mj_dev_alloc(ctx, &dv, n * value_size), MJ_OK);
-        ck_assert_int_eq(mj_dev_upload(ctx, dv, values, n * value_size), MJ_OK);
+        ck_assert_int_eq(mj__dev_alloc(ctx, &dv, n * value_size), MJ_OK);
+        ck_assert_int_eq(mj__dev_upload(ctx, dv, values, n * value_size), MJ_OK);
     }
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, kind, order);
     mj_status st = value_size ? mj_sort_pairs(ctx, &desc, dk, dv, value_size, n, NULL)
                               : mj_sort_keys(ctx, &desc, dk, n, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
-    ck_assert_int_eq(mj_dev_sync(ctx, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
 
     void *out_k = malloc(n * ks + 1), *out_v = value_size ? malloc(n * value_size + 1) : NULL;
     uint64_t *perm = malloc(n * sizeof *perm + 8);
     ck_assert(out_k && perm);
-    ck_assert_int_eq(mj_dev_download(ctx, out_k, dk, n * ks), MJ_OK);
-    if (value_size) ck_assert_int_eq(mj_dev_download(ctx, out_v, dv, n * value_size), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, out_k, dk, n * ks), MJ_OK);
+    if (value_size) ck_assert_int_eq(mj__dev_download(ctx, out_v, dv, n * value_size), MJ_OK);
     ck_assert_int_eq(kg_reference_sort(kind, order, keys, n, perm), MJ_OK);
     size_t first = 0;
     size_t bad = kg_compare(ks, value_size, keys, values, out_k, out_v, perm, n, &first);
@@ -85,8 +85,8 @@ static void check_sort(mj_key_kind kind, mj_order order, size_t value_size, int 
     ck_assert_msg(bad == 0, "%s %s values=%zu %s n=%zu: %zu mismatches, first at %zu",
                   mj_key_kind_name(kind), order == MJ_ASCENDING ? "asc" : "desc", value_size,
                   dist_names[dist], n, bad, first);
-    mj_dev_free(ctx, dk);
-    mj_dev_free(ctx, dv);
+    mj__dev_free(ctx, dk);
+    mj__dev_free(ctx, dv);
     free(keys);
     free(values);
     free(out_k);
@@ -180,21 +180,21 @@ START_TEST(test_custom_struct) {
     d.type_align = 8;
     d.less = "a.hi < b.hi || (a.hi == b.hi && a.lo > b.lo)";
     void *dk, *dv;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * 16), MJ_OK);
-    ck_assert_int_eq(mj_dev_alloc(ctx, &dv, n * 4), MJ_OK);
-    ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n * 16), MJ_OK);
-    ck_assert_int_eq(mj_dev_upload(ctx, dv, vals, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &dk, n * 16), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &dv, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * 16), MJ_OK);
+    ck_assert_int_eq(mj__dev_upload(ctx, dv, vals, n * 4), MJ_OK);
     mj_status st = mj_sort_pairs(ctx, &d, dk, dv, 4, n, NULL);
     ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
-    ck_assert_int_eq(mj_dev_download(ctx, keys, dk, n * 16), MJ_OK);
-    ck_assert_int_eq(mj_dev_download(ctx, vals, dv, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, keys, dk, n * 16), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, vals, dv, n * 4), MJ_OK);
     for (size_t i = 0; i < n; ++i) {
         ck_assert_msg(vals[i] == ref[i].at, "position %zu: value %u, expected %u", i, vals[i],
                       ref[i].at);
         ck_assert(keys[i].hi == ref[i].r.hi && keys[i].lo == ref[i].r.lo);
     }
-    mj_dev_free(ctx, dk);
-    mj_dev_free(ctx, dv);
+    mj__dev_free(ctx, dk);
+    mj__dev_free(ctx, dv);
     free(keys);
     free(vals);
     free(ref);
@@ -211,23 +211,23 @@ START_TEST(test_indices) {
         unsigned char *idx = malloc(n * width);
         ck_assert_int_eq(kg_reference_sort(MJ_KEY_F32, MJ_DESCENDING, keys, n, perm), MJ_OK);
         void *dk, *di;
-        ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * 4), MJ_OK);
-        ck_assert_int_eq(mj_dev_alloc(ctx, &di, n * width), MJ_OK);
-        ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n * 4), MJ_OK);
+        ck_assert_int_eq(mj__dev_alloc(ctx, &dk, n * 4), MJ_OK);
+        ck_assert_int_eq(mj__dev_alloc(ctx, &di, n * width), MJ_OK);
+        ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * 4), MJ_OK);
         mj_sort_desc d;
         mj_sort_desc_init(&d, MJ_KEY_F32, MJ_DESCENDING);
         mj_status st = mj_sort_indices(ctx, &d, dk, di, width, n, NULL);
         ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
-        ck_assert_int_eq(mj_dev_download(ctx, idx, di, n * width), MJ_OK);
-        ck_assert_int_eq(mj_dev_download(ctx, after, dk, n * 4), MJ_OK);
+        ck_assert_int_eq(mj__dev_download(ctx, idx, di, n * width), MJ_OK);
+        ck_assert_int_eq(mj__dev_download(ctx, after, dk, n * 4), MJ_OK);
         ck_assert(memcmp(keys, after, n * 4) == 0);
         for (size_t i = 0; i < n; ++i) {
             uint64_t got = width == 4 ? ((uint32_t *)idx)[i] : ((uint64_t *)idx)[i];
             ck_assert_msg(got == perm[i], "index %zu: %llu, expected %llu", i,
                           (unsigned long long)got, (unsigned long long)perm[i]);
         }
-        mj_dev_free(ctx, dk);
-        mj_dev_free(ctx, di);
+        mj__dev_free(ctx, dk);
+        mj__dev_free(ctx, di);
         free(keys);
         free(after);
         free(perm);
@@ -288,13 +288,13 @@ START_TEST(test_over_2g) {
     }
     for (size_t i = 0; i < n; ++i) hist[keys[i]]++;
     void *dk;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n), MJ_OK);
-    ck_assert_int_eq(mj_dev_upload(ctx, dk, keys, n), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &dk, n), MJ_OK);
+    ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n), MJ_OK);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U8, MJ_ASCENDING);
     mj_status st = mj_sort_keys(ctx, &d, dk, n, NULL);
     ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
-    ck_assert_int_eq(mj_dev_download(ctx, keys, dk, n), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, keys, dk, n), MJ_OK);
     size_t disorder = 0;
     for (size_t i = 0; i < n; ++i) {
         after[keys[i]]++;
@@ -302,7 +302,7 @@ START_TEST(test_over_2g) {
     }
     ck_assert_msg(disorder == 0, "%zu adjacent pairs out of order", disorder);
     ck_assert(memcmp(hist, after, sizeof hist) == 0);
-    mj_dev_free(ctx, dk);
+    mj__dev_free(ctx, dk);
     free(keys);
 }
 END_TEST
@@ -320,8 +320,8 @@ START_TEST(test_bad_arguments) {
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "keys"));
     ck_assert_uint_eq(host[0], n);
     void *dk;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &dk, n * 4 + 4), MJ_OK);
-    ck_assert_int_eq(mj_dev_upload(ctx, dk, host, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &dk, n * 4 + 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_upload(ctx, dk, host, n * 4), MJ_OK);
     /* Misaligned. */
     ck_assert_int_eq(mj_sort_keys(ctx, &d, (char *)dk + 2, n, NULL), MJ_ERR_INVALID_ARGUMENT);
     /* Temporary storage too small. */
@@ -330,24 +330,24 @@ START_TEST(test_bad_arguments) {
     size_t need = 0;
     ck_assert_int_eq(mj_sorter_temp_size(s, n, 0, &need), MJ_OK);
     void *temp;
-    ck_assert_int_eq(mj_dev_alloc(ctx, &temp, need), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &temp, need), MJ_OK);
     ck_assert_int_eq(mj_sorter_sort(s, dk, NULL, n, temp, need - 1, NULL),
                      MJ_ERR_INVALID_ARGUMENT);
     /* Values to a keys-only sorter. */
     ck_assert_int_eq(mj_sorter_sort(s, dk, dk, n, temp, need, NULL), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(mj_dev_download(ctx, back, dk, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, back, dk, n * 4), MJ_OK);
     ck_assert(memcmp(host, back, n * 4) == 0);
     /* And with the right storage it sorts. */
     ck_assert_int_eq(mj_sorter_sort(s, dk, NULL, n, temp, need, NULL), MJ_OK);
-    ck_assert_int_eq(mj_dev_download(ctx, back, dk, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(ctx, back, dk, n * 4), MJ_OK);
     for (size_t i = 0; i < n; ++i) ck_assert_uint_eq(back[i], i + 1);
     /* A comparator that does not compile. */
     d.less = "a < < b";
     ck_assert_int_eq(mj_sort_keys(ctx, &d, dk, n, NULL), MJ_ERR_COMPILE);
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "comparator"));
     mj_sorter_destroy(s);
-    mj_dev_free(ctx, temp);
-    mj_dev_free(ctx, dk);
+    mj__dev_free(ctx, temp);
+    mj__dev_free(ctx, dk);
 }
 END_TEST
 

@@ -80,9 +80,9 @@ START_TEST(tuning_in_contexts) {
     ck_assert_str_eq(before, after);
     free(after);
     /* A full disk: MJ_ERR_FILE with the reason, and the old file kept whole. */
-    mj_fault_write_errno = ENOSPC;
+    mj__fault_write_errno = ENOSPC;
     ck_assert_int_eq(mj_tuning_save(ctx, path, tiles, 1), MJ_ERR_FILE);
-    mj_fault_write_errno = 0;
+    mj__fault_write_errno = 0;
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), strerror(ENOSPC)));
     after = mjt_read_file(path, NULL);
     ck_assert_str_eq(before, after);

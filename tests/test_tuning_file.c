@@ -38,7 +38,7 @@ static mj_tuning_entry entry(const char *device, int sm, mj_primitive p, size_t 
 
 static void set_ok(mj_tuning *t, mj_tuning_entry e)
 {
-    ck_assert_int_eq(mj_tuning_set(t, &e), 0);
+    ck_assert_int_eq(mj__tuning_set(t, &e), 0);
 }
 
 static int path_exists(const char *path)
@@ -87,15 +87,15 @@ static void assert_same_tuning(const mj_tuning *got, const mj_tuning *want)
     ck_assert_uint_eq(got->count, want->count);
     for (size_t i = 0; i < want->count; i++) {
         const mj_tuning_entry *w = &want->entries[i];
-        assert_same_entry(mj_tuning_find(got, w->device, w->sm, w->primitive, w->key_size,
-                                         w->value_size),
+        assert_same_entry(mj__tuning_find(got, w->device, w->sm, w->primitive, w->key_size,
+                                          w->value_size),
                           w);
     }
 }
 
 static int parse_str(const char *text, mj_tuning *out, char *err, size_t errcap)
 {
-    return mj_tuning_parse(text, strlen(text), "/path/x", out, err, errcap);
+    return mj__tuning_parse(text, strlen(text), "/path/x", out, err, errcap);
 }
 
 /* text must be rejected with a message naming the file, the line and containing want. */
@@ -103,7 +103,7 @@ static void assert_bad(const char *text, size_t len, int line, const char *want)
 {
     char err[512] = "", where[64];
     mj_tuning t = {(mj_tuning_entry *)&t, 99, 99}; /* parse overwrites it */
-    int rc = mj_tuning_parse(text, len, "/path/x", &t, err, sizeof err);
+    int rc = mj__tuning_parse(text, len, "/path/x", &t, err, sizeof err);
     ck_assert_msg(rc == -1, "accepted (rc %d): %s", rc, text);
     ck_assert_ptr_null(t.entries);
     ck_assert_uint_eq(t.count, 0);
@@ -144,13 +144,13 @@ START_TEST(roundtrip)
     mj_tuning t = {0}, back;
     fill_sample(&t);
     ck_assert_uint_eq(t.count, 8);
-    ck_assert_msg(mj_tuning_write(path, &t, err, sizeof err) == 0, "write: %s", err);
-    ck_assert_msg(mj_tuning_read(path, &back, err, sizeof err) == 0, "read: %s", err);
+    ck_assert_msg(mj__tuning_write(path, &t, err, sizeof err) == 0, "write: %s", err);
+    ck_assert_msg(mj__tuning_read(path, &back, err, sizeof err) == 0, "read: %s", err);
     assert_same_tuning(&back, &t);
 
     /* Writing what was read gives the same bytes. */
     char *first = mjt_read_file(path, NULL);
-    ck_assert_msg(mj_tuning_write(path, &back, err, sizeof err) == 0, "write: %s", err);
+    ck_assert_msg(mj__tuning_write(path, &back, err, sizeof err) == 0, "write: %s", err);
     char *second = mjt_read_file(path, NULL);
     ck_assert_str_eq(first, second);
 
@@ -179,17 +179,17 @@ START_TEST(roundtrip)
 
     /* An empty table round-trips too. */
     mj_tuning empty = {0};
-    ck_assert_int_eq(mj_tuning_write(path, &empty, err, sizeof err), 0);
-    mj_tuning_free(&back);
-    ck_assert_int_eq(mj_tuning_read(path, &back, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_write(path, &empty, err, sizeof err), 0);
+    mj__tuning_free(&back);
+    ck_assert_int_eq(mj__tuning_read(path, &back, err, sizeof err), 0);
     ck_assert_uint_eq(back.count, 0);
 
-    mj_tuning_free(&back);
-    mj_tuning_free(&t);
+    mj__tuning_free(&back);
+    mj__tuning_free(&t);
     ck_assert_ptr_null(t.entries);
     ck_assert_uint_eq(t.count, 0);
-    mj_tuning_free(&t); /* twice is fine */
-    mj_tuning_free(NULL);
+    mj__tuning_free(&t); /* twice is fine */
+    mj__tuning_free(NULL);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -213,17 +213,17 @@ START_TEST(parse_lenient)
         "tile segsort 4 0 128 15 128 .5";
     char err[512] = "";
     mj_tuning t;
-    ck_assert_msg(mj_tuning_parse(text, strlen(text), "x", &t, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(mj__tuning_parse(text, strlen(text), "x", &t, err, sizeof err) == 0, "%s", err);
     ck_assert_uint_eq(t.count, 3);
     mj_tuning_entry e1 = entry("NVIDIA H100 80GB HBM3", 90, MJ_MERGESORT, 4, 0, 256, 23, 512,
                                20.41);
     mj_tuning_entry e2 = entry("A100", 80, MJ_MERGE, 8, 8, 128, 9, 128, 20);
     mj_tuning_entry e3 = entry("NVIDIA H100 80GB HBM3", 90, MJ_SEGMENTED_SORT, 4, 0, 128, 15,
                                128, 0.5);
-    assert_same_entry(mj_tuning_find(&t, e1.device, 90, MJ_MERGESORT, 4, 0), &e1);
-    assert_same_entry(mj_tuning_find(&t, "A100", 80, MJ_MERGE, 8, 8), &e2);
-    assert_same_entry(mj_tuning_find(&t, e3.device, 90, MJ_SEGMENTED_SORT, 4, 0), &e3);
-    mj_tuning_free(&t);
+    assert_same_entry(mj__tuning_find(&t, e1.device, 90, MJ_MERGESORT, 4, 0), &e1);
+    assert_same_entry(mj__tuning_find(&t, "A100", 80, MJ_MERGE, 8, 8), &e2);
+    assert_same_entry(mj__tuning_find(&t, e3.device, 90, MJ_SEGMENTED_SORT, 4, 0), &e3);
+    mj__tuning_free(&t);
 
     /* Only the header, with and without its newline. */
     ck_assert_int_eq(parse_str("mergejit-tuning 1", &t, err, sizeof err), 0);
@@ -232,8 +232,8 @@ START_TEST(parse_lenient)
     ck_assert_uint_eq(t.count, 0);
     /* len bounds the text: what follows is not read. */
     static const char longer[] = "mergejit-tuning 1\nbogus";
-    ck_assert_int_eq(mj_tuning_parse(longer, 18, "x", &t, err, sizeof err), 0);
-    ck_assert_int_eq(mj_tuning_parse(longer, sizeof longer - 1, "x", &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_parse(longer, 18, "x", &t, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_parse(longer, sizeof longer - 1, "x", &t, err, sizeof err), -1);
 }
 END_TEST
 
@@ -242,23 +242,23 @@ END_TEST
 START_TEST(find_and_set)
 {
     mj_tuning t = {0};
-    ck_assert_ptr_null(mj_tuning_find(&t, "A", 90, MJ_MERGESORT, 4, 0));
+    ck_assert_ptr_null(mj__tuning_find(&t, "A", 90, MJ_MERGESORT, 4, 0));
     fill_sample(&t);
     const char *h100 = "NVIDIA H100 80GB HBM3";
-    const mj_tuning_entry *e = mj_tuning_find(&t, h100, 90, MJ_MERGESORT, 4, 0);
+    const mj_tuning_entry *e = mj__tuning_find(&t, h100, 90, MJ_MERGESORT, 4, 0);
     ck_assert_ptr_nonnull(e);
     ck_assert_int_eq(e->vt, 23);
     /* Misses: each part of the key alone. */
-    ck_assert_ptr_null(mj_tuning_find(&t, "NVIDIA H100 80GB HBM", 90, MJ_MERGESORT, 4, 0));
-    ck_assert_ptr_null(mj_tuning_find(&t, "NVIDIA H100 80GB HBM3 ", 90, MJ_MERGESORT, 4, 0));
-    ck_assert_ptr_null(mj_tuning_find(&t, "nvidia h100 80gb hbm3", 90, MJ_MERGESORT, 4, 0));
-    ck_assert_ptr_null(mj_tuning_find(&t, h100, 86, MJ_MERGESORT, 4, 0));
-    ck_assert_ptr_null(mj_tuning_find(&t, h100, 90, MJ_SEGMENTED_SORT, 4, 0));
-    ck_assert_ptr_null(mj_tuning_find(&t, h100, 90, MJ_MERGESORT, 8, 0));
-    ck_assert_ptr_null(mj_tuning_find(&t, h100, 90, MJ_MERGESORT, 4, 8));
-    ck_assert_ptr_null(mj_tuning_find(&t, NULL, 90, MJ_MERGESORT, 4, 0));
+    ck_assert_ptr_null(mj__tuning_find(&t, "NVIDIA H100 80GB HBM", 90, MJ_MERGESORT, 4, 0));
+    ck_assert_ptr_null(mj__tuning_find(&t, "NVIDIA H100 80GB HBM3 ", 90, MJ_MERGESORT, 4, 0));
+    ck_assert_ptr_null(mj__tuning_find(&t, "nvidia h100 80gb hbm3", 90, MJ_MERGESORT, 4, 0));
+    ck_assert_ptr_null(mj__tuning_find(&t, h100, 86, MJ_MERGESORT, 4, 0));
+    ck_assert_ptr_null(mj__tuning_find(&t, h100, 90, MJ_SEGMENTED_SORT, 4, 0));
+    ck_assert_ptr_null(mj__tuning_find(&t, h100, 90, MJ_MERGESORT, 8, 0));
+    ck_assert_ptr_null(mj__tuning_find(&t, h100, 90, MJ_MERGESORT, 4, 8));
+    ck_assert_ptr_null(mj__tuning_find(&t, NULL, 90, MJ_MERGESORT, 4, 0));
     /* The same name on sm 89 is another entry. */
-    e = mj_tuning_find(&t, h100, 89, MJ_MERGESORT, 1, 0);
+    e = mj__tuning_find(&t, h100, 89, MJ_MERGESORT, 1, 0);
     ck_assert_ptr_nonnull(e);
     ck_assert_int_eq(e->vt, 7);
 
@@ -266,7 +266,7 @@ START_TEST(find_and_set)
     size_t n = t.count;
     set_ok(&t, entry(h100, 90, MJ_MERGESORT, 4, 0, 512, 11, 1024, 30.5));
     ck_assert_uint_eq(t.count, n);
-    e = mj_tuning_find(&t, h100, 90, MJ_MERGESORT, 4, 0);
+    e = mj__tuning_find(&t, h100, 90, MJ_MERGESORT, 4, 0);
     ck_assert_int_eq(e->nt, 512);
     ck_assert_int_eq(e->vt, 11);
     ck_assert_int_eq(e->bs_nt, 1024);
@@ -279,12 +279,12 @@ START_TEST(find_and_set)
         set_ok(&t, entry("grow", 70, MJ_MERGE, k, 0, 64, 3, 64, (double)k));
     ck_assert_uint_eq(t.count, n + 201);
     for (size_t k = 1; k <= 200; k++) {
-        e = mj_tuning_find(&t, "grow", 70, MJ_MERGE, k, 0);
+        e = mj__tuning_find(&t, "grow", 70, MJ_MERGE, k, 0);
         ck_assert_ptr_nonnull(e);
         ck_assert(e->gkeys == (double)k);
     }
-    ck_assert_int_eq(mj_tuning_find(&t, h100, 90, MJ_MERGESORT, 4, 0)->nt, 512);
-    mj_tuning_free(&t);
+    ck_assert_int_eq(mj__tuning_find(&t, h100, 90, MJ_MERGESORT, 4, 0)->nt, 512);
+    mj__tuning_free(&t);
 }
 END_TEST
 
@@ -386,8 +386,8 @@ START_TEST(bad_device_lines)
     mj_tuning t;
     char err[512] = "";
     ck_assert_msg(parse_str(text, &t, err, sizeof err) == 0, "%s", err);
-    ck_assert_ptr_nonnull(mj_tuning_find(&t, name, 90, MJ_MERGE, 4, 0));
-    mj_tuning_free(&t);
+    ck_assert_ptr_nonnull(mj__tuning_find(&t, name, 90, MJ_MERGE, 4, 0));
+    mj__tuning_free(&t);
 
     /* An error's message fits whatever buffer it is given, or none. */
     char small[12];
@@ -404,7 +404,7 @@ static void assert_foreign(const void *text, size_t len)
 {
     char err[512] = "";
     mj_tuning t;
-    ck_assert_int_eq(mj_tuning_parse(text, len, "/path/x", &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_parse(text, len, "/path/x", &t, err, sizeof err), -1);
     ck_assert_ptr_null(t.entries);
     ck_assert_uint_eq(t.count, 0);
     ck_assert_str_eq(err, "/path/x is not a mergejit tuning file (its first line is not "
@@ -469,22 +469,22 @@ START_TEST(read_cases)
     /* Missing: 1, empty, and err says so. */
     snprintf(path, sizeof path, "%s/none", dir);
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), 1);
+    ck_assert_int_eq(mj__tuning_read(path, &t, err, sizeof err), 1);
     ck_assert_ptr_null(t.entries);
     ck_assert_uint_eq(t.count, 0);
     ck_assert_msg(strstr(err, path) != NULL, "message: %s", err);
     snprintf(path, sizeof path, "%s/no/such/dir/tuning", dir);
-    ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), 1);
+    ck_assert_int_eq(mj__tuning_read(path, &t, err, sizeof err), 1);
 
     /* A directory, and a path through a regular file: errors, not "missing". */
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_read(dir, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_read(dir, &t, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "not a regular file") != NULL, "message: %s", err);
     snprintf(path, sizeof path, "%s/plain", dir);
     mjt_write_file(path, "x", 1);
     snprintf(path, sizeof path, "%s/plain/tuning", dir);
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_read(path, &t, err, sizeof err), -1);
     ck_assert_str_ne(err, "");
 
     /* A bad file names its path and line. */
@@ -493,7 +493,7 @@ START_TEST(read_cases)
                               "tile merge 4 0 64 3 32 1\r\n";
     mjt_write_file(path, bad, sizeof bad - 1);
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_read(path, &t, err, sizeof err), -1);
     ck_assert_ptr_null(t.entries);
     char want[PATH_MAX + 64];
     snprintf(want, sizeof want, "tuning file %s, line 4: bs_nt 32", path);
@@ -503,22 +503,22 @@ START_TEST(read_cases)
     snprintf(path, sizeof path, "%s/empty", dir);
     mjt_write_file(path, "", 0);
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_read(path, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "is not a mergejit tuning file"));
     snprintf(path, sizeof path, "%s/binary", dir);
     static const unsigned char bin[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, '\n', 0};
     mjt_write_file(path, bin, sizeof bin);
-    ck_assert_int_eq(mj_tuning_read(path, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_read(path, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "is not a mergejit tuning file"));
 
     /* A good one. */
     snprintf(path, sizeof path, "%s/good", dir);
     static const char good[] = "mergejit-tuning 1\ndevice 90 X\ntile merge 4 0 64 3 64 1.25";
     mjt_write_file(path, good, sizeof good - 1);
-    ck_assert_msg(mj_tuning_read(path, &t, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(mj__tuning_read(path, &t, err, sizeof err) == 0, "%s", err);
     ck_assert_uint_eq(t.count, 1);
-    ck_assert(mj_tuning_find(&t, "X", 90, MJ_MERGE, 4, 0)->gkeys == 1.25);
-    mj_tuning_free(&t);
+    ck_assert(mj__tuning_find(&t, "X", 90, MJ_MERGE, 4, 0)->gkeys == 1.25);
+    mj__tuning_free(&t);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -534,15 +534,15 @@ START_TEST(write_cases)
 
     /* Missing parents are created, private. */
     snprintf(path, sizeof path, "%s/a/b/c/tuning", dir);
-    ck_assert_msg(mj_tuning_write(path, &t, err, sizeof err) == 0, "write: %s", err);
+    ck_assert_msg(mj__tuning_write(path, &t, err, sizeof err) == 0, "write: %s", err);
     struct stat st;
     snprintf(sub, sizeof sub, "%s/a/b", dir);
     ck_assert_int_eq(stat(sub, &st), 0);
     ck_assert(S_ISDIR(st.st_mode));
     ck_assert_int_eq(st.st_mode & 0777, 0700);
-    ck_assert_int_eq(mj_tuning_read(path, &back, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_read(path, &back, err, sizeof err), 0);
     assert_same_tuning(&back, &t);
-    mj_tuning_free(&back);
+    mj__tuning_free(&back);
     int temps;
     snprintf(sub, sizeof sub, "%s/a/b/c", dir);
     ck_assert_int_eq(count_names(sub, &temps), 1);
@@ -552,7 +552,7 @@ START_TEST(write_cases)
     char cwd[PATH_MAX];
     ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
     ck_assert_int_eq(chdir(sub), 0);
-    ck_assert_msg(mj_tuning_write("rel", &t, err, sizeof err) == 0, "write: %s", err);
+    ck_assert_msg(mj__tuning_write("rel", &t, err, sizeof err) == 0, "write: %s", err);
     ck_assert_int_eq(chdir(cwd), 0);
     ck_assert_int_eq(count_names(sub, &temps), 2);
     ck_assert_int_eq(temps, 0);
@@ -562,7 +562,7 @@ START_TEST(write_cases)
     mjt_write_file(sub, "x", 1);
     snprintf(path, sizeof path, "%s/plain/tuning", dir);
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_write(path, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_write(path, &t, err, sizeof err), -1);
     ck_assert_msg(strstr(err, sub) && strstr(err, "not a directory"), "message: %s", err);
 
     /* The path is a non-empty directory: the rename fails (for root too), and the temporary
@@ -575,21 +575,21 @@ START_TEST(write_cases)
     snprintf(inner, sizeof inner, "%s/x", path);
     mjt_write_file(inner, "x", 1);
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_write(path, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_write(path, &t, err, sizeof err), -1);
     ck_assert_msg(strstr(err, path) != NULL, "message: %s", err);
     ck_assert_int_eq(count_names(sub, &temps), 1);
     ck_assert_int_eq(temps, 0);
     /* A path that names a directory. */
     snprintf(path, sizeof path, "%s/busy/", dir);
-    ck_assert_int_eq(mj_tuning_write(path, &t, err, sizeof err), -1);
-    ck_assert_int_eq(mj_tuning_write("", &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_write(path, &t, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_write("", &t, err, sizeof err), -1);
 
     /* A read-only directory: root ignores the mode, so only others see the failure. */
     snprintf(sub, sizeof sub, "%s/ro", dir);
     ck_assert_int_eq(mkdir(sub, 0500), 0);
     snprintf(path, sizeof path, "%s/ro/tuning", dir);
     err[0] = '\0';
-    int rc = mj_tuning_write(path, &t, err, sizeof err);
+    int rc = mj__tuning_write(path, &t, err, sizeof err);
     int all = count_names(sub, &temps);
     ck_assert_int_eq(temps, 0);
     if (geteuid() != 0) {
@@ -604,7 +604,7 @@ START_TEST(write_cases)
 
     /* Entries that would not read back are refused, and the old file stays as it was. */
     snprintf(path, sizeof path, "%s/keep", dir);
-    ck_assert_int_eq(mj_tuning_write(path, &t, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_write(path, &t, err, sizeof err), 0);
     char *before = mjt_read_file(path, NULL);
     static const struct {
         mj_tuning_entry e;
@@ -625,18 +625,18 @@ START_TEST(write_cases)
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         mj_tuning one = {0};
         set_ok(&one, entry("Y", 80, MJ_MERGE, 4, 0, 64, 3, 64, 1));
-        ck_assert_int_eq(mj_tuning_set(&one, &refused[i].e), 0);
+        ck_assert_int_eq(mj__tuning_set(&one, &refused[i].e), 0);
         err[0] = '\0';
-        ck_assert_int_eq(mj_tuning_write(path, &one, err, sizeof err), -1);
+        ck_assert_int_eq(mj__tuning_write(path, &one, err, sizeof err), -1);
         ck_assert_msg(strstr(err, refused[i].want) && strstr(err, path) && strstr(err, "entry 1"),
                       "case %zu: %s", i, err);
-        mj_tuning_free(&one);
+        mj__tuning_free(&one);
     }
     /* Nothing is created for a refused table. */
     char fresh[PATH_MAX + 16];
     snprintf(fresh, sizeof fresh, "%s/fresh/tuning", dir);
-    ck_assert_int_eq(mj_tuning_write(fresh, &(mj_tuning){(mj_tuning_entry *)&refused[0].e, 1, 1},
-                                     err, sizeof err),
+    ck_assert_int_eq(mj__tuning_write(fresh, &(mj_tuning){(mj_tuning_entry *)&refused[0].e, 1, 1},
+                                      err, sizeof err),
                      -1);
     ck_assert(!path_exists(fresh));
     /* A table built by hand with a duplicate. */
@@ -644,7 +644,7 @@ START_TEST(write_cases)
                               entry("X", 90, MJ_MERGE, 4, 0, 128, 3, 128, 2)};
     mj_tuning dup = {two, 2, 2};
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_write(path, &dup, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_write(path, &dup, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "repeats") != NULL, "message: %s", err);
     char *after = mjt_read_file(path, NULL);
     ck_assert_str_eq(before, after);
@@ -654,7 +654,7 @@ START_TEST(write_cases)
     count_names(sub, &temps);
     ck_assert_int_eq(temps, 0);
 
-    mj_tuning_free(&t);
+    mj__tuning_free(&t);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -668,48 +668,48 @@ START_TEST(default_path_env)
     setenv("MERGEJIT_TUNING", "/opt/mj/tuning.txt", 1);
     setenv("XDG_CONFIG_HOME", "/xdg", 1);
     setenv("HOME", "/home/someone", 1);
-    ck_assert_int_eq(mj_tuning_default_path(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_default_path(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/opt/mj/tuning.txt");
 
     setenv("MERGEJIT_TUNING", "relative/tuning", 1); /* taken as it is */
-    ck_assert_int_eq(mj_tuning_default_path(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_default_path(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "relative/tuning");
 
     setenv("MERGEJIT_TUNING", "", 1); /* empty counts as unset */
-    ck_assert_int_eq(mj_tuning_default_path(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_default_path(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/xdg/mergejit/tuning");
 
     unsetenv("MERGEJIT_TUNING");
-    ck_assert_int_eq(mj_tuning_default_path(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_default_path(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/xdg/mergejit/tuning");
 
     setenv("XDG_CONFIG_HOME", "relative/xdg", 1); /* not absolute: ignored */
-    ck_assert_int_eq(mj_tuning_default_path(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_default_path(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/home/someone/.config/mergejit/tuning");
 
     setenv("XDG_CONFIG_HOME", "", 1);
-    ck_assert_int_eq(mj_tuning_default_path(out, sizeof out, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_default_path(out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "/home/someone/.config/mergejit/tuning");
 
     /* Too small a buffer: -1, a message, and no partial path. */
     char small[20];
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_default_path(small, sizeof small, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_default_path(small, sizeof small, err, sizeof err), -1);
     ck_assert_str_ne(err, "");
     ck_assert_str_eq(small, "");
     /* Exactly fitting is fine. */
     char exact[sizeof "/home/someone/.config/mergejit/tuning"];
-    ck_assert_int_eq(mj_tuning_default_path(exact, sizeof exact, err, sizeof err), 0);
+    ck_assert_int_eq(mj__tuning_default_path(exact, sizeof exact, err, sizeof err), 0);
     ck_assert_str_eq(exact, "/home/someone/.config/mergejit/tuning");
 
     unsetenv("XDG_CONFIG_HOME");
     setenv("HOME", "", 1);
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_default_path(out, sizeof out, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_default_path(out, sizeof out, err, sizeof err), -1);
     ck_assert_str_ne(err, "");
     unsetenv("HOME");
     err[0] = '\0';
-    ck_assert_int_eq(mj_tuning_default_path(out, sizeof out, err, sizeof err), -1);
+    ck_assert_int_eq(mj__tuning_default_path(out, sizeof out, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "MERGEJIT_TUNING"));
 }
 END_TEST

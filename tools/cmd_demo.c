@@ -192,7 +192,7 @@ done:
     return rc;
 }
 
-/* One timed sort, for mj_dev_time. */
+/* One timed sort, for mj__dev_time. */
 typedef struct sort_job {
     mj_primitive primitive;
     mj_sorter *sorter;
@@ -276,9 +276,9 @@ static int upload_segments(mj_context *ctx, const demo_opts *o, size_t n, demo_d
         return cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate %zu segment heads", count);
     for (size_t i = 0; i < count; i++)
         heads[i] = i * o->seglen;
-    mj_status st = mj_dev_alloc(ctx, &d->heads, count * sizeof *heads);
+    mj_status st = mj__dev_alloc(ctx, &d->heads, count * sizeof *heads);
     if (st == MJ_OK)
-        st = mj_dev_upload(ctx, d->heads, heads, count * sizeof *heads);
+        st = mj__dev_upload(ctx, d->heads, heads, count * sizeof *heads);
     free(heads);
     if (st != MJ_OK)
         return cli_status_error(ctx, st);
@@ -298,25 +298,25 @@ static int setup_device(mj_context *ctx, const demo_opts *o, size_t n, mj_sorter
     size_t key_size = mj_key_kind_size(o->kind), key_bytes = n * key_size;
     size_t value_bytes = n * o->value_size, temp_bytes = 0;
     mj_status st;
-    if ((st = mj_dev_alloc(ctx, &d->keys, key_bytes)) != MJ_OK)
+    if ((st = mj__dev_alloc(ctx, &d->keys, key_bytes)) != MJ_OK)
         goto fail;
-    if (o->value_size > 0 && (st = mj_dev_alloc(ctx, &d->values, value_bytes)) != MJ_OK)
+    if (o->value_size > 0 && (st = mj__dev_alloc(ctx, &d->values, value_bytes)) != MJ_OK)
         goto fail;
     if ((st = mj_sorter_temp_size(sorter, n, 0, &temp_bytes)) != MJ_OK)
         goto fail;
-    if (temp_bytes > 0 && (st = mj_dev_alloc(ctx, &d->temp, temp_bytes)) != MJ_OK)
+    if (temp_bytes > 0 && (st = mj__dev_alloc(ctx, &d->temp, temp_bytes)) != MJ_OK)
         goto fail;
-    if ((st = mj_dev_upload(ctx, d->keys, h->keys_in, key_bytes)) != MJ_OK)
+    if ((st = mj__dev_upload(ctx, d->keys, h->keys_in, key_bytes)) != MJ_OK)
         goto fail;
     if (o->value_size > 0 &&
-        (st = mj_dev_upload(ctx, d->values, h->values_in, value_bytes)) != MJ_OK)
+        (st = mj__dev_upload(ctx, d->values, h->values_in, value_bytes)) != MJ_OK)
         goto fail;
     memset(job, 0, sizeof *job);
     if (o->primitive == MJ_MERGE) { /* the merge writes elsewhere */
-        if ((st = mj_dev_alloc(ctx, &d->out_keys, key_bytes)) != MJ_OK)
+        if ((st = mj__dev_alloc(ctx, &d->out_keys, key_bytes)) != MJ_OK)
             goto fail;
         if (o->value_size > 0 &&
-            (st = mj_dev_alloc(ctx, &d->out_values, value_bytes)) != MJ_OK)
+            (st = mj__dev_alloc(ctx, &d->out_values, value_bytes)) != MJ_OK)
             goto fail;
     }
     if (o->primitive == MJ_SEGMENTED_SORT) {
@@ -346,7 +346,7 @@ static void free_device(mj_context *ctx, demo_dev *d)
     void *const bufs[] = {d->temp, d->out_keys, d->out_values, d->heads, d->values, d->keys};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i] != NULL)
-            (void)mj_dev_free(ctx, bufs[i]);
+            (void)mj__dev_free(ctx, bufs[i]);
 }
 
 /* One run, read back and checked against the CPU stable sort; prints the check. CLI_OK with
@@ -357,11 +357,11 @@ static int run_checked(mj_context *ctx, const demo_opts *o, size_t n, sort_job *
     size_t key_size = job->key_size, key_bytes = n * key_size, value_bytes = n * o->value_size;
     size_t bad, first;
     mj_status st;
-    if ((st = run_sort(job)) != MJ_OK || (st = mj_dev_sync(ctx, NULL)) != MJ_OK ||
-        (st = mj_dev_download(ctx, h->keys_out, job->out_keys, key_bytes)) != MJ_OK)
+    if ((st = run_sort(job)) != MJ_OK || (st = mj__dev_sync(ctx, NULL)) != MJ_OK ||
+        (st = mj__dev_download(ctx, h->keys_out, job->out_keys, key_bytes)) != MJ_OK)
         return cli_status_error(ctx, st);
     if (o->value_size > 0 &&
-        (st = mj_dev_download(ctx, h->values_out, job->out_values, value_bytes)) != MJ_OK)
+        (st = mj__dev_download(ctx, h->values_out, job->out_values, value_bytes)) != MJ_OK)
         return cli_status_error(ctx, st);
 
     if ((st = demo_reference(o, h->keys_in, n, h->perm)) != MJ_OK)
@@ -387,10 +387,10 @@ static int time_runs(mj_context *ctx, const demo_opts *o, size_t n, sort_job *jo
     float *times = h->times;
     for (long r = 0; r < o->reps; r++) {
         mj_status st;
-        if ((st = mj_dev_upload(ctx, job->keys, h->keys_in, key_bytes)) != MJ_OK ||
+        if ((st = mj__dev_upload(ctx, job->keys, h->keys_in, key_bytes)) != MJ_OK ||
             (o->value_size > 0 &&
-             (st = mj_dev_upload(ctx, job->values, h->values_in, value_bytes)) != MJ_OK) ||
-            (st = mj_dev_time(ctx, run_sort, job, &times[r])) != MJ_OK)
+             (st = mj__dev_upload(ctx, job->values, h->values_in, value_bytes)) != MJ_OK) ||
+            (st = mj__dev_time(ctx, run_sort, job, &times[r])) != MJ_OK)
             return cli_status_error(ctx, st);
     }
     cli_sort_floats(times, (size_t)o->reps);
@@ -451,7 +451,7 @@ int cmd_demo(int argc, char **argv)
         rc = pass ? CLI_OK : CLI_FAILURE;
     }
     if (launched)
-        (void)mj_dev_sync(ctx, NULL);
+        (void)mj__dev_sync(ctx, NULL);
     free_device(ctx, &d);
     mj_sorter_destroy(sorter);
     mj_context_destroy(ctx);

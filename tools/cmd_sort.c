@@ -173,16 +173,16 @@ static int gpu_sort(const sort_opts *o, void *keys, void *values, size_t n,
     desc.primitive = heads != NULL ? MJ_SEGMENTED_SORT : MJ_MERGESORT;
     if ((st = mj_sorter_create(ctx, &desc, &sorter)) != MJ_OK)
         goto fail;
-    if (heads != NULL && ((st = mj_dev_alloc(ctx, &d_heads, count * 8)) != MJ_OK ||
-                          (st = mj_dev_upload(ctx, d_heads, heads, count * 8)) != MJ_OK))
+    if (heads != NULL && ((st = mj__dev_alloc(ctx, &d_heads, count * 8)) != MJ_OK ||
+                          (st = mj__dev_upload(ctx, d_heads, heads, count * 8)) != MJ_OK))
         goto fail;
-    if ((st = mj_dev_alloc(ctx, &d_keys, key_bytes)) != MJ_OK)
+    if ((st = mj__dev_alloc(ctx, &d_keys, key_bytes)) != MJ_OK)
         goto fail;
-    if (values != NULL && (st = mj_dev_alloc(ctx, &d_values, value_bytes)) != MJ_OK)
+    if (values != NULL && (st = mj__dev_alloc(ctx, &d_values, value_bytes)) != MJ_OK)
         goto fail;
-    if ((st = mj_dev_upload(ctx, d_keys, keys, key_bytes)) != MJ_OK)
+    if ((st = mj__dev_upload(ctx, d_keys, keys, key_bytes)) != MJ_OK)
         goto fail;
-    if (values != NULL && (st = mj_dev_upload(ctx, d_values, values, value_bytes)) != MJ_OK)
+    if (values != NULL && (st = mj__dev_upload(ctx, d_values, values, value_bytes)) != MJ_OK)
         goto fail;
     launched = 1;
     mj_segments segments = {MJ_SEGMENTS_HEADS, d_heads, count, 8};
@@ -191,11 +191,11 @@ static int gpu_sort(const sort_opts *o, void *keys, void *values, size_t n,
              : mj_sorter_sort(sorter, d_keys, d_values, n, NULL, 0, NULL);
     if (st != MJ_OK)
         goto fail;
-    if ((st = mj_dev_sync(ctx, NULL)) != MJ_OK)
+    if ((st = mj__dev_sync(ctx, NULL)) != MJ_OK)
         goto fail;
-    if ((st = mj_dev_download(ctx, keys, d_keys, key_bytes)) != MJ_OK)
+    if ((st = mj__dev_download(ctx, keys, d_keys, key_bytes)) != MJ_OK)
         goto fail;
-    if (values != NULL && (st = mj_dev_download(ctx, values, d_values, value_bytes)) != MJ_OK)
+    if (values != NULL && (st = mj__dev_download(ctx, values, d_values, value_bytes)) != MJ_OK)
         goto fail;
     goto done;
 
@@ -203,13 +203,13 @@ fail:
     rc = cli_status_error(ctx, st);
 done:
     if (launched)
-        (void)mj_dev_sync(ctx, NULL);
+        (void)mj__dev_sync(ctx, NULL);
     if (d_heads != NULL)
-        (void)mj_dev_free(ctx, d_heads);
+        (void)mj__dev_free(ctx, d_heads);
     if (d_values != NULL)
-        (void)mj_dev_free(ctx, d_values);
+        (void)mj__dev_free(ctx, d_values);
     if (d_keys != NULL)
-        (void)mj_dev_free(ctx, d_keys);
+        (void)mj__dev_free(ctx, d_keys);
     mj_sorter_destroy(sorter);
     mj_context_destroy(ctx);
     return rc;

@@ -57,11 +57,11 @@ static uint64_t key_sum(const unsigned char *k, size_t ks, size_t n)
 
 static void free_inputs(mj_context *ctx, tune_inputs *in)
 {
-    mj_dev_free(ctx, in->src_keys);
-    mj_dev_free(ctx, in->src_values);
-    mj_dev_free(ctx, in->keys);
-    mj_dev_free(ctx, in->values);
-    mj_dev_free(ctx, in->offsets);
+    mj__dev_free(ctx, in->src_keys);
+    mj__dev_free(ctx, in->src_values);
+    mj__dev_free(ctx, in->keys);
+    mj__dev_free(ctx, in->values);
+    mj__dev_free(ctx, in->offsets);
     memset(in, 0, sizeof *in);
 }
 
@@ -106,15 +106,15 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, si
         }
     }
     in->sum = key_sum(h, ks, n);
-    mj_status st = mj_dev_alloc(ctx, &in->src_keys, n * ks);
+    mj_status st = mj__dev_alloc(ctx, &in->src_keys, n * ks);
     if (!st)
-        st = mj_dev_alloc(ctx, &in->keys, n * ks);
+        st = mj__dev_alloc(ctx, &in->keys, n * ks);
     if (!st)
-        st = mj_dev_upload(ctx, in->src_keys, h, n * ks);
+        st = mj__dev_upload(ctx, in->src_keys, h, n * ks);
     if (!st && c->value_size) {
-        st = mj_dev_alloc(ctx, &in->src_values, n * c->value_size);
+        st = mj__dev_alloc(ctx, &in->src_values, n * c->value_size);
         if (!st)
-            st = mj_dev_alloc(ctx, &in->values, n * c->value_size);
+            st = mj__dev_alloc(ctx, &in->values, n * c->value_size);
     }
     free(h);
     if (!st && c->primitive == MJ_SEGMENTED_SORT) {
@@ -125,9 +125,9 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, si
         for (size_t i = 0; off && i < in->offset_count; i++)
             off[i] = (uint32_t)(i * seglen < n ? i * seglen : n);
         if (!st)
-            st = mj_dev_alloc(ctx, &in->offsets, in->offset_count * sizeof *off);
+            st = mj__dev_alloc(ctx, &in->offsets, in->offset_count * sizeof *off);
         if (!st)
-            st = mj_dev_upload(ctx, in->offsets, off, in->offset_count * sizeof *off);
+            st = mj__dev_upload(ctx, in->offsets, off, in->offset_count * sizeof *off);
         free(off);
     }
     if (st)
@@ -135,7 +135,7 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, si
     return st;
 }
 
-/* One timed run, for mj_dev_time. */
+/* One timed run, for mj__dev_time. */
 typedef struct run_job {
     const tune_config *c;
     mj_sorter *sorter;
@@ -167,9 +167,9 @@ static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_MERGE)
         return MJ_OK;
-    mj_status st = mj_dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
+    mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
-        st = mj_dev_copy(ctx, in->values, in->src_values, in->n * c->value_size);
+        st = mj__dev_copy(ctx, in->values, in->src_values, in->n * c->value_size);
     return st;
 }
 
@@ -182,7 +182,7 @@ static const char *check_result(mj_context *ctx, const tune_config *c, tune_inpu
     if (!h)
         return "no host memory to check the result";
     const char *bad = NULL;
-    if (mj_dev_download(ctx, h, in->keys, in->n * ks) != MJ_OK)
+    if (mj__dev_download(ctx, h, in->keys, in->n * ks) != MJ_OK)
         bad = "the result could not be read back";
     for (size_t i = 1; !bad && i < in->n; i++) {
         if (c->primitive == MJ_SEGMENTED_SORT && i % in->seglen == 0)
@@ -221,17 +221,17 @@ const char *tune_measure(tune_bench *b, const tune_config *c, tune_point *p, cha
         if ((st = mj_sorter_temp_size(s, in->n, 0, &need)))
             break;
         if (need > b->temp_bytes) {
-            mj_dev_free(b->ctx, b->temp);
+            mj__dev_free(b->ctx, b->temp);
             b->temp = NULL;
             b->temp_bytes = 0;
-            if ((st = mj_dev_alloc(b->ctx, &b->temp, need)))
+            if ((st = mj__dev_alloc(b->ctx, &b->temp, need)))
                 break;
             b->temp_bytes = need;
         }
         run_job job = {c, s, in, b->temp, b->temp_bytes};
         for (long r = 0; r < b->o->reps && !st; r++) {
             if (!(st = restore(b->ctx, c, in)))
-                st = mj_dev_time(b->ctx, run_once, &job, &b->times[r]);
+                st = mj__dev_time(b->ctx, run_once, &job, &b->times[r]);
             if (!st && r == 0 && k == 0) {
                 const char *bad = check_result(b->ctx, c, in);
                 if (bad) {
@@ -281,7 +281,7 @@ void tune_bench_free(tune_bench *b)
 {
     for (int k = 0; k < TUNE_MAX_SIZES; k++)
         free_inputs(b->ctx, &b->in[k]);
-    mj_dev_free(b->ctx, b->temp);
+    mj__dev_free(b->ctx, b->temp);
     b->temp = NULL;
     b->temp_bytes = 0;
 }

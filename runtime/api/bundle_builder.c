@@ -24,7 +24,7 @@ struct mj_bundle_builder {
 
 mj_status mj_bundle_builder_create(mj_bundle_builder **out) {
     if (!out) return MJ_ERR_INVALID_ARGUMENT;
-    *out = mj_calloc(1, sizeof **out);
+    *out = mj__calloc(1, sizeof **out);
     return *out ? MJ_OK : MJ_ERR_HOST_MEMORY;
 }
 
@@ -55,29 +55,29 @@ mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
         return MJ_ERR_INVALID_ARGUMENT;
     }
     mj_kernel_spec spec;
-    mj_status st = mj_spec_from_desc(ctx, desc, &spec);
-    if (!st) st = mj_choose_tile(ctx, desc, &spec, NULL);
+    mj_status st = mj__spec_from_desc(ctx, desc, &spec);
+    if (!st) st = mj__choose_tile(ctx, desc, &spec, NULL);
     if (st) return from_context(b, ctx, st);
     mj_bundle_entry e;
     memset(&e, 0, sizeof e);
-    mj_bundle_request_key(&spec, e.request);
+    mj__bundle_request_key(&spec, e.request);
     for (size_t i = 0; i < b->count; ++i)
         if (memcmp(b->entries[i].request, e.request, 32) == 0) return MJ_OK;
 
     char *src = NULL, err[512];
     size_t len;
-    int rc = mj_gen_source(&spec, &src, &len, err, sizeof err);
+    int rc = mj__gen_source(&spec, &src, &len, err, sizeof err);
     if (rc) {
         snprintf(b->error, sizeof b->error, "%s", err);
-        return mj_gen_status(rc);
+        return mj__gen_status(rc);
     }
-    mj_bundle_source_key(src, spec.sm, e.source_key);
+    mj__bundle_source_key(src, spec.sm, e.source_key);
     free(src);
     mj_binary bin;
-    if ((st = mj_binary_get(ctx, &spec, 1, &bin))) return from_context(b, ctx, st);
+    if ((st = mj__binary_get(ctx, &spec, 1, &bin))) return from_context(b, ctx, st);
     if (b->count == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 16;
-        mj_bundle_entry *grown = mj_realloc(b->entries, cap * sizeof *grown);
+        mj_bundle_entry *grown = mj__realloc(b->entries, cap * sizeof *grown);
         if (!grown) {
             free(bin.data);
             snprintf(b->error, sizeof b->error, "out of host memory");
@@ -89,14 +89,14 @@ mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
     e.sm = spec.sm;
     e.primitive = spec.primitive;
     e.key = spec.key;
-    e.key_size = mj_spec_key_size(&spec);
+    e.key_size = mj__spec_key_size(&spec);
     e.value_size = spec.value_size;
     e.nt = spec.nt;
     e.vt = spec.vt;
-    e.bs_nt = mj_spec_bs_nt(&spec);
+    e.bs_nt = mj__spec_bs_nt(&spec);
     e.registers = bin.meta.registers;
     e.spill_bytes = (long)bin.meta.spill_bytes;
-    mj_bundle_request_label(&spec, e.label, sizeof e.label);
+    mj__bundle_request_label(&spec, e.label, sizeof e.label);
     e.size = bin.size;
     e.payload = bin.data;
     b->entries[b->count++] = e;
@@ -109,8 +109,8 @@ mj_status mj_bundle_builder_write(mj_bundle_builder *b, const char *path) {
         snprintf(b->error, sizeof b->error, "a path to write the bundle to is required");
         return MJ_ERR_INVALID_ARGUMENT;
     }
-    int rc = mj_bundle_write_file(path, b->entries, b->count, b->error, sizeof b->error);
-    return rc ? mj_io_status(rc) : MJ_OK;
+    int rc = mj__bundle_write_file(path, b->entries, b->count, b->error, sizeof b->error);
+    return rc ? mj__io_status(rc) : MJ_OK;
 }
 
 /* ---------------------------------------------------------------- the listing */
@@ -127,8 +127,8 @@ mj_status mj_bundle_list(const char *path, void (*fn)(void *arg, const mj_bundle
         return MJ_ERR_INVALID_ARGUMENT;
     }
     mj_bundle_index b;
-    int rc = mj_bundle_read_index(path, &b, err, err_cap);
-    if (rc) return mj_io_status(rc);
+    int rc = mj__bundle_read_index(path, &b, err, err_cap);
+    if (rc) return mj__io_status(rc);
     for (size_t i = 0; i < b.count; ++i) {
         const mj_bundle_entry *e = &b.entries[i];
         mj_bundle_info info = {
@@ -147,6 +147,6 @@ mj_status mj_bundle_list(const char *path, void (*fn)(void *arg, const mj_bundle
         };
         fn(arg, &info);
     }
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b);
     return MJ_OK;
 }

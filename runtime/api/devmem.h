@@ -7,14 +7,14 @@
 #include <stddef.h>
 #include "mergejit.h"
 
-mj_status mj_dev_alloc(mj_context *ctx, void **ptr, size_t bytes);
-mj_status mj_dev_free(mj_context *ctx, void *ptr);
-mj_status mj_dev_upload(mj_context *ctx, void *dst, const void *src, size_t bytes);
-mj_status mj_dev_download(mj_context *ctx, void *dst, const void *src, size_t bytes);
+mj_status mj__dev_alloc(mj_context *ctx, void **ptr, size_t bytes);
+mj_status mj__dev_free(mj_context *ctx, void *ptr);
+mj_status mj__dev_upload(mj_context *ctx, void *dst, const void *src, size_t bytes);
+mj_status mj__dev_download(mj_context *ctx, void *dst, const void *src, size_t bytes);
 /* Device-to-device copy, ordered on the legacy default stream. */
-mj_status mj_dev_copy(mj_context *ctx, void *dst, const void *src, size_t bytes);
-mj_status mj_dev_sync(mj_context *ctx, void *stream);
+mj_status mj__dev_copy(mj_context *ctx, void *dst, const void *src, size_t bytes);
+mj_status mj__dev_sync(mj_context *ctx, void *stream);
 /* Elapsed device time in ms of fn(arg) on the legacy default stream, measured with events. */
-mj_status mj_dev_time(mj_context *ctx, mj_status (*fn)(void *arg), void *arg, float *ms);
+mj_status mj__dev_time(mj_context *ctx, mj_status (*fn)(void *arg), void *arg, float *ms);
 
 #endif

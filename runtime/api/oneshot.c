@@ -6,7 +6,7 @@
 static mj_status make(mj_context *ctx, const mj_sort_desc *desc, mj_primitive primitive,
                       size_t value_size, mj_sorter **s) {
     if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
-    if (!desc) return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc is NULL");
+    if (!desc) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc is NULL");
     mj_sort_desc d = *desc;
     d.value_size = value_size;
     if (primitive != MJ_PRIMITIVE_COUNT) d.primitive = primitive;
@@ -31,7 +31,7 @@ mj_status mj_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys, si
 mj_status mj_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys, void *values,
                         size_t value_size, size_t n, void *stream) {
     if (ctx && value_size == 0)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sort_pairs needs value_size > 0");
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sort_pairs needs value_size > 0");
     return sort(ctx, desc, value_size, keys, values, n, stream);
 }
 
@@ -68,7 +68,7 @@ mj_status mj_merge_pairs(mj_context *ctx, const mj_sort_desc *desc, const void *
                          const void *b_values, size_t b_count, void *out_keys,
                          void *out_values, size_t value_size, void *stream) {
     if (ctx && value_size == 0)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_merge_pairs needs value_size > 0");
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_merge_pairs needs value_size > 0");
     return merge(ctx, desc, value_size, a_keys, a_values, a_count, b_keys, b_values, b_count,
                  out_keys, out_values, stream);
 }
@@ -93,7 +93,7 @@ mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, voi
                                   void *values, size_t value_size, size_t n,
                                   const mj_segments *segments, void *stream) {
     if (ctx && value_size == 0)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "mj_segmented_sort_pairs needs value_size > 0");
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "mj_segmented_sort_pairs needs value_size > 0");
     return segsort(ctx, desc, value_size, keys, values, n, segments, stream);
 }

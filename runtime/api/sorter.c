@@ -22,18 +22,18 @@ static size_t value_alignment(size_t v) {
 
 mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out) {
     if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
-    if (!desc || !out) return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc and out are required");
+    if (!desc || !out) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc and out are required");
     *out = NULL;
     mj_kernel_spec spec;
     const mj_bundle_entry *entry = NULL;
-    mj_status st = mj_spec_from_desc(ctx, desc, &spec);
-    if (!st) st = mj_choose_tile(ctx, desc, &spec, &entry);
+    mj_status st = mj__spec_from_desc(ctx, desc, &spec);
+    if (!st) st = mj__choose_tile(ctx, desc, &spec, &entry);
     if (st) return st;
-    size_t key_size = mj_spec_key_size(&spec);
+    size_t key_size = mj__spec_key_size(&spec);
 
-    mj_sorter *s = mj_calloc(1, sizeof *s);
-    if (!s) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
-    st = mj_module_get(ctx, &spec, entry, &s->mod, &s->source, &s->build_ms);
+    mj_sorter *s = mj__calloc(1, sizeof *s);
+    if (!s) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+    st = mj__module_get(ctx, &spec, entry, &s->mod, &s->source, &s->build_ms);
     if (st) {
         free(s);
         return st;
@@ -45,7 +45,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->value_align = value_alignment(desc->value_size);
     s->nt = spec.nt;
     s->vt = spec.vt;
-    s->bs_nt = mj_spec_bs_nt(&spec);
+    s->bs_nt = mj__spec_bs_nt(&spec);
     s->primitive = desc->primitive;
     *out = s;
     return MJ_OK;
@@ -67,20 +67,20 @@ void mj_sorter_resources(const mj_sorter *s, int *registers, long *spill_bytes) 
 mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
     if (!s || !bytes) return MJ_ERR_INVALID_ARGUMENT;
     switch (s->primitive) {
-    case MJ_MERGE: return mj_merge_temp(s, n, bytes);
+    case MJ_MERGE: return mj__merge_temp(s, n, bytes);
     case MJ_SEGMENTED_SORT:
-    case MJ_LOCALITY_SORT: return mj_queued_temp(s, n, bytes);
-    default: return mj_mergesort_temp(s, n, indices, bytes);
+    case MJ_LOCALITY_SORT: return mj__queued_temp(s, n, bytes);
+    default: return mj__mergesort_temp(s, n, indices, bytes);
     }
 }
 
 mj_status mj_sorter_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
                          size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
-    mj_status st = mj_sorter_expect(s, 1u << MJ_MERGESORT | 1u << MJ_LOCALITY_SORT,
-                                    "mj_sorter_sort");
-    if (st || (st = mj_check_values(s, values, n))) return st;
+    mj_status st = mj__sorter_expect(s, 1u << MJ_MERGESORT | 1u << MJ_LOCALITY_SORT,
+                                     "mj_sorter_sort");
+    if (st || (st = mj__check_values(s, values, n))) return st;
     if (s->primitive == MJ_LOCALITY_SORT)
-        return mj_locality_sort(s, keys, values, n, temp, temp_bytes, stream);
-    return mj_mergesort_sort(s, keys, values, n, temp, temp_bytes, stream);
+        return mj__locality_sort(s, keys, values, n, temp, temp_bytes, stream);
+    return mj__mergesort_sort(s, keys, values, n, temp, temp_bytes, stream);
 }

@@ -5,7 +5,7 @@
 
 #include "base/c_numeric.h"
 
-int mj_c_numeric_begin(mj_c_numeric *s)
+int mj__c_numeric_begin(mj_c_numeric *s)
 {
     s->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (s->c == (locale_t)0)
@@ -14,7 +14,7 @@ int mj_c_numeric_begin(mj_c_numeric *s)
     return 0;
 }
 
-void mj_c_numeric_end(mj_c_numeric *s)
+void mj__c_numeric_end(mj_c_numeric *s)
 {
     uselocale(s->old);
     freelocale(s->c);

@@ -11,8 +11,8 @@ typedef struct mj_c_numeric {
 } mj_c_numeric;
 
 /* Switches this thread to the "C" numeric locale. 0, or -1 when it cannot be made. */
-int mj_c_numeric_begin(mj_c_numeric *s);
+int mj__c_numeric_begin(mj_c_numeric *s);
 /* Gives the thread its locale back. */
-void mj_c_numeric_end(mj_c_numeric *s);
+void mj__c_numeric_end(mj_c_numeric *s);
 
 #endif

@@ -3,6 +3,6 @@
 #define MJ_CLOCK_H
 
 /* Milliseconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
-double mj_now_ms(void);
+double mj__now_ms(void);
 
 #endif

@@ -20,7 +20,7 @@
 /* At most this much per read or write call: Linux moves at most about 2 GiB per call. */
 #define IO_CHUNK ((size_t)1 << 30)
 
-void mj_set_err(char *err, size_t errcap, const char *fmt, ...)
+void mj__set_err(char *err, size_t errcap, const char *fmt, ...)
 {
     if (!err || errcap == 0)
         return;
@@ -30,7 +30,7 @@ void mj_set_err(char *err, size_t errcap, const char *fmt, ...)
     va_end(ap);
 }
 
-/* mj_read_full, or mj_pread_full when positional. */
+/* mj__read_full, or mj__pread_full when positional. */
 static ssize_t read_loop(int fd, void *buf, size_t n, int positional, uint64_t offset)
 {
     size_t done = 0;
@@ -51,22 +51,22 @@ static ssize_t read_loop(int fd, void *buf, size_t n, int positional, uint64_t o
     return (ssize_t)done;
 }
 
-ssize_t mj_read_full(int fd, void *buf, size_t n)
+ssize_t mj__read_full(int fd, void *buf, size_t n)
 {
     return read_loop(fd, buf, n, 0, 0);
 }
 
-ssize_t mj_pread_full(int fd, void *buf, size_t n, uint64_t offset)
+ssize_t mj__pread_full(int fd, void *buf, size_t n, uint64_t offset)
 {
     return read_loop(fd, buf, n, 1, offset);
 }
 
-mj_status mj_io_status(int rc)
+mj_status mj__io_status(int rc)
 {
     return rc == MJ_IO_NO_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_FILE;
 }
 
-int mj_fault_write_errno;
+int mj__fault_write_errno;
 
 static int write_loop(int fd, const void *buf, size_t n)
 {
@@ -84,9 +84,9 @@ static int write_loop(int fd, const void *buf, size_t n)
     return 0;
 }
 
-int mj_write_all(int fd, const void *buf, size_t n)
+int mj__write_all(int fd, const void *buf, size_t n)
 {
-    int fault = mj_fault_write_errno;
+    int fault = mj__fault_write_errno;
     if (!fault)
         return write_loop(fd, buf, n);
     if (write_loop(fd, buf, n / 2) == 0)
@@ -94,13 +94,13 @@ int mj_write_all(int fd, const void *buf, size_t n)
     return -1;
 }
 
-int mj_path_split(const char *path, char *dir, size_t dircap, const char **base, char *err,
-                  size_t errcap)
+int mj__path_split(const char *path, char *dir, size_t dircap, const char **base, char *err,
+                   size_t errcap)
 {
     const char *slash = strrchr(path, '/');
     *base = slash ? slash + 1 : path;
     if (!**base) {
-        mj_set_err(err, errcap, "the path names a directory");
+        mj__set_err(err, errcap, "the path names a directory");
         return -1;
     }
     int n;
@@ -111,17 +111,17 @@ int mj_path_split(const char *path, char *dir, size_t dircap, const char **base,
     else
         n = snprintf(dir, dircap, "%.*s", (int)(slash - path), path);
     if (n < 0 || (size_t)n >= dircap) {
-        mj_set_err(err, errcap, "the path is too long");
+        mj__set_err(err, errcap, "the path is too long");
         return -1;
     }
     return 0;
 }
 
-mj_status mj_read_file(const char *path, void **data, size_t *size, char *err, size_t errcap)
+mj_status mj__read_file(const char *path, void **data, size_t *size, char *err, size_t errcap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC); /* blocking: a pipe is read to its end */
     if (fd < 0) {
-        mj_set_err(err, errcap, "cannot open '%s': %s", path, strerror(errno));
+        mj__set_err(err, errcap, "cannot open '%s': %s", path, strerror(errno));
         return MJ_ERR_FILE;
     }
     mj_status rc = MJ_ERR_FILE;
@@ -129,7 +129,7 @@ mj_status mj_read_file(const char *path, void **data, size_t *size, char *err, s
     size_t cap = (size_t)1 << 20, used = 0; /* a stream starts with 1 MiB */
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        mj_set_err(err, errcap, "cannot stat '%s': %s", path, strerror(errno));
+        mj__set_err(err, errcap, "cannot stat '%s': %s", path, strerror(errno));
         goto fail;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -138,19 +138,19 @@ mj_status mj_read_file(const char *path, void **data, size_t *size, char *err, s
     }
     if (S_ISREG(st.st_mode)) {
         if ((uintmax_t)st.st_size > (uintmax_t)SIZE_MAX) {
-            mj_set_err(err, errcap, "'%s' is too large for this machine", path);
+            mj__set_err(err, errcap, "'%s' is too large for this machine", path);
             rc = MJ_ERR_TOO_LARGE;
             goto fail;
         }
         cap = (size_t)st.st_size;
     }
-    if (!(buf = mj_malloc(cap ? cap : 1))) {
-        mj_set_err(err, errcap, "cannot allocate %zu bytes to read '%s'", cap, path);
+    if (!(buf = mj__malloc(cap ? cap : 1))) {
+        mj__set_err(err, errcap, "cannot allocate %zu bytes to read '%s'", cap, path);
         rc = MJ_ERR_HOST_MEMORY;
         goto fail;
     }
     for (;;) {
-        ssize_t got = mj_read_full(fd, buf + used, cap - used);
+        ssize_t got = mj__read_full(fd, buf + used, cap - used);
         if (got < 0)
             goto read_error;
         used += (size_t)got;
@@ -158,7 +158,7 @@ mj_status mj_read_file(const char *path, void **data, size_t *size, char *err, s
             break; /* end of file */
         /* Full: probe for more before growing, so that a regular file needs one buffer. */
         unsigned char probe[4096];
-        if ((got = mj_read_full(fd, probe, sizeof probe)) < 0)
+        if ((got = mj__read_full(fd, probe, sizeof probe)) < 0)
             goto read_error;
         if (got == 0)
             break;
@@ -166,9 +166,9 @@ mj_status mj_read_file(const char *path, void **data, size_t *size, char *err, s
         size_t newcap = cap < SIZE_MAX / 2 ? cap * 2 : SIZE_MAX;
         if (newcap < want)
             newcap = want + ((size_t)1 << 20);
-        unsigned char *grown = mj_realloc(buf, newcap);
+        unsigned char *grown = mj__realloc(buf, newcap);
         if (!grown) {
-            mj_set_err(err, errcap, "cannot allocate %zu bytes to read '%s'", newcap, path);
+            mj__set_err(err, errcap, "cannot allocate %zu bytes to read '%s'", newcap, path);
             rc = MJ_ERR_HOST_MEMORY;
             goto fail;
         }
@@ -183,32 +183,32 @@ mj_status mj_read_file(const char *path, void **data, size_t *size, char *err, s
     return MJ_OK;
 
 read_error:
-    mj_set_err(err, errcap, "cannot read '%s': %s", path, strerror(errno));
+    mj__set_err(err, errcap, "cannot read '%s': %s", path, strerror(errno));
 fail:
     free(buf);
     close(fd);
     return rc;
 }
 
-int mj_file_stage(const char *dir, const char *stem, const mj_span *parts, size_t nparts,
-                  mode_t mode, unsigned flags, char *tmp, size_t tmpcap, char *err,
-                  size_t errcap)
+int mj__file_stage(const char *dir, const char *stem, const mj_span *parts, size_t nparts,
+                   mode_t mode, unsigned flags, char *tmp, size_t tmpcap, char *err,
+                   size_t errcap)
 {
     int n = snprintf(tmp, tmpcap, "%s/.%s.tmp.XXXXXX", dir, stem);
     if (n < 0 || (size_t)n >= tmpcap) {
-        mj_set_err(err, errcap, "cannot create a temporary file in %s: its path is too long",
-                   dir);
+        mj__set_err(err, errcap, "cannot create a temporary file in %s: its path is too long",
+                    dir);
         return -1;
     }
     int fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
     if (fd < 0) {
-        mj_set_err(err, errcap, "cannot create a temporary file in %s: %s", dir,
-                   strerror(errno));
+        mj__set_err(err, errcap, "cannot create a temporary file in %s: %s", dir,
+                    strerror(errno));
         return -1;
     }
     const char *step = NULL;
     for (size_t i = 0; i < nparts && !step; i++)
-        if (mj_write_all(fd, parts[i].data, parts[i].size) != 0)
+        if (mj__write_all(fd, parts[i].data, parts[i].size) != 0)
             step = "write";
     if (!step && mode != 0600 && fchmod(fd, mode) != 0)
         step = "chmod";
@@ -220,18 +220,18 @@ int mj_file_stage(const char *dir, const char *stem, const mj_span *parts, size_
         step = "write";
     }
     if (step) {
-        mj_set_err(err, errcap, "cannot %s %s: %s", step, tmp, strerror(e));
+        mj__set_err(err, errcap, "cannot %s %s: %s", step, tmp, strerror(e));
         unlink(tmp);
         return -1;
     }
     return 0;
 }
 
-int mj_file_commit(const char *tmp, const char *path, const char *dir, unsigned flags,
-                   char *err, size_t errcap)
+int mj__file_commit(const char *tmp, const char *path, const char *dir, unsigned flags,
+                    char *err, size_t errcap)
 {
     if (rename(tmp, path) != 0) {
-        mj_set_err(err, errcap, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        mj__set_err(err, errcap, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         unlink(tmp);
         return -1;
     }
@@ -257,21 +257,21 @@ static int make_one_dir(const char *path, char *err, size_t errcap)
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return 0;
-        mj_set_err(err, errcap, "%s exists and is not a directory", path);
+        mj__set_err(err, errcap, "%s exists and is not a directory", path);
         return -1;
     }
     if (e == EEXIST) /* e.g. a dangling symbolic link */
-        mj_set_err(err, errcap, "%s exists and is not a directory", path);
+        mj__set_err(err, errcap, "%s exists and is not a directory", path);
     else
-        mj_set_err(err, errcap, "cannot create directory %s: %s", path, strerror(e));
+        mj__set_err(err, errcap, "cannot create directory %s: %s", path, strerror(e));
     return -1;
 }
 
-int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)
+int mj__dir_ensure_private(const char *dir, char *err, size_t errcap)
 {
     struct stat st;
     if (!dir || !*dir) {
-        mj_set_err(err, errcap, "the cache directory path is empty");
+        mj__set_err(err, errcap, "the cache directory path is empty");
         return -1;
     }
     if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) /* the usual case, one system call */
@@ -279,7 +279,7 @@ int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)
     size_t len = strlen(dir);
     char buf[PATH_MAX];
     if (len >= sizeof buf) {
-        mj_set_err(err, errcap, "cache directory path %s is too long", dir);
+        mj__set_err(err, errcap, "cache directory path %s is too long", dir);
         return -1;
     }
     memcpy(buf, dir, len + 1);
@@ -298,12 +298,12 @@ int mj_cache_ensure_dir(const char *dir, char *err, size_t errcap)
     }
 }
 
-int mj_write_file_atomic(const char *path, const char *dir, const char *stem,
-                         const mj_span *parts, size_t nparts, mode_t mode, unsigned flags,
-                         char *err, size_t errcap)
+int mj__write_file_atomic(const char *path, const char *dir, const char *stem,
+                          const mj_span *parts, size_t nparts, mode_t mode, unsigned flags,
+                          char *err, size_t errcap)
 {
     char tmp[PATH_MAX];
-    if (mj_file_stage(dir, stem, parts, nparts, mode, flags, tmp, sizeof tmp, err, errcap) != 0)
+    if (mj__file_stage(dir, stem, parts, nparts, mode, flags, tmp, sizeof tmp, err, errcap) != 0)
         return -1;
-    return mj_file_commit(tmp, path, dir, flags, err, errcap);
+    return mj__file_commit(tmp, path, dir, flags, err, errcap);
 }

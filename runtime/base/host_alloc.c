@@ -2,27 +2,27 @@
 
 #include <stdlib.h>
 
-long mj_fault_alloc_countdown;
+long mj__fault_alloc_countdown;
 
 /* Whether this allocation is the one the test hook fails. */
 static int injected(void)
 {
-    if (__atomic_load_n(&mj_fault_alloc_countdown, __ATOMIC_RELAXED) <= 0)
+    if (__atomic_load_n(&mj__fault_alloc_countdown, __ATOMIC_RELAXED) <= 0)
         return 0;
-    return __atomic_sub_fetch(&mj_fault_alloc_countdown, 1, __ATOMIC_RELAXED) == 0;
+    return __atomic_sub_fetch(&mj__fault_alloc_countdown, 1, __ATOMIC_RELAXED) == 0;
 }
 
-void *mj_malloc(size_t n)
+void *mj__malloc(size_t n)
 {
     return injected() ? NULL : malloc(n);
 }
 
-void *mj_calloc(size_t count, size_t size)
+void *mj__calloc(size_t count, size_t size)
 {
     return injected() ? NULL : calloc(count, size);
 }
 
-void *mj_realloc(void *p, size_t n)
+void *mj__realloc(void *p, size_t n)
 {
     return injected() ? NULL : realloc(p, n);
 }

@@ -6,13 +6,13 @@
 
 #include <stddef.h>
 
-void *mj_malloc(size_t n);
-void *mj_calloc(size_t count, size_t size);
-void *mj_realloc(void *p, size_t n); /* on failure p is left as it was */
+void *mj__malloc(size_t n);
+void *mj__calloc(size_t count, size_t size);
+void *mj__realloc(void *p, size_t n); /* on failure p is left as it was */
 
 /* Test hook, never set by the library: when positive, every allocation counts it down and the
  * one that takes it to zero fails (NULL, as when the host is out of memory); zero is off.
  * Hidden from the shared library's users; tests link the static library and set it. */
-extern long mj_fault_alloc_countdown;
+extern long mj__fault_alloc_countdown;
 
 #endif

@@ -70,7 +70,7 @@ static void compress(uint32_t state[8], const uint8_t block[64])
     state[7] += h;
 }
 
-void mj_sha256_init(mj_sha256 *h)
+void mj__sha256_init(mj_sha256 *h)
 {
     static const uint32_t iv[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
                                    0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
@@ -79,7 +79,7 @@ void mj_sha256_init(mj_sha256 *h)
     h->fill = 0;
 }
 
-void mj_sha256_update(mj_sha256 *h, const void *data, size_t n)
+void mj__sha256_update(mj_sha256 *h, const void *data, size_t n)
 {
     const uint8_t *p = data;
     if (n == 0)
@@ -103,7 +103,7 @@ void mj_sha256_update(mj_sha256 *h, const void *data, size_t n)
     h->fill = n;
 }
 
-void mj_sha256_final(mj_sha256 *h, uint8_t out[32])
+void mj__sha256_final(mj_sha256 *h, uint8_t out[32])
 {
     uint64_t bits = h->length * 8;
     h->block[h->fill++] = 0x80;
@@ -122,15 +122,15 @@ void mj_sha256_final(mj_sha256 *h, uint8_t out[32])
     h->fill = 0;
 }
 
-void mj_sha256_hash(const void *data, size_t n, uint8_t out[32])
+void mj__sha256_hash(const void *data, size_t n, uint8_t out[32])
 {
     mj_sha256 h;
-    mj_sha256_init(&h);
-    mj_sha256_update(&h, data, n);
-    mj_sha256_final(&h, out);
+    mj__sha256_init(&h);
+    mj__sha256_update(&h, data, n);
+    mj__sha256_final(&h, out);
 }
 
-void mj_sha256_hex(const uint8_t digest[32], char out[65])
+void mj__sha256_hex(const uint8_t digest[32], char out[65])
 {
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) {

@@ -12,12 +12,12 @@ typedef struct mj_sha256 {
     size_t fill;          /* bytes waiting in block */
 } mj_sha256;
 
-void mj_sha256_init(mj_sha256 *h);
-void mj_sha256_update(mj_sha256 *h, const void *data, size_t n);
-void mj_sha256_final(mj_sha256 *h, uint8_t out[32]);
+void mj__sha256_init(mj_sha256 *h);
+void mj__sha256_update(mj_sha256 *h, const void *data, size_t n);
+void mj__sha256_final(mj_sha256 *h, uint8_t out[32]);
 /* One-shot convenience. */
-void mj_sha256_hash(const void *data, size_t n, uint8_t out[32]);
+void mj__sha256_hash(const void *data, size_t n, uint8_t out[32]);
 /* 64 lowercase hex digits and a NUL into out[65]. */
-void mj_sha256_hex(const uint8_t digest[32], char out[65]);
+void mj__sha256_hex(const uint8_t digest[32], char out[65]);
 
 #endif

@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mj_sb_init(mj_strbuf *sb) { memset(sb, 0, sizeof *sb); }
+void mj__sb_init(mj_strbuf *sb) { memset(sb, 0, sizeof *sb); }
 
 static int reserve(mj_strbuf *sb, size_t extra) {
     if (sb->failed) return 0;
     if (sb->len + extra + 1 <= sb->cap) return 1;
     size_t cap = sb->cap ? sb->cap : 4096;
     while (cap < sb->len + extra + 1) cap *= 2;
-    char *p = mj_realloc(sb->data, cap);
+    char *p = mj__realloc(sb->data, cap);
     if (!p) {
         free(sb->data);
         sb->data = NULL;
@@ -25,16 +25,16 @@ static int reserve(mj_strbuf *sb, size_t extra) {
     return 1;
 }
 
-void mj_sb_append(mj_strbuf *sb, const char *text, size_t n) {
+void mj__sb_append(mj_strbuf *sb, const char *text, size_t n) {
     if (!reserve(sb, n)) return;
     memcpy(sb->data + sb->len, text, n);
     sb->len += n;
     sb->data[sb->len] = '\0';
 }
 
-void mj_sb_puts(mj_strbuf *sb, const char *text) { mj_sb_append(sb, text, strlen(text)); }
+void mj__sb_puts(mj_strbuf *sb, const char *text) { mj__sb_append(sb, text, strlen(text)); }
 
-void mj_sb_printf(mj_strbuf *sb, const char *fmt, ...) {
+void mj__sb_printf(mj_strbuf *sb, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -54,14 +54,14 @@ void mj_sb_printf(mj_strbuf *sb, const char *fmt, ...) {
     sb->len += (size_t)n;
 }
 
-char *mj_sb_take(mj_strbuf *sb, size_t *len) {
-    char *p = sb->failed ? NULL : sb->data ? sb->data : mj_calloc(1, 1);
+char *mj__sb_take(mj_strbuf *sb, size_t *len) {
+    char *p = sb->failed ? NULL : sb->data ? sb->data : mj__calloc(1, 1);
     if (len) *len = p ? sb->len : 0;
-    mj_sb_init(sb);
+    mj__sb_init(sb);
     return p;
 }
 
-void mj_sb_free(mj_strbuf *sb) {
+void mj__sb_free(mj_strbuf *sb) {
     free(sb->data);
-    mj_sb_init(sb);
+    mj__sb_init(sb);
 }

@@ -11,12 +11,12 @@ typedef struct mj_strbuf {
     int failed;  /* an allocation failed; data is then freed and NULL */
 } mj_strbuf;
 
-void mj_sb_init(mj_strbuf *sb);
-void mj_sb_append(mj_strbuf *sb, const char *text, size_t n);
-void mj_sb_puts(mj_strbuf *sb, const char *text);
-void mj_sb_printf(mj_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mj__sb_init(mj_strbuf *sb);
+void mj__sb_append(mj_strbuf *sb, const char *text, size_t n);
+void mj__sb_puts(mj_strbuf *sb, const char *text);
+void mj__sb_printf(mj_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Hands the buffer over (NULL when an allocation failed) and resets sb. */
-char *mj_sb_take(mj_strbuf *sb, size_t *len);
-void mj_sb_free(mj_strbuf *sb);
+char *mj__sb_take(mj_strbuf *sb, size_t *len);
+void mj__sb_free(mj_strbuf *sb);
 
 #endif

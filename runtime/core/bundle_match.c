@@ -12,15 +12,15 @@
  * hash the same bytes. */
 static void hash_str(mj_sha256 *h, const char *s) {
     long long n = s ? (long long)strlen(s) : -1;
-    mj_sha256_update(h, &n, sizeof n);
-    if (s) mj_sha256_update(h, s, (size_t)n);
+    mj__sha256_update(h, &n, sizeof n);
+    if (s) mj__sha256_update(h, s, (size_t)n);
 }
 
-static void hash_num(mj_sha256 *h, long long v) { mj_sha256_update(h, &v, sizeof v); }
+static void hash_num(mj_sha256 *h, long long v) { mj__sha256_update(h, &v, sizeof v); }
 
-void mj_bundle_request_key(const mj_kernel_spec *spec, uint8_t out[32]) {
+void mj__bundle_request_key(const mj_kernel_spec *spec, uint8_t out[32]) {
     mj_sha256 h;
-    mj_sha256_init(&h);
+    mj__sha256_init(&h);
     hash_str(&h, "mergejit bundle request 1");
     hash_num(&h, spec->sm);
     hash_num(&h, spec->primitive);
@@ -33,26 +33,26 @@ void mj_bundle_request_key(const mj_kernel_spec *spec, uint8_t out[32]) {
     hash_num(&h, custom ? (long long)spec->type_size : 0);
     hash_num(&h, custom ? (long long)spec->type_align : 0);
     hash_num(&h, (long long)spec->value_size);
-    mj_sha256_final(&h, out);
+    mj__sha256_final(&h, out);
 }
 
-void mj_bundle_source_key(const char *src, int sm, uint8_t out[32]) {
+void mj__bundle_source_key(const char *src, int sm, uint8_t out[32]) {
     mj_sha256 h;
-    mj_sha256_init(&h);
+    mj__sha256_init(&h);
     hash_str(&h, "mergejit bundle source 1");
     hash_num(&h, sm);
     hash_str(&h, src);
-    mj_sha256_final(&h, out);
+    mj__sha256_final(&h, out);
 }
 
-const mj_bundle_entry *mj_bundle_lookup(const mj_context *ctx, const mj_kernel_spec *spec) {
+const mj_bundle_entry *mj__bundle_lookup(const mj_context *ctx, const mj_kernel_spec *spec) {
     if (!ctx->bundle) return NULL;
     uint8_t request[32];
-    mj_bundle_request_key(spec, request);
-    return mj_bundle_find(ctx->bundle, request);
+    mj__bundle_request_key(spec, request);
+    return mj__bundle_find(ctx->bundle, request);
 }
 
-void mj_bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap) {
+void mj__bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap) {
     const char *type = spec->key == MJ_KEY_CUSTOM ? spec->type_name : mj_key_kind_name(spec->key);
     if (spec->less)
         snprintf(out, cap, "%s: %s", type ? type : "?", spec->less);
@@ -61,42 +61,42 @@ void mj_bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap) 
                  spec->order == MJ_DESCENDING ? "desc" : "asc");
 }
 
-mj_status mj_bundle_check_entry(mj_context *ctx, const mj_kernel_spec *spec,
-                                const mj_bundle_entry *entry) {
+mj_status mj__bundle_check_entry(mj_context *ctx, const mj_kernel_spec *spec,
+                                 const mj_bundle_entry *entry) {
     char *src = NULL, err[512];
     size_t len;
     uint8_t key[32];
-    int rc = mj_gen_source(spec, &src, &len, err, sizeof err);
-    if (rc) return mj_fail(ctx, mj_gen_status(rc), "%s", err);
-    mj_bundle_source_key(src, spec->sm, key);
+    int rc = mj__gen_source(spec, &src, &len, err, sizeof err);
+    if (rc) return mj__fail(ctx, mj__gen_status(rc), "%s", err);
+    mj__bundle_source_key(src, spec->sm, key);
     free(src);
     if (memcmp(key, entry->source_key, 32) == 0) return MJ_OK;
-    return mj_fail(ctx, MJ_ERR_NOT_IN_BUNDLE,
-                   "bundle %s holds %s %s for sm_%d, but compiled from other kernel source than "
-                   "this library (mergejit %s) generates: it was written by mergejit %s",
-                   ctx->bundle_path, mj_primitive_name(spec->primitive), entry->label, spec->sm,
-                   MJ_VERSION_STRING, ctx->bundle->version);
+    return mj__fail(ctx, MJ_ERR_NOT_IN_BUNDLE,
+                    "bundle %s holds %s %s for sm_%d, but compiled from other kernel source than "
+                    "this library (mergejit %s) generates: it was written by mergejit %s",
+                    ctx->bundle_path, mj_primitive_name(spec->primitive), entry->label, spec->sm,
+                    MJ_VERSION_STRING, ctx->bundle->version);
 }
 
-mj_status mj_bundle_missing(mj_context *ctx, const mj_kernel_spec *spec,
-                            const mj_bundle_entry *entry) {
+mj_status mj__bundle_missing(mj_context *ctx, const mj_kernel_spec *spec,
+                             const mj_bundle_entry *entry) {
     char label[MJ_BUNDLE_LABEL_CAP];
-    mj_bundle_request_label(spec, label, sizeof label);
+    mj__bundle_request_label(spec, label, sizeof label);
     if (entry)
-        return mj_fail(ctx, MJ_ERR_NOT_IN_BUNDLE,
-                       "bundle %s holds %s of %s with %zu-byte values for sm_%d with tile "
-                       "%dx%dx%d, not the %dx%dx%d asked for",
-                       ctx->bundle_path, mj_primitive_name(spec->primitive), label,
-                       spec->value_size, spec->sm, entry->nt, entry->vt, entry->bs_nt, spec->nt,
-                       spec->vt, mj_spec_bs_nt(spec));
+        return mj__fail(ctx, MJ_ERR_NOT_IN_BUNDLE,
+                        "bundle %s holds %s of %s with %zu-byte values for sm_%d with tile "
+                        "%dx%dx%d, not the %dx%dx%d asked for",
+                        ctx->bundle_path, mj_primitive_name(spec->primitive), label,
+                        spec->value_size, spec->sm, entry->nt, entry->vt, entry->bs_nt, spec->nt,
+                        spec->vt, mj__spec_bs_nt(spec));
     size_t same_sm = 0;
     for (size_t i = 0; i < ctx->bundle->count; ++i) same_sm += ctx->bundle->entries[i].sm == spec->sm;
-    return mj_fail(ctx, MJ_ERR_NOT_IN_BUNDLE,
-                   "bundle %s has no %s of %s with %zu-byte values for sm_%d (it holds %zu "
-                   "entries, %zu of them for sm_%d)%s",
-                   ctx->bundle_path, mj_primitive_name(spec->primitive), label, spec->value_size,
-                   spec->sm, ctx->bundle->count, same_sm, spec->sm,
-                   ctx->flags & MJ_CONTEXT_BUNDLE_FALLBACK
+    return mj__fail(ctx, MJ_ERR_NOT_IN_BUNDLE,
+                    "bundle %s has no %s of %s with %zu-byte values for sm_%d (it holds %zu "
+                    "entries, %zu of them for sm_%d)%s",
+                    ctx->bundle_path, mj_primitive_name(spec->primitive), label, spec->value_size,
+                    spec->sm, ctx->bundle->count, same_sm, spec->sm,
+                    ctx->flags & MJ_CONTEXT_BUNDLE_FALLBACK
                        ? ""
                        : "; add it with mergejit gen, or allow compiling with "
                          "MJ_CONTEXT_BUNDLE_FALLBACK");

@@ -14,26 +14,26 @@
 
 /* The request key: SHA-256 of everything in spec that a caller asks for (primitive, key type
  * and order or comparator, value size, target sm), not the tile, which the bundle chooses. */
-void mj_bundle_request_key(const mj_kernel_spec *spec, uint8_t out[32]);
+void mj__bundle_request_key(const mj_kernel_spec *spec, uint8_t out[32]);
 
 /* The source key: SHA-256 of the generated source and the target it was compiled for. */
-void mj_bundle_source_key(const char *src, int sm, uint8_t out[32]);
+void mj__bundle_source_key(const char *src, int sm, uint8_t out[32]);
 
 /* A label for people: "u32 asc", "u32: a > b", "rec: a.k < b.k" (truncated to cap). */
-void mj_bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap);
+void mj__bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap);
 
 /* The context's bundle entry for spec's request, or NULL (also when it has no bundle). */
-const mj_bundle_entry *mj_bundle_lookup(const mj_context *ctx, const mj_kernel_spec *spec);
+const mj_bundle_entry *mj__bundle_lookup(const mj_context *ctx, const mj_kernel_spec *spec);
 
 /* Checks that entry was compiled from the source this library generates for spec (spec has
  * the entry's tile); its source key is then the module table's key for it. A bundle written
  * by a library with other templates fails with MJ_ERR_NOT_IN_BUNDLE. */
-mj_status mj_bundle_check_entry(mj_context *ctx, const mj_kernel_spec *spec,
-                                const mj_bundle_entry *entry);
+mj_status mj__bundle_check_entry(mj_context *ctx, const mj_kernel_spec *spec,
+                                 const mj_bundle_entry *entry);
 
 /* Reports that the bundle lacks spec (entry: the record for its request with another tile,
  * or NULL): MJ_ERR_NOT_IN_BUNDLE with a message saying what was asked and what it holds. */
-mj_status mj_bundle_missing(mj_context *ctx, const mj_kernel_spec *spec,
-                            const mj_bundle_entry *entry);
+mj_status mj__bundle_missing(mj_context *ctx, const mj_kernel_spec *spec,
+                             const mj_bundle_entry *entry);
 
 #endif

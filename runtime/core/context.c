@@ -15,7 +15,7 @@
 #include "store/tuning_file.h"
 #include "store/tuning_parse.h"
 
-mj_status mj_fail(mj_context *ctx, mj_status status, const char *fmt, ...) {
+mj_status mj__fail(mj_context *ctx, mj_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     pthread_mutex_lock(&ctx->lock);
@@ -25,22 +25,22 @@ mj_status mj_fail(mj_context *ctx, mj_status status, const char *fmt, ...) {
     return status;
 }
 
-mj_status mj_fail_cuda(mj_context *ctx, CUresult r, const char *what) {
+mj_status mj__fail_cuda(mj_context *ctx, CUresult r, const char *what) {
     char text[256];
-    mj_cuda_describe(ctx->cu, r, text, sizeof text);
-    return mj_fail(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? MJ_ERR_DEVICE_MEMORY : MJ_ERR_CUDA,
-                   "%s failed: %s", what, text);
+    mj__cuda_describe(ctx->cu, r, text, sizeof text);
+    return mj__fail(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? MJ_ERR_DEVICE_MEMORY : MJ_ERR_CUDA,
+                    "%s failed: %s", what, text);
 }
 
-mj_status mj_ctx_enter(mj_context *ctx) {
+mj_status mj__ctx_enter(mj_context *ctx) {
     if (!ctx->cu)
-        return mj_fail(ctx, MJ_ERR_UNSUPPORTED,
-                       "this context is compile-only: it has no device to run on");
+        return mj__fail(ctx, MJ_ERR_UNSUPPORTED,
+                        "this context is compile-only: it has no device to run on");
     CUresult r = ctx->cu->ctx_push(ctx->primary);
-    return r == CUDA_SUCCESS ? MJ_OK : mj_fail_cuda(ctx, r, "cuCtxPushCurrent");
+    return r == CUDA_SUCCESS ? MJ_OK : mj__fail_cuda(ctx, r, "cuCtxPushCurrent");
 }
 
-void mj_ctx_leave(mj_context *ctx) {
+void mj__ctx_leave(mj_context *ctx) {
     CUcontext popped;
     ctx->cu->ctx_pop(&popped);
 }
@@ -52,48 +52,48 @@ void mj_context_options_init(mj_context_options *options) {
 
 static mj_status open_device(mj_context *ctx) {
     char err[512];
-    const mj_cuda_api *cu = mj_cuda_load(err, sizeof err);
-    if (!cu) return mj_fail(ctx, MJ_ERR_NO_DRIVER, "%s", err);
+    const mj_cuda_api *cu = mj__cuda_load(err, sizeof err);
+    if (!cu) return mj__fail(ctx, MJ_ERR_NO_DRIVER, "%s", err);
     ctx->cu = cu;
     int count = 0;
     CUresult r = cu->device_count(&count);
-    if (r != CUDA_SUCCESS) return mj_fail_cuda(ctx, r, "cuDeviceGetCount");
+    if (r != CUDA_SUCCESS) return mj__fail_cuda(ctx, r, "cuDeviceGetCount");
     if (ctx->device_ordinal < 0 || ctx->device_ordinal >= count)
-        return mj_fail(ctx, MJ_ERR_NO_DEVICE, "no CUDA device %d: the driver reports %d device%s",
-                       ctx->device_ordinal, count, count == 1 ? "" : "s");
+        return mj__fail(ctx, MJ_ERR_NO_DEVICE, "no CUDA device %d: the driver reports %d device%s",
+                        ctx->device_ordinal, count, count == 1 ? "" : "s");
     if ((r = cu->device_get(&ctx->device, ctx->device_ordinal)) != CUDA_SUCCESS)
-        return mj_fail_cuda(ctx, r, "cuDeviceGet");
+        return mj__fail_cuda(ctx, r, "cuDeviceGet");
     int major = 0, minor = 0;
     if ((r = cu->device_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
                                   ctx->device)) != CUDA_SUCCESS ||
         (r = cu->device_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                                   ctx->device)) != CUDA_SUCCESS)
-        return mj_fail_cuda(ctx, r, "cuDeviceGetAttribute");
+        return mj__fail_cuda(ctx, r, "cuDeviceGetAttribute");
     ctx->sm = major * 10 + minor;
     if ((r = cu->device_attribute(&ctx->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                                   ctx->device)) != CUDA_SUCCESS)
-        return mj_fail_cuda(ctx, r, "cuDeviceGetAttribute");
+        return mj__fail_cuda(ctx, r, "cuDeviceGetAttribute");
     if ((r = cu->device_name(ctx->device_name, (int)sizeof ctx->device_name, ctx->device)) !=
         CUDA_SUCCESS)
-        return mj_fail_cuda(ctx, r, "cuDeviceGetName");
+        return mj__fail_cuda(ctx, r, "cuDeviceGetName");
     if ((r = cu->primary_retain(&ctx->primary, ctx->device)) != CUDA_SUCCESS) {
         ctx->primary = NULL;
-        return mj_fail_cuda(ctx, r, "cuDevicePrimaryCtxRetain");
+        return mj__fail_cuda(ctx, r, "cuDevicePrimaryCtxRetain");
     }
     return MJ_OK;
 }
 
-mj_status mj_tuning_path(mj_context *ctx, const char *option, char *path, int *named) {
+mj_status mj__tuning_path(mj_context *ctx, const char *option, char *path, int *named) {
     char err[512];
     const char *env = getenv("MERGEJIT_TUNING");
     *named = option != NULL || (env && *env);
     if (option) {
         if (strlen(option) >= MJ_PATH_CAP)
-            return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "the tuning file path is too long");
+            return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "the tuning file path is too long");
         strcpy(path, option);
         return MJ_OK;
     }
-    if (mj_tuning_default_path(path, MJ_PATH_CAP, err, sizeof err)) path[0] = '\0';
+    if (mj__tuning_default_path(path, MJ_PATH_CAP, err, sizeof err)) path[0] = '\0';
     return MJ_OK;
 }
 
@@ -101,12 +101,12 @@ mj_status mj_tuning_path(mj_context *ctx, const char *option, char *path, int *n
 static mj_status tuning_open(mj_context *ctx, const char *option) {
     char path[MJ_PATH_CAP], err[1024];
     int named;
-    mj_status st = mj_tuning_path(ctx, option, path, &named);
+    mj_status st = mj__tuning_path(ctx, option, path, &named);
     if (st || !path[0]) return st;
     mj_tuning all = {0};
-    int rc = mj_tuning_read(path, &all, err, sizeof err);
+    int rc = mj__tuning_read(path, &all, err, sizeof err);
     if (rc == 1 && !named) return MJ_OK; /* no tuning yet: built-in defaults */
-    if (rc != 0) return mj_fail(ctx, mj_io_status(rc), "%s", err);
+    if (rc != 0) return mj__fail(ctx, mj__io_status(rc), "%s", err);
     /* Keep this device's records; a compile-only context (no device name) takes the first
      * device in the file with its sm. */
     const char *device = NULL;
@@ -116,11 +116,11 @@ static mj_status tuning_open(mj_context *ctx, const char *option) {
             device = all.entries[i].device;
     for (size_t i = 0; device && i < all.count; ++i)
         if (all.entries[i].sm == ctx->sm && strcmp(all.entries[i].device, device) == 0 &&
-            mj_tuning_set(&ctx->tuning, &all.entries[i])) {
-            mj_tuning_free(&all);
-            return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+            mj__tuning_set(&ctx->tuning, &all.entries[i])) {
+            mj__tuning_free(&all);
+            return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
         }
-    mj_tuning_free(&all);
+    mj__tuning_free(&all);
     strcpy(ctx->tuning_path, path);
     return MJ_OK;
 }
@@ -130,14 +130,14 @@ static mj_status bundle_open(mj_context *ctx, const char *option) {
     const char *path = option ? option : getenv("MERGEJIT_BUNDLE");
     if (!path || !*path) return MJ_OK;
     if (strlen(path) >= sizeof ctx->bundle_path)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "the bundle path is too long");
-    mj_bundle_index *b = mj_calloc(1, sizeof *b);
-    if (!b) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "the bundle path is too long");
+    mj_bundle_index *b = mj__calloc(1, sizeof *b);
+    if (!b) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     char err[1024];
-    int rc = mj_bundle_read_index(path, b, err, sizeof err);
+    int rc = mj__bundle_read_index(path, b, err, sizeof err);
     if (rc) {
         free(b);
-        return mj_fail(ctx, mj_io_status(rc), "%s", err);
+        return mj__fail(ctx, mj__io_status(rc), "%s", err);
     }
     strcpy(ctx->bundle_path, path);
     ctx->bundle = b;
@@ -164,7 +164,7 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
         mj_context_options_init(&defaults);
         options = &defaults;
     }
-    mj_context *ctx = mj_calloc(1, sizeof *ctx);
+    mj_context *ctx = mj__calloc(1, sizeof *ctx);
     if (!ctx) return MJ_ERR_HOST_MEMORY;
     pthread_mutex_init(&ctx->lock, NULL);
     *out = ctx;
@@ -175,23 +175,23 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
         char err[512];
         if (options->cache_dir) {
             if (!*options->cache_dir || strlen(options->cache_dir) >= sizeof ctx->cache_dir)
-                return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                               "the cache directory must be a non-empty path shorter than %zu "
-                               "bytes", sizeof ctx->cache_dir);
+                return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                                "the cache directory must be a non-empty path shorter than %zu "
+                                "bytes", sizeof ctx->cache_dir);
             strcpy(ctx->cache_dir, options->cache_dir);
-        } else if (mj_cache_default_dir(ctx->cache_dir, sizeof ctx->cache_dir, err,
-                                        sizeof err)) {
-            return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
+        } else if (mj__cache_default_dir(ctx->cache_dir, sizeof ctx->cache_dir, err,
+                                         sizeof err)) {
+            return mj__fail(ctx, MJ_ERR_CACHE, "%s", err);
         }
-        if (mj_cache_check_dir(ctx->cache_dir, err, sizeof err))
-            return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
+        if (mj__cache_check_dir(ctx->cache_dir, err, sizeof err))
+            return mj__fail(ctx, MJ_ERR_CACHE, "%s", err);
     }
 
     if (ctx->flags & MJ_CONTEXT_COMPILE_ONLY) {
         if (options->target_sm < 10)
-            return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                           "a compile-only context needs target_sm, e.g. 90 (got %d)",
-                           options->target_sm);
+            return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                            "a compile-only context needs target_sm, e.g. 90 (got %d)",
+                            options->target_sm);
         ctx->sm = options->target_sm;
     } else {
         mj_status st = open_device(ctx);
@@ -205,15 +205,15 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
 void mj_context_destroy(mj_context *ctx) {
     if (!ctx) return;
     if (ctx->cu && ctx->primary) {
-        if (mj_ctx_enter(ctx) == MJ_OK) {
+        if (mj__ctx_enter(ctx) == MJ_OK) {
             modules_free(ctx);
-            mj_ctx_leave(ctx);
+            mj__ctx_leave(ctx);
         }
         ctx->cu->primary_release(ctx->device);
     }
     modules_free(ctx);
-    mj_tuning_free(&ctx->tuning);
-    if (ctx->bundle) mj_bundle_index_free(ctx->bundle);
+    mj__tuning_free(&ctx->tuning);
+    if (ctx->bundle) mj__bundle_index_free(ctx->bundle);
     free(ctx->bundle);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
@@ -238,8 +238,8 @@ mj_status mj_cache_clear(mj_context *ctx, size_t *removed) {
     if (removed) *removed = 0;
     if (!ctx->cache_dir[0]) return MJ_OK;
     char err[512];
-    if (mj_cache_clear_dir(ctx->cache_dir, removed, err, sizeof err))
-        return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
+    if (mj__cache_clear_dir(ctx->cache_dir, removed, err, sizeof err))
+        return mj__fail(ctx, MJ_ERR_CACHE, "%s", err);
     return MJ_OK;
 }
 
@@ -249,7 +249,7 @@ mj_status mj_cache_stats(mj_context *ctx, size_t *entries, uint64_t *bytes) {
     *bytes = 0;
     if (!ctx->cache_dir[0]) return MJ_OK;
     char err[512];
-    if (mj_cache_stats_dir(ctx->cache_dir, entries, bytes, err, sizeof err))
-        return mj_fail(ctx, MJ_ERR_CACHE, "%s", err);
+    if (mj__cache_stats_dir(ctx->cache_dir, entries, bytes, err, sizeof err))
+        return mj__fail(ctx, MJ_ERR_CACHE, "%s", err);
     return MJ_OK;
 }

@@ -23,7 +23,7 @@ typedef struct mj_module {
     struct mj_module *next;
     uint8_t key[32];
     CUmodule module;       /* 0 in compile-only contexts */
-    CUfunction fn[MJ_K_COUNT]; /* those of mj_primitive_kernels(primitive) */
+    CUfunction fn[MJ_K_COUNT]; /* those of mj__primitive_kernels(primitive) */
     int source;            /* MJ_SOURCE_COMPILED, _DISK or _BUNDLE: how it first arrived */
     double build_ms;
     size_t binary_size;
@@ -52,19 +52,19 @@ struct mj_context {
 };
 
 /* Records a message (printf-style) as the context's last error and returns status. */
-mj_status mj_fail(mj_context *ctx, mj_status status, const char *fmt, ...)
+mj_status mj__fail(mj_context *ctx, mj_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* For a failed driver call: MJ_ERR_DEVICE_MEMORY for out-of-memory, else MJ_ERR_CUDA, with
  * `what` and the driver's description of r. */
-mj_status mj_fail_cuda(mj_context *ctx, CUresult r, const char *what);
+mj_status mj__fail_cuda(mj_context *ctx, CUresult r, const char *what);
 
 /* Makes the context's primary context current on this thread for the duration of a call. */
-mj_status mj_ctx_enter(mj_context *ctx);
-void mj_ctx_leave(mj_context *ctx);
+mj_status mj__ctx_enter(mj_context *ctx);
+void mj__ctx_leave(mj_context *ctx);
 
 /* The tuning file path that `option` (a context option or mj_tuning_save's argument) names,
  * else the default one ("" when none can be formed); *named says whether someone named it,
  * as an option or $MERGEJIT_TUNING. path has room for MJ_PATH_CAP bytes. */
-mj_status mj_tuning_path(mj_context *ctx, const char *option, char *path, int *named);
+mj_status mj__tuning_path(mj_context *ctx, const char *option, char *path, int *named);
 
 #endif

@@ -28,30 +28,30 @@ static mj_module *find(mj_context *ctx, const uint8_t key[32]) {
 static mj_status load_module(mj_context *ctx, const void *binary, const mj_kernel_spec *spec,
                              mj_module *m) {
     if (!ctx->cu) return MJ_OK; /* compile-only: nothing to load */
-    mj_status st = mj_ctx_enter(ctx);
+    mj_status st = mj__ctx_enter(ctx);
     if (st) return st;
     CUresult r = ctx->cu->module_load_data(&m->module, binary);
     if (r != CUDA_SUCCESS) {
         m->module = NULL;
-        mj_ctx_leave(ctx);
-        return mj_fail_cuda(ctx, r, "cuModuleLoadData");
+        mj__ctx_leave(ctx);
+        return mj__fail_cuda(ctx, r, "cuModuleLoadData");
     }
-    unsigned wanted = mj_primitive_kernels(spec->primitive);
+    unsigned wanted = mj__primitive_kernels(spec->primitive);
     for (int k = 0; k < MJ_K_COUNT; ++k) {
         if (!(wanted & (1u << k))) continue;
-        r = ctx->cu->module_function(&m->fn[k], m->module, mj_kernel_name((mj_kernel_id)k));
+        r = ctx->cu->module_function(&m->fn[k], m->module, mj__kernel_name((mj_kernel_id)k));
         if (r != CUDA_SUCCESS) {
             ctx->cu->module_unload(m->module);
             m->module = NULL;
-            mj_ctx_leave(ctx);
-            return mj_fail_cuda(ctx, r, mj_kernel_name((mj_kernel_id)k));
+            mj__ctx_leave(ctx);
+            return mj__fail_cuda(ctx, r, mj__kernel_name((mj_kernel_id)k));
         }
     }
     int per_sm = 0;
     if ((wanted & (1u << MJ_K_MERGE_ARRAYS)) &&
         ctx->cu->occupancy(&per_sm, m->fn[MJ_K_MERGE_ARRAYS], spec->nt, 0) == CUDA_SUCCESS)
         m->merge_resident = per_sm * ctx->sm_count;
-    mj_ctx_leave(ctx);
+    mj__ctx_leave(ctx);
     return MJ_OK;
 }
 
@@ -68,8 +68,8 @@ static mj_module *remembered(mj_context *ctx, const uint8_t key[32]) {
 static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uint8_t key[32],
                           const void *binary, size_t size, const mj_cache_meta *meta,
                           int source, double t0, const mj_module **out) {
-    mj_module *m = mj_calloc(1, sizeof *m);
-    if (!m) return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+    mj_module *m = mj__calloc(1, sizeof *m);
+    if (!m) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     memcpy(m->key, key, 32);
     m->source = source;
     m->binary_size = size;
@@ -84,14 +84,14 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uin
     mj_module *other = find(ctx, key);
     if (other) {
         pthread_mutex_unlock(&ctx->lock);
-        if (m->module && mj_ctx_enter(ctx) == MJ_OK) {
+        if (m->module && mj__ctx_enter(ctx) == MJ_OK) {
             ctx->cu->module_unload(m->module);
-            mj_ctx_leave(ctx);
+            mj__ctx_leave(ctx);
         }
         free(m);
         m = other;
     } else {
-        m->build_ms = mj_now_ms() - t0;
+        m->build_ms = mj__now_ms() - t0;
         m->next = ctx->modules;
         ctx->modules = m;
         pthread_mutex_unlock(&ctx->lock);
@@ -100,20 +100,20 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uin
     return MJ_OK;
 }
 
-mj_status mj_binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
-                        mj_binary *out) {
+mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
+                         mj_binary *out) {
     memset(out, 0, sizeof *out);
     char err[1024];
-    const mj_nvrtc_api *nv = mj_nvrtc_load(err, sizeof err);
-    if (!nv) return mj_fail(ctx, MJ_ERR_NO_COMPILER, "%s", err);
+    const mj_nvrtc_api *nv = mj__nvrtc_load(err, sizeof err);
+    if (!nv) return mj__fail(ctx, MJ_ERR_NO_COMPILER, "%s", err);
     mj_target target;
-    if (mj_choose_target(nv, spec->sm, &target, err, sizeof err))
-        return mj_fail(ctx, MJ_ERR_UNSUPPORTED, "%s", err);
+    if (mj__choose_target(nv, spec->sm, &target, err, sizeof err))
+        return mj__fail(ctx, MJ_ERR_UNSUPPORTED, "%s", err);
     char *src = NULL;
     size_t len = 0;
-    int rc = mj_gen_source(spec, &src, &len, err, sizeof err);
-    if (rc) return mj_fail(ctx, mj_gen_status(rc), "%s", err);
-    mj_compile_key(nv, target, src, out->key);
+    int rc = mj__gen_source(spec, &src, &len, err, sizeof err);
+    if (rc) return mj__fail(ctx, mj__gen_status(rc), "%s", err);
+    mj__compile_key(nv, target, src, out->key);
     out->meta.registers = -1;
     out->meta.spill_bytes = -1;
     out->source = MJ_SOURCE_COMPILED;
@@ -123,24 +123,24 @@ mj_status mj_binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_da
         return MJ_OK;
     }
     /* A damaged or unreadable entry is not an error: it is rebuilt below. */
-    if (ctx->cache_dir[0] && mj_cache_load(ctx->cache_dir, out->key, &out->data, &out->size,
-                                           &out->meta, err, sizeof err) == MJ_CACHE_HIT) {
+    if (ctx->cache_dir[0] && mj__cache_load(ctx->cache_dir, out->key, &out->data, &out->size,
+                                            &out->meta, err, sizeof err) == MJ_CACHE_HIT) {
         free(src);
         out->source = MJ_SOURCE_DISK;
         return MJ_OK;
     }
-    char *why = mj_malloc(MJ_ERROR_CAP);
+    char *why = mj__malloc(MJ_ERROR_CAP);
     char *log = NULL;
-    mj_status st = why ? mj_compile(nv, src, target, &out->data, &out->size, &log, why,
-                                    MJ_ERROR_CAP)
+    mj_status st = why ? mj__compile(nv, src, target, &out->data, &out->size, &log, why,
+                                     MJ_ERROR_CAP)
                        : MJ_ERR_HOST_MEMORY;
     free(src);
-    if (st != MJ_OK) mj_fail(ctx, st, "%s", why ? why : "out of host memory");
+    if (st != MJ_OK) mj__fail(ctx, st, "%s", why ? why : "out of host memory");
     free(why);
     if (st == MJ_OK && !target.ptx) {
         long spills;
         int regs;
-        if (mj_ptxas_report(log, &spills, &regs) > 0) {
+        if (mj__ptxas_report(log, &spills, &regs) > 0) {
             out->meta.registers = regs;
             out->meta.spill_bytes = spills;
         }
@@ -149,8 +149,8 @@ mj_status mj_binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_da
     /* A cache that cannot be written (read-only, full) costs a recompile next time, never
      * this sort. */
     if (st == MJ_OK && ctx->cache_dir[0])
-        mj_cache_store(ctx->cache_dir, out->key, out->data, out->size, &out->meta, err,
-                       sizeof err);
+        mj__cache_store(ctx->cache_dir, out->key, out->data, out->size, &out->meta, err,
+                        sizeof err);
     return st;
 }
 
@@ -166,12 +166,12 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
         *source = MJ_SOURCE_MEMORY;
         return MJ_OK;
     }
-    mj_status st = mj_bundle_check_entry(ctx, spec, entry);
+    mj_status st = mj__bundle_check_entry(ctx, spec, entry);
     if (st) return st;
     void *binary = NULL;
     char err[1024];
-    int rc = mj_bundle_read_payload(ctx->bundle_path, entry, &binary, err, sizeof err);
-    if (rc) return mj_fail(ctx, mj_io_status(rc), "%s", err);
+    int rc = mj__bundle_read_payload(ctx->bundle_path, entry, &binary, err, sizeof err);
+    if (rc) return mj__fail(ctx, mj__io_status(rc), "%s", err);
     mj_cache_meta meta = {entry->registers, entry->spill_bytes};
     st = remember(ctx, spec, entry->source_key, binary, (size_t)entry->size, &meta,
                   MJ_SOURCE_BUNDLE, t0, out);
@@ -180,26 +180,26 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
     return st;
 }
 
-mj_status mj_module_get(mj_context *ctx, const mj_kernel_spec *spec,
-                        const mj_bundle_entry *entry, const mj_module **out, int *source,
-                        double *ms) {
-    double t0 = mj_now_ms();
+mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
+                         const mj_bundle_entry *entry, const mj_module **out, int *source,
+                         double *ms) {
+    double t0 = mj__now_ms();
     mj_status st;
     if (ctx->bundle) {
         if (entry && entry->nt == spec->nt && entry->vt == spec->vt &&
-            entry->bs_nt == mj_spec_bs_nt(spec))
+            entry->bs_nt == mj__spec_bs_nt(spec))
             st = from_bundle(ctx, spec, entry, t0, out, source);
         else
-            st = mj_bundle_missing(ctx, spec, entry);
+            st = mj__bundle_missing(ctx, spec, entry);
         if (st != MJ_ERR_NOT_IN_BUNDLE || !(ctx->flags & MJ_CONTEXT_BUNDLE_FALLBACK)) {
-            *ms = mj_now_ms() - t0;
+            *ms = mj__now_ms() - t0;
             return st;
         }
     }
     /* Compiles run outside the lock so that threads of one context build different kernels
      * at once; two threads building the same one keep the first to finish. */
     mj_binary b;
-    if ((st = mj_binary_get(ctx, spec, 0, &b))) return st;
+    if ((st = mj__binary_get(ctx, spec, 0, &b))) return st;
     if (b.source == MJ_SOURCE_MEMORY) {
         *out = remembered(ctx, b.key);
         *source = MJ_SOURCE_MEMORY;
@@ -208,6 +208,6 @@ mj_status mj_module_get(mj_context *ctx, const mj_kernel_spec *spec,
         *source = b.source;
     }
     free(b.data);
-    *ms = mj_now_ms() - t0;
+    *ms = mj__now_ms() - t0;
     return st;
 }

@@ -23,14 +23,14 @@ typedef struct mj_binary {
 
 /* The binary for spec from the disk cache or NVRTC; unless need_data, only the news
  * (source MJ_SOURCE_MEMORY, data NULL) when the context has loaded it already. */
-mj_status mj_binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
-                        mj_binary *out);
+mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
+                         mj_binary *out);
 
 /* The module for spec: from the context's bundle (entry: its record for spec's request, or
  * NULL), memory, the disk cache, or NVRTC. *source tells which (MJ_SOURCE_*), *ms how long
  * this call took. The module joins the context's table (core/context.h), which frees it. */
-mj_status mj_module_get(mj_context *ctx, const mj_kernel_spec *spec,
-                        const mj_bundle_entry *entry, const mj_module **out, int *source,
-                        double *ms);
+mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
+                         const mj_bundle_entry *entry, const mj_module **out, int *source,
+                         double *ms);
 
 #endif

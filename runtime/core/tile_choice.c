@@ -13,16 +13,16 @@
 #include "store/tuning_parse.h"
 #include "store/tuning_write.h"
 
-mj_status mj_spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec) {
+mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec) {
     if ((unsigned)desc->key >= MJ_KEY_KIND_COUNT)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown key kind %d", (int)desc->key);
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown key kind %d", (int)desc->key);
     if ((unsigned)desc->primitive >= MJ_PRIMITIVE_COUNT)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown primitive %d",
-                       (int)desc->primitive);
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown primitive %d",
+                        (int)desc->primitive);
     if (desc->value_size > MJ_MAX_VALUE_SIZE)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "value_size %zu is over the largest supported, %d bytes",
-                       desc->value_size, MJ_MAX_VALUE_SIZE);
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "value_size %zu is over the largest supported, %d bytes",
+                        desc->value_size, MJ_MAX_VALUE_SIZE);
     *spec = (mj_kernel_spec){
         .primitive = desc->primitive,
         .key = desc->key,
@@ -74,8 +74,8 @@ static const struct {
 /* Odd VT keeps a thread's run of 4-byte keys off the shared-memory bank of its neighbours;
  * larger keys and values take fewer per thread so that registers (keys, positions and values)
  * fit without spilling and the tile fits in static shared memory. */
-void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
-                     int *nt, int *vt, int *bs_nt) {
+void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
+                      int *nt, int *vt, int *bs_nt) {
     if (sm >= 90)
         for (size_t i = 0; i < sizeof sm90_tiles / sizeof *sm90_tiles; ++i)
             if (sm90_tiles[i].primitive == primitive && sm90_tiles[i].key_size == key_size &&
@@ -108,7 +108,7 @@ void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t val
         key_size <= 8)
         *vt -= 2;
     /* Keep the tile within static shared memory. */
-#define SMEM(threads, v) mj_tile_smem(primitive, (threads), (v), key_size, value_size)
+#define SMEM(threads, v) mj__tile_smem(primitive, (threads), (v), key_size, value_size)
     while (*vt > 1 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *vt -= 2;
     while (*nt > 32 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *nt /= 2;
     /* The blocksort takes twice the merge tile where it fits: one more round in shared memory
@@ -147,9 +147,9 @@ static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t k
     out->key_size = key_size;
     out->value_size = value_size;
     if (tile_override(&out->nt, &out->vt, &out->bs_nt)) return;
-    const mj_tuning_entry *e = mj_tuning_find(&ctx->tuning, ctx->tuning.count
+    const mj_tuning_entry *e = mj__tuning_find(&ctx->tuning, ctx->tuning.count
                                                   ? ctx->tuning.entries[0].device : "",
-                                              ctx->sm, primitive, key_size, value_size);
+                                               ctx->sm, primitive, key_size, value_size);
     if (e) {
         out->nt = e->nt;
         out->vt = e->vt;
@@ -158,13 +158,13 @@ static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t k
         out->tuned = 1;
         return;
     }
-    mj_default_tile(primitive, ctx->sm, key_size, value_size, &out->nt, &out->vt, &out->bs_nt);
+    mj__default_tile(primitive, ctx->sm, key_size, value_size, &out->nt, &out->vt, &out->bs_nt);
 }
 
-mj_status mj_choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
-                         const mj_bundle_entry **entry) {
+mj_status mj__choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
+                          const mj_bundle_entry **entry) {
     /* The request key leaves the tile out, so the entry is found before the tile is known. */
-    const mj_bundle_entry *e = entry ? mj_bundle_lookup(ctx, spec) : NULL;
+    const mj_bundle_entry *e = entry ? mj__bundle_lookup(ctx, spec) : NULL;
     if (entry) *entry = e;
     if (desc->nt || desc->vt || desc->bs_nt) {
         spec->nt = desc->nt;
@@ -176,7 +176,7 @@ mj_status mj_choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_sp
         spec->bs_nt = e->bs_nt;
     } else if (!e) {
         mj_tile t; /* environment, tuning file or default */
-        context_tile(ctx, spec->primitive, mj_spec_key_size(spec), spec->value_size, &t);
+        context_tile(ctx, spec->primitive, mj__spec_key_size(spec), spec->value_size, &t);
         spec->nt = t.nt;
         spec->vt = t.vt;
         spec->bs_nt = t.bs_nt;
@@ -188,8 +188,8 @@ mj_status mj_context_tile(mj_context *ctx, mj_primitive primitive, size_t key_si
                           size_t value_size, mj_tile *out) {
     if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
     if (!out || (unsigned)primitive >= MJ_PRIMITIVE_COUNT || key_size == 0)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "mj_context_tile needs out, a known primitive and a key size");
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "mj_context_tile needs out, a known primitive and a key size");
     context_tile(ctx, primitive, key_size, value_size, out);
     return MJ_OK;
 }
@@ -204,8 +204,8 @@ mj_status mj_tile_check(const mj_tile *t, char *why, size_t why_cap) {
         snprintf(why, why_cap, "no tile");
         return MJ_ERR_INVALID_ARGUMENT;
     }
-    return mj_tile_shape_check(t->primitive, t->key_size, t->value_size, t->nt, t->vt,
-                               t->bs_nt ? t->bs_nt : t->nt, why, why_cap)
+    return mj__tile_shape_check(t->primitive, t->key_size, t->value_size, t->nt, t->vt,
+                                t->bs_nt ? t->bs_nt : t->nt, why, why_cap)
                ? MJ_ERR_INVALID_ARGUMENT
                : MJ_OK;
 }
@@ -213,22 +213,22 @@ mj_status mj_tile_check(const mj_tile *t, char *why, size_t why_cap) {
 mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile *tiles, size_t count) {
     if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
     if (!tiles && count)
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tiles is required when count > 0");
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tiles is required when count > 0");
     char where[MJ_PATH_CAP], err[1024];
     int named;
-    mj_status st = mj_tuning_path(ctx, path, where, &named);
+    mj_status st = mj__tuning_path(ctx, path, where, &named);
     if (st) return st;
     if (!where[0])
-        return mj_fail(ctx, MJ_ERR_FILE, "no tuning file path: set MERGEJIT_TUNING or HOME");
+        return mj__fail(ctx, MJ_ERR_FILE, "no tuning file path: set MERGEJIT_TUNING or HOME");
     for (size_t i = 0; i < count; ++i) {
         mj_tile t = tiles[i];
         if (!t.bs_nt) t.bs_nt = t.nt;
         if (mj_tile_check(&t, err, sizeof err))
-            return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tile %zu: %s", i, err);
+            return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "tile %zu: %s", i, err);
     }
     mj_tuning file = {0};
-    int rc = mj_tuning_read(where, &file, err, sizeof err);
-    if (rc < 0) return mj_fail(ctx, mj_io_status(rc), "%s", err);
+    int rc = mj__tuning_read(where, &file, err, sizeof err);
+    if (rc < 0) return mj__fail(ctx, mj__io_status(rc), "%s", err);
     for (size_t i = 0; i < count; ++i) {
         mj_tuning_entry e;
         memset(&e, 0, sizeof e);
@@ -241,12 +241,12 @@ mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile *tiles
         e.vt = tiles[i].vt;
         e.bs_nt = tiles[i].bs_nt ? tiles[i].bs_nt : tiles[i].nt;
         e.gkeys = tiles[i].gkeys > 0 ? tiles[i].gkeys : 0;
-        if (mj_tuning_set(&file, &e)) {
-            mj_tuning_free(&file);
-            return mj_fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+        if (mj__tuning_set(&file, &e)) {
+            mj__tuning_free(&file);
+            return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
         }
     }
-    rc = mj_tuning_write(where, &file, err, sizeof err);
-    mj_tuning_free(&file);
-    return rc ? mj_fail(ctx, mj_io_status(rc), "%s", err) : MJ_OK;
+    rc = mj__tuning_write(where, &file, err, sizeof err);
+    mj__tuning_free(&file);
+    return rc ? mj__fail(ctx, mj__io_status(rc), "%s", err) : MJ_OK;
 }

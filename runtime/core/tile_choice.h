@@ -12,15 +12,15 @@
 
 /* Default tile shapes for a key size and value size on an sm: the merge tile (nt x vt) and
  * the blocksort's threads (bs_nt x vt). */
-void mj_default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
-                     int *nt, int *vt, int *bs_nt);
+void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
+                      int *nt, int *vt, int *bs_nt);
 
 /* Checks desc and fills spec from it for the context's sm, without a tile. */
-mj_status mj_spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec);
+mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec);
 
 /* Sets spec's tile: the description's own, else MERGEJIT_TILE, else the bundle's entry for
  * the request (*entry, NULL when none), else the tuning file's record, else the default. */
-mj_status mj_choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
-                         const mj_bundle_entry **entry);
+mj_status mj__choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
+                          const mj_bundle_entry **entry);
 
 #endif

@@ -7,8 +7,8 @@
 #include "base/sha256.h"
 #include "base/host_alloc.h"
 
-int mj_choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err,
-                     size_t errcap) {
+int mj__choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err,
+                      size_t errcap) {
     int best = -1;
     for (int i = 0; i < nv->arch_count; ++i) {
         if (nv->arch_list[i] == sm) {
@@ -28,8 +28,8 @@ int mj_choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err,
     return 0;
 }
 
-int mj_compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
-                       char storage[64]) {
+int mj__compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
+                        char storage[64]) {
     int n = 0;
     snprintf(storage, 64, "--gpu-architecture=%s_%d", target.ptx ? "compute" : "sm", target.sm);
     opts[n++] = storage;
@@ -40,39 +40,39 @@ int mj_compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opt
     return n;
 }
 
-void mj_compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source,
-                    uint8_t key[32]) {
+void mj__compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source,
+                     uint8_t key[32]) {
     const char *opts[8];
     char storage[64], head[128];
-    mj_compile_options(nv, target, opts, storage);
+    mj__compile_options(nv, target, opts, storage);
     mj_sha256 h;
-    mj_sha256_init(&h);
+    mj__sha256_init(&h);
     int n = snprintf(head, sizeof head, "mergejit %s|nvrtc %d.%d|", MJ_VERSION_STRING,
                      nv->major, nv->minor);
-    mj_sha256_update(&h, head, (size_t)n);
-    for (int i = 0; opts[i]; ++i) mj_sha256_update(&h, opts[i], strlen(opts[i]) + 1);
-    mj_sha256_update(&h, "|", 1);
-    mj_sha256_update(&h, source, strlen(source));
-    mj_sha256_final(&h, key);
+    mj__sha256_update(&h, head, (size_t)n);
+    for (int i = 0; opts[i]; ++i) mj__sha256_update(&h, opts[i], strlen(opts[i]) + 1);
+    mj__sha256_update(&h, "|", 1);
+    mj__sha256_update(&h, source, strlen(source));
+    mj__sha256_final(&h, key);
 }
 
-int mj_fault_nvrtc_result;
+int mj__fault_nvrtc_result;
 
 static char *program_log(const mj_nvrtc_api *nv, nvrtcProgram prog) {
     size_t n = 0;
     if (nv->log_size(prog, &n) != NVRTC_SUCCESS) n = 0;
-    char *text = mj_malloc(n + 1);
+    char *text = mj__malloc(n + 1);
     if (!text) return NULL;
     if (n == 0 || nv->log(prog, text) != NVRTC_SUCCESS) n = 0;
     text[n] = '\0';
     return text;
 }
 
-mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target target,
-                     void **binary, size_t *size, char **log, char *err, size_t errcap) {
+mj_status mj__compile(const mj_nvrtc_api *nv, const char *source, mj_target target,
+                      void **binary, size_t *size, char **log, char *err, size_t errcap) {
     const char *opts[8];
     char storage[64];
-    int nopts = mj_compile_options(nv, target, opts, storage);
+    int nopts = mj__compile_options(nv, target, opts, storage);
     nvrtcProgram prog;
     *binary = NULL;
     *size = 0;
@@ -82,7 +82,7 @@ mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target targe
         snprintf(err, errcap, "nvrtcCreateProgram failed: %s", nv->error_string(r));
         return r == NVRTC_ERROR_OUT_OF_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_COMPILE;
     }
-    r = mj_fault_nvrtc_result ? (nvrtcResult)mj_fault_nvrtc_result
+    r = mj__fault_nvrtc_result ? (nvrtcResult)mj__fault_nvrtc_result
                               : nv->compile(prog, nopts, opts);
     char *text = program_log(nv, prog);
     mj_status st = MJ_OK;
@@ -93,7 +93,7 @@ mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target targe
     } else {
         size_t n = 0;
         nvrtcResult rs = target.ptx ? nv->ptx_size(prog, &n) : nv->cubin_size(prog, &n);
-        void *buf = rs == NVRTC_SUCCESS ? mj_malloc(n ? n : 1) : NULL;
+        void *buf = rs == NVRTC_SUCCESS ? mj__malloc(n ? n : 1) : NULL;
         if (!buf) {
             snprintf(err, errcap, "out of host memory for a %zu-byte binary", n);
             st = MJ_ERR_HOST_MEMORY;
@@ -114,7 +114,7 @@ mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target targe
     return st;
 }
 
-int mj_ptxas_report(const char *log, long *spill_bytes, int *max_registers) {
+int mj__ptxas_report(const char *log, long *spill_bytes, int *max_registers) {
     int kernels = 0;
     *spill_bytes = 0;
     *max_registers = 0;

@@ -14,30 +14,30 @@ typedef struct mj_target {
 
 /* The target for a device (or a requested) sm: a cubin when NVRTC knows that sm; PTX for the
  * newest sm it knows when the device is newer; -1 with err when the sm is older than any. */
-int mj_choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err, size_t errcap);
+int mj__choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err, size_t errcap);
 
 /* The NVRTC options for a target, NULL-terminated; stable for hashing. From NVRTC 12.9 on,
  * --no-cache: NVRTC's own cache would hide ptxas's report on a hit, and the disk cache here
  * already keeps every binary. */
-int mj_compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
-                       char storage[64]);
+int mj__compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
+                        char storage[64]);
 
 /* Compiles source. On success *binary (malloc'd) and *size, status MJ_OK. On a rejected
  * source MJ_ERR_COMPILE with NVRTC's log in err. *log (may be NULL) receives the full program
  * log either way (ptxas's -v report for cubins), malloc'd. */
-mj_status mj_compile(const mj_nvrtc_api *nv, const char *source, mj_target target,
-                     void **binary, size_t *size, char **log, char *err, size_t errcap);
+mj_status mj__compile(const mj_nvrtc_api *nv, const char *source, mj_target target,
+                      void **binary, size_t *size, char **log, char *err, size_t errcap);
 
 /* The cache key: SHA-256 over the library version, NVRTC version, options, target and source. */
-void mj_compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source,
-                    uint8_t key[32]);
+void mj__compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source,
+                     uint8_t key[32]);
 
 /* Reads ptxas's report in a compile log: spill stores and loads summed over every kernel, and
  * the largest register count. Returns the number of kernels reported (0: no report). */
-int mj_ptxas_report(const char *log, long *spill_bytes, int *max_registers);
+int mj__ptxas_report(const char *log, long *spill_bytes, int *max_registers);
 
-/* Test hook, never set by the library: when non-zero, mj_compile fails as if
+/* Test hook, never set by the library: when non-zero, mj__compile fails as if
  * nvrtcCompileProgram had returned this nvrtcResult. Hidden from the shared library. */
-extern int mj_fault_nvrtc_result;
+extern int mj__fault_nvrtc_result;
 
 #endif

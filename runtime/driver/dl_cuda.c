@@ -89,7 +89,7 @@ static void load(void) {
     CUresult r = api.init(0);
     if (r != CUDA_SUCCESS) {
         char what[200];
-        mj_cuda_describe(&api, r, what, sizeof what);
+        mj__cuda_describe(&api, r, what, sizeof what);
         snprintf(load_error, sizeof load_error, "the CUDA driver failed to initialise: %s",
                  what);
         return;
@@ -97,13 +97,13 @@ static void load(void) {
     loaded = 1;
 }
 
-const mj_cuda_api *mj_cuda_load(char *err, size_t errcap) {
+const mj_cuda_api *mj__cuda_load(char *err, size_t errcap) {
     pthread_once(&once, load);
     if (!loaded && err) snprintf(err, errcap, "%s", load_error);
     return loaded ? &api : NULL;
 }
 
-void mj_cuda_describe(const mj_cuda_api *a, CUresult r, char *out, size_t cap) {
+void mj__cuda_describe(const mj_cuda_api *a, CUresult r, char *out, size_t cap) {
     const char *name = NULL, *text = NULL;
     if (a && a->error_name) a->error_name(r, &name);
     if (a && a->error_string) a->error_string(r, &text);
@@ -112,7 +112,7 @@ void mj_cuda_describe(const mj_cuda_api *a, CUresult r, char *out, size_t cap) {
 }
 
 int mj_driver_version(void) {
-    const mj_cuda_api *cu = mj_cuda_load(NULL, 0);
+    const mj_cuda_api *cu = mj__cuda_load(NULL, 0);
     int v = 0;
     if (cu && cu->driver_version(&v) != CUDA_SUCCESS) v = 0;
     return v;

@@ -49,9 +49,9 @@ typedef struct mj_cuda_api {
 
 /* The loaded and initialised (cuInit) driver, or NULL with the reason copied into err.
  * Loads once per process; later calls return the same answer. */
-const mj_cuda_api *mj_cuda_load(char *err, size_t errcap);
+const mj_cuda_api *mj__cuda_load(char *err, size_t errcap);
 
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" style text for a result. */
-void mj_cuda_describe(const mj_cuda_api *api, CUresult r, char *out, size_t cap);
+void mj__cuda_describe(const mj_cuda_api *api, CUresult r, char *out, size_t cap);
 
 #endif

@@ -60,13 +60,13 @@ static void load(void) {
     loaded = 1;
 }
 
-const mj_nvrtc_api *mj_nvrtc_load(char *err, size_t errcap) {
+const mj_nvrtc_api *mj__nvrtc_load(char *err, size_t errcap) {
     pthread_once(&once, load);
     if (!loaded && err) snprintf(err, errcap, "%s", load_error);
     return loaded ? &api : NULL;
 }
 
 int mj_nvrtc_version(void) {
-    const mj_nvrtc_api *nv = mj_nvrtc_load(NULL, 0);
+    const mj_nvrtc_api *nv = mj__nvrtc_load(NULL, 0);
     return nv ? nv->major * 1000 + nv->minor * 10 : 0;
 }

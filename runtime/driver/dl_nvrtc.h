@@ -29,6 +29,6 @@ typedef struct mj_nvrtc_api {
 } mj_nvrtc_api;
 
 /* The loaded NVRTC, or NULL with the reason in err. Loads once per process. */
-const mj_nvrtc_api *mj_nvrtc_load(char *err, size_t errcap);
+const mj_nvrtc_api *mj__nvrtc_load(char *err, size_t errcap);
 
 #endif

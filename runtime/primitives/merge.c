@@ -1,5 +1,5 @@
 /* The host side of the merge primitive: partitions of the output into tiles, then one block
- * per tile, started while the partitions are still being found (mj_launch_overlapped). */
+ * per tile, started while the partitions are still being found (mj__launch_overlapped). */
 #include "primitives/merge.h"
 
 #include "core/context.h"
@@ -15,13 +15,13 @@
 #define MJ_EARLY_WAVES 4
 #define MJ_EARLY_LANES 4
 
-mj_status mj_merge_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+mj_status mj__merge_temp(const mj_sorter *s, size_t n, size_t *bytes) {
     long long tiles = mj_tile_count((long long)n, (long long)s->nt * s->vt);
     mj_temp_layout l = {0, 0};
-    mj_temp_part(&l, (size_t)tiles + 1, sizeof(long long));
+    mj__temp_part(&l, (size_t)tiles + 1, sizeof(long long));
     if (l.overflow || tiles >= 0x7fffffffll)
-        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu outputs need more blocks than a grid has",
-                       n);
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu outputs need more blocks than a grid has",
+                        n);
     *bytes = l.total;
     return MJ_OK;
 }
@@ -32,32 +32,32 @@ mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values
                           size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
     mj_context *ctx = s->ctx;
-    mj_status st = mj_sorter_expect(s, 1u << MJ_MERGE, "mj_sorter_merge");
+    mj_status st = mj__sorter_expect(s, 1u << MJ_MERGE, "mj_sorter_merge");
     if (st) return st;
     size_t n;
     if (__builtin_add_overflow(a_count, b_count, &n) || n > (size_t)0x7fffffffffffffffll)
-        return mj_fail(ctx, MJ_ERR_TOO_LARGE, "a_count + b_count overflows");
+        return mj__fail(ctx, MJ_ERR_TOO_LARGE, "a_count + b_count overflows");
     int values = s->value_size > 0;
     if (!values && (a_values || b_values || out_values))
-        return mj_fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "this sorter merges keys only (value_size 0) but values were given");
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "this sorter merges keys only (value_size 0) but values were given");
     size_t need = 0;
-    if ((st = mj_merge_temp(s, n, &need)) || (st = mj_run_check_temp(s, need, temp, temp_bytes)))
+    if ((st = mj__merge_temp(s, n, &need)) || (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
-    if ((st = mj_ctx_enter(ctx))) return st;
+    if ((st = mj__ctx_enter(ctx))) return st;
     if (n == 0) {
-        mj_ctx_leave(ctx);
+        mj__ctx_leave(ctx);
         return MJ_OK;
     }
     mj_run rn;
-    if ((a_count && (st = mj_check_pointer(s, a_keys, s->key_align, "a_keys"))) ||
-        (b_count && (st = mj_check_pointer(s, b_keys, s->key_align, "b_keys"))) ||
-        (st = mj_check_pointer(s, out_keys, s->key_align, "out_keys")) ||
-        (values && a_count && (st = mj_check_pointer(s, a_values, s->value_align, "a_values"))) ||
-        (values && b_count && (st = mj_check_pointer(s, b_values, s->value_align, "b_values"))) ||
-        (values && (st = mj_check_pointer(s, out_values, s->value_align, "out_values"))) ||
-        (st = mj_run_begin(s, need, temp, stream, &rn))) {
-        mj_ctx_leave(ctx);
+    if ((a_count && (st = mj__check_pointer(s, a_keys, s->key_align, "a_keys"))) ||
+        (b_count && (st = mj__check_pointer(s, b_keys, s->key_align, "b_keys"))) ||
+        (st = mj__check_pointer(s, out_keys, s->key_align, "out_keys")) ||
+        (values && a_count && (st = mj__check_pointer(s, a_values, s->value_align, "a_values"))) ||
+        (values && b_count && (st = mj__check_pointer(s, b_values, s->value_align, "b_values"))) ||
+        (values && (st = mj__check_pointer(s, out_values, s->value_align, "out_values"))) ||
+        (st = mj__run_begin(s, need, temp, stream, &rn))) {
+        mj__ctx_leave(ctx);
         return st;
     }
     long long tiles = mj_tile_count((long long)n, (long long)s->nt * s->vt);
@@ -72,9 +72,9 @@ mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values
                      (tiles + 1 - early + MJ_MP_NT / MJ_MP_LANES - 1) / (MJ_MP_NT / MJ_MP_LANES);
     void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &partitions, &early, &early_lanes};
     void *mp[] = {&ak, &av, &ac, &bk, &bv, &bc, &ok, &ov, &partitions};
-    if (!(st = mj_launch(s, MJ_K_MERGE_PARTITION, grid, MJ_MP_NT, pp, rn.stream)))
-        st = mj_launch_overlapped(s, MJ_K_MERGE_ARRAYS, tiles, (unsigned)s->nt, mp, rn.stream);
-    mj_run_end(s, &rn);
-    mj_ctx_leave(ctx);
+    if (!(st = mj__launch(s, MJ_K_MERGE_PARTITION, grid, MJ_MP_NT, pp, rn.stream)))
+        st = mj__launch_overlapped(s, MJ_K_MERGE_ARRAYS, tiles, (unsigned)s->nt, mp, rn.stream);
+    mj__run_end(s, &rn);
+    mj__ctx_leave(ctx);
     return st;
 }

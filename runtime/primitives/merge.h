@@ -9,6 +9,6 @@
 
 /* Temporary bytes a merge of n outputs needs, checking that n fits a grid (MJ_ERR_TOO_LARGE
  * otherwise). */
-mj_status mj_merge_temp(const mj_sorter *s, size_t n, size_t *bytes);
+mj_status mj__merge_temp(const mj_sorter *s, size_t n, size_t *bytes);
 
 #endif

@@ -20,20 +20,20 @@ typedef struct temp_layout {
 static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *t) {
     mj_temp_layout l = {0, 0};
     size_t tiles = (size_t)mj_tile_count((long long)n, (long long)s->nt * s->vt);
-    t->keys = mj_temp_part(&l, n, s->key_size);
-    t->keys2 = mj_temp_part(&l, indices ? n : 0, s->key_size);
-    t->values = mj_temp_part(&l, n, s->value_size);
-    t->partitions = mj_temp_part(&l, tiles, sizeof(long long));
+    t->keys = mj__temp_part(&l, n, s->key_size);
+    t->keys2 = mj__temp_part(&l, indices ? n : 0, s->key_size);
+    t->values = mj__temp_part(&l, n, s->value_size);
+    t->partitions = mj__temp_part(&l, tiles, sizeof(long long));
     t->total = l.total;
     if (l.overflow)
-        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
     if (tiles > 0x7fffffffull)
-        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
-                       n);
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
+                        n);
     return MJ_OK;
 }
 
-mj_status mj_mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
+mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
     temp_layout t;
     mj_status st = layout(s, n, indices, &t);
     if (st == MJ_OK) *bytes = t.total;
@@ -56,18 +56,18 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     mj_status st;
 
     void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n};
-    if ((st = mj_launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
+    if ((st = mj__launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
         return st;
     int lanes = mj_search_lanes(tiles);
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_coop(p, runs);
         void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
-        if ((st = mj_launch(s, MJ_K_PARTITION,
-                            (tiles * lanes + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
-                            MJ_PARTITION_THREADS, pp, stream)))
+        if ((st = mj__launch(s, MJ_K_PARTITION,
+                             (tiles * lanes + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
+                             MJ_PARTITION_THREADS, pp, stream)))
             return st;
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop};
-        if ((st = mj_launch(s, MJ_K_MERGE, tiles, (unsigned)s->nt, mp, stream)))
+        if ((st = mj__launch(s, MJ_K_MERGE, tiles, (unsigned)s->nt, mp, stream)))
             return st;
         cur ^= 1;
     }
@@ -81,22 +81,22 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     mj_context *ctx = s->ctx;
     temp_layout t;
     mj_status st;
-    if ((st = layout(s, n, indices, &t)) || (st = mj_run_check_temp(s, t.total, temp, temp_bytes)))
+    if ((st = layout(s, n, indices, &t)) || (st = mj__run_check_temp(s, t.total, temp, temp_bytes)))
         return st;
-    if ((st = mj_ctx_enter(ctx))) return st;
+    if ((st = mj__ctx_enter(ctx))) return st;
     if (n == 0) {
-        mj_ctx_leave(ctx);
+        mj__ctx_leave(ctx);
         return MJ_OK;
     }
     mj_run rn;
-    if ((st = mj_check_pointer(s, keys, s->key_align, "keys")) ||
+    if ((st = mj__check_pointer(s, keys, s->key_align, "keys")) ||
         (keys_final && keys_final != keys &&
-         (st = mj_check_pointer(s, keys_final, s->key_align, "keys"))) ||
-        (values && (st = mj_check_pointer(s, values, s->value_align, "values"))) ||
+         (st = mj__check_pointer(s, keys_final, s->key_align, "keys"))) ||
+        (values && (st = mj__check_pointer(s, values, s->value_align, "values"))) ||
         (values_final && values_final != values &&
-         (st = mj_check_pointer(s, values_final, s->value_align, "indices"))) ||
-        (st = mj_run_begin(s, t.total, temp, stream, &rn))) {
-        mj_ctx_leave(ctx);
+         (st = mj__check_pointer(s, values_final, s->value_align, "indices"))) ||
+        (st = mj__run_begin(s, t.total, temp, stream, &rn))) {
+        mj__ctx_leave(ctx);
         return st;
     }
     CUdeviceptr base = rn.base;
@@ -112,28 +112,28 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     v[1] = s->value_size ? base + t.values : 0;
     st = schedule(s, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n,
                   rn.stream);
-    mj_run_end(s, &rn);
-    mj_ctx_leave(ctx);
+    mj__run_end(s, &rn);
+    mj__ctx_leave(ctx);
     return st;
 }
 
-mj_status mj_mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
-                            size_t temp_bytes, void *stream) {
+mj_status mj__mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
+                             size_t temp_bytes, void *stream) {
     return run(s, keys, keys, values, values, n, 0, temp, temp_bytes, stream);
 }
 
 mj_status mj_sorter_sort_indices(mj_sorter *s, const void *keys, void *indices, size_t n,
                                  void *temp, size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
-    mj_status st = mj_sorter_expect(s, 1u << MJ_MERGESORT, "mj_sorter_sort_indices");
+    mj_status st = mj__sorter_expect(s, 1u << MJ_MERGESORT, "mj_sorter_sort_indices");
     if (st) return st;
     if (s->value_size != 4 && s->value_size != 8)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "index sorts need a sorter with value_size 4 or 8 (the index width), "
-                       "not %zu", s->value_size);
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "index sorts need a sorter with value_size 4 or 8 (the index width), "
+                        "not %zu", s->value_size);
     if (s->value_size == 4 && n > 0x100000000ull)
-        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE,
-                       "%zu elements need 8-byte indices (value_size 8)", n);
-    if (!indices && n) return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "indices is NULL");
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE,
+                        "%zu elements need 8-byte indices (value_size 8)", n);
+    if (!indices && n) return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "indices is NULL");
     return run(s, keys, NULL, NULL, indices, n, 1, temp, temp_bytes, stream);
 }

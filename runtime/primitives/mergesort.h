@@ -9,10 +9,10 @@
 
 /* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n
  * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */
-mj_status mj_mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes);
+mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes);
 
 /* Runs a mergesort in place for mj_sorter_sort, which has checked the values. */
-mj_status mj_mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
-                            size_t temp_bytes, void *stream);
+mj_status mj__mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
+                             size_t temp_bytes, void *stream);
 
 #endif

@@ -30,22 +30,22 @@ static mj_status layout(const mj_sorter *s, size_t n, queued_layout *q) {
     q->leaves = mj_tile_count((long long)n, nv * runs);
     q->head_words = ((long long)n + 31) / 32;
     q->passes = mj_sort_passes((long long)n, nv, runs);
-    q->keys = mj_temp_part(&l, n, s->key_size);
-    q->values = mj_temp_part(&l, n, s->value_size);
-    q->partitions = mj_temp_part(&l, (size_t)q->tiles, sizeof(long long));
-    q->queue = mj_temp_part(&l, (size_t)q->tiles, sizeof(int));
-    q->lengths = mj_temp_part(&l, (size_t)q->passes + 1, sizeof(int));
-    q->where = mj_temp_part(&l, 2 * (size_t)q->tiles, 1);
-    q->lists = mj_temp_part(&l, seg ? 2 * (size_t)q->leaves : 0, sizeof(mj_heads_range));
-    q->heads = mj_temp_part(&l, seg ? (size_t)q->head_words : 0, sizeof(unsigned));
+    q->keys = mj__temp_part(&l, n, s->key_size);
+    q->values = mj__temp_part(&l, n, s->value_size);
+    q->partitions = mj__temp_part(&l, (size_t)q->tiles, sizeof(long long));
+    q->queue = mj__temp_part(&l, (size_t)q->tiles, sizeof(int));
+    q->lengths = mj__temp_part(&l, (size_t)q->passes + 1, sizeof(int));
+    q->where = mj__temp_part(&l, 2 * (size_t)q->tiles, 1);
+    q->lists = mj__temp_part(&l, seg ? 2 * (size_t)q->leaves : 0, sizeof(mj_heads_range));
+    q->heads = mj__temp_part(&l, seg ? (size_t)q->head_words : 0, sizeof(unsigned));
     q->total = l.total;
     if (l.overflow || q->tiles > 0x7fffffffll)
-        return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory or a grid",
-                       n);
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory or a grid",
+                        n);
     return MJ_OK;
 }
 
-mj_status mj_queued_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+mj_status mj__queued_temp(const mj_sorter *s, size_t n, size_t *bytes) {
     queued_layout q;
     mj_status st = layout(s, n, &q);
     if (st == MJ_OK) *bytes = q.total;
@@ -53,25 +53,25 @@ mj_status mj_queued_temp(const mj_sorter *s, size_t n, size_t *bytes) {
 }
 
 static mj_status check_segments(mj_sorter *s, const mj_segments *g, size_t n) {
-    if (!g) return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments is NULL");
+    if (!g) return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments is NULL");
     switch (g->kind) {
     case MJ_SEGMENTS_FLAGS:
     case MJ_SEGMENTS_FLAG_BITS:
-        return !g->data && n ? mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments->data is NULL")
+        return !g->data && n ? mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments->data is NULL")
                              : MJ_OK;
     case MJ_SEGMENTS_HEADS:
     case MJ_SEGMENTS_OFFSETS:
         if (g->index_size != 4 && g->index_size != 8)
-            return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                           "segment indices are 4 or 8 bytes wide, not %zu", g->index_size);
+            return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                            "segment indices are 4 or 8 bytes wide, not %zu", g->index_size);
         if (g->count > 0x7fffffffffffffffull / 8)
-            return mj_fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu segment indices", g->count);
+            return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu segment indices", g->count);
         return !g->data && g->count
-                   ? mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments->data is NULL")
+                   ? mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "segments->data is NULL")
                    : MJ_OK;
     default:
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "unknown segments kind %d",
-                       (int)g->kind);
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "unknown segments kind %d",
+                        (int)g->kind);
     }
 }
 
@@ -88,18 +88,18 @@ static mj_status make_heads(mj_sorter *s, const mj_segments *g, long long n, que
     *heads = base + q->heads;
     if (g->kind == MJ_SEGMENTS_FLAGS) {
         void *p[] = {&data, &n, heads, &words};
-        return mj_launch(s, MJ_K_HEADS_FLAGS,
-                         (words * 32 + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS, MJ_HEADS_THREADS,
-                         p, stream);
+        return mj__launch(s, MJ_K_HEADS_FLAGS,
+                          (words * 32 + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS, MJ_HEADS_THREADS,
+                          p, stream);
     }
     CUresult r = s->ctx->cu->memset_d8_async(*heads, 0, (size_t)words * 4, stream);
-    if (r != CUDA_SUCCESS) return mj_fail_cuda(s->ctx, r, "clearing the head flags");
+    if (r != CUDA_SUCCESS) return mj__fail_cuda(s->ctx, r, "clearing the head flags");
     if (!g->count) return MJ_OK;
     int index_size = (int)g->index_size;
     long long count = (long long)g->count;
     void *p[] = {&data, &index_size, &count, &n, heads};
-    return mj_launch(s, MJ_K_HEADS_INDICES, (count + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS,
-                     MJ_HEADS_THREADS, p, stream);
+    return mj__launch(s, MJ_K_HEADS_INDICES, (count + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS,
+                      MJ_HEADS_THREADS, p, stream);
 }
 
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
@@ -116,15 +116,15 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
     CUdeviceptr partitions = base + q->partitions, queue = base + q->queue;
     CUresult r = s->ctx->cu->memset_d8_async(base + q->lengths, 0,
                                              q->where + 2 * (size_t)tiles - q->lengths, stream);
-    if (r != CUDA_SUCCESS) return mj_fail_cuda(s->ctx, r, "clearing the queue lengths");
+    if (r != CUDA_SUCCESS) return mj__fail_cuda(s->ctx, r, "clearing the queue lengths");
 
     CUdeviceptr heads = 0;
     long long words = q->head_words;
     if (seg && (st = make_heads(s, g, n, q, base, stream, &heads))) return st;
     void *bs_plain[] = {&keys, &values, &keys, &values, &n};
     void *bs_seg[] = {&keys, &values, &keys, &values, &n, &heads, &words, &lists[0], &where[0]};
-    if ((st = mj_launch(s, MJ_K_BLOCKSORT, q->leaves, (unsigned)s->bs_nt,
-                        seg ? bs_seg : bs_plain, stream)))
+    if ((st = mj__launch(s, MJ_K_BLOCKSORT, q->leaves, (unsigned)s->bs_nt,
+                         seg ? bs_seg : bs_plain, stream)))
         return st;
     int lanes = mj_search_lanes(tiles);
     long long per_block = MJ_QP_NT / lanes - 1;
@@ -137,15 +137,15 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
                       &partitions, &queue, &queued, &lanes};
         void *wp[] = {&keys, &values, &k1, &v1, &w_in, &partitions, &in, &n, &coop, &tiles,
                       &queue, &queued};
-        if ((st = mj_launch(s, MJ_K_QUEUE_PARTITION, (tiles + per_block - 1) / per_block,
-                            MJ_QP_NT, pp, stream)) ||
-            (st = mj_launch(s, MJ_K_QUEUE_WORK, tiles, (unsigned)s->nt, wp, stream)))
+        if ((st = mj__launch(s, MJ_K_QUEUE_PARTITION, (tiles + per_block - 1) / per_block,
+                             MJ_QP_NT, pp, stream)) ||
+            (st = mj__launch(s, MJ_K_QUEUE_WORK, tiles, (unsigned)s->nt, wp, stream)))
             return st;
     }
     if (q->passes == 0) return MJ_OK; /* one blocksort tile: sorted in place */
     CUdeviceptr w_last = where[q->passes & 1];
     void *fp[] = {&keys, &values, &k1, &v1, &w_last, &n};
-    return mj_launch(s, MJ_K_QUEUE_FINISH, tiles, (unsigned)s->nt, fp, stream);
+    return mj__launch(s, MJ_K_QUEUE_FINISH, tiles, (unsigned)s->nt, fp, stream);
 }
 
 static mj_status run(mj_sorter *s, void *keys, void *values, size_t n, const mj_segments *g,
@@ -154,32 +154,32 @@ static mj_status run(mj_sorter *s, void *keys, void *values, size_t n, const mj_
     mj_status st;
     if (s->primitive == MJ_SEGMENTED_SORT && (st = check_segments(s, g, n))) return st;
     queued_layout q;
-    if ((st = layout(s, n, &q)) || (st = mj_run_check_temp(s, q.total, temp, temp_bytes)))
+    if ((st = layout(s, n, &q)) || (st = mj__run_check_temp(s, q.total, temp, temp_bytes)))
         return st;
-    if ((st = mj_ctx_enter(ctx))) return st;
+    if ((st = mj__ctx_enter(ctx))) return st;
     if (n == 0) {
-        mj_ctx_leave(ctx);
+        mj__ctx_leave(ctx);
         return MJ_OK;
     }
     size_t seg_align = !g ? 1 : g->kind == MJ_SEGMENTS_FLAGS ? 1
                              : g->kind == MJ_SEGMENTS_FLAG_BITS ? 4 : g->index_size;
     int seg_data = g && (g->kind <= MJ_SEGMENTS_FLAG_BITS || g->count);
     mj_run rn;
-    if ((st = mj_check_pointer(s, keys, s->key_align, "keys")) ||
-        (values && (st = mj_check_pointer(s, values, s->value_align, "values"))) ||
-        (seg_data && (st = mj_check_pointer(s, g->data, seg_align, "segments->data"))) ||
-        (st = mj_run_begin(s, q.total, temp, stream, &rn))) {
-        mj_ctx_leave(ctx);
+    if ((st = mj__check_pointer(s, keys, s->key_align, "keys")) ||
+        (values && (st = mj__check_pointer(s, values, s->value_align, "values"))) ||
+        (seg_data && (st = mj__check_pointer(s, g->data, seg_align, "segments->data"))) ||
+        (st = mj__run_begin(s, q.total, temp, stream, &rn))) {
+        mj__ctx_leave(ctx);
         return st;
     }
     st = schedule(s, DPTR(keys), DPTR(values), g, (long long)n, &q, rn.base, rn.stream);
-    mj_run_end(s, &rn);
-    mj_ctx_leave(ctx);
+    mj__run_end(s, &rn);
+    mj__ctx_leave(ctx);
     return st;
 }
 
-mj_status mj_locality_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
-                           size_t temp_bytes, void *stream) {
+mj_status mj__locality_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
+                            size_t temp_bytes, void *stream) {
     return run(s, keys, values, n, NULL, temp, temp_bytes, stream);
 }
 
@@ -187,7 +187,7 @@ mj_status mj_sorter_segmented_sort(mj_sorter *s, void *keys, void *values, size_
                                    const mj_segments *segments, void *temp, size_t temp_bytes,
                                    void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
-    mj_status st = mj_sorter_expect(s, 1u << MJ_SEGMENTED_SORT, "mj_sorter_segmented_sort");
-    if (st || (st = mj_check_values(s, values, n))) return st;
+    mj_status st = mj__sorter_expect(s, 1u << MJ_SEGMENTED_SORT, "mj_sorter_segmented_sort");
+    if (st || (st = mj__check_values(s, values, n))) return st;
     return run(s, keys, values, n, segments, temp, temp_bytes, stream);
 }

@@ -8,7 +8,7 @@
 #include "core/context.h"
 #include "gen.h"
 
-size_t mj_temp_part(mj_temp_layout *t, size_t count, size_t size) {
+size_t mj__temp_part(mj_temp_layout *t, size_t count, size_t size) {
     size_t bytes, at;
     if (__builtin_mul_overflow(count, size, &bytes) ||
         __builtin_add_overflow(t->total, (size_t)MJ_TEMP_ALIGN - 1, &at)) {
@@ -20,32 +20,32 @@ size_t mj_temp_part(mj_temp_layout *t, size_t count, size_t size) {
     return at;
 }
 
-mj_status mj_check_values(mj_sorter *s, const void *values, size_t n) {
+mj_status mj__check_values(mj_sorter *s, const void *values, size_t n) {
     if (s->value_size && !values && n)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "this sorter carries %zu-byte values: values is required", s->value_size);
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "this sorter carries %zu-byte values: values is required", s->value_size);
     if (!s->value_size && values)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "this sorter sorts keys only (value_size 0) but values were given");
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "this sorter sorts keys only (value_size 0) but values were given");
     return MJ_OK;
 }
 
 static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {
     if (r == CUDA_SUCCESS) return MJ_OK;
     char what[64];
-    snprintf(what, sizeof what, "launching %s", mj_kernel_name(k));
-    return mj_fail_cuda(s->ctx, r, what);
+    snprintf(what, sizeof what, "launching %s", mj__kernel_name(k));
+    return mj__fail_cuda(s->ctx, r, what);
 }
 
-mj_status mj_launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                    void **params, CUstream stream) {
+mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                     void **params, CUstream stream) {
     return launched(s, k, s->ctx->cu->launch(s->mod->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0,
                                              stream, params, NULL));
 }
 
-mj_status mj_launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                               void **params, CUstream stream) {
-    if (s->ctx->sm < 90) return mj_launch(s, k, grid, block, params, stream);
+mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                                void **params, CUstream stream) {
+    if (s->ctx->sm < 90) return mj__launch(s, k, grid, block, params, stream);
     CUlaunchAttribute overlap = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
     overlap.value.programmaticStreamSerializationAllowed = 1;
     CUlaunchConfig config = {.gridDimX = (unsigned)grid, .gridDimY = 1, .gridDimZ = 1,
@@ -54,51 +54,51 @@ mj_status mj_launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, uns
     return launched(s, k, s->ctx->cu->launch_ex(&config, s->mod->fn[k], params, NULL));
 }
 
-mj_status mj_sorter_expect(mj_sorter *s, unsigned mask, const char *function) {
+mj_status mj__sorter_expect(mj_sorter *s, unsigned mask, const char *function) {
     if (mask & (1u << s->primitive)) return MJ_OK;
-    return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s cannot run a sorter built for %s",
-                   function, mj_primitive_name(s->primitive));
+    return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s cannot run a sorter built for %s",
+                    function, mj_primitive_name(s->primitive));
 }
 
-mj_status mj_check_pointer(mj_sorter *s, const void *p, size_t align, const char *what) {
-    if (!p) return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s is NULL", what);
+mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what) {
+    if (!p) return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s is NULL", what);
     if ((uintptr_t)p % align)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s (%p) is not aligned to %zu bytes",
-                       what, p, align);
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s (%p) is not aligned to %zu bytes",
+                        what, p, align);
     unsigned type = 0;
     CUresult r = s->ctx->cu->pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, DPTR(p));
     if (r != CUDA_SUCCESS)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "%s (%p) is not memory the GPU can reach (host memory from malloc?)",
-                       what, p);
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "%s (%p) is not memory the GPU can reach (host memory from malloc?)",
+                        what, p);
     return MJ_OK;
 }
 
-mj_status mj_run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes) {
+mj_status mj__run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes) {
     if (temp && temp_bytes < need)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "temporary storage of %zu bytes is too small: %zu needed", temp_bytes,
-                       need);
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "temporary storage of %zu bytes is too small: %zu needed", temp_bytes,
+                        need);
     if (temp && (uintptr_t)temp % MJ_TEMP_ALIGN)
-        return mj_fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
-                       "temporary storage must be aligned to %d bytes", MJ_TEMP_ALIGN);
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "temporary storage must be aligned to %d bytes", MJ_TEMP_ALIGN);
     return MJ_OK;
 }
 
-mj_status mj_run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run) {
+mj_status mj__run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run) {
     mj_context *ctx = s->ctx;
     run->base = DPTR(temp);
     run->stream = (CUstream)stream;
     run->owned = 0;
-    if (temp) return mj_check_pointer(s, temp, MJ_TEMP_ALIGN, "temp");
+    if (temp) return mj__check_pointer(s, temp, MJ_TEMP_ALIGN, "temp");
     CUresult r = ctx->cu->mem_alloc_async ? ctx->cu->mem_alloc_async(&run->base, need, run->stream)
                                           : ctx->cu->mem_alloc(&run->base, need);
-    if (r != CUDA_SUCCESS) return mj_fail_cuda(ctx, r, "allocating temporary storage");
+    if (r != CUDA_SUCCESS) return mj__fail_cuda(ctx, r, "allocating temporary storage");
     run->owned = 1;
     return MJ_OK;
 }
 
-void mj_run_end(mj_sorter *s, mj_run *run) {
+void mj__run_end(mj_sorter *s, mj_run *run) {
     mj_context *ctx = s->ctx;
     if (!run->owned) return;
     if (ctx->cu->mem_free_async) {

@@ -31,38 +31,38 @@ typedef struct mj_temp_layout {
     int overflow;
 } mj_temp_layout;
 /* Reserves count * size bytes; returns the part's offset. */
-size_t mj_temp_part(mj_temp_layout *t, size_t count, size_t size);
+size_t mj__temp_part(mj_temp_layout *t, size_t count, size_t size);
 
 /* The sorter was built for one of the primitives in `mask` (bits 1 << MJ_*); else fails. */
-mj_status mj_sorter_expect(mj_sorter *s, unsigned mask, const char *function);
+mj_status mj__sorter_expect(mj_sorter *s, unsigned mask, const char *function);
 
-/* Temporary storage of `need` bytes for a run, inside the context: mj_run_check_temp checks
- * the caller's (temp, temp_bytes) before anything else; mj_run_begin checks the pointer or,
- * when temp is NULL, allocates in stream order; mj_run_end frees what mj_run_begin allocated
- * (call it exactly when mj_run_begin returned MJ_OK). */
+/* Temporary storage of `need` bytes for a run, inside the context: mj__run_check_temp checks
+ * the caller's (temp, temp_bytes) before anything else; mj__run_begin checks the pointer or,
+ * when temp is NULL, allocates in stream order; mj__run_end frees what mj__run_begin allocated
+ * (call it exactly when mj__run_begin returned MJ_OK). */
 typedef struct mj_run {
     CUdeviceptr base;
     CUstream stream;
     int owned;
 } mj_run;
-mj_status mj_run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes);
-mj_status mj_run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run);
-void mj_run_end(mj_sorter *s, mj_run *run);
+mj_status mj__run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes);
+mj_status mj__run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run);
+void mj__run_end(mj_sorter *s, mj_run *run);
 
 /* `values` is given exactly when the sorter carries values (NULL allowed for n == 0). */
-mj_status mj_check_values(mj_sorter *s, const void *values, size_t n);
+mj_status mj__check_values(mj_sorter *s, const void *values, size_t n);
 
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
-mj_status mj_check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
+mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 
-mj_status mj_launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                    void **params, CUstream stream);
-/* mj_launch, but the kernel may start before the kernel ahead of it in the stream has ended,
+mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                     void **params, CUstream stream);
+/* mj__launch, but the kernel may start before the kernel ahead of it in the stream has ended,
  * once every block of that one has called mj_allow_next_kernel (mj_common.cuh; programmatic
  * dependent launch on sm_90 and newer, a plain launch before). The kernel itself must wait for
  * what it reads of the other's output, and call mj_await_prior_kernels before it ends, so
  * that later work in the stream finds both kernels over. */
-mj_status mj_launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                               void **params, CUstream stream);
+mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+                                void **params, CUstream stream);
 
 #endif

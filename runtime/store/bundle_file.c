@@ -14,12 +14,12 @@ static int cmp_key_ptr(const void *a, const void *b)
     return memcmp(*(const uint8_t *const *)a, *(const uint8_t *const *)b, 32);
 }
 
-int mj_bundle_find_duplicate(const uint8_t **keys, size_t count, size_t *first,
-                             size_t *second)
+int mj__bundle_find_duplicate(const uint8_t **keys, size_t count, size_t *first,
+                              size_t *second)
 {
     if (count < 2)
         return 0;
-    const uint8_t **sorted = mj_malloc(count * sizeof *sorted);
+    const uint8_t **sorted = mj__malloc(count * sizeof *sorted);
     if (!sorted)
         return -1;
     memcpy(sorted, keys, count * sizeof *sorted);
@@ -48,7 +48,7 @@ int mj_bundle_find_duplicate(const uint8_t **keys, size_t count, size_t *first,
     return 1;
 }
 
-const mj_bundle_entry *mj_bundle_find(const mj_bundle_index *b, const uint8_t request[32])
+const mj_bundle_entry *mj__bundle_find(const mj_bundle_index *b, const uint8_t request[32])
 {
     if (!b)
         return NULL;
@@ -58,7 +58,7 @@ const mj_bundle_entry *mj_bundle_find(const mj_bundle_index *b, const uint8_t re
     return NULL;
 }
 
-void mj_bundle_index_free(mj_bundle_index *b)
+void mj__bundle_index_free(mj_bundle_index *b)
 {
     if (!b)
         return;

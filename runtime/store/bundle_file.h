@@ -50,15 +50,15 @@ typedef struct mj_bundle_index {
 } mj_bundle_index;
 
 /* The entry with this request key, or NULL. */
-const mj_bundle_entry *mj_bundle_find(const mj_bundle_index *b, const uint8_t request[32]);
+const mj_bundle_entry *mj__bundle_find(const mj_bundle_index *b, const uint8_t request[32]);
 
-void mj_bundle_index_free(mj_bundle_index *b);
+void mj__bundle_index_free(mj_bundle_index *b);
 
 /* Finds two equal request keys, for the reader and the writer: sorted pointers, then
  * neighbours compared. Returns 1 and sets *first and *second (indexes, first < second) when
  * two keys are equal, 0 when none are, -1 when out of memory. keys[i] points at entry i's
  * 32-byte request key. */
-int mj_bundle_find_duplicate(const uint8_t **keys, size_t count, size_t *first,
-                             size_t *second);
+int mj__bundle_find_duplicate(const uint8_t **keys, size_t count, size_t *first,
+                              size_t *second);
 
 #endif

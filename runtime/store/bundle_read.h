@@ -9,11 +9,11 @@
 /* Reads and checks the header and index of path. 0, or -1 with err naming the path and the
  * problem (missing, not a bundle, another format version, damaged index, payload outside the
  * file, duplicate entries). */
-int mj_bundle_read_index(const char *path, mj_bundle_index *out, char *err, size_t errcap);
+int mj__bundle_read_index(const char *path, mj_bundle_index *out, char *err, size_t errcap);
 
 /* Reads an entry's payload from path into *data (malloc'd) and checks its SHA-256. 0, or -1
  * with err (I/O, changed or damaged file). */
-int mj_bundle_read_payload(const char *path, const mj_bundle_entry *e, void **data, char *err,
-                           size_t errcap);
+int mj__bundle_read_payload(const char *path, const mj_bundle_entry *e, void **data, char *err,
+                            size_t errcap);
 
 #endif

@@ -9,7 +9,7 @@
 /* Writes entries (payload and size set; offset and sha are computed) to path atomically: a
  * temporary file in the same directory, renamed into place. Two entries with the same request
  * key are refused. 0, or -1 with err; on failure no temporary file is left behind. */
-int mj_bundle_write_file(const char *path, const mj_bundle_entry *entries, size_t count,
-                         char *err, size_t errcap);
+int mj__bundle_write_file(const char *path, const mj_bundle_entry *entries, size_t count,
+                          char *err, size_t errcap);
 
 #endif

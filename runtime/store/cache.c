@@ -66,10 +66,10 @@ static int entry_path(char *out, size_t cap, const char *dir, const uint8_t key[
                       char *err, size_t errcap)
 {
     char hex[65];
-    mj_sha256_hex(key, hex);
+    mj__sha256_hex(key, hex);
     int n = snprintf(out, cap, "%s/%s.mjc", dir, hex);
     if (n < 0 || (size_t)n >= cap) {
-        mj_set_err(err, errcap, "cache directory path %s is too long", dir);
+        mj__set_err(err, errcap, "cache directory path %s is too long", dir);
         return -1;
     }
     return 0;
@@ -93,10 +93,10 @@ static mj_cache_result damaged(const char *path, const struct stat *seen, const 
                                char *err, size_t errcap)
 {
     if (remove_damaged(path, seen) != 0)
-        mj_set_err(err, errcap, "cache entry %s %s (and could not be removed: %s)", path, what,
-                   strerror(errno));
+        mj__set_err(err, errcap, "cache entry %s %s (and could not be removed: %s)", path, what,
+                    strerror(errno));
     else
-        mj_set_err(err, errcap, "cache entry %s %s", path, what);
+        mj__set_err(err, errcap, "cache entry %s %s", path, what);
     return MJ_CACHE_DAMAGED;
 }
 
@@ -105,11 +105,11 @@ static mj_cache_result damaged(const char *path, const struct stat *seen, const 
 static void entry_digest(const uint8_t *hdr, const void *payload, size_t n, uint8_t out[32])
 {
     mj_sha256 h;
-    mj_sha256_init(&h);
-    mj_sha256_update(&h, hdr + OFF_REGISTERS, 4);
-    mj_sha256_update(&h, hdr + OFF_SPILLS, 8);
-    mj_sha256_update(&h, payload, n);
-    mj_sha256_final(&h, out);
+    mj__sha256_init(&h);
+    mj__sha256_update(&h, hdr + OFF_REGISTERS, 4);
+    mj__sha256_update(&h, hdr + OFF_SPILLS, 8);
+    mj__sha256_update(&h, payload, n);
+    mj__sha256_final(&h, out);
 }
 
 /* Checks a header against the key and the file's size; returns what is wrong, or NULL. */
@@ -117,11 +117,11 @@ static const char *check_header(const uint8_t *hdr, const uint8_t key[32], uint6
 {
     if (memcmp(hdr, MAGIC, 8) != 0)
         return "has a bad magic number";
-    if (mj_get_le32(hdr + OFF_VERSION) != FORMAT_VERSION)
+    if (mj__get_le32(hdr + OFF_VERSION) != FORMAT_VERSION)
         return "has an unsupported format version";
     if (memcmp(hdr + OFF_KEY, key, 32) != 0)
         return "belongs to another key";
-    uint64_t payload = mj_get_le64(hdr + OFF_SIZE);
+    uint64_t payload = mj__get_le64(hdr + OFF_SIZE);
     if (file_size - HEADER_SIZE < payload)
         return "truncated";
     if (file_size - HEADER_SIZE > payload)
@@ -145,9 +145,9 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
         return MJ_CACHE_DAMAGED;
     }
     uint8_t hdr[HEADER_SIZE];
-    ssize_t got = mj_read_full(fd, hdr, HEADER_SIZE);
+    ssize_t got = mj__read_full(fd, hdr, HEADER_SIZE);
     if (got < 0) {
-        mj_set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
+        mj__set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
         return MJ_CACHE_ERROR;
     }
     if (got < HEADER_SIZE || (uint64_t)st->st_size < HEADER_SIZE) {
@@ -157,20 +157,20 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
     if ((*bad = check_header(hdr, key, (uint64_t)st->st_size)) != NULL)
         return MJ_CACHE_DAMAGED;
 
-    uint64_t n64 = mj_get_le64(hdr + OFF_SIZE);
+    uint64_t n64 = mj__get_le64(hdr + OFF_SIZE);
     size_t n = (size_t)n64;
     if (n != n64) {
-        mj_set_err(err, errcap, "cache entry %s is too large for this process", path);
+        mj__set_err(err, errcap, "cache entry %s is too large for this process", path);
         return MJ_CACHE_ERROR;
     }
-    uint8_t *payload = mj_malloc(n ? n : 1); /* never NULL on a hit, even when empty */
+    uint8_t *payload = mj__malloc(n ? n : 1); /* never NULL on a hit, even when empty */
     if (!payload) {
-        mj_set_err(err, errcap, "out of memory reading cache entry %s", path);
+        mj__set_err(err, errcap, "out of memory reading cache entry %s", path);
         return MJ_CACHE_ERROR;
     }
-    got = mj_read_full(fd, payload, n);
+    got = mj__read_full(fd, payload, n);
     if (got < 0) {
-        mj_set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
+        mj__set_err(err, errcap, "cannot read cache entry %s: %s", path, strerror(errno));
         free(payload);
         return MJ_CACHE_ERROR;
     }
@@ -189,14 +189,14 @@ static mj_cache_result read_entry(int fd, const struct stat *st, const uint8_t k
     *data = payload;
     *size = n;
     if (meta) {
-        meta->registers = (int32_t)mj_get_le32(hdr + OFF_REGISTERS);
-        meta->spill_bytes = (int64_t)mj_get_le64(hdr + OFF_SPILLS);
+        meta->registers = (int32_t)mj__get_le32(hdr + OFF_REGISTERS);
+        meta->spill_bytes = (int64_t)mj__get_le64(hdr + OFF_SPILLS);
     }
     return MJ_CACHE_HIT;
 }
 
-mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **data,
-                              size_t *size, mj_cache_meta *meta, char *err, size_t errcap)
+mj_cache_result mj__cache_load(const char *dir, const uint8_t key[32], void **data,
+                               size_t *size, mj_cache_meta *meta, char *err, size_t errcap)
 {
     char path[PATH_MAX];
     if (entry_path(path, sizeof path, dir, key, err, errcap) != 0)
@@ -210,14 +210,14 @@ mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **dat
             return MJ_CACHE_MISS;
         if (errno == ELOOP) /* O_NOFOLLOW met a symbolic link */
             return damaged(path, NULL, "is a symbolic link", err, errcap);
-        mj_set_err(err, errcap, "cannot open cache entry %s: %s", path, strerror(errno));
+        mj__set_err(err, errcap, "cannot open cache entry %s: %s", path, strerror(errno));
         return MJ_CACHE_ERROR;
     }
     struct stat st;
     const char *bad = NULL;
     mj_cache_result res;
     if (fstat(fd, &st) != 0) {
-        mj_set_err(err, errcap, "cannot stat cache entry %s: %s", path, strerror(errno));
+        mj__set_err(err, errcap, "cannot stat cache entry %s: %s", path, strerror(errno));
         res = MJ_CACHE_ERROR;
     } else {
         res = read_entry(fd, &st, key, path, data, size, meta, &bad, err, errcap);
@@ -228,62 +228,62 @@ mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **dat
     return res;
 }
 
-int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
-                   const mj_cache_meta *meta, char *err, size_t errcap)
+int mj__cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
+                    const mj_cache_meta *meta, char *err, size_t errcap)
 {
-    if (mj_cache_ensure_dir(dir, err, errcap) != 0 || mj_cache_check_dir(dir, err, errcap) != 0)
+    if (mj__dir_ensure_private(dir, err, errcap) != 0 || mj__cache_check_dir(dir, err, errcap) != 0)
         return -1;
     char path[PATH_MAX];
     char hex[65];
-    mj_sha256_hex(key, hex);
+    mj__sha256_hex(key, hex);
     if (entry_path(path, sizeof path, dir, key, err, errcap) != 0)
         return -1;
     uint8_t hdr[HEADER_SIZE];
     memcpy(hdr, MAGIC, 8);
-    mj_put_le32(hdr + OFF_VERSION, FORMAT_VERSION);
-    mj_put_le32(hdr + OFF_REGISTERS, (uint32_t)(meta ? meta->registers : -1));
+    mj__put_le32(hdr + OFF_VERSION, FORMAT_VERSION);
+    mj__put_le32(hdr + OFF_REGISTERS, (uint32_t)(meta ? meta->registers : -1));
     memcpy(hdr + OFF_KEY, key, 32);
-    mj_put_le64(hdr + OFF_SIZE, size);
-    mj_put_le64(hdr + OFF_SPILLS, (uint64_t)(meta ? meta->spill_bytes : -1));
+    mj__put_le64(hdr + OFF_SIZE, size);
+    mj__put_le64(hdr + OFF_SPILLS, (uint64_t)(meta ? meta->spill_bytes : -1));
     entry_digest(hdr, data, size, hdr + OFF_HASH);
 
     /* The temporary file is ".<hex>.tmp.XXXXXX" in dir, which is_temp_name recognizes. Mode
      * 0600 and no fsync: an entry is private, and one lost in a crash is only rebuilt. */
     const mj_span parts[] = {{hdr, sizeof hdr}, {data, size}};
-    return mj_write_file_atomic(path, dir, hex, parts, 2, 0600, 0, err, errcap);
+    return mj__write_file_atomic(path, dir, hex, parts, 2, 0600, 0, err, errcap);
 }
 
-int mj_cache_check_dir(const char *dir, char *err, size_t errcap)
+int mj__cache_check_dir(const char *dir, char *err, size_t errcap)
 {
     struct stat st;
     if (stat(dir, &st) != 0) {
         if (errno == ENOENT)
             return 0;
-        mj_set_err(err, errcap, "cannot use cache directory %s: %s", dir, strerror(errno));
+        mj__set_err(err, errcap, "cannot use cache directory %s: %s", dir, strerror(errno));
         return -1;
     }
     const char *why = "refused: another user could place kernels there that this process would "
                       "run; choose a private directory (MERGEJIT_CACHE_DIR)";
     if (!S_ISDIR(st.st_mode)) {
-        mj_set_err(err, errcap, "cache directory %s is not a directory", dir);
+        mj__set_err(err, errcap, "cache directory %s is not a directory", dir);
         return -1;
     }
     if (st.st_uid != geteuid()) {
-        mj_set_err(err, errcap, "cache directory %s belongs to uid %u, not to this user (uid "
+        mj__set_err(err, errcap, "cache directory %s belongs to uid %u, not to this user (uid "
                                 "%u): %s", dir, (unsigned)st.st_uid, (unsigned)geteuid(), why);
         return -1;
     }
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        mj_set_err(err, errcap, "cache directory %s is writable by %s (mode %04o): %s, or "
+        mj__set_err(err, errcap, "cache directory %s is writable by %s (mode %04o): %s, or "
                                 "chmod go-w it", dir,
-                   (st.st_mode & S_IWOTH) ? "every user" : "its group",
-                   (unsigned)(st.st_mode & 07777), why);
+                    (st.st_mode & S_IWOTH) ? "every user" : "its group",
+                    (unsigned)(st.st_mode & 07777), why);
         return -1;
     }
     return 0;
 }
 
-int mj_cache_default_dir(char *out, size_t cap, char *err, size_t errcap)
+int mj__cache_default_dir(char *out, size_t cap, char *err, size_t errcap)
 {
     const char *v;
     int n;
@@ -294,13 +294,13 @@ int mj_cache_default_dir(char *out, size_t cap, char *err, size_t errcap)
     else if ((v = getenv("HOME")) != NULL && *v)
         n = snprintf(out, cap, "%s/.cache/mergejit", v);
     else {
-        mj_set_err(err, errcap,
-                   "no cache directory: none of MERGEJIT_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
+        mj__set_err(err, errcap,
+                    "no cache directory: none of MERGEJIT_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
         return -1;
     }
     if (n < 0 || (size_t)n >= cap) {
-        mj_set_err(err, errcap, "the cache directory path (%d bytes) does not fit in %zu bytes", n,
-                   cap);
+        mj__set_err(err, errcap, "the cache directory path (%d bytes) does not fit in %zu bytes", n,
+                    cap);
         if (cap > 0)
             out[0] = '\0';
         return -1;
@@ -316,7 +316,7 @@ static int open_listing(const char *dir, DIR **d, char *err, size_t errcap)
         return 1;
     if (errno == ENOENT)
         return 0;
-    mj_set_err(err, errcap, "cannot open cache directory %s: %s", dir, strerror(errno));
+    mj__set_err(err, errcap, "cannot open cache directory %s: %s", dir, strerror(errno));
     return -1;
 }
 
@@ -326,13 +326,13 @@ static int close_listing(DIR *d, const char *dir, char *err, size_t errcap)
     int e = errno;
     closedir(d);
     if (e != 0) {
-        mj_set_err(err, errcap, "cannot read cache directory %s: %s", dir, strerror(e));
+        mj__set_err(err, errcap, "cannot read cache directory %s: %s", dir, strerror(e));
         return -1;
     }
     return 0;
 }
 
-int mj_cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errcap)
+int mj__cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errcap)
 {
     size_t count = 0;
     if (removed)
@@ -348,7 +348,7 @@ int mj_cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errca
         if (unlinkat(dirfd(d), ent->d_name, 0) == 0)
             count++;
         else if (errno != ENOENT) { /* ENOENT: someone else removed it first */
-            mj_set_err(err, errcap, "cannot remove %s/%s: %s", dir, ent->d_name, strerror(errno));
+            mj__set_err(err, errcap, "cannot remove %s/%s: %s", dir, ent->d_name, strerror(errno));
             closedir(d);
             if (removed)
                 *removed = count;
@@ -360,8 +360,8 @@ int mj_cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errca
     return close_listing(d, dir, err, errcap);
 }
 
-int mj_cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
-                       size_t errcap)
+int mj__cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
+                        size_t errcap)
 {
     size_t count = 0;
     uint64_t total = 0;
@@ -379,7 +379,7 @@ int mj_cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *
         if (fstatat(dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             if (errno == ENOENT) /* removed since it was listed */
                 continue;
-            mj_set_err(err, errcap, "cannot stat %s/%s: %s", dir, ent->d_name, strerror(errno));
+            mj__set_err(err, errcap, "cannot stat %s/%s: %s", dir, ent->d_name, strerror(errno));
             closedir(d);
             return -1;
         }

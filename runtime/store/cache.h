@@ -24,12 +24,12 @@ typedef enum mj_cache_result {
 
 /* The default cache directory: $MERGEJIT_CACHE_DIR, else $XDG_CACHE_HOME/mergejit, else
  * $HOME/.cache/mergejit. Returns 0, or -1 when none can be formed (err says why). */
-int mj_cache_default_dir(char *out, size_t cap, char *err, size_t errcap);
+int mj__cache_default_dir(char *out, size_t cap, char *err, size_t errcap);
 
 /* Refuses a cache directory that another user could write to: one owned by another user, or
  * writable by its group or everyone. A missing one is fine (it is created private). 0, or -1
  * with err explaining why. */
-int mj_cache_check_dir(const char *dir, char *err, size_t errcap);
+int mj__cache_check_dir(const char *dir, char *err, size_t errcap);
 
 /* What ptxas reported when the entry was compiled (-1: unknown, e.g. PTX). */
 typedef struct mj_cache_meta {
@@ -38,20 +38,20 @@ typedef struct mj_cache_meta {
 } mj_cache_meta;
 
 /* On a hit, *meta (may be NULL) gets the entry's ptxas figures. */
-mj_cache_result mj_cache_load(const char *dir, const uint8_t key[32], void **data,
-                              size_t *size, mj_cache_meta *meta, char *err, size_t errcap);
+mj_cache_result mj__cache_load(const char *dir, const uint8_t key[32], void **data,
+                               size_t *size, mj_cache_meta *meta, char *err, size_t errcap);
 
 /* Writes the entry atomically (temp file + rename) with its ptxas figures (meta NULL:
  * unknown). Returns 0 or -1 with err; on failure no partial file is left behind. */
-int mj_cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
-                   const mj_cache_meta *meta, char *err, size_t errcap);
+int mj__cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
+                    const mj_cache_meta *meta, char *err, size_t errcap);
 
 /* Removes every entry (and stale temporary file) of ours in dir; other files are left
  * alone. *removed may be NULL. Returns 0 or -1 with err. A missing dir is 0 removed. */
-int mj_cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errcap);
+int mj__cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errcap);
 
 /* Counts entries and their bytes. A missing dir is 0/0. Returns 0 or -1 with err. */
-int mj_cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
-                       size_t errcap);
+int mj__cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
+                        size_t errcap);
 
 #endif

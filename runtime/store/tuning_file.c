@@ -21,7 +21,7 @@
 
 /* ---------------------------------------------------------------- entries */
 
-int mj_tuning_same_device(const char *a, const char *b)
+int mj__tuning_same_device(const char *a, const char *b)
 {
     return strncmp(a, b, MJ_TUNING_DEVICE_CAP) == 0;
 }
@@ -34,7 +34,7 @@ static mj_tuning_entry *find_entry(const mj_tuning *t, const char *device, int s
     for (size_t i = 0; i < t->count; i++) {
         mj_tuning_entry *e = &t->entries[i];
         if (e->sm == sm && e->primitive == primitive && e->key_size == key_size &&
-            e->value_size == value_size && mj_tuning_same_device(e->device, device))
+            e->value_size == value_size && mj__tuning_same_device(e->device, device))
             return e;
     }
     return NULL;
@@ -47,7 +47,7 @@ static int append_entry(mj_tuning *t, const mj_tuning_entry *e)
         size_t cap = t->cap ? t->cap * 2 : 16;
         if (cap < t->cap || cap > SIZE_MAX / sizeof *t->entries)
             return -1;
-        mj_tuning_entry *p = mj_realloc(t->entries, cap * sizeof *p);
+        mj_tuning_entry *p = mj__realloc(t->entries, cap * sizeof *p);
         if (!p)
             return -1;
         t->entries = p;
@@ -59,14 +59,14 @@ static int append_entry(mj_tuning *t, const mj_tuning_entry *e)
     return 0;
 }
 
-const mj_tuning_entry *mj_tuning_find(const mj_tuning *t, const char *device, int sm,
-                                      mj_primitive primitive, size_t key_size,
-                                      size_t value_size)
+const mj_tuning_entry *mj__tuning_find(const mj_tuning *t, const char *device, int sm,
+                                       mj_primitive primitive, size_t key_size,
+                                       size_t value_size)
 {
     return find_entry(t, device, sm, primitive, key_size, value_size);
 }
 
-int mj_tuning_set(mj_tuning *t, const mj_tuning_entry *e)
+int mj__tuning_set(mj_tuning *t, const mj_tuning_entry *e)
 {
     mj_tuning_entry *old =
         find_entry(t, e->device, e->sm, e->primitive, e->key_size, e->value_size);
@@ -78,7 +78,7 @@ int mj_tuning_set(mj_tuning *t, const mj_tuning_entry *e)
     return append_entry(t, e);
 }
 
-void mj_tuning_free(mj_tuning *t)
+void mj__tuning_free(mj_tuning *t)
 {
     if (!t)
         return;
@@ -89,11 +89,11 @@ void mj_tuning_free(mj_tuning *t)
 
 /* ---------------------------------------------------------------- validation */
 
-const char *mj_tuning_check_tile(mj_primitive primitive, long long key_size,
-                                 long long value_size, long long nt, long long vt,
-                                 long long bs_nt, double gkeys, char *why, size_t cap)
+const char *mj__tuning_check_tile(mj_primitive primitive, long long key_size,
+                                  long long value_size, long long nt, long long vt,
+                                  long long bs_nt, double gkeys, char *why, size_t cap)
 {
-    if (mj_tile_bounds_check(primitive, key_size, value_size, nt, vt, bs_nt, why, cap))
+    if (mj__tile_bounds_check(primitive, key_size, value_size, nt, vt, bs_nt, why, cap))
         return why;
     if (!isfinite(gkeys) || gkeys < 0 || gkeys > MAX_GKEYS) {
         /* The cap keeps every accepted value short enough to be written and read back. */
@@ -103,7 +103,7 @@ const char *mj_tuning_check_tile(mj_primitive primitive, long long key_size,
     return NULL;
 }
 
-const char *mj_tuning_check_sm(long long sm, char *why, size_t cap)
+const char *mj__tuning_check_sm(long long sm, char *why, size_t cap)
 {
     if (sm >= 10 && sm <= 999)
         return NULL;
@@ -111,8 +111,8 @@ const char *mj_tuning_check_sm(long long sm, char *why, size_t cap)
     return why;
 }
 
-const char *mj_tuning_check_device_name(const char *name, size_t len, char *why,
-                                        size_t cap)
+const char *mj__tuning_check_device_name(const char *name, size_t len, char *why,
+                                         size_t cap)
 {
     if (len == 0)
         snprintf(why, cap, "the device name is empty");
@@ -137,7 +137,7 @@ const char *mj_tuning_check_device_name(const char *name, size_t len, char *why,
 
 /* ---------------------------------------------------------------- the default path */
 
-int mj_tuning_default_path(char *out, size_t cap, char *err, size_t errcap)
+int mj__tuning_default_path(char *out, size_t cap, char *err, size_t errcap)
 {
     const char *v;
     int n;
@@ -148,15 +148,15 @@ int mj_tuning_default_path(char *out, size_t cap, char *err, size_t errcap)
     else if ((v = getenv("HOME")) != NULL && *v)
         n = snprintf(out, cap, "%s/.config/mergejit/tuning", v);
     else {
-        mj_set_err(err, errcap,
-                   "no tuning file path: none of MERGEJIT_TUNING, XDG_CONFIG_HOME, HOME is set");
+        mj__set_err(err, errcap,
+                    "no tuning file path: none of MERGEJIT_TUNING, XDG_CONFIG_HOME, HOME is set");
         if (cap > 0)
             out[0] = '\0';
         return -1;
     }
     if (n < 0 || (size_t)n >= cap) {
-        mj_set_err(err, errcap, "the tuning file path (%d bytes) does not fit in %zu bytes", n,
-                   cap);
+        mj__set_err(err, errcap, "the tuning file path (%d bytes) does not fit in %zu bytes", n,
+                    cap);
         if (cap > 0)
             out[0] = '\0';
         return -1;

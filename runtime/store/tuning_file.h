@@ -44,35 +44,35 @@ typedef struct mj_tuning {
 
 /* The file a context reads when its options name none: $MERGEJIT_TUNING, else
  * $XDG_CONFIG_HOME/mergejit/tuning, else $HOME/.config/mergejit/tuning. 0, or -1 with err. */
-int mj_tuning_default_path(char *out, size_t cap, char *err, size_t errcap);
+int mj__tuning_default_path(char *out, size_t cap, char *err, size_t errcap);
 
 /* The entry for a device, sm, primitive, key size and value size, or NULL. */
-const mj_tuning_entry *mj_tuning_find(const mj_tuning *t, const char *device, int sm,
-                                      mj_primitive primitive, size_t key_size,
-                                      size_t value_size);
+const mj_tuning_entry *mj__tuning_find(const mj_tuning *t, const char *device, int sm,
+                                       mj_primitive primitive, size_t key_size,
+                                       size_t value_size);
 
 /* Adds e, replacing the entry with the same device, sm, primitive, key and value size.
  * 0, or -1 when host memory ran out (t unchanged). */
-int mj_tuning_set(mj_tuning *t, const mj_tuning_entry *e);
+int mj__tuning_set(mj_tuning *t, const mj_tuning_entry *e);
 
-void mj_tuning_free(mj_tuning *t);
+void mj__tuning_free(mj_tuning *t);
 
 /* Device names as stored compare equal: bounded, since an entry built by hand may not
  * terminate its name. */
-int mj_tuning_same_device(const char *a, const char *b);
+int mj__tuning_same_device(const char *a, const char *b);
 
 /* The rules an entry obeys, shared by the reader and the writer (so that whatever is written
  * reads back). Each returns NULL, or what is wrong (written into why). */
-/* The tile: mj_tile_bounds_check (gen.h), and gkeys finite in 0..1e9. */
-const char *mj_tuning_check_tile(mj_primitive primitive, long long key_size,
-                                 long long value_size, long long nt, long long vt,
-                                 long long bs_nt, double gkeys, char *why, size_t cap);
+/* The tile: mj__tile_bounds_check (gen.h), and gkeys finite in 0..1e9. */
+const char *mj__tuning_check_tile(mj_primitive primitive, long long key_size,
+                                  long long value_size, long long nt, long long vt,
+                                  long long bs_nt, double gkeys, char *why, size_t cap);
 /* sm 10..999. */
-const char *mj_tuning_check_sm(long long sm, char *why, size_t cap);
+const char *mj__tuning_check_sm(long long sm, char *why, size_t cap);
 /* A name the reader gives back unchanged: non-empty, terminated within the cap, no control
  * characters (a newline would end the line, a tab would be taken for a separator), no space
  * at either end (the reader drops those). */
-const char *mj_tuning_check_device_name(const char *name, size_t len, char *why,
-                                        size_t cap);
+const char *mj__tuning_check_device_name(const char *name, size_t len, char *why,
+                                         size_t cap);
 
 #endif

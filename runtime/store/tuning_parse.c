@@ -130,7 +130,7 @@ static int line_err(parse_state *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    mj_set_err(s->err, s->errcap, "tuning file %s, line %zu: %s", s->name, s->line, what);
+    mj__set_err(s->err, s->errcap, "tuning file %s, line %zu: %s", s->name, s->line, what);
     return -1;
 }
 
@@ -156,7 +156,7 @@ static int parse_device(parse_state *s, const char *p, const char *end)
     if (int_field(s, tok[1], "sm", &sm) != 0)
         return -1;
     char why[256];
-    if (mj_tuning_check_sm(sm, why, sizeof why))
+    if (mj__tuning_check_sm(sm, why, sizeof why))
         return line_err(s, "%s", why);
     const char *name = tok[1].p + tok[1].n;
     while (name < end && is_blank(*name))
@@ -167,7 +167,7 @@ static int parse_device(parse_state *s, const char *p, const char *end)
     size_t len = (size_t)(name_end - name);
     if (len == 0)
         return line_err(s, "a device line needs a name after the sm (device SM NAME)");
-    if (mj_tuning_check_device_name(name, len, why, sizeof why))
+    if (mj__tuning_check_device_name(name, len, why, sizeof why))
         return line_err(s, "%s", why);
     memcpy(s->device, name, len);
     s->device[len] = '\0';
@@ -209,9 +209,9 @@ static int parse_tile(parse_state *s, const char *p, const char *end, mj_tuning 
         return line_err(s, "gkeys '%.*s' is not a finite number >= 0", shown(tok[7]),
                         tok[7].p);
     char why[256];
-    if (mj_tuning_check_tile(prim, v[0], v[1], v[2], v[3], v[4], gkeys, why, sizeof why))
+    if (mj__tuning_check_tile(prim, v[0], v[1], v[2], v[3], v[4], gkeys, why, sizeof why))
         return line_err(s, "%s", why);
-    if (mj_tuning_find(out, s->device, s->sm, prim, (size_t)v[0], (size_t)v[1]))
+    if (mj__tuning_find(out, s->device, s->sm, prim, (size_t)v[0], (size_t)v[1]))
         return line_err(s, "a second tile for %s, key_size %lld, value_size %lld on this device",
                         prim_name, v[0], v[1]);
 
@@ -226,7 +226,7 @@ static int parse_tile(parse_state *s, const char *p, const char *end, mj_tuning 
     e.vt = (int)v[3];
     e.bs_nt = (int)v[4];
     e.gkeys = gkeys;
-    if (mj_tuning_set(out, &e) != 0) { /* an append: no entry is alike (above) */
+    if (mj__tuning_set(out, &e) != 0) { /* an append: no entry is alike (above) */
         line_err(s, "out of memory");
         return MJ_IO_NO_MEMORY;
     }
@@ -263,19 +263,19 @@ static int check_header(const char *p, const char *end, const char *name, char *
     if (rc != -1) {
         if (rc == 0 && version == MJ_TUNING_FORMAT_VERSION)
             return 0;
-        mj_set_err(err, errcap, "%s is tuning format version %.*s; this library reads version %d",
-                   name, shown(tok[1]), tok[1].p, MJ_TUNING_FORMAT_VERSION);
+        mj__set_err(err, errcap, "%s is tuning format version %.*s; this library reads version %d",
+                    name, shown(tok[1]), tok[1].p, MJ_TUNING_FORMAT_VERSION);
         return -1;
     }
-    mj_set_err(err, errcap,
-               "%s is not a mergejit tuning file (its first line is not '" MJ_TUNING_HEADER_WORD
-               " 1')",
-               name);
+    mj__set_err(err, errcap,
+                "%s is not a mergejit tuning file (its first line is not '" MJ_TUNING_HEADER_WORD
+                " 1')",
+                name);
     return -1;
 }
 
-int mj_tuning_parse(const char *text, size_t len, const char *name, mj_tuning *out, char *err,
-                    size_t errcap)
+int mj__tuning_parse(const char *text, size_t len, const char *name, mj_tuning *out, char *err,
+                     size_t errcap)
 {
     memset(out, 0, sizeof *out);
     if (!name)
@@ -286,8 +286,8 @@ int mj_tuning_parse(const char *text, size_t len, const char *name, mj_tuning *o
     }
     parse_state s = {.name = name, .err = err, .errcap = errcap};
     mj_c_numeric loc;
-    if (mj_c_numeric_begin(&loc) != 0) {
-        mj_set_err(err, errcap, "cannot read tuning file %s: out of memory", name);
+    if (mj__c_numeric_begin(&loc) != 0) {
+        mj__set_err(err, errcap, "cannot read tuning file %s: out of memory", name);
         return MJ_IO_NO_MEMORY;
     }
     int rc = 0;
@@ -304,58 +304,58 @@ int mj_tuning_parse(const char *text, size_t len, const char *name, mj_tuning *o
             rc = parse_line(&s, p, line_end, out);
         p = next;
     }
-    mj_c_numeric_end(&loc);
+    mj__c_numeric_end(&loc);
     if (rc != 0)
-        mj_tuning_free(out);
+        mj__tuning_free(out);
     return rc;
 }
 
-int mj_tuning_read(const char *path, mj_tuning *out, char *err, size_t errcap)
+int mj__tuning_read(const char *path, mj_tuning *out, char *err, size_t errcap)
 {
     memset(out, 0, sizeof *out);
     /* O_NONBLOCK so that a FIFO at the path cannot hang the open. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ENOENT) {
-            mj_set_err(err, errcap, "tuning file %s does not exist", path);
+            mj__set_err(err, errcap, "tuning file %s does not exist", path);
             return 1;
         }
-        mj_set_err(err, errcap, "cannot open tuning file %s: %s", path, strerror(errno));
+        mj__set_err(err, errcap, "cannot open tuning file %s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        mj_set_err(err, errcap, "cannot stat tuning file %s: %s", path, strerror(errno));
+        mj__set_err(err, errcap, "cannot stat tuning file %s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        mj_set_err(err, errcap, "tuning file %s is not a regular file", path);
+        mj__set_err(err, errcap, "tuning file %s is not a regular file", path);
         close(fd);
         return -1;
     }
     if ((uint64_t)st.st_size > MAX_FILE_SIZE) {
-        mj_set_err(err, errcap, "%s is too large (%lld bytes) to be a tuning file", path,
-                   (long long)st.st_size);
+        mj__set_err(err, errcap, "%s is too large (%lld bytes) to be a tuning file", path,
+                    (long long)st.st_size);
         close(fd);
         return -1;
     }
     size_t size = (size_t)st.st_size;
-    char *buf = mj_malloc(size ? size : 1);
+    char *buf = mj__malloc(size ? size : 1);
     if (!buf) {
-        mj_set_err(err, errcap, "out of memory reading tuning file %s", path);
+        mj__set_err(err, errcap, "out of memory reading tuning file %s", path);
         close(fd);
         return MJ_IO_NO_MEMORY;
     }
-    ssize_t got = mj_read_full(fd, buf, size); /* fewer when it shrank since fstat */
+    ssize_t got = mj__read_full(fd, buf, size); /* fewer when it shrank since fstat */
     int e = errno;
     close(fd);
     if (got < 0) {
-        mj_set_err(err, errcap, "cannot read tuning file %s: %s", path, strerror(e));
+        mj__set_err(err, errcap, "cannot read tuning file %s: %s", path, strerror(e));
         free(buf);
         return -1;
     }
-    int rc = mj_tuning_parse(buf, (size_t)got, path, out, err, errcap);
+    int rc = mj__tuning_parse(buf, (size_t)got, path, out, err, errcap);
     free(buf);
     return rc;
 }

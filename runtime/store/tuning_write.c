@@ -54,18 +54,19 @@ static int check_entries(const char *path, const sort_item *items, size_t n, cha
     for (size_t i = 0; i < n; i++) {
         const mj_tuning_entry *e = items[i].e;
         size_t len = strnlen(e->device, MJ_TUNING_DEVICE_CAP);
-        const char *bad = mj_tuning_check_device_name(e->device, len, why, sizeof why);
+        const char *bad = mj__tuning_check_device_name(e->device, len, why, sizeof why);
         if (!bad)
-            bad = mj_tuning_check_sm(e->sm, why, sizeof why);
+            bad = mj__tuning_check_sm(e->sm, why, sizeof why);
         if (!bad)
-            bad = mj_tuning_check_tile(e->primitive, clamp_ll(e->key_size), clamp_ll(e->value_size),
-                             e->nt, e->vt, e->bs_nt, e->gkeys, why, sizeof why);
+            bad = mj__tuning_check_tile(e->primitive, clamp_ll(e->key_size),
+                                        clamp_ll(e->value_size), e->nt, e->vt, e->bs_nt,
+                                        e->gkeys, why, sizeof why);
         if (!bad && i > 0 && items[i - 1].group == items[i].group &&
             cmp_items(&items[i - 1], &items[i]) == 0)
             bad = "it repeats another entry's device, sm, primitive, key and value size";
         if (bad) {
-            mj_set_err(err, errcap, "cannot write tuning file %s: entry %zu: %s", path,
-                       items[i].index, bad);
+            mj__set_err(err, errcap, "cannot write tuning file %s: entry %zu: %s", path,
+                        items[i].index, bad);
             return -1;
         }
     }
@@ -77,9 +78,9 @@ static int format_text(const char *path, const mj_tuning *t, mj_strbuf *b, char 
                        size_t errcap)
 {
     size_t n = t->count;
-    sort_item *items = mj_malloc((n ? n : 1) * sizeof *items);
+    sort_item *items = mj__malloc((n ? n : 1) * sizeof *items);
     if (!items) {
-        mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
+        mj__set_err(err, errcap, "out of memory writing tuning file %s", path);
         return MJ_IO_NO_MEMORY;
     }
     /* Each entry's group is the index of the first entry of its device: quadratic, but a
@@ -89,7 +90,7 @@ static int format_text(const char *path, const mj_tuning *t, mj_strbuf *b, char 
         size_t g = i;
         for (size_t j = 0; j < i; j++)
             if (t->entries[j].sm == e->sm &&
-                mj_tuning_same_device(t->entries[j].device, e->device)) {
+                mj__tuning_same_device(t->entries[j].device, e->device)) {
                 g = items[j].group;
                 break;
             }
@@ -100,19 +101,19 @@ static int format_text(const char *path, const mj_tuning *t, mj_strbuf *b, char 
     qsort(items, n, sizeof *items, cmp_items);
     int rc = check_entries(path, items, n, err, errcap);
     if (rc == 0) {
-        mj_sb_printf(b, MJ_TUNING_HEADER_WORD " %d\n# written by mergejit %s\n",
-                     MJ_TUNING_FORMAT_VERSION, MJ_VERSION_STRING);
+        mj__sb_printf(b, MJ_TUNING_HEADER_WORD " %d\n# written by mergejit %s\n",
+                      MJ_TUNING_FORMAT_VERSION, MJ_VERSION_STRING);
         for (size_t i = 0; i < n; i++) {
             const mj_tuning_entry *e = items[i].e;
             if (i == 0 || items[i - 1].group != items[i].group)
-                mj_sb_printf(b, "\ndevice %d %.*s\n", e->sm, MJ_TUNING_DEVICE_CAP,
-                             e->device);
-            mj_sb_printf(b, "tile %s %zu %zu %d %d %d %.2f\n",
-                         mj_primitive_name(e->primitive), e->key_size, e->value_size, e->nt,
-                         e->vt, e->bs_nt, e->gkeys);
+                mj__sb_printf(b, "\ndevice %d %.*s\n", e->sm, MJ_TUNING_DEVICE_CAP,
+                              e->device);
+            mj__sb_printf(b, "tile %s %zu %zu %d %d %d %.2f\n",
+                          mj_primitive_name(e->primitive), e->key_size, e->value_size, e->nt,
+                          e->vt, e->bs_nt, e->gkeys);
         }
         if (b->failed) {
-            mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
+            mj__set_err(err, errcap, "out of memory writing tuning file %s", path);
             rc = MJ_IO_NO_MEMORY;
         }
     }
@@ -127,35 +128,35 @@ static int replace_file(const char *path, const char *data, size_t len, char *er
 {
     char dir[PATH_MAX], why[PATH_MAX + 128];
     const char *base;
-    if (mj_path_split(path, dir, sizeof dir, &base, why, sizeof why) != 0 ||
-        mj_cache_ensure_dir(dir, why, sizeof why) != 0) {
-        mj_set_err(err, errcap, "cannot write tuning file %s: %s", path, why);
+    if (mj__path_split(path, dir, sizeof dir, &base, why, sizeof why) != 0 ||
+        mj__dir_ensure_private(dir, why, sizeof why) != 0) {
+        mj__set_err(err, errcap, "cannot write tuning file %s: %s", path, why);
         return -1;
     }
     /* Mode 0600; fsync so that a crash after the rename leaves the new file, not an empty
      * one. */
     const mj_span part = {data, len};
-    return mj_write_file_atomic(path, dir, base, &part, 1, 0600, MJ_SYNC_FILE, err, errcap);
+    return mj__write_file_atomic(path, dir, base, &part, 1, 0600, MJ_SYNC_FILE, err, errcap);
 }
 
-int mj_tuning_write(const char *path, const mj_tuning *t, char *err, size_t errcap)
+int mj__tuning_write(const char *path, const mj_tuning *t, char *err, size_t errcap)
 {
     if (!path || !*path) {
-        mj_set_err(err, errcap, "the tuning file path is empty");
+        mj__set_err(err, errcap, "the tuning file path is empty");
         return -1;
     }
     mj_c_numeric loc;
-    if (mj_c_numeric_begin(&loc) != 0) {
-        mj_set_err(err, errcap, "out of memory writing tuning file %s", path);
+    if (mj__c_numeric_begin(&loc) != 0) {
+        mj__set_err(err, errcap, "out of memory writing tuning file %s", path);
         return MJ_IO_NO_MEMORY;
     }
     mj_strbuf b;
-    mj_sb_init(&b);
+    mj__sb_init(&b);
     mj_tuning empty = {0};
     int rc = format_text(path, t ? t : &empty, &b, err, errcap);
-    mj_c_numeric_end(&loc);
+    mj__c_numeric_end(&loc);
     if (rc == 0)
         rc = replace_file(path, b.data, b.len, err, errcap);
-    mj_sb_free(&b);
+    mj__sb_free(&b);
     return rc;
 }

@@ -1,5 +1,5 @@
-/* libFuzzer target: the deployment-bundle reader (mj_bundle_read_index, then
- * mj_bundle_read_payload for every entry). The input is read three ways: as given; with the
+/* libFuzzer target: the deployment-bundle reader (mj__bundle_read_index, then
+ * mj__bundle_read_payload for every entry). The input is read three ways: as given; with the
  * header's index hash recomputed, so that the fuzzer reaches the record checks; and with every
  * in-file payload's SHA-256 and then the index hash recomputed, so that payload reads succeed. */
 #include "fuzz_util.h"
@@ -34,18 +34,18 @@ static void read_bundle(const char *path, const uint8_t *data, size_t size)
     fuzz_write_file(path, data, size);
     char err[512];
     mj_bundle_index b;
-    if (mj_bundle_read_index(path, &b, err, sizeof err) != 0) {
+    if (mj__bundle_read_index(path, &b, err, sizeof err) != 0) {
         FUZZ_CHECK(b.entries == NULL && b.count == 0, "a failed read left entries behind");
-        mj_bundle_index_free(&b);
+        mj__bundle_index_free(&b);
         return;
     }
     for (size_t i = 0; i < b.count; i++) {
         const mj_bundle_entry *e = &b.entries[i];
         FUZZ_CHECK(e->offset <= size && e->size <= size - e->offset,
                    "entry %zu lies outside the file but was accepted", i);
-        FUZZ_CHECK(mj_bundle_find(&b, e->request) == e, "entry %zu is not found by its key", i);
+        FUZZ_CHECK(mj__bundle_find(&b, e->request) == e, "entry %zu is not found by its key", i);
         void *payload = NULL;
-        if (mj_bundle_read_payload(path, e, &payload, err, sizeof err) == 0) {
+        if (mj__bundle_read_payload(path, e, &payload, err, sizeof err) == 0) {
             FUZZ_CHECK(payload != NULL, "a payload read succeeded with no buffer");
             FUZZ_CHECK(memcmp(payload, data + e->offset, (size_t)e->size) == 0,
                        "entry %zu: the payload read is not the file's bytes", i);
@@ -54,7 +54,7 @@ static void read_bundle(const char *path, const uint8_t *data, size_t size)
             FUZZ_CHECK(payload == NULL, "a failed payload read left a buffer");
         }
     }
-    mj_bundle_index_free(&b);
+    mj__bundle_index_free(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t index_len = (size_t)count * RECORD;
 
     /* The index hash only. */
-    mj_sha256_hash(index, index_len, copy + H_HASH);
+    mj__sha256_hash(index, index_len, copy + H_HASH);
     read_bundle(path, copy, size);
 
     /* The payload hashes too, for the payloads inside the file. */
@@ -81,9 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *r = index + (size_t)i * RECORD;
         uint64_t off = le64(r + R_OFFSET), n = le64(r + R_SIZE);
         if (off <= size && n <= size - off)
-            mj_sha256_hash(copy + off, (size_t)n, r + R_SHA);
+            mj__sha256_hash(copy + off, (size_t)n, r + R_SHA);
     }
-    mj_sha256_hash(index, index_len, copy + H_HASH);
+    mj__sha256_hash(index, index_len, copy + H_HASH);
     read_bundle(path, copy, size);
     free(copy);
     return 0;

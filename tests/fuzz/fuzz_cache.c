@@ -1,4 +1,4 @@
-/* libFuzzer target: the cache-entry reader (mj_cache_load). The input is the entry file of a
+/* libFuzzer target: the cache-entry reader (mj__cache_load). The input is the entry file of a
  * fixed key in a private cache directory, read as given and then with the key, payload size
  * and checksum fields set to match (so that the fuzzer also reaches hits). Any result is fine;
  * a crash, leak or a hit that disagrees with the file is not. */
@@ -21,7 +21,7 @@ static const uint8_t key[32] = {0x6d, 0x65, 0x72, 0x67, 0x65, 0x6a, 0x69, 0x74, 
 static void load(const uint8_t *data, size_t size)
 {
     char hex[65], name[80];
-    mj_sha256_hex(key, hex);
+    mj__sha256_hex(key, hex);
     snprintf(name, sizeof name, "%s.mjc", hex);
     const char *dir = fuzz_tmpdir();
     const char *path = fuzz_path(0, name);
@@ -31,7 +31,7 @@ static void load(const uint8_t *data, size_t size)
     void *out = NULL;
     size_t n = 0;
     mj_cache_meta meta = {0, 0};
-    mj_cache_result r = mj_cache_load(dir, key, &out, &n, &meta, err, sizeof err);
+    mj_cache_result r = mj__cache_load(dir, key, &out, &n, &meta, err, sizeof err);
     FUZZ_CHECK(r == MJ_CACHE_HIT || r == MJ_CACHE_MISS || r == MJ_CACHE_DAMAGED ||
                    r == MJ_CACHE_ERROR,
                "unknown result %d", (int)r);
@@ -59,11 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < 8; i++)
         copy[OFF_SIZE + i] = (uint8_t)(n >> (8 * i));
     mj_sha256 h;
-    mj_sha256_init(&h);
-    mj_sha256_update(&h, copy + OFF_REGISTERS, 4);
-    mj_sha256_update(&h, copy + OFF_SPILLS, 8);
-    mj_sha256_update(&h, copy + HEADER_SIZE, (size_t)n);
-    mj_sha256_final(&h, copy + OFF_HASH);
+    mj__sha256_init(&h);
+    mj__sha256_update(&h, copy + OFF_REGISTERS, 4);
+    mj__sha256_update(&h, copy + OFF_SPILLS, 8);
+    mj__sha256_update(&h, copy + HEADER_SIZE, (size_t)n);
+    mj__sha256_final(&h, copy + OFF_HASH);
     load(copy, size);
     free(copy);
     return 0;

@@ -3,7 +3,7 @@
  *            a multiple of align
  *   byte 1   primitive (b % 4), order (bit 2), value size (bits 3..5 pick one of 8 sizes)
  *   rest     type_name NUL type_source NUL less; a part the input lacks is NULL
- * A custom-key spec is checked (mj_spec_check) and generated (mj_gen_source); then a u32 spec
+ * A custom-key spec is checked (mj__spec_check) and generated (mj__gen_source); then a u32 spec
  * with only `less` from the input. Properties: the generator succeeds exactly when the check
  * does, and its output is one NUL-terminated string of the length it reports that holds the
  * caller's comparator and type source. No NVRTC. */
@@ -16,11 +16,11 @@ static const size_t value_sizes[8] = {0, 1, 2, 4, 8, 16, 12, 64};
 static void gen(const mj_kernel_spec *spec)
 {
     char err[256], err2[256];
-    int check = mj_spec_check(spec, err, sizeof err);
+    int check = mj__spec_check(spec, err, sizeof err);
     char *out = (char *)1;
     size_t len = 0;
-    int rc = mj_gen_source(spec, &out, &len, err2, sizeof err2);
-    FUZZ_CHECK(rc == check, "mj_spec_check says %d, mj_gen_source %d (%s)", check, rc,
+    int rc = mj__gen_source(spec, &out, &len, err2, sizeof err2);
+    FUZZ_CHECK(rc == check, "mj__spec_check says %d, mj__gen_source %d (%s)", check, rc,
                rc ? err2 : "");
     if (rc != 0) {
         FUZZ_CHECK(out == NULL, "a failed generation left output");

@@ -1,5 +1,5 @@
-/* libFuzzer target: the tuning-file reader (mj_tuning_parse), and the round trip through the
- * writer: whatever parses, written with mj_tuning_write and read back, gives the same entries
+/* libFuzzer target: the tuning-file reader (mj__tuning_parse), and the round trip through the
+ * writer: whatever parses, written with mj__tuning_write and read back, gives the same entries
  * (gkeys as the writer's two decimals give it back). */
 #include "fuzz_util.h"
 
@@ -23,7 +23,7 @@ static void check_same(const mj_tuning *a, const mj_tuning *b, const char *msg)
     for (size_t i = 0; i < a->count; i++) {
         const mj_tuning_entry *e = &a->entries[i];
         const mj_tuning_entry *f =
-            mj_tuning_find(b, e->device, e->sm, e->primitive, e->key_size, e->value_size);
+            mj__tuning_find(b, e->device, e->sm, e->primitive, e->key_size, e->value_size);
         FUZZ_CHECK(f != NULL, "entry %zu (%s sm %d) missing after the round trip (%s)", i,
                    e->device, e->sm, msg);
         FUZZ_CHECK(strcmp(e->device, f->device) == 0 && e->nt == f->nt && e->vt == f->vt &&
@@ -38,19 +38,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[512];
     mj_tuning t;
-    if (mj_tuning_parse((const char *)data, size, "fuzz", &t, err, sizeof err) != 0) {
+    if (mj__tuning_parse((const char *)data, size, "fuzz", &t, err, sizeof err) != 0) {
         FUZZ_CHECK(t.count == 0 && t.entries == NULL, "a failed parse left entries behind");
-        mj_tuning_free(&t);
+        mj__tuning_free(&t);
         return 0;
     }
     const char *path = fuzz_path(0, "tuning");
-    int rc = mj_tuning_write(path, &t, err, sizeof err);
+    int rc = mj__tuning_write(path, &t, err, sizeof err);
     FUZZ_CHECK(rc == 0, "what parsed does not write: %s", err);
     mj_tuning back;
-    rc = mj_tuning_read(path, &back, err, sizeof err);
+    rc = mj__tuning_read(path, &back, err, sizeof err);
     FUZZ_CHECK(rc == 0, "what was written does not read back: %s", err);
     check_same(&t, &back, "parsed vs read back");
-    mj_tuning_free(&back);
-    mj_tuning_free(&t);
+    mj__tuning_free(&back);
+    mj__tuning_free(&t);
     return 0;
 }

@@ -48,24 +48,24 @@ int main(int argc, char **argv)
         e[i].size = i ? sizeof p2 : sizeof p1;
     }
     snprintf(path, sizeof path, "%s/two_entries.mjb", argv[1]);
-    if (mj_bundle_write_file(path, e, 2, err, sizeof err) != 0) {
+    if (mj__bundle_write_file(path, e, 2, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
     snprintf(path, sizeof path, "%s/empty.mjb", argv[1]);
-    if (mj_bundle_write_file(path, e, 0, err, sizeof err) != 0) {
+    if (mj__bundle_write_file(path, e, 0, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
 
     /* A cache entry: stored in the corpus directory itself, then renamed to a plain name. */
     mj_cache_meta meta = {32, 0};
-    if (mj_cache_store(argv[2], key, p2, sizeof p2, &meta, err, sizeof err) != 0) {
+    if (mj__cache_store(argv[2], key, p2, sizeof p2, &meta, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
     char hex[65], from[4096];
-    mj_sha256_hex(key, hex);
+    mj__sha256_hex(key, hex);
     snprintf(from, sizeof from, "%s/%s.mjc", argv[2], hex);
     snprintf(path, sizeof path, "%s/entry.mjc", argv[2]);
     if (rename(from, path) != 0) {

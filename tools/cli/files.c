@@ -16,7 +16,7 @@
 int cli_read_file(const char *path, void **data, size_t *size)
 {
     char err[1024];
-    mj_status st = mj_read_file(path, data, size, err, sizeof err);
+    mj_status st = mj__read_file(path, data, size, err, sizeof err);
     if (st == MJ_OK)
         return 0;
     if (st == MJ_ERR_FILE)
@@ -32,15 +32,15 @@ int cli_stage_file(const char *path, const void *data, size_t size, cli_staged *
     const char *base;
     staged->path = path;
     staged->tmp[0] = '\0';
-    if (mj_path_split(path, staged->dir, sizeof staged->dir, &base, err, sizeof err) != 0) {
+    if (mj__path_split(path, staged->dir, sizeof staged->dir, &base, err, sizeof err) != 0) {
         cli_error("cannot write '%s': %s", path, err);
         return -1;
     }
     mode_t mask = umask(0); /* read the umask: new outputs get 0666 less it, as open() does */
     umask(mask);
     mj_span part = {data, size};
-    if (mj_file_stage(staged->dir, base, &part, 1, (mode_t)0666 & ~mask, MJ_SYNC_FILE,
-                      staged->tmp, sizeof staged->tmp, err, sizeof err) != 0) {
+    if (mj__file_stage(staged->dir, base, &part, 1, (mode_t)0666 & ~mask, MJ_SYNC_FILE,
+                       staged->tmp, sizeof staged->tmp, err, sizeof err) != 0) {
         staged->tmp[0] = '\0';
         cli_error("cannot write '%s': %s", path, err);
         return -1;
@@ -53,9 +53,9 @@ int cli_commit_file(cli_staged *staged)
     char err[1024];
     if (staged->tmp[0] == '\0')
         return -1;
-    int rc = mj_file_commit(staged->tmp, staged->path, staged->dir, MJ_SYNC_DIR, err,
-                            sizeof err);
-    staged->tmp[0] = '\0'; /* renamed, or removed by mj_file_commit */
+    int rc = mj__file_commit(staged->tmp, staged->path, staged->dir, MJ_SYNC_DIR, err,
+                             sizeof err);
+    staged->tmp[0] = '\0'; /* renamed, or removed by mj__file_commit */
     if (rc != 0) {
         cli_error("cannot write '%s': %s", staged->path, err);
         return -1;
