@@ -38,18 +38,9 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
     return MJ_OK;
 }
 
-/* The winners of `mergejit tune` on an H100 (sm_90; 2^24 and 2^26 random keys, median of 3,
- * segmented sorts on segments of 1000) where they beat the rule below by 3% or more: NT x VT,
- * blocksort threads. Sizes not listed, and other sms, take the rule. Left out: u32 segmented
- * sort's winner (64x25x128), 9% ahead at segments of 1000, lost 10% at segments of 10^4
- * against the rule's in bench_primitives; where the winner spilled for f32 keys (ptxas), the
- * next tile within 1% (mergesort 4+8) or one that does not spill (locality 4+4). Segmented
- * sorts of 4+4 and 8+0 take the best geometric mean over four tuner runs at 2^24 with segments
- * of 32, 300, 10^4 and 10^6 (--seglen; 4+4: the best that does not spill for f32 keys); for
- * 4+0 and 8+4 the tiles before were already the best there. Locality 8+0 takes 128x15: its
- * winner, 128x17, spills once the copies left the queue work kernel. Merge 4+0 takes 256x37
- * from a bench_primitives sweep once its partitions overlapped its merges: against 128x53,
- * 1.024 to 1.011 of CUB at 2^27 keys, 1.159 to 1.171 at 2^24 (256x41: 1.020, 1.145). */
+/* The winners of `mergejit tune` on an H100 (sm_90) where they beat the rule below by 3% or
+ * more: NT x VT, blocksort threads. Sizes not listed, and other sms, take the rule. Where each
+ * entry comes from, and the winners left out: docs/TUNING.md. */
 static const struct {
     mj_primitive primitive;
     unsigned char key_size, value_size;

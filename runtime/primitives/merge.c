@@ -9,9 +9,7 @@
 
 /* The partitions the first waves of merge blocks wait for, found with more lanes: so many
  * waves of resident blocks, in groups of so many lanes (at most MJ_MP_NT / MJ_MP_BOUNDS, see
- * kernel_merge_arrays.cuh). An H100 sweep over 1 to 16 waves and 2 to 8 lanes (merges of u32
- * and u64 keys, 2^24 and 2^27): 4 waves of 4 lanes was best or within 1% of it; 16 waves, or
- * 4 lanes for every entry, lost 3 to 4% at 2^27. */
+ * kernel_merge_arrays.cuh). The sweep behind 4 and 4: docs/TUNING.md. */
 #define MJ_EARLY_WAVES 4
 #define MJ_EARLY_LANES 4
 
