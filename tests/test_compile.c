@@ -1,6 +1,6 @@
-/* NVRTC compiles the generated source (runtime/compile.h): every built-in key kind for sm_75,
- * sm_80 and sm_90 with the default tiles, ptxas reporting every kernel of the primitive and no
- * spills (mergesort for every kind; merge, segmented and locality sort for a few); custom
+/* NVRTC compiles the generated source (runtime/driver/compile.h): every built-in key kind for
+ * sm_75, sm_80 and sm_90 with the default tiles, ptxas reporting every kernel of the primitive
+ * and no spills (mergesort for every kind; merge, segmented and locality sort for a few); custom
  * types; comparator and type errors reported with NVRTC's log; the choice of target; the
  * cache key; and the ptxas report parser. Needs NVRTC (required on CI), no GPU. */
 #include <stdio.h>

@@ -1,0 +1,312 @@
+/* The module/cache path of compile-only contexts, without a GPU: sorters built by NVRTC, from
+ * the context's memory and from disk, damaged entries rebuilt, clearing, a cache directory others
+ * could write to, a full disk, no disk cache, and two processes sharing a cache directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/file_io.h"
+#include "context_support.h"
+#include "test_support.h"
+
+#define HEADER_SIZE 96 /* a cache entry's header, as laid out in runtime/store/cache.c */
+
+/* ---------------------------------------------------------------- helpers */
+
+/* The names in dir: entries (*.mjc), temporary files (names starting with '.'), and the path
+ * of the last entry in `entry` (may be NULL). */
+static void scan_dir(const char *dir, int *entries, int *temps, char *entry, size_t cap) {
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "opendir %s: %s", dir, strerror(errno));
+    *entries = *temps = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.') {
+            (*temps)++;
+        } else if (len > 4 && !strcmp(e->d_name + len - 4, ".mjc")) {
+            (*entries)++;
+            if (entry) ck_assert_int_lt(snprintf(entry, cap, "%s/%s", dir, e->d_name), (int)cap);
+        }
+    }
+    closedir(d);
+}
+
+static off_t file_size(const char *path) {
+    struct stat st;
+    ck_assert_msg(stat(path, &st) == 0, "stat %s: %s", path, strerror(errno));
+    return st.st_size;
+}
+
+static void flip_byte(const char *path, off_t at) {
+    int fd = open(path, O_RDWR);
+    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+    unsigned char c;
+    ck_assert_int_eq(pread(fd, &c, 1, at), 1);
+    c ^= 0x5a;
+    ck_assert_int_eq(pwrite(fd, &c, 1, at), 1);
+    ck_assert_int_eq(close(fd), 0);
+}
+
+/* A sorter for desc in a new compile-only context on dir; returns how it got its binary and
+ * the build time. */
+static int build_in_new_context(const char *dir, const mj_sort_desc *desc, double *ms) {
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sorter *s = NULL;
+    mj_status st = mj_sorter_create(ctx, desc, &s);
+    ck_assert_msg(st == MJ_OK, "sorter: %s: %s", mj_status_name(st), mj_context_last_error(ctx));
+    int source = mj_sorter_source(s);
+    if (ms) *ms = mj_sorter_build_ms(s);
+    mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
+    return source;
+}
+
+/* ---------------------------------------------------------------- compile, memory, disk */
+
+START_TEST(cache_path)
+{
+    char *dir = mjt_tmpdir();
+    mj_sort_desc desc = u32_desc();
+
+    mj_context *ctx = mjt_compile_context(90, dir);
+    ck_assert_int_eq(mj_context_target_sm(ctx), 90);
+    ck_assert_str_eq(mj_context_cache_dir(ctx), dir);
+    ck_assert_str_eq(mj_context_device_name(ctx), "");
+    mj_sorter *a = NULL, *b = NULL;
+    mj_status st = mj_sorter_create(ctx, &desc, &a);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+    ck_assert_int_eq(mj_sorter_source(a), 0);
+    double compile_ms = mj_sorter_build_ms(a);
+    int nt = 0, vt = 0;
+    mj_sorter_tile(a, &nt, &vt);
+    ck_assert(nt >= 32 && (nt & (nt - 1)) == 0 && vt >= 1);
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &b), MJ_OK);
+    ck_assert_int_eq(mj_sorter_source(b), 2);
+    size_t entries = 0;
+    uint64_t bytes = 0;
+    ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
+    ck_assert_uint_eq(entries, 1);
+    ck_assert_uint_gt(bytes, HEADER_SIZE);
+    mj_sorter_destroy(a);
+    mj_sorter_destroy(b);
+    mj_context_destroy(ctx);
+
+    /* A new context finds it on disk, much faster than the compile. */
+    double disk_ms = 0;
+    ck_assert_int_eq(build_in_new_context(dir, &desc, &disk_ms), 1);
+    ck_assert_msg(disk_ms * 5 < compile_ms, "loading from disk took %.1f ms, compiling %.1f ms",
+                  disk_ms, compile_ms);
+
+    int n_entries, n_temps;
+    char entry[4096];
+    scan_dir(dir, &n_entries, &n_temps, entry, sizeof entry);
+    ck_assert_int_eq(n_entries, 1);
+    ck_assert_int_eq(n_temps, 0);
+    off_t size = file_size(entry);
+    ck_assert_int_eq((uint64_t)size, bytes);
+
+    /* A flipped payload byte: rebuilt, and the entry is good afterwards. */
+    flip_byte(entry, HEADER_SIZE + (size - HEADER_SIZE) / 2);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
+    scan_dir(dir, &n_entries, &n_temps, entry, sizeof entry);
+    ck_assert_int_eq(n_entries, 1);
+    ck_assert_int_eq(n_temps, 0);
+    ck_assert_int_eq(file_size(entry), size);
+
+    /* Truncated: the same. */
+    ck_assert_int_eq(truncate(entry, size / 2), 0);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
+    ck_assert_int_eq(file_size(entry), size);
+
+    /* Clearing removes it. */
+    ctx = mjt_compile_context(90, dir);
+    size_t removed = 99;
+    ck_assert_int_eq(mj_cache_clear(ctx, &removed), MJ_OK);
+    ck_assert_uint_eq(removed, 1);
+    ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
+    ck_assert_uint_eq(entries, 0);
+    ck_assert_uint_eq(bytes, 0);
+    scan_dir(dir, &n_entries, &n_temps, NULL, 0);
+    ck_assert_int_eq(n_entries, 0);
+    mj_context_destroy(ctx);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+
+    /* A cache directory every user may write to is refused, with the reason. */
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.flags = MJ_CONTEXT_COMPILE_ONLY;
+    o.cache_dir = dir;
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_ERR_CACHE);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "writable by every user"));
+    mj_context_destroy(ctx);
+    ck_assert_int_eq(chmod(dir, 0700), 0);
+
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A full disk costs a recompile, never the sort: the build succeeds while the store fails,
+ * and the next build stores it once there is room. */
+START_TEST(full_disk)
+{
+    char *dir = mjt_tmpdir();
+    mj_sort_desc desc = u32_desc();
+    mj__fault_write_errno = ENOSPC;
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+    mj__fault_write_errno = 0;
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(no_disk_cache)
+{
+    /* A context without the disk cache writes nothing and compiles every time. */
+    char *dir = mjt_tmpdir();
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.flags = MJ_CONTEXT_COMPILE_ONLY | MJ_CONTEXT_NO_DISK_CACHE;
+    o.cache_dir = dir;
+    mj_context *ctx = NULL;
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_OK);
+    ck_assert_str_eq(mj_context_cache_dir(ctx), "");
+    mj_sort_desc desc = u32_desc();
+    desc.value_size = 4;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    ck_assert_int_eq(mj_sorter_source(s), 0);
+    mj_sorter_destroy(s);
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    ck_assert_int_eq(mj_sorter_source(s), 2);
+    mj_sorter_destroy(s);
+    size_t entries = 9, removed = 9;
+    uint64_t bytes = 9;
+    ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
+    ck_assert_uint_eq(entries, 0);
+    ck_assert_int_eq(mj_cache_clear(ctx, &removed), MJ_OK);
+    ck_assert_uint_eq(removed, 0);
+    mj_context_destroy(ctx);
+    int n_entries, n_temps;
+    scan_dir(dir, &n_entries, &n_temps, NULL, 0);
+    ck_assert_int_eq(n_entries + n_temps, 0);
+
+    /* A compile-only context needs a target. */
+    o.target_sm = 0;
+    ctx = NULL;
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(ctx);
+    ck_assert_str_ne(mj_context_last_error(ctx), "");
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- two processes */
+
+#define PROCESS_ROUNDS 3
+
+/* One child's work: wait at the barrier, then build the sorter in a new context (compiled
+ * or, when the other child stored it first, from disk), then again (from disk). Exit 0 when
+ * all went as expected. No Check calls in here: this is a child of the test's process. */
+static void child_build(const char *dir, int barrier) {
+    char c;
+    if (read(barrier, &c, 1) != 0) _exit(10);
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.flags = MJ_CONTEXT_COMPILE_ONLY;
+    o.target_sm = 90;
+    o.cache_dir = dir;
+    mj_sort_desc desc = u32_desc();
+    for (int i = 0; i < 2; ++i) {
+        mj_context *ctx = NULL;
+        mj_sorter *s = NULL;
+        if (mj_context_create(&o, &ctx) != MJ_OK) _exit(11);
+        mj_status st = mj_sorter_create(ctx, &desc, &s);
+        if (st != MJ_OK) {
+            fprintf(stderr, "child %d: %s: %s\n", (int)getpid(), mj_status_name(st),
+                    mj_context_last_error(ctx));
+            _exit(12);
+        }
+        int source = mj_sorter_source(s);
+        if (i == 0 ? source != 0 && source != 1 : source != 1) {
+            fprintf(stderr, "child %d: build %d came from source %d\n", (int)getpid(), i,
+                    source);
+            _exit(13);
+        }
+        mj_sorter_destroy(s);
+        mj_context_destroy(ctx);
+    }
+    _exit(0);
+}
+
+START_TEST(two_processes)
+{
+    char *dir = mjt_tmpdir();
+    for (int round = 0; round < PROCESS_ROUNDS; ++round) {
+        /* Each round starts from an empty directory so that both compile and store at once. */
+        mj_context *ctx = mjt_compile_context(90, dir);
+        size_t removed = 0;
+        ck_assert_int_eq(mj_cache_clear(ctx, &removed), MJ_OK);
+        ck_assert_uint_eq(removed, round == 0 ? 0 : 1);
+        mj_context_destroy(ctx);
+
+        int barrier[2];
+        ck_assert_int_eq(pipe(barrier), 0);
+        pid_t pid[2];
+        for (int i = 0; i < 2; ++i) {
+            pid[i] = fork();
+            ck_assert_int_ge(pid[i], 0);
+            if (pid[i] == 0) {
+                close(barrier[1]);
+                child_build(dir, barrier[0]);
+            }
+        }
+        close(barrier[0]);
+        close(barrier[1]); /* both children's reads return now */
+        for (int i = 0; i < 2; ++i) {
+            int status = 0;
+            ck_assert_int_eq(waitpid(pid[i], &status, 0), pid[i]);
+            ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                          "round %d: child %d failed (status %d)", round, i,
+                          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        }
+        int n_entries, n_temps;
+        scan_dir(dir, &n_entries, &n_temps, NULL, 0);
+        ck_assert_int_eq(n_entries, 1);
+        ck_assert_int_eq(n_temps, 0);
+    }
+    mj_sort_desc desc = u32_desc();
+    ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+static Suite *context_cache_suite(void) {
+    Suite *s = suite_create("context_cache");
+    TCase *tc = tcase_create("context");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, cache_path);
+    tcase_add_test(tc, full_disk);
+    tcase_add_test(tc, no_disk_cache);
+    tcase_add_test(tc, two_processes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return run_forked(context_cache_suite()); }

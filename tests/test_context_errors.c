@@ -1,0 +1,265 @@
+/* What contexts refuse without a GPU: the clean "no driver" path, sorting in a compile-only
+ * context, each run function given another primitive's sorter or bad arguments, invalid
+ * descriptors and comparators, and a machine without NVRTC.
+ *
+ * Tests that set MERGEJIT_LIBCUDA or MERGEJIT_LIBNVRTC rely on running in their own process
+ * (the libraries are opened once per process), so main always forks. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context_support.h"
+#include "test_support.h"
+
+#define NO_LIB "/nonexistent/mergejit-test/libmissing.so.1"
+
+/* ---------------------------------------------------------------- no driver */
+
+START_TEST(no_driver)
+{
+    /* Before anything loads the driver: this test runs in its own process. */
+    ck_assert_int_eq(setenv("MERGEJIT_LIBCUDA", NO_LIB, 1), 0);
+    mj_context *ctx = NULL;
+    mj_status st = mj_context_create(NULL, &ctx);
+    ck_assert_msg(st == MJ_ERR_NO_DRIVER, "got %s", mj_status_name(st));
+    ck_assert_ptr_nonnull(ctx);
+    const char *msg = mj_context_last_error(ctx);
+    ck_assert_msg(strstr(msg, NO_LIB) != NULL, "the message does not name the library: %s",
+                  msg);
+    ck_assert_str_eq(mj_context_device_name(ctx), "");
+    mj_context_destroy(ctx);
+    ck_assert_int_eq(mj_driver_version(), 0);
+
+    /* Options given explicitly: the same. */
+    mj_context_options o;
+    mj_context_options_init(&o);
+    ck_assert_int_eq(o.target_sm, 90);
+    ck_assert_int_eq(o.device, 0);
+    o.flags = MJ_CONTEXT_NO_DISK_CACHE;
+    ctx = NULL;
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_ERR_NO_DRIVER);
+    ck_assert_ptr_nonnull(ctx);
+    ck_assert_str_ne(mj_context_last_error(ctx), "");
+    mj_context_destroy(ctx);
+
+    ck_assert_int_eq(mj_context_create(NULL, NULL), MJ_ERR_INVALID_ARGUMENT);
+    mj_context_destroy(NULL);
+    ck_assert_str_ne(mj_context_last_error(NULL), "");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- errors */
+
+START_TEST(compile_only_cannot_sort)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc desc = u32_desc();
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    size_t temp = 0;
+    ck_assert_int_eq(mj_sorter_temp_size(s, 1000, 0, &temp), MJ_OK);
+    ck_assert_uint_ge(temp, 1000 * 4);
+    void *fake = (void *)(uintptr_t)0x100000;
+    mj_status st = mj_sorter_sort(s, fake, NULL, 1000, NULL, 0, NULL);
+    ck_assert_msg(st == MJ_ERR_UNSUPPORTED, "got %s", mj_status_name(st));
+    ck_assert_str_ne(mj_context_last_error(ctx), "");
+    ck_assert_msg(strstr(mj_context_last_error(ctx), "compile-only") != NULL, "message: %s",
+                  mj_context_last_error(ctx));
+    mj_sorter_destroy(s);
+
+    desc.value_size = 4;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    st = mj_sorter_sort_indices(s, fake, fake, 1000, NULL, 0, NULL);
+    ck_assert_msg(st == MJ_ERR_UNSUPPORTED, "got %s", mj_status_name(st));
+    mj_sorter_destroy(s);
+
+    st = mj_sort_keys(ctx, &desc, fake, 1000, NULL);
+    ck_assert_msg(st == MJ_ERR_UNSUPPORTED, "mj_sort_keys: got %s", mj_status_name(st));
+    ck_assert_str_ne(mj_context_last_error(ctx), "");
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Sorters of the other primitives build without a GPU; each run function takes only its own
+ * primitive, and the merge and segment arguments are checked before anything else. */
+static void expect_status(mj_context *ctx, mj_status st, mj_status want, const char *needle,
+                          const char *what) {
+    ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
+                  mj_status_name(st), mj_context_last_error(ctx));
+    ck_assert_msg(mj_context_last_error(ctx)[0] != '\0', "%s: no message", what);
+    if (needle)
+        ck_assert_msg(strstr(mj_context_last_error(ctx), needle) != NULL,
+                      "%s: '%s' is not in the message: %s", what, needle,
+                      mj_context_last_error(ctx));
+}
+
+START_TEST(primitives_without_gpu)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    void *fake = (void *)(uintptr_t)0x100000;
+    mj_sorter *s[MJ_PRIMITIVE_COUNT];
+    for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+        mj_sort_desc desc = u32_desc();
+        desc.primitive = (mj_primitive)p;
+        mj_status st = mj_sorter_create(ctx, &desc, &s[p]);
+        ck_assert_msg(st == MJ_OK, "%s: %s: %s", mj_primitive_name((mj_primitive)p),
+                      mj_status_name(st), mj_context_last_error(ctx));
+        size_t temp = 0;
+        ck_assert_int_eq(mj_sorter_temp_size(s[p], 100000, 0, &temp), MJ_OK);
+        ck_assert_uint_gt(temp, 0);
+    }
+    mj_segments segs = {MJ_SEGMENTS_HEADS, fake, 10, 4};
+    /* Each run function refuses the other primitives' sorters, naming the primitive. */
+    expect_status(ctx, mj_sorter_sort(s[MJ_MERGE], fake, NULL, 10, NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "merge", "sort with a merge sorter");
+    expect_status(ctx, mj_sorter_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "segsort", "sort with a segsort sorter");
+    expect_status(ctx, mj_sorter_sort_indices(s[MJ_LOCALITY_SORT], fake, fake, 10, NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "locality", "indices with a locality sorter");
+    expect_status(ctx, mj_sorter_merge(s[MJ_MERGESORT], fake, NULL, 5, fake, NULL, 5, fake, NULL,
+                                       NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "mergesort", "merge with a mergesort sorter");
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_MERGE], fake, NULL, 10, &segs, NULL, 0,
+                                                NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "merge", "segmented sort with a merge sorter");
+    /* Argument checks come before the missing device. */
+    expect_status(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
+                                       NULL, NULL, 0, NULL),
+                  MJ_ERR_TOO_LARGE, NULL, "a_count + b_count overflowing");
+    expect_status(ctx, mj_sorter_merge(s[MJ_MERGE], fake, fake, 5, fake, fake, 5, fake, fake,
+                                       NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "value_size 0", "values to a keys-only merge");
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, NULL,
+                                                NULL, 0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "segments", "no segments");
+    mj_segments bad = segs;
+    bad.index_size = 2;
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                                0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "4 or 8", "2-byte indices");
+    bad = segs;
+    bad.kind = (mj_segments_kind)7;
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                                0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "kind", "unknown kind");
+    bad = segs;
+    bad.data = NULL;
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                                0, NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "NULL", "NULL segment data");
+    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &segs,
+                                                NULL, 0, NULL),
+                  MJ_ERR_UNSUPPORTED, "compile-only", "a valid call without a device");
+    expect_status(ctx, mj_sorter_sort(s[MJ_LOCALITY_SORT], fake, NULL, 10, NULL, 0, NULL),
+                  MJ_ERR_UNSUPPORTED, "compile-only", "locality sort without a device");
+    mj_sort_desc desc = u32_desc();
+    expect_status(ctx, mj_merge_pairs(ctx, &desc, fake, fake, 5, fake, fake, 5, fake, fake, 0,
+                                      NULL),
+                  MJ_ERR_INVALID_ARGUMENT, "value_size", "mj_merge_pairs without values");
+    expect_status(ctx, mj_segmented_sort_keys(ctx, &desc, fake, 10, &segs, NULL),
+                  MJ_ERR_UNSUPPORTED, "compile-only", "mj_segmented_sort_keys");
+    desc.primitive = MJ_MERGE;
+    expect_status(ctx, mj_sort_keys(ctx, &desc, fake, 10, NULL), MJ_ERR_INVALID_ARGUMENT,
+                  "merge", "mj_sort_keys with the merge primitive");
+    desc.primitive = (mj_primitive)99;
+    mj_sorter *none = NULL;
+    expect_status(ctx, mj_sorter_create(ctx, &desc, &none), MJ_ERR_INVALID_ARGUMENT,
+                  "primitive", "an unknown primitive");
+    for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) mj_sorter_destroy(s[p]);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* mj_sorter_create(desc) must fail with `want` and a message holding `needle` (may be NULL). */
+static void create_fails(mj_context *ctx, const mj_sort_desc *desc, mj_status want,
+                         const char *needle, const char *what) {
+    mj_sorter *s = (mj_sorter *)1;
+    expect_status(ctx, mj_sorter_create(ctx, desc, &s), want, needle, what);
+    ck_assert_msg(s == NULL, "%s: *out is not NULL after a failure", what);
+}
+
+START_TEST(invalid_descriptors)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc d = u32_desc();
+    d.value_size = 65;
+    create_fails(ctx, &d, MJ_ERR_INVALID_ARGUMENT, "65", "value_size 65");
+
+    mj_sort_desc_init(&d, MJ_KEY_CUSTOM, MJ_ASCENDING);
+    d.type_name = "rec";
+    d.type_source = "struct rec { int a, b; };";
+    d.type_size = 8;
+    d.type_align = 4;
+    create_fails(ctx, &d, MJ_ERR_INVALID_ARGUMENT, "less", "custom without less");
+    d.less = "a.a < b.a";
+    d.type_source = NULL;
+    create_fails(ctx, &d, MJ_ERR_INVALID_ARGUMENT, NULL, "custom without type_source");
+
+    d = u32_desc();
+    d.key = MJ_KEY_KIND_COUNT;
+    create_fails(ctx, &d, MJ_ERR_INVALID_ARGUMENT, NULL, "unknown key kind");
+    d = u32_desc();
+    d.less = "a < b; }";
+    create_fails(ctx, &d, MJ_ERR_INVALID_ARGUMENT, NULL, "comparator with ';'");
+
+    d = u32_desc();
+    d.less = "a < < b";
+    create_fails(ctx, &d, MJ_ERR_COMPILE, "comparator", "comparator syntax error");
+
+    /* The custom type works once it is complete, and the context is still usable. */
+    mj_sort_desc_init(&d, MJ_KEY_CUSTOM, MJ_ASCENDING);
+    d.type_name = "rec";
+    d.type_source = "struct rec { int a, b; };";
+    d.type_size = 8;
+    d.type_align = 4;
+    d.less = "a.a < b.a || (a.a == b.a && a.b < b.b)";
+    mj_sorter *s = NULL;
+    mj_status st = mj_sorter_create(ctx, &d, &s);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+    mj_sorter_destroy(s);
+
+    mj_sorter *out = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, NULL, &out), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(mj_sorter_create(NULL, &d, &out), MJ_ERR_INVALID_ARGUMENT);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(no_compiler)
+{
+    ck_assert_int_eq(setenv("MERGEJIT_LIBNVRTC", NO_LIB, 1), 0);
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc d = u32_desc();
+    create_fails(ctx, &d, MJ_ERR_NO_COMPILER, NO_LIB, "no NVRTC");
+    ck_assert_int_eq(mj_nvrtc_version(), 0);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+static Suite *context_errors_suite(void) {
+    Suite *s = suite_create("context_errors");
+    TCase *tc = tcase_create("context");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, no_driver);
+    tcase_add_test(tc, compile_only_cannot_sort);
+    tcase_add_test(tc, primitives_without_gpu);
+    tcase_add_test(tc, invalid_descriptors);
+    tcase_add_test(tc, no_compiler);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return run_forked(context_errors_suite()); }

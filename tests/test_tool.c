@@ -1,0 +1,80 @@
+/* The mergejit tool's exit statuses and messages without a GPU: --help, the demo building for
+ * the target and saying on one line that there is no GPU, and bad command lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+
+/* ---------------------------------------------------------------- the tool */
+
+static int count_lines_with(const char *text, const char *needle) {
+    int n = 0;
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char *copy = strndup(line, len);
+        ck_assert_ptr_nonnull(copy);
+        n += strstr(copy, needle) != NULL;
+        free(copy);
+        line += len + (nl != NULL);
+    }
+    return n;
+}
+
+START_TEST(tool)
+{
+    static const char *const help[] = {"--help", NULL};
+    mjt_tool_run r = mjt_run_tool(help, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strstr(r.out, "Usage") != NULL, "--help printed:\n%s", r.out);
+    mjt_tool_run_free(&r);
+
+    static const char *const demo_help[] = {"demo", "--help", NULL};
+    r = mjt_run_tool(demo_help, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert(strstr(r.out, "Usage: mergejit demo") != NULL);
+    mjt_tool_run_free(&r);
+
+    /* No GPU: the demo says so on one line, builds for the target and succeeds. */
+    char *cache = mjt_tmpdir();
+    char cache_env[4200];
+    snprintf(cache_env, sizeof cache_env, "MERGEJIT_CACHE_DIR=%s", cache);
+    const char *const env[] = {"MERGEJIT_LIBCUDA=/nonexistent", cache_env, NULL};
+    static const char *const demo[] = {"demo", "--n", "1000", NULL};
+    r = mjt_run_tool(demo, env);
+    ck_assert_msg(r.status == 0, "demo exited %d:\n%s\n%s", r.status, r.out, r.err);
+    ck_assert_msg(count_lines_with(r.out, "no GPU") == 1, "demo printed:\n%s", r.out);
+    ck_assert_msg(count_lines_with(r.out, "/nonexistent") == 1, "demo printed:\n%s", r.out);
+    mjt_tool_run_free(&r);
+    mjt_rmtree(cache);
+    free(cache);
+
+    /* Bad command lines exit 2 with a message. */
+    static const char *const bad_demo[] = {"demo", "--no-such-option", NULL};
+    r = mjt_run_tool(bad_demo, NULL);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert(strstr(r.err, "--no-such-option") != NULL);
+    mjt_tool_run_free(&r);
+    static const char *const bad_top[] = {"--no-such-option", NULL};
+    r = mjt_run_tool(bad_top, NULL);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_ne(r.err, "");
+    mjt_tool_run_free(&r);
+    static const char *const bad_cmd[] = {"no-such-command", NULL};
+    r = mjt_run_tool(bad_cmd, NULL);
+    ck_assert_int_eq(r.status, 2);
+    mjt_tool_run_free(&r);
+}
+END_TEST
+
+static Suite *tool_suite(void) {
+    Suite *s = suite_create("tool");
+    TCase *tc = tcase_create("context");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, tool);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return mjt_run(tool_suite(), 1); }
