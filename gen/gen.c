@@ -10,7 +10,8 @@
 static const char *const prelude_templates[] = {"mj_common.cuh", "key_order.cuh", NULL};
 
 /* Templates in dependency order, after the spec, per primitive. Each list holds every file its
- * templates include (test_gen checks it), as the generator drops their #include lines. */
+ * templates include (test_gen_templates checks it), as the generator drops their #include
+ * lines. */
 static const char *const mergesort_templates[] = {
     "merge_frame.h", "merge_path.cuh",    "serial_merge.cuh",     "sort_network.cuh",
     "tile_io.cuh",   "cta_blocksort.cuh", "cta_merge.cuh",        "kernel_blocksort.cuh",

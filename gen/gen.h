@@ -28,7 +28,8 @@ unsigned mj__primitive_kernels(mj_primitive primitive);
 
 /* The embedded templates (by file name, NULL-terminated) the source is made of, in order:
  * the prelude before the spec, then the primitive's own after it (NULL for an unknown
- * primitive). Exposed for test_gen, which checks each list against the #include lines. */
+ * primitive). Exposed for test_gen_templates, which checks each list against the #include
+ * lines. */
 const char *const *mj__prelude_templates(void);
 const char *const *mj__primitive_templates(mj_primitive primitive);
 
