@@ -198,7 +198,8 @@ static void fill(item *x, long long n, int dist, uint64_t *seed) {
 
 /* Sorts n keys of dist with the model and compares with the stable reference. */
 static void check_sort(long long n, long long nv, long long runs, int dist, uint64_t seed) {
-    item *x = malloc((size_t)(n + 1) * sizeof *x);
+    /* zeroed: some gcc warn that x may be read uninitialized when n is 0 */
+    item *x = calloc((size_t)n + 1, sizeof *x);
     item *ref = malloc((size_t)(n + 1) * sizeof *ref);
     REQUIRE1(x && ref);
     fill(x, n, dist, &seed);
