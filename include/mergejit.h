@@ -167,10 +167,13 @@ typedef enum mj_primitive {
     MJ_SEGMENTED_SORT = 2, /* mj_sorter_segmented_sort: many segments, each sorted alone */
     MJ_LOCALITY_SORT = 3,  /* mj_sorter_sort: a mergesort that skips the work over data that
                               is already in order; for nearly sorted input */
+    MJ_REDUCE = 4,         /* mj_sorter_reduce: all elements combined with an operator */
+    MJ_SCAN = 5,           /* mj_sorter_scan: inclusive or exclusive prefix combinations */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
-/* "mergesort", "merge", "segsort", "locality"; NULL for an unknown primitive. */
+/* "mergesort", "merge", "segsort", "locality", "reduce", "scan"; NULL for an unknown
+ * primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -195,6 +198,18 @@ typedef struct mj_sort_desc {
      * tuning file, built-in default; see mj_context_tile); otherwise the merge kernel runs nt
      * threads with vt keys each and the blocksort bs_nt threads (0: nt). */
     int nt, vt, bs_nt;
+    /* MJ_REDUCE and MJ_SCAN (the key is then the element type; order, less and value_size are
+     * not used and value_size must be 0): the operator, a CUDA expression over `a` and `b`,
+     * both `const KEY &`, giving a KEY, e.g. "a + b" or "max(a, b)"; it must be associative
+     * (floating-point addition is treated as if it were: results may differ from a sequential
+     * sum in the last bits, and from run to run). NULL: a + b, for built-in keys only. Same
+     * rules as `less`. */
+    const char *op;
+    /* The operator's identity, a CUDA expression giving a KEY (op(identity, x) == x), e.g.
+     * "0", "-INFINITY" or "rec{0, 0}" (custom keys name their type): an exclusive scan's first
+     * output and the reduction of no elements. NULL: KEY(0) for built-in keys; required with op
+     * and for custom keys. */
+    const char *identity;
 } mj_sort_desc;
 
 /* Keys of `kind` (not custom) in `order`, no values, for mergesort. */
@@ -314,6 +329,25 @@ MJ_API mj_status mj_sorter_segmented_sort(mj_sorter *sorter, void *keys, void *v
                                           size_t n, const mj_segments *segments, void *temp,
                                           size_t temp_bytes, void *stream);
 
+/* Combines the n elements of `in` with the sorter's operator and writes the one result to
+ * `out` (device memory, one KEY); n == 0 writes the identity. For sorters built for
+ * MJ_REDUCE; the temporary storage is mj_sorter_temp_size(sorter, n, 0). */
+MJ_API mj_status mj_sorter_reduce(mj_sorter *sorter, const void *in, size_t n, void *out,
+                                  void *temp, size_t temp_bytes, void *stream);
+
+typedef enum mj_scan_kind {
+    MJ_SCAN_EXCLUSIVE = 0, /* out[0] = identity, out[i] = in[0] op ... op in[i - 1] */
+    MJ_SCAN_INCLUSIVE = 1  /* out[i] = in[0] op ... op in[i] */
+} mj_scan_kind;
+
+/* Scans the n elements of `in` into `out` (n elements; out == in scans in place, any other
+ * overlap is refused). `total` (device memory, one KEY, may be NULL) receives the combination
+ * of all n elements (the identity for n == 0). For sorters built for MJ_SCAN; the temporary
+ * storage is mj_sorter_temp_size(sorter, n, 0). */
+MJ_API mj_status mj_sorter_scan(mj_sorter *sorter, const void *in, void *out, size_t n,
+                                mj_scan_kind kind, void *total, void *temp, size_t temp_bytes,
+                                void *stream);
+
 /* ---------------------------------------------------------------- one-call functions */
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
@@ -340,6 +374,12 @@ MJ_API mj_status mj_segmented_sort_keys(mj_context *ctx, const mj_sort_desc *des
 MJ_API mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
                                          void *values, size_t value_size, size_t n,
                                          const mj_segments *segments, void *stream);
+
+/* desc's primitive is set by these (MJ_REDUCE, MJ_SCAN). */
+MJ_API mj_status mj_reduce(mj_context *ctx, const mj_sort_desc *desc, const void *in, size_t n,
+                           void *out, void *stream);
+MJ_API mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, void *out,
+                         size_t n, mj_scan_kind kind, void *total, void *stream);
 
 /* ---------------------------------------------------------------- deployment bundles */
 
