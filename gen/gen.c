@@ -32,6 +32,8 @@ static const char *const locality_templates[] = {
     "sort_network.cuh", "tile_io.cuh",     "cta_blocksort.cuh", "cta_merge.cuh",
     "kernel_blocksort.cuh", "kernel_queue_partition.cuh", "kernel_queue_work.cuh", NULL,
 };
+static const char *const reduce_templates[] = {"cta_scan.cuh", "kernel_reduce.cuh", NULL};
+static const char *const scan_templates[] = {"cta_scan.cuh", "kernel_scan.cuh", NULL};
 
 static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_BLOCKSORT] = "mj_blocksort",
@@ -44,6 +46,8 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_QUEUE_PARTITION] = "mj_queue_partition",
     [MJ_K_QUEUE_WORK] = "mj_queue_work",
     [MJ_K_QUEUE_FINISH] = "mj_queue_finish",
+    [MJ_K_REDUCE] = "mj_reduce_tiles",
+    [MJ_K_SCAN] = "mj_scan_tiles",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -61,6 +65,8 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     case MJ_LOCALITY_SORT:
         return K(MJ_K_BLOCKSORT) | K(MJ_K_QUEUE_PARTITION) | K(MJ_K_QUEUE_WORK) |
                K(MJ_K_QUEUE_FINISH);
+    case MJ_REDUCE: return K(MJ_K_REDUCE);
+    case MJ_SCAN: return K(MJ_K_SCAN);
     default: return 0;
     }
 }
@@ -74,6 +80,8 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
     case MJ_MERGE: return merge_templates;
     case MJ_SEGMENTED_SORT: return segsort_templates;
     case MJ_LOCALITY_SORT: return locality_templates;
+    case MJ_REDUCE: return reduce_templates;
+    case MJ_SCAN: return scan_templates;
     default: return NULL;
     }
 }
@@ -104,13 +112,16 @@ static int is_type_name(const char *s) {
     return 1;
 }
 
-/* The comparator is pasted into `return (bool)(...);`. Refusing ';', '#' and unbalanced
- * brackets keeps it one expression: it cannot close the function and add code of its own. */
-static int check_expression(const char *e, char *err, size_t errcap) {
+/* The comparator is pasted into `return (bool)(...);`, a reduce or scan operator and its
+ * identity into `return (mj_key)(...);`. Refusing ';', '#' and unbalanced brackets keeps each
+ * one expression: it cannot close the function and add code of its own. `what` names it in
+ * messages ("comparator", "operator", "identity"), `over` says what it may use. */
+static int check_expression(const char *e, const char *what, const char *over, char *err,
+                            size_t errcap) {
     int depth = 0;
     char stack[256];
     if (!e[strspn(e, " \t\r\n")]) {
-        snprintf(err, errcap, "the comparator expression is empty");
+        snprintf(err, errcap, "the %s expression is empty", what);
         return -1;
     }
     for (const char *p = e; *p; ++p) {
@@ -118,14 +129,14 @@ static int check_expression(const char *e, char *err, size_t errcap) {
         /* A comment or a line continuation would swallow the generated code after the
          * comparator; a string literal could hide brackets from the count below. */
         if ((c == '/' && (p[1] == '/' || p[1] == '*')) || c == '\\' || c == '"') {
-            snprintf(err, errcap, "the comparator must be one expression over a and b: "
-                                  "comments, string literals and line continuations are not "
-                                  "allowed in it");
+            snprintf(err, errcap, "the %s must be one expression%s: comments, string "
+                                  "literals and line continuations are not allowed in it",
+                     what, over);
             return -1;
         }
         if (c == ';' || c == '#') {
-            snprintf(err, errcap, "the comparator must be one expression over a and b: '%c' is "
-                                  "not allowed in it", c);
+            snprintf(err, errcap, "the %s must be one expression%s: '%c' is not allowed in it",
+                     what, over, c);
             return -1;
         }
         if (c == '(' || c == '[' || c == '{') {
@@ -134,16 +145,53 @@ static int check_expression(const char *e, char *err, size_t errcap) {
         } else if (c == ')' || c == ']' || c == '}') {
             char open = c == ')' ? '(' : c == ']' ? '[' : '{';
             if (depth == 0 || stack[depth - 1] != open) {
-                snprintf(err, errcap, "the comparator expression has an unbalanced '%c'", c);
+                snprintf(err, errcap, "the %s expression has an unbalanced '%c'", what, c);
                 return -1;
             }
             --depth;
         }
     }
     if (depth != 0) {
-        snprintf(err, errcap, "the comparator expression has an unclosed bracket");
+        snprintf(err, errcap, "the %s expression has an unclosed bracket", what);
         return -1;
     }
+    return 0;
+}
+
+static int is_reduce_or_scan(mj_primitive p) { return p == MJ_REDUCE || p == MJ_SCAN; }
+
+/* A reduce's or scan's operator and identity: given together, or both left to the default
+ * (a + b and KEY(0)), which only built-in arithmetic keys have: f16 and bf16 are bit patterns
+ * here (NVRTC has no cuda_fp16.h without the toolkit), with no + to default to. */
+static int check_operator(const mj_kernel_spec *spec, char *err, size_t errcap) {
+    const char *name = mj_primitive_name(spec->primitive);
+    if (spec->value_size) {
+        snprintf(err, errcap, "%s takes no values: value_size must be 0, not %zu", name,
+                 spec->value_size);
+        return -1;
+    }
+    if (!spec->op) {
+        if (spec->key == MJ_KEY_CUSTOM || spec->key == MJ_KEY_F16 || spec->key == MJ_KEY_BF16) {
+            snprintf(err, errcap, "%s of %s keys needs an operator (op) and its identity: there "
+                                  "is no built-in a + b for them%s",
+                     name, spec->key == MJ_KEY_CUSTOM ? "custom" : mj_key_kind_name(spec->key),
+                     spec->key == MJ_KEY_CUSTOM ? "" : " (they are 16-bit patterns, a.bits)");
+            return -1;
+        }
+        if (spec->identity) {
+            snprintf(err, errcap, "%s: an identity was given without an operator (op)", name);
+            return -1;
+        }
+        return 0;
+    }
+    if (!spec->identity) {
+        snprintf(err, errcap, "%s: the operator '%s' needs its identity (identity), the value "
+                              "of an empty %s", name, spec->op, name);
+        return -1;
+    }
+    if (check_expression(spec->op, "operator", " over a and b", err, errcap) ||
+        check_expression(spec->identity, "identity", "", err, errcap))
+        return -1;
     return 0;
 }
 
@@ -183,12 +231,17 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
                      spec->type_size, spec->type_align);
             return -1;
         }
-        if (!spec->less) {
+        if (!spec->less && !is_reduce_or_scan(spec->primitive)) {
             snprintf(err, errcap, "a custom key needs a comparator expression (less)");
             return -1;
         }
     }
-    if (spec->less && check_expression(spec->less, err, errcap)) return -1;
+    if (is_reduce_or_scan(spec->primitive)) {
+        if (check_operator(spec, err, errcap)) return -1;
+    } else if (spec->less && check_expression(spec->less, "comparator", " over a and b", err,
+                                              errcap)) {
+        return -1;
+    }
     return mj__tile_shape_check(spec->primitive, mj__spec_key_size(spec), spec->value_size,
                                 spec->nt, spec->vt, mj__spec_bs_nt(spec), err, errcap);
 }
@@ -217,6 +270,12 @@ int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_s
         snprintf(err, errcap, "a segmented sort takes VT up to %d, not %d", MJ_SEG_MAX_VT, vt);
         return -1;
     }
+    if (is_reduce_or_scan(primitive) && (value_size || bs_nt != nt)) {
+        snprintf(err, errcap, "%s has no values and no blocksort: value size 0 and blocksort "
+                              "threads NT, not %zu and %d", mj_primitive_name(primitive),
+                 value_size, bs_nt);
+        return -1;
+    }
     if (key_size == 0 || value_size > MJ_MAX_VALUE_SIZE) {
         snprintf(err, errcap, "key size %zu and value size %zu: keys need at least one byte "
                               "and values take at most %d", key_size, value_size,
@@ -224,7 +283,7 @@ int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_s
         return -1;
     }
     /* The merge primitive has no blocksort; its tile is the merge tile. */
-    int big_nt = primitive == MJ_MERGE ? nt : bs_nt;
+    int big_nt = primitive == MJ_MERGE || is_reduce_or_scan(primitive) ? nt : bs_nt;
     size_t smem = mj__tile_smem(primitive, big_nt, vt, key_size, value_size);
     if (smem > MJ_STATIC_SMEM_LIMIT) {
         snprintf(err, errcap, "a tile of %d x %d needs %zu bytes of shared memory, over the %d "
@@ -264,6 +323,8 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec) { return spec->bs_nt ? spec->bs_n
 size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
                      size_t value_size) {
     size_t nv = (size_t)nt * (size_t)vt;
+    /* The tile, two sets of warp totals (reduce) or one and the tile's prefix (scan). */
+    if (is_reduce_or_scan(primitive)) return (nv + 2 * (size_t)(nt / 32) + 1) * key_size + 16;
     size_t heads = primitive == MJ_SEGMENTED_SORT ? 4 * (size_t)nt : 0;
     /* + 16: room for the padding that aligns the second array */
     return nv * key_size + 4 * (value_size ? nv : 1) + heads + 16;
@@ -313,6 +374,18 @@ static void emit_builtin_less(mj_strbuf *sb, const mj_kernel_spec *spec) {
                       bits, bits);
 }
 
+/* Reduce and scan: mj_op and mj_identity (the sorts' mj_less is not needed). */
+static void emit_operator(mj_strbuf *sb, const mj_kernel_spec *spec) {
+    mj__sb_puts(sb, "MJ_DEVICE mj_key mj_op(const mj_key &a, const mj_key &b) {\n");
+    mj__sb_puts(sb, "#line 1 \"operator\"\n    return (mj_key)(");
+    mj__sb_puts(sb, spec->op ? spec->op : "a + b");
+    mj__sb_puts(sb, "\n    );\n}\n#line 1 \"mergejit_spec\"\n");
+    mj__sb_puts(sb, "MJ_DEVICE mj_key mj_identity() {\n");
+    mj__sb_puts(sb, "#line 1 \"identity\"\n    return (mj_key)(");
+    mj__sb_puts(sb, spec->identity ? spec->identity : "0");
+    mj__sb_puts(sb, "\n    );\n}\n");
+}
+
 mj_status mj__gen_status(int rc) {
     return rc == MJ_GEN_NO_MEMORY ? MJ_ERR_HOST_MEMORY : MJ_ERR_INVALID_ARGUMENT;
 }
@@ -358,6 +431,10 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         mj__sb_printf(&sb, "typedef %s mj_key;\n", builtin_keys[spec->key].cuda_type);
     }
     emit_value_type(&sb, spec->value_size);
+    if (is_reduce_or_scan(spec->primitive)) {
+        emit_operator(&sb, spec);
+        goto primitive;
+    }
     mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
     if (spec->less) {
         mj__sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");
@@ -368,6 +445,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     }
     mj__sb_puts(&sb, "}\n");
 
+primitive:
     /* mj__spec_check took the primitive: its list is not NULL. */
     for (const char *const *name = mj__primitive_templates(spec->primitive); *name; ++name) {
         const mj_template *t = mj__template_find(*name);

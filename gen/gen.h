@@ -18,6 +18,8 @@ typedef enum mj_kernel_id {
     MJ_K_QUEUE_PARTITION, /* segmented and locality sort */
     MJ_K_QUEUE_WORK,      /* segmented and locality sort */
     MJ_K_QUEUE_FINISH,    /* segmented and locality sort */
+    MJ_K_REDUCE,          /* reduce */
+    MJ_K_SCAN,            /* scan */
     MJ_K_COUNT
 } mj_kernel_id;
 
@@ -37,7 +39,9 @@ typedef struct mj_kernel_spec {
     mj_primitive primitive;
     mj_key_kind key;
     mj_order order;
-    const char *less;        /* NULL: the built-in order */
+    const char *less;        /* NULL: the built-in order (not used by reduce and scan) */
+    const char *op;          /* reduce and scan: NULL is a + b (built-in keys but f16, bf16) */
+    const char *identity;    /* reduce and scan: NULL is KEY(0) (only with the default op) */
     const char *type_name;   /* MJ_KEY_CUSTOM */
     const char *type_source; /* MJ_KEY_CUSTOM */
     size_t type_size, type_align;
@@ -60,7 +64,7 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec);
 
 /* Static shared memory a kernel with nt threads and the spec's VT declares: one tile of keys,
  * a tile of int positions when values are carried, alignment padding, and for segmented sorts
- * a head range per thread. */
+ * a head range per thread; for reduce and scan, a tile of keys and a few more per warp. */
 size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
                      size_t value_size);
 
@@ -71,7 +75,8 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
 #define MJ_STATIC_SMEM_LIMIT (48 * 1024)
 
 /* Checks a tile shape for a primitive and sizes (thread counts, VT range, static shared
- * memory); 0 when usable, else -1 with a message. Part of mj__spec_check. */
+ * memory; reduce and scan have no values and no blocksort: bs_nt is nt); 0 when usable, else
+ * -1 with a message. Part of mj__spec_check. */
 int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
                          int vt, int bs_nt, char *err, size_t errcap);
 

@@ -55,6 +55,8 @@ static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
     [MJ_MERGE] = "merge",
     [MJ_SEGMENTED_SORT] = "segsort",
     [MJ_LOCALITY_SORT] = "locality",
+    [MJ_REDUCE] = "reduce",
+    [MJ_SCAN] = "scan",
 };
 
 const char *mj_primitive_name(mj_primitive primitive) {

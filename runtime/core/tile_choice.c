@@ -62,6 +62,29 @@ static const struct {
     {MJ_LOCALITY_SORT, 16, 8, 128, 5, 256},
 };
 
+/* Reduce and scan read each element once and are bound by memory: 256 threads, and per
+ * thread about 60 bytes of 4-byte keys (15, odd: the warp's transposition through shared
+ * memory is then free of bank conflicts), fewer of larger keys, whose registers (VT keys and
+ * the shuffled words) must not spill (ptxas, sm_75 to sm_90: test_compile). Not yet tuned
+ * on a GPU. */
+static void scan_tile(mj_primitive primitive, size_t key_size, int *nt, int *vt) {
+    *nt = 256;
+    if (key_size <= 2)
+        *vt = 23;
+    else if (key_size <= 4)
+        *vt = 15;
+    else if (key_size <= 8)
+        *vt = 9;
+    else if (key_size <= 16)
+        *vt = 5;
+    else if (key_size <= 32)
+        *vt = 3;
+    else
+        *vt = 1;
+    while (*nt > 32 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
+        *nt /= 2;
+}
+
 /* Odd VT keeps a thread's run of 4-byte keys off the shared-memory bank of its neighbours;
  * larger keys and values take fewer per thread so that registers (keys, positions and values)
  * fit without spilling and the tile fits in static shared memory. */
@@ -76,6 +99,11 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
                 *bs_nt = sm90_tiles[i].bs_nt;
                 return;
             }
+    if (primitive == MJ_REDUCE || primitive == MJ_SCAN) {
+        scan_tile(primitive, key_size, nt, vt);
+        *bs_nt = *nt;
+        return;
+    }
     size_t bytes = key_size + value_size;
     *nt = 256;
     /* Measured with bench_sort on an H100 (sm_90) at 2^24 and 2^27 (MERGEJIT_TILE sweep):

@@ -16,5 +16,8 @@
 typedef mj_u32 mj_key;
 typedef mj_u32 mj_value;
 MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) { return a < b; }
+/* Reduce and scan: the operator and its identity (the generator writes them only for those). */
+MJ_DEVICE mj_key mj_op(const mj_key &a, const mj_key &b) { return a + b; }
+MJ_DEVICE mj_key mj_identity() { return 0; }
 
 #endif

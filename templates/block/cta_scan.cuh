@@ -1,0 +1,155 @@
+/* Block-level pieces of reduce and scan over a tile of MJ_NT threads x MJ_VT elements, with
+ * the spec's operator mj_op (associative, not assumed commutative: every combination keeps
+ * the elements' order) and its identity mj_identity.
+ * A thread holds MJ_VT consecutive elements of the tile (tid * MJ_VT + i). Global accesses go
+ * through the warp's own 32 * MJ_VT slots of shared memory (coalesced, __syncwarp only); a
+ * tile's missing elements are the identity, so a partial tile needs no other care.
+ * Keys cross lanes by warp shuffles of 4-byte words: any size, padded to whole words. */
+#ifndef MJ_CTA_SCAN_CUH
+#define MJ_CTA_SCAN_CUH
+
+#include "common/spec_default.cuh"
+
+#define MJ_SCAN_NV (MJ_NT * MJ_VT)
+#define MJ_SCAN_WARPS (MJ_NT / 32)
+#define MJ_KEY_WORDS ((int)((sizeof(mj_key) + 3) / 4))
+
+struct mj_key_words {
+    mj_u32 w[MJ_KEY_WORDS];
+};
+
+MJ_DEVICE mj_key_words mj_to_words(const mj_key &x) {
+    mj_key_words u;
+    u.w[MJ_KEY_WORDS - 1] = 0; /* padding of a key that is not whole words */
+    memcpy(&u, &x, sizeof(mj_key));
+    return u;
+}
+
+MJ_DEVICE mj_key mj_from_words(const mj_key_words &u) {
+    mj_key x;
+    memcpy(&x, &u, sizeof(mj_key));
+    return x;
+}
+
+MJ_DEVICE mj_key mj_shfl_up_key(const mj_key &x, int delta) {
+    mj_key_words u = mj_to_words(x);
+#pragma unroll
+    for (int i = 0; i < MJ_KEY_WORDS; ++i) u.w[i] = __shfl_up_sync(0xFFFFFFFFu, u.w[i], delta);
+    return mj_from_words(u);
+}
+
+MJ_DEVICE mj_key mj_shfl_down_key(const mj_key &x, int delta) {
+    mj_key_words u = mj_to_words(x);
+#pragma unroll
+    for (int i = 0; i < MJ_KEY_WORDS; ++i)
+        u.w[i] = __shfl_down_sync(0xFFFFFFFFu, u.w[i], delta);
+    return mj_from_words(u);
+}
+
+MJ_DEVICE mj_key mj_shfl_key(const mj_key &x, int lane) {
+    mj_key_words u = mj_to_words(x);
+#pragma unroll
+    for (int i = 0; i < MJ_KEY_WORDS; ++i) u.w[i] = __shfl_sync(0xFFFFFFFFu, u.w[i], lane);
+    return mj_from_words(u);
+}
+
+/* Inclusive scan across the warp: lane l gets x_0 op ... op x_l. */
+MJ_DEVICE mj_key mj_warp_scan(mj_key x, int lane) {
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        mj_key y = mj_shfl_up_key(x, d);
+        if (lane >= d) x = mj_op(y, x);
+    }
+    return x;
+}
+
+/* Reduction across the warp, in lane order; the result is lane 0's. After the step of d,
+ * lane l holds x_l op ... op x_min(l + 2d - 1, 31). */
+MJ_DEVICE mj_key mj_warp_reduce(mj_key x, int lane) {
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        mj_key y = mj_shfl_down_key(x, d);
+        if (lane + d < 32) x = mj_op(x, y);
+    }
+    return x;
+}
+
+/* x[i] = in[tid * MJ_VT + i], the identity from `count` (<= MJ_SCAN_NV) on. s: the tile's
+ * MJ_SCAN_NV slots of shared memory; this thread's warp uses only its own. All loads are
+ * issued before the first shared-memory store. */
+MJ_DEVICE void mj_scan_load(const mj_key *in, int count, mj_key (&x)[MJ_VT], mj_key *s,
+                            int tid) {
+    int lane = tid & 31, first = (tid - lane) * MJ_VT;
+    const mj_key *src = in + first;
+    mj_key *ws = s + first;
+    if (count >= MJ_SCAN_NV) {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) x[i] = src[lane + 32 * i];
+    } else {
+        int have = count - first;
+        mj_key id = mj_identity();
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) x[i] = lane + 32 * i < have ? src[lane + 32 * i] : id;
+    }
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) ws[lane + 32 * i] = x[i];
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) x[i] = ws[lane * MJ_VT + i];
+    __syncwarp(); /* the slots are free for the next store or load */
+}
+
+/* out[tid * MJ_VT + i] = x[i] for the first `count` elements of the tile; s as above. */
+MJ_DEVICE void mj_scan_store(mj_key *out, int count, const mj_key (&x)[MJ_VT], mj_key *s,
+                             int tid) {
+    int lane = tid & 31, first = (tid - lane) * MJ_VT;
+    mj_key *dst = out + first;
+    mj_key *ws = s + first;
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) ws[lane * MJ_VT + i] = x[i];
+    __syncwarp();
+    if (count >= MJ_SCAN_NV) {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) dst[lane + 32 * i] = ws[lane + 32 * i];
+    } else {
+        int have = count - first;
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            if (lane + 32 * i < have) dst[lane + 32 * i] = ws[lane + 32 * i];
+    }
+    __syncwarp();
+}
+
+/* x[0] op ... op x[MJ_VT - 1]. */
+MJ_DEVICE mj_key mj_thread_reduce(const mj_key (&x)[MJ_VT]) {
+    mj_key t = x[0];
+#pragma unroll
+    for (int i = 1; i < MJ_VT; ++i) t = mj_op(t, x[i]);
+    return t;
+}
+
+/* The block's scan of its threads' totals t: returns what the threads before this one hold
+ * (the identity for thread 0); *aggregate gets the whole tile's, in warp 0 only. s_warp:
+ * MJ_SCAN_WARPS slots of shared memory. Ends after a block barrier; s_warp is read after it,
+ * so a caller reusing s_warp must pass another barrier first. */
+MJ_DEVICE mj_key mj_cta_scan(const mj_key &t, mj_key *s_warp, int tid, mj_key *aggregate) {
+    int lane = tid & 31, warp = tid >> 5;
+    mj_key in_warp = mj_warp_scan(t, lane);
+    if (lane == 31) s_warp[warp] = in_warp;
+    mj_key before_in_warp = mj_shfl_up_key(in_warp, 1);
+    __syncthreads();
+    mj_key p = mj_identity();
+#pragma unroll
+    for (int w = 0; w < MJ_SCAN_WARPS; ++w)
+        if (w < warp) p = mj_op(p, s_warp[w]);
+    if (lane) p = mj_op(p, before_in_warp);
+    if (warp == 0) {
+        mj_key a = s_warp[0];
+#pragma unroll
+        for (int w = 1; w < MJ_SCAN_WARPS; ++w) a = mj_op(a, s_warp[w]);
+        *aggregate = a;
+    }
+    return p;
+}
+
+#endif
