@@ -376,6 +376,8 @@ static void emit_builtin_less(mj_strbuf *sb, const mj_kernel_spec *spec) {
 
 /* Reduce and scan: mj_op and mj_identity (the sorts' mj_less is not needed). */
 static void emit_operator(mj_strbuf *sb, const mj_kernel_spec *spec) {
+    /* NVRTC has no <math.h>: identities like -INFINITY (max) still read as in CUDA C++. */
+    mj__sb_puts(sb, "#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n");
     mj__sb_puts(sb, "MJ_DEVICE mj_key mj_op(const mj_key &a, const mj_key &b) {\n");
     mj__sb_puts(sb, "#line 1 \"operator\"\n    return (mj_key)(");
     mj__sb_puts(sb, spec->op ? spec->op : "a + b");

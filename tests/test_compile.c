@@ -1,6 +1,7 @@
 /* NVRTC compiles the generated source (runtime/driver/compile.h): every built-in key kind for
  * sm_75, sm_80 and sm_90 with the default tiles, ptxas reporting every kernel of the primitive
- * and no spills (mergesort for every kind; merge, segmented and locality sort for a few); custom
+ * and no spills (mergesort for every kind; merge, segmented and locality sort for a few; reduce
+ * and scan for u32, u64, f64 and 12- and 16-byte structs with their own operators); custom
  * types; comparator and type errors reported with NVRTC's log; the choice of target; the
  * cache key; and the ptxas report parser. Needs NVRTC (required on CI), no GPU. */
 #include <stdio.h>
@@ -112,7 +113,8 @@ START_TEST(builtin_kinds_compile_clean)
 }
 END_TEST
 
-/* Merge, segmented sort and locality sort: a few key and value sizes on every target. */
+/* Merge, segmented sort and locality sort (the primitives before MJ_REDUCE): a few key and
+ * value sizes on every target. */
 START_TEST(primitives_compile_clean)
 {
     const mj_nvrtc_api *nv = nvrtc();
@@ -131,6 +133,50 @@ START_TEST(primitives_compile_clean)
             snprintf(what, sizeof what, "%s of %s keys, %zu-byte values",
                      mj_primitive_name(primitive), mj_key_kind_name(cases[c].key),
                      cases[c].value_size);
+            compile_clean(nv, &s, what);
+        }
+}
+END_TEST
+
+/* Reduce and scan: built-in keys with the default operator or max, and custom structs of 12
+ * and 16 bytes with non-commutative operators (affine maps and 2x2 matrices over integers mod
+ * 2^32), with the default tiles on every target: no spills. */
+START_TEST(reduce_scan_compile_clean)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_primitive primitive = (mj_primitive)_i;
+    static const int sms[] = {75, 80, 90};
+    static const struct {
+        mj_key_kind key;
+        const char *name, *source, *op, *identity;
+        size_t size, align;
+    } cases[] = {
+        {MJ_KEY_U32, NULL, NULL, NULL, NULL, 0, 0},
+        {MJ_KEY_U32, NULL, NULL, "max(a, b)", "0", 0, 0},
+        {MJ_KEY_U64, NULL, NULL, NULL, NULL, 0, 0},
+        {MJ_KEY_F64, NULL, NULL, "fmax(a, b)", "-INFINITY", 0, 0},
+        {MJ_KEY_CUSTOM, "affine", "struct affine { unsigned m, c, tag; };\n",
+         "affine{a.m * b.m, a.c * b.m + b.c, a.tag + b.tag}", "affine{1, 0, 0}", 12, 4},
+        {MJ_KEY_CUSTOM, "mat2", "struct __align__(16) mat2 { unsigned a, b, c, d; };\n",
+         "mat2{a.a * b.a + a.b * b.c, a.a * b.b + a.b * b.d, a.c * b.a + a.d * b.c, "
+         "a.c * b.b + a.d * b.d}", "mat2{1, 0, 0, 1}", 16, 16},
+    };
+    for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+            mj_kernel_spec s = primitive_spec(primitive, cases[c].key, MJ_ASCENDING, 0, sms[i]);
+            s.op = cases[c].op;
+            s.identity = cases[c].identity;
+            if (cases[c].key == MJ_KEY_CUSTOM) {
+                s.type_name = cases[c].name;
+                s.type_source = cases[c].source;
+                s.type_size = cases[c].size;
+                s.type_align = cases[c].align;
+                mj__default_tile(primitive, sms[i], s.type_size, 0, &s.nt, &s.vt, &s.bs_nt);
+            }
+            char what[160];
+            snprintf(what, sizeof what, "%s of %s, %s", mj_primitive_name(primitive),
+                     cases[c].name ? cases[c].name : mj_key_kind_name(cases[c].key),
+                     cases[c].op ? cases[c].op : "a + b");
             compile_clean(nv, &s, what);
         }
 }
@@ -393,7 +439,8 @@ static Suite *compile_suite(void) {
     /* 12 kinds x 3 targets x 3 value sizes; each loop iteration is a forked child. */
     tcase_set_timeout(tc, 900);
     tcase_add_loop_test(tc, builtin_kinds_compile_clean, MJ_KEY_U8, MJ_KEY_CUSTOM);
-    tcase_add_loop_test(tc, primitives_compile_clean, MJ_MERGE, MJ_PRIMITIVE_COUNT);
+    tcase_add_loop_test(tc, primitives_compile_clean, MJ_MERGE, MJ_REDUCE);
+    tcase_add_loop_test(tc, reduce_scan_compile_clean, MJ_REDUCE, MJ_SCAN + 1);
     suite_add_tcase(s, tc);
     TCase *tx = tcase_create("custom and errors");
     tcase_set_timeout(tx, 300);

@@ -97,3 +97,23 @@ mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, voi
                         "mj_segmented_sort_pairs needs value_size > 0");
     return segsort(ctx, desc, value_size, keys, values, n, segments, stream);
 }
+
+mj_status mj_reduce(mj_context *ctx, const mj_sort_desc *desc, const void *in, size_t n,
+                    void *out, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_REDUCE, 0, &s);
+    if (st) return st;
+    st = mj_sorter_reduce(s, in, n, out, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}
+
+mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, void *out,
+                  size_t n, mj_scan_kind kind, void *total, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_SCAN, 0, &s);
+    if (st) return st;
+    st = mj_sorter_scan(s, in, out, n, kind, total, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}

@@ -12,6 +12,7 @@
 #include "primitives/mergesort.h"
 #include "primitives/queued.h"
 #include "primitives/run.h"
+#include "primitives/scan.h"
 
 /* The alignment the generated value type needs (see gen.c's value types). */
 static size_t value_alignment(size_t v) {
@@ -70,6 +71,8 @@ mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t 
     case MJ_MERGE: return mj__merge_temp(s, n, bytes);
     case MJ_SEGMENTED_SORT:
     case MJ_LOCALITY_SORT: return mj__queued_temp(s, n, bytes);
+    case MJ_REDUCE: return mj__reduce_temp(s, n, bytes);
+    case MJ_SCAN: return mj__scan_temp(s, n, bytes);
     default: return mj__mergesort_temp(s, n, indices, bytes);
     }
 }

@@ -33,6 +33,11 @@ void mj__bundle_request_key(const mj_kernel_spec *spec, uint8_t out[32]) {
     hash_num(&h, custom ? (long long)spec->type_size : 0);
     hash_num(&h, custom ? (long long)spec->type_align : 0);
     hash_num(&h, (long long)spec->value_size);
+    /* Only reduce and scan have an operator: the sorts' keys stay those of older bundles. */
+    if (spec->primitive == MJ_REDUCE || spec->primitive == MJ_SCAN) {
+        hash_str(&h, spec->op);
+        hash_str(&h, spec->identity);
+    }
     mj__sha256_final(&h, out);
 }
 
@@ -54,7 +59,10 @@ const mj_bundle_entry *mj__bundle_lookup(const mj_context *ctx, const mj_kernel_
 
 void mj__bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap) {
     const char *type = spec->key == MJ_KEY_CUSTOM ? spec->type_name : mj_key_kind_name(spec->key);
-    if (spec->less)
+    if (spec->primitive == MJ_REDUCE || spec->primitive == MJ_SCAN)
+        snprintf(out, cap, "%s: %s, %s", type ? type : "?", spec->op ? spec->op : "a + b",
+                 spec->identity ? spec->identity : "0");
+    else if (spec->less)
         snprintf(out, cap, "%s: %s", type ? type : "?", spec->less);
     else
         snprintf(out, cap, "%s %s", type ? type : "?",

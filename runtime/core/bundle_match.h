@@ -19,7 +19,8 @@ void mj__bundle_request_key(const mj_kernel_spec *spec, uint8_t out[32]);
 /* The source key: SHA-256 of the generated source and the target it was compiled for. */
 void mj__bundle_source_key(const char *src, int sm, uint8_t out[32]);
 
-/* A label for people: "u32 asc", "u32: a > b", "rec: a.k < b.k" (truncated to cap). */
+/* A label for people: "u32 asc", "u32: a > b", "rec: a.k < b.k", for reduce and scan
+ * "u32: max(a, b), 0" (operator, identity; truncated to cap). */
 void mj__bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap);
 
 /* The context's bundle entry for spec's request, or NULL (also when it has no bundle). */

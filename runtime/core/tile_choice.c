@@ -35,6 +35,18 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
         .value_size = desc->value_size,
         .sm = ctx->sm,
     };
+    /* Reduce and scan use the operator, not the order: one kernel (one cache and bundle entry)
+     * whatever order and less say. The sorts ignore op and identity. */
+    if (desc->primitive == MJ_REDUCE || desc->primitive == MJ_SCAN) {
+        if (desc->value_size)
+            return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                            "%s takes no values: value_size must be 0, not %zu",
+                            mj_primitive_name(desc->primitive), desc->value_size);
+        spec->order = MJ_ASCENDING;
+        spec->less = NULL;
+        spec->op = desc->op;
+        spec->identity = desc->identity;
+    }
     return MJ_OK;
 }
 

@@ -1,0 +1,166 @@
+/* The host side of reduce and scan (kernel_reduce.cuh, kernel_scan.cuh): temporary storage,
+ * argument checks, launches. Every check comes before the first launch. */
+#include "primitives/scan.h"
+
+#include <stdint.h>
+
+#include "core/context.h"
+#include "gen.h"
+#include "primitives/run.h"
+
+/* Tiles of n elements, or -1 when n or its bytes are beyond what a grid and memory hold. */
+static long long tile_count(const mj_sorter *s, size_t n) {
+    size_t nv = (size_t)s->nt * (size_t)s->vt, bytes;
+    if (n > (size_t)INT64_MAX || __builtin_mul_overflow(n, s->key_size, &bytes)) return -1;
+    size_t tiles = n / nv + (n % nv != 0);
+    return tiles >= 0x7fffffffull ? -1 : (long long)tiles;
+}
+
+/* ---------------------------------------------------------------- reduce */
+
+/* One pass of blocks over whole runs of tiles, at most one tile's worth of blocks so that a
+ * second pass of one block combines their partials. */
+typedef struct reduce_plan {
+    long long per_block, grid;
+} reduce_plan;
+
+static mj_status reduce_plan_for(const mj_sorter *s, size_t n, reduce_plan *p, size_t *bytes) {
+    long long tiles = tile_count(s, n), nv = (long long)s->nt * s->vt;
+    if (tiles < 0)
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
+                        n);
+    p->per_block = tiles > nv ? (tiles + nv - 1) / nv : 1;
+    p->grid = tiles ? (tiles + p->per_block - 1) / p->per_block : 1;
+    *bytes = p->grid > 1 ? (size_t)p->grid * s->key_size : 0;
+    return MJ_OK;
+}
+
+mj_status mj__reduce_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+    reduce_plan p;
+    return reduce_plan_for(s, n, &p, bytes);
+}
+
+mj_status mj_sorter_reduce(mj_sorter *s, const void *in, size_t n, void *out, void *temp,
+                           size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_context *ctx = s->ctx;
+    mj_status st = mj__sorter_expect(s, 1u << MJ_REDUCE, "mj_sorter_reduce");
+    if (st) return st;
+    if (!out || (n && !in))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sorter_reduce: %s is NULL",
+                        out ? "in" : "out");
+    reduce_plan p;
+    size_t need = 0;
+    if ((st = reduce_plan_for(s, n, &p, &need)) ||
+        (st = mj__run_check_temp(s, need, temp, temp_bytes)))
+        return st;
+    if ((st = mj__ctx_enter(ctx))) return st;
+    mj_run rn = {DPTR(temp), (CUstream)stream, 0};
+    if ((n && (st = mj__check_pointer(s, in, s->key_align, "in"))) ||
+        (st = mj__check_pointer(s, out, s->key_align, "out")) ||
+        (need && (st = mj__run_begin(s, need, temp, stream, &rn)))) {
+        mj__ctx_leave(ctx);
+        return st;
+    }
+    CUdeviceptr src = DPTR(in), dst = DPTR(out), partials = rn.base;
+    long long count = (long long)n, one = 1;
+    void *first[] = {&src, &count, &p.per_block, p.grid > 1 ? &partials : &dst};
+    void *second[] = {&partials, &p.grid, &one, &dst};
+    st = mj__launch(s, MJ_K_REDUCE, p.grid, (unsigned)s->nt, first, rn.stream);
+    if (!st && p.grid > 1) st = mj__launch(s, MJ_K_REDUCE, 1, (unsigned)s->nt, second, rn.stream);
+    if (need) mj__run_end(s, &rn);
+    mj__ctx_leave(ctx);
+    return st;
+}
+
+/* ---------------------------------------------------------------- scan */
+
+/* [state: 64-bit tile counter, then a 64-bit word (keys of up to 4 bytes) or a 32-bit status
+ * per tile; cleared before each run][values: aggregates and inclusive prefixes, keys padded to
+ * 4-byte words, larger keys only]. See kernel_scan.cuh. */
+typedef struct scan_layout {
+    long long tiles;
+    size_t state_bytes, values, total;
+} scan_layout;
+
+static mj_status scan_layout_for(const mj_sorter *s, size_t n, scan_layout *t) {
+    *t = (scan_layout){0, 0, 0, 0};
+    t->tiles = tile_count(s, n);
+    if (t->tiles < 0)
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
+                        n);
+    size_t tiles = (size_t)t->tiles, words = (s->key_size + 3) / 4;
+    int packed = s->key_size <= 4;
+    mj_temp_layout l = {0, 0};
+    t->state_bytes = tiles ? 8 + tiles * (packed ? 8 : 4) : 0;
+    mj__temp_part(&l, t->state_bytes, 1);
+    t->values = mj__temp_part(&l, packed ? 0 : 2 * tiles, 4 * words);
+    t->total = l.total;
+    if (l.overflow)
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
+    return MJ_OK;
+}
+
+mj_status mj__scan_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+    scan_layout t;
+    mj_status st = scan_layout_for(s, n, &t);
+    if (st == MJ_OK) *bytes = t.total;
+    return st;
+}
+
+/* [a, a + an) and [b, b + bn) share a byte. */
+static int overlap(const void *a, size_t an, const void *b, size_t bn) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}
+
+mj_status mj_sorter_scan(mj_sorter *s, const void *in, void *out, size_t n, mj_scan_kind kind,
+                         void *total, void *temp, size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_context *ctx = s->ctx;
+    mj_status st = mj__sorter_expect(s, 1u << MJ_SCAN, "mj_sorter_scan");
+    if (st) return st;
+    if (kind != MJ_SCAN_EXCLUSIVE && kind != MJ_SCAN_INCLUSIVE)
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sorter_scan: unknown kind %d",
+                        (int)kind);
+    if (n && (!in || !out))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sorter_scan: %s is NULL",
+                        in ? "out" : "in");
+    scan_layout t;
+    if ((st = scan_layout_for(s, n, &t)) || (st = mj__run_check_temp(s, t.total, temp, temp_bytes)))
+        return st;
+    size_t bytes = n * s->key_size; /* tile_count checked the product */
+    if (in != out && overlap(in, bytes, out, bytes))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "mj_sorter_scan: out overlaps in without being in (in place)");
+    if (total && (overlap(total, s->key_size, in, bytes) || overlap(total, s->key_size, out, bytes)))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sorter_scan: total overlaps in or out");
+    if ((st = mj__ctx_enter(ctx))) return st;
+    mj_run rn = {DPTR(temp), (CUstream)stream, 0};
+    if ((n && (st = mj__check_pointer(s, in, s->key_align, "in"))) ||
+        (n && (st = mj__check_pointer(s, out, s->key_align, "out"))) ||
+        (total && (st = mj__check_pointer(s, total, s->key_align, "total"))) ||
+        (t.total && (st = mj__run_begin(s, t.total, temp, stream, &rn)))) {
+        mj__ctx_leave(ctx);
+        return st;
+    }
+    if (n == 0 && !total) {
+        mj__ctx_leave(ctx);
+        return MJ_OK;
+    }
+    CUdeviceptr src = DPTR(in), dst = DPTR(out), sum = DPTR(total);
+    CUdeviceptr state = rn.base, values = rn.base + t.values;
+    long long count = (long long)n;
+    int inclusive = kind == MJ_SCAN_INCLUSIVE;
+    void *params[] = {&src, &dst, &count, &inclusive, &sum, &state, &values};
+    /* A run over a reused buffer must not find the last run's tile states. */
+    CUresult r = t.state_bytes ? ctx->cu->memset_d8_async(state, 0, t.state_bytes, rn.stream)
+                               : CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS)
+        st = mj__fail_cuda(ctx, r, "clearing the scan's tile states");
+    else
+        st = mj__launch(s, MJ_K_SCAN, t.tiles ? t.tiles : 1, (unsigned)s->nt, params, rn.stream);
+    if (t.total) mj__run_end(s, &rn);
+    mj__ctx_leave(ctx);
+    return st;
+}

@@ -1,0 +1,18 @@
+/* The host side of reduce and scan. Internal. */
+#ifndef MJ_SCAN_H
+#define MJ_SCAN_H
+
+#include <stddef.h>
+
+#include "mergejit.h"
+#include "primitives/run.h"
+
+/* Temporary bytes a reduce of n elements needs (0 when one block covers them), checking that
+ * n fits a grid (MJ_ERR_TOO_LARGE otherwise). */
+mj_status mj__reduce_temp(const mj_sorter *s, size_t n, size_t *bytes);
+
+/* Temporary bytes a scan of n elements needs (0 for n == 0): the tile counter and states,
+ * checking that n fits a grid (MJ_ERR_TOO_LARGE otherwise). */
+mj_status mj__scan_temp(const mj_sorter *s, size_t n, size_t *bytes);
+
+#endif
