@@ -1,0 +1,315 @@
+/* Reduce and scan without a GPU: the generator's checks of the operator and identity (the same
+ * refusals as the comparator's), their place in the source and in the bundle request key (the
+ * sorts' sources and keys unchanged), and the API's argument checks in a compile-only context,
+ * which all come before the missing device is noticed. CPU (and NVRTC for the sorters). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bundle_match.h"
+#include "gen.h"
+#include "gen_support.h"
+#include "test_support.h"
+
+static mj_kernel_spec scan_spec(mj_primitive p, mj_key_kind key) {
+    mj_kernel_spec s = builtin_spec(key, 0);
+    s.primitive = p;
+    s.nt = 256;
+    s.vt = 15;
+    return s;
+}
+
+static const char affine_source[] = "struct affine { unsigned m, c, tag; };\n";
+
+static mj_kernel_spec affine_spec(mj_primitive p) {
+    mj_kernel_spec s = scan_spec(p, MJ_KEY_CUSTOM);
+    s.type_name = "affine";
+    s.type_source = affine_source;
+    s.type_size = 12;
+    s.type_align = 4;
+    s.vt = 5;
+    s.op = "affine{a.m * b.m, a.c * b.m + b.c, a.tag + b.tag}";
+    s.identity = "affine{1, 0, 0}";
+    return s;
+}
+
+static void refused(const mj_kernel_spec *s, const char *needle, const char *what) {
+    char err[512] = "";
+    char *src = NULL;
+    size_t len = 0;
+    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) != 0, "%s: accepted", what);
+    ck_assert_ptr_null(src);
+    ck_assert_msg(strstr(err, needle) != NULL, "%s: '%s' is not in: %s", what, needle, err);
+}
+
+static char *generated(const mj_kernel_spec *s) {
+    char err[512] = "";
+    char *src = NULL;
+    size_t len = 0;
+    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) == 0, "%s", err);
+    return src;
+}
+
+/* ---------------------------------------------------------------- the generator */
+
+START_TEST(operator_checks)
+{
+    mj_primitive p = (mj_primitive)_i;
+    mj_kernel_spec s = affine_spec(p);
+    s.op = NULL;
+    s.identity = NULL;
+    refused(&s, "needs an operator", "custom key without op");
+    s = scan_spec(p, MJ_KEY_F16);
+    refused(&s, "f16", "f16 with the default operator");
+    s = scan_spec(p, MJ_KEY_BF16);
+    refused(&s, "bf16", "bf16 with the default operator");
+    s = scan_spec(p, MJ_KEY_U32);
+    s.op = "max(a, b)";
+    refused(&s, "identity", "op without identity");
+    s.op = NULL;
+    s.identity = "0";
+    refused(&s, "without an operator", "identity without op");
+
+    static const struct {
+        const char *op, *identity, *needle;
+    } bad[] = {
+        {"a + b; }", "0", "';' is not allowed"},
+        {"a + b", "0; }", "';' is not allowed"},
+        {"a + b\n#define X", "0", "'#' is not allowed"},
+        {"a /* x */ + b", "0", "comments"},
+        {"a + b // x", "0", "comments"},
+        {"a + \"b\"", "0", "string literals"},
+        {"a + \\\nb", "0", "line continuations"},
+        {"(a + b", "0", "unclosed bracket"},
+        {"a + b)", "0", "unbalanced ')'"},
+        {"a + b", "{0", "unclosed bracket"},
+        {" ", "0", "operator expression is empty"},
+        {"a + b", "", "identity expression is empty"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        s = scan_spec(p, MJ_KEY_U32);
+        s.op = bad[i].op;
+        s.identity = bad[i].identity;
+        refused(&s, bad[i].needle, bad[i].op);
+        /* The message names which of the two is wrong. */
+        char err[512] = "";
+        mj__spec_check(&s, err, sizeof err);
+        int in_identity = strcmp(bad[i].op, "a + b") == 0;
+        ck_assert_msg(strstr(err, in_identity ? "identity" : "operator") != NULL, "%s", err);
+    }
+
+    s = scan_spec(p, MJ_KEY_U32);
+    s.value_size = 4;
+    refused(&s, "value_size must be 0", "values");
+    s = scan_spec(p, MJ_KEY_U32);
+    s.bs_nt = 512;
+    refused(&s, "no blocksort", "blocksort threads");
+}
+END_TEST
+
+START_TEST(operator_in_source)
+{
+    mj_primitive p = (mj_primitive)_i;
+    mj_kernel_spec s = affine_spec(p);
+    char *src = generated(&s);
+    ck_assert_ptr_nonnull(strstr(src, "mj_key mj_op(const mj_key &a, const mj_key &b)"));
+    ck_assert_ptr_nonnull(strstr(src, "#line 1 \"operator\"\n    return (mj_key)(affine{a.m"));
+    ck_assert_ptr_nonnull(strstr(src, "#line 1 \"identity\"\n    return (mj_key)(affine{1, 0, 0}"));
+    ck_assert_ptr_null(strstr(src, "bool mj_less("));
+    ck_assert_ptr_nonnull(strstr(src, p == MJ_SCAN ? "mj_scan_tiles(" : "mj_reduce_tiles("));
+    free(src);
+
+    /* Built-in keys default to a + b and KEY(0). */
+    s = scan_spec(p, MJ_KEY_I64);
+    src = generated(&s);
+    ck_assert_ptr_nonnull(strstr(src, "return (mj_key)(a + b\n"));
+    ck_assert_ptr_nonnull(strstr(src, "return (mj_key)(0\n"));
+    free(src);
+}
+END_TEST
+
+/* The sorts ignore op and identity: same source, same request key. Reduce and scan requests
+ * differ by operator and by identity. */
+START_TEST(operator_in_request_key)
+{
+    mj_kernel_spec sort = builtin_spec(MJ_KEY_U32, 0);
+    uint8_t a[32], b[32];
+    char *src_a = generated(&sort);
+    mj__bundle_request_key(&sort, a);
+    sort.op = "max(a, b)";
+    sort.identity = "0";
+    char *src_b = generated(&sort);
+    mj__bundle_request_key(&sort, b);
+    ck_assert_str_eq(src_a, src_b);
+    ck_assert_mem_eq(a, b, 32);
+    free(src_a);
+    free(src_b);
+
+    mj_kernel_spec s = scan_spec(MJ_SCAN, MJ_KEY_U32);
+    mj__bundle_request_key(&s, a);
+    s.op = "a + b";
+    s.identity = "0";
+    mj__bundle_request_key(&s, b);
+    ck_assert_mem_ne(a, b, 32); /* NULL and its spelled-out default are other requests */
+    s.op = "max(a, b)";
+    mj__bundle_request_key(&s, a);
+    ck_assert_mem_ne(a, b, 32);
+    s.identity = "1";
+    mj__bundle_request_key(&s, b);
+    ck_assert_mem_ne(a, b, 32);
+    s.primitive = MJ_REDUCE;
+    mj__bundle_request_key(&s, a);
+    ck_assert_mem_ne(a, b, 32);
+    char label[MJ_BUNDLE_LABEL_CAP];
+    mj__bundle_request_label(&s, label, sizeof label);
+    ck_assert_str_eq(label, "u32: max(a, b), 1");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the API */
+
+static void expect(mj_context *ctx, mj_status st, mj_status want, const char *needle,
+                   const char *what) {
+    ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
+                  mj_status_name(st), mj_context_last_error(ctx));
+    if (needle)
+        ck_assert_msg(strstr(mj_context_last_error(ctx), needle) != NULL,
+                      "%s: '%s' is not in the message: %s", what, needle,
+                      mj_context_last_error(ctx));
+}
+
+START_TEST(api_arguments)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    mj_sorter *scan = NULL, *reduce = NULL, *sort = NULL, *bad = NULL;
+
+    d.primitive = MJ_SCAN;
+    d.value_size = 4;
+    expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "value_size",
+           "a scan with values");
+    d.value_size = 0;
+    d.key = MJ_KEY_CUSTOM;
+    d.type_name = "affine";
+    d.type_source = affine_source;
+    d.type_size = 12;
+    d.type_align = 4;
+    expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "operator",
+           "a custom scan without op");
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_DESCENDING);
+    d.primitive = MJ_SCAN;
+    d.less = "a > b"; /* not used by scans */
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &scan), MJ_OK);
+    d.primitive = MJ_REDUCE;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &reduce), MJ_OK);
+    d.primitive = MJ_MERGESORT;
+    d.less = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &sort), MJ_OK);
+
+    int nt, vt;
+    mj_sorter_tile(scan, &nt, &vt);
+    size_t nv = (size_t)nt * (size_t)vt, bytes = 1;
+    ck_assert_int_eq(mj_sorter_temp_size(scan, 0, 0, &bytes), MJ_OK);
+    ck_assert_uint_eq(bytes, 0);
+    ck_assert_int_eq(mj_sorter_temp_size(scan, 3 * nv + 1, 0, &bytes), MJ_OK);
+    ck_assert_uint_ge(bytes, 8 + 4 * 8);
+    ck_assert_int_eq(mj_sorter_temp_size(reduce, nv, 0, &bytes), MJ_OK);
+    ck_assert_uint_eq(bytes, 0); /* one block: no partials */
+    ck_assert_int_eq(mj_sorter_temp_size(reduce, 100 * nv, 0, &bytes), MJ_OK);
+    ck_assert_uint_eq(bytes, 100 * 4);
+    expect(ctx, mj_sorter_temp_size(scan, SIZE_MAX, 0, &bytes), MJ_ERR_TOO_LARGE, NULL,
+           "scan temp of SIZE_MAX");
+    expect(ctx, mj_sorter_temp_size(reduce, SIZE_MAX / 2, 0, &bytes), MJ_ERR_TOO_LARGE, NULL,
+           "reduce temp of SIZE_MAX / 2");
+
+    char *fake = (char *)(uintptr_t)0x100000, *total = fake + 4096;
+    /* Each run function takes only its own primitive. */
+    expect(ctx, mj_sorter_scan(reduce, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "reduce", "scan with a reduce sorter");
+    expect(ctx, mj_sorter_reduce(scan, fake, 10, fake, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
+           "scan", "reduce with a scan sorter");
+    expect(ctx, mj_sorter_scan(sort, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "mergesort", "scan with a mergesort sorter");
+    expect(ctx, mj_sorter_sort(scan, fake, NULL, 10, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
+           "scan", "sort with a scan sorter");
+
+    /* Scan arguments, all refused before the device is needed. */
+    expect(ctx, mj_sorter_scan(scan, NULL, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "in is NULL", "NULL in");
+    expect(ctx, mj_sorter_scan(scan, fake, NULL, 10, MJ_SCAN_EXCLUSIVE, NULL, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "out is NULL", "NULL out");
+    expect(ctx, mj_sorter_scan(scan, fake, fake, 10, (mj_scan_kind)2, NULL, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "kind", "unknown kind");
+    expect(ctx, mj_sorter_scan(scan, fake, fake + 4, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "overlaps", "out overlapping in");
+    expect(ctx, mj_sorter_scan(scan, fake + 4, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "overlaps", "in overlapping out");
+    expect(ctx, mj_sorter_scan(scan, fake, total, 10, MJ_SCAN_INCLUSIVE, total + 36, NULL, 0,
+                               NULL),
+           MJ_ERR_INVALID_ARGUMENT, "total overlaps", "total inside out");
+    expect(ctx, mj_sorter_scan(scan, fake, fake, 10, MJ_SCAN_INCLUSIVE, fake, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "total overlaps", "total inside in");
+    ck_assert_int_eq(mj_sorter_temp_size(scan, 10 * nv, 0, &bytes), MJ_OK);
+    expect(ctx, mj_sorter_scan(scan, fake, total, 10 * nv, MJ_SCAN_INCLUSIVE, NULL,
+                               (void *)(uintptr_t)0x200000, bytes - 1, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "too small", "small temp");
+    expect(ctx, mj_sorter_scan(scan, fake, fake, SIZE_MAX, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
+                               NULL),
+           MJ_ERR_TOO_LARGE, NULL, "SIZE_MAX elements");
+    /* Good arguments (in place, no total; or n == 0 with only total) reach the device check. */
+    expect(ctx, mj_sorter_scan(scan, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+           MJ_ERR_UNSUPPORTED, "compile-only", "in place");
+    expect(ctx, mj_sorter_scan(scan, NULL, NULL, 0, MJ_SCAN_EXCLUSIVE, total, NULL, 0, NULL),
+           MJ_ERR_UNSUPPORTED, "compile-only", "n == 0 with total");
+
+    /* Reduce arguments. */
+    expect(ctx, mj_sorter_reduce(reduce, fake, 10, NULL, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "out is NULL", "NULL out");
+    expect(ctx, mj_sorter_reduce(reduce, NULL, 10, fake, NULL, 0, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "in is NULL", "NULL in");
+    ck_assert_int_eq(mj_sorter_temp_size(reduce, 100 * nv, 0, &bytes), MJ_OK);
+    expect(ctx, mj_sorter_reduce(reduce, fake, 100 * nv, total, (void *)(uintptr_t)0x200000,
+                                 bytes - 1, NULL),
+           MJ_ERR_INVALID_ARGUMENT, "too small", "small temp");
+    expect(ctx, mj_sorter_reduce(reduce, NULL, 0, total, NULL, 0, NULL), MJ_ERR_UNSUPPORTED,
+           "compile-only", "n == 0");
+
+    /* The one-call functions set the primitive themselves. */
+    mj_sort_desc_init(&d, MJ_KEY_F64, MJ_ASCENDING);
+    d.op = "fmax(a, b)";
+    d.identity = "-INFINITY";
+    expect(ctx, mj_scan(ctx, &d, fake, fake, 10, MJ_SCAN_EXCLUSIVE, NULL, NULL),
+           MJ_ERR_UNSUPPORTED, "compile-only", "mj_scan");
+    expect(ctx, mj_reduce(ctx, &d, fake, 10, total, NULL), MJ_ERR_UNSUPPORTED, "compile-only",
+           "mj_reduce");
+    d.identity = NULL;
+    expect(ctx, mj_reduce(ctx, &d, fake, 10, total, NULL), MJ_ERR_INVALID_ARGUMENT, "identity",
+           "mj_reduce: op without identity");
+
+    mj_sorter_destroy(scan);
+    mj_sorter_destroy(reduce);
+    mj_sorter_destroy(sort);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+static Suite *scan_args_suite(void) {
+    Suite *s = suite_create("scan_args");
+    TCase *tg = tcase_create("gen");
+    tcase_add_loop_test(tg, operator_checks, MJ_REDUCE, MJ_SCAN + 1);
+    tcase_add_loop_test(tg, operator_in_source, MJ_REDUCE, MJ_SCAN + 1);
+    tcase_add_test(tg, operator_in_request_key);
+    suite_add_tcase(s, tg);
+    TCase *ta = tcase_create("api");
+    tcase_set_timeout(ta, 300);
+    tcase_add_test(ta, api_arguments);
+    suite_add_tcase(s, ta);
+    return s;
+}
+
+int main(void) { return mjt_run(scan_args_suite(), 1); }
