@@ -30,7 +30,8 @@ static const char usage[] =
     "                  spec file's keys\n"
     "  --orders L      asc, desc or asc,desc (default asc)\n"
     "  --values L      value sizes in bytes (default 0,4)\n"
-    "  --primitives L  mergesort, merge, segsort, locality (default all four)\n"
+    "  --primitives L  mergesort, merge, segsort, locality (default all four), reduce,\n"
+    "                  scan (built once per key, without values: they take none)\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
     "  --list F        print a bundle's entries and check its index\n"
@@ -42,14 +43,17 @@ static const char usage[] =
     "  name = rec             a custom type: its C++ name, with\n"
     "  source = struct rec { unsigned long long hi, lo; };   (or source_file = rec.cuh,\n"
     "                         relative to the spec file), size = 16, align = 8\n"
-    "  less = a.hi < b.hi     the comparator (required for custom types)\n"
+    "  less = a.hi < b.hi     the comparator (required for custom types that are sorted)\n"
+    "  op = max(a, b)         reduce and scan: the operator over a and b (default a + b,\n"
+    "                         built-in types only), with\n"
+    "  identity = 0           its identity (required with op)\n"
     "  order = desc           for built-in types without 'less'\n"
     "  values = 0,8           and primitives = mergesort,segsort: override the lists above\n";
 
 /* One key to build: a description without primitive and value size, and its own lists. */
 typedef struct gen_key {
     mj_sort_desc desc;
-    char *strings[4];  /* owned copies behind less, type_name, type_source */
+    char *strings[6];  /* owned copies behind less, type_name, type_source, op, identity */
     long values[MAX_LIST];
     int value_count;   /* 0: the command's list */
     mj_primitive prims[MJ_PRIMITIVE_COUNT];
@@ -79,7 +83,7 @@ static char *dup_str(const char *s)
 static void free_keys(gen_opts *o)
 {
     for (int i = 0; i < o->key_count; i++)
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 6; k++)
             free(o->keys[i].strings[k]);
 }
 
@@ -171,29 +175,36 @@ static int spec_field(gen_key *k, const char *file, int line, const char *name,
             return SPEC_ERR("values takes a list of sizes from 0 to 64, not '%s'", value);
     } else if (strcmp(name, "primitives") == 0) {
         if ((k->prim_count = cli_parse_primitives(value, k->prims)) < 0)
-            return SPEC_ERR("primitives takes mergesort, merge, segsort and locality, each "
-                            "once, not '%s'", value);
+            return SPEC_ERR("primitives takes mergesort, merge, segsort, locality, reduce and "
+                            "scan, each once, not '%s'", value);
     } else {
         int slot = strcmp(name, "less") == 0          ? 0
                    : strcmp(name, "name") == 0        ? 1
                    : strcmp(name, "source") == 0      ? 2
                    : strcmp(name, "source_file") == 0 ? 3
+                   : strcmp(name, "op") == 0          ? 4
+                   : strcmp(name, "identity") == 0    ? 5
                                                       : -1;
         if (slot < 0)
             return SPEC_ERR("unknown field '%s' (type, name, source, source_file, size, align, "
-                            "less, order, values, primitives)", name);
-        free(k->strings[slot == 3 ? 2 : slot]);
+                            "less, order, op, identity, values, primitives)", name);
+        int at = slot == 3 ? 2 : slot;
+        free(k->strings[at]);
         char *s = slot == 3 ? read_beside(file, value) : dup_str(value);
-        k->strings[slot == 3 ? 2 : slot] = s;
+        k->strings[at] = s;
         if (!s)
             return slot == 3 ? -1 : SPEC_ERR("out of memory");
         if (slot == 0)
             d->less = s;
         else if (slot == 1)
             d->type_name = s;
-        else
+        else if (at == 2)
             d->type_source = s;
-        if (slot >= 1)
+        else if (slot == 4)
+            d->op = s;
+        else
+            d->identity = s;
+        if (at == 1 || at == 2)
             d->key = MJ_KEY_CUSTOM;
     }
     return 0;
@@ -304,8 +315,8 @@ static int set_primitives(void *opts, const char *v)
 {
     gen_opts *o = opts;
     if ((o->prim_count = cli_parse_primitives(v, o->prims)) < 0)
-        return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort and "
-                                    "locality, each once, not '%s'", v);
+        return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort, locality, "
+                                    "reduce and scan, each once, not '%s'", v);
     return CLI_OK;
 }
 
@@ -334,7 +345,7 @@ static int parse_opts(int argc, char **argv, gen_opts *o)
     o->sm_count = 1;
     o->values[1] = 4;
     o->value_count = 2;
-    for (int p = 0; p < MJ_PRIMITIVE_COUNT; p++)
+    for (int p = 0; p < MJ_REDUCE; p++) /* the sorts; reduce and scan when asked for */
         o->prims[o->prim_count++] = (mj_primitive)p;
     if (cli_parse_args(&syntax, argc, argv, o) != CLI_OK)
         return -1;
@@ -377,6 +388,11 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm)
                 mj_sort_desc d = k->desc;
                 d.primitive = k->prim_count ? k->prims[p] : o->prims[p];
                 d.value_size = (size_t)(k->value_count ? k->values[v] : o->values[v]);
+                if (d.primitive == MJ_REDUCE || d.primitive == MJ_SCAN) {
+                    if (v > 0)
+                        continue; /* no values: one entry */
+                    d.value_size = 0;
+                }
                 size_t before = mj_bundle_builder_count(b);
                 st = mj_bundle_builder_add(b, ctx, &d);
                 if (st != MJ_OK) {
@@ -386,10 +402,12 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm)
                     cli_put_one_line(stderr, mj_bundle_builder_last_error(b));
                     rc = CLI_FAILURE;
                 } else if (mj_bundle_builder_count(b) > before) {
-                    printf("  sm_%d %-9s %s%s, %zu-byte values\n", sm,
+                    int op = d.primitive == MJ_REDUCE || d.primitive == MJ_SCAN;
+                    printf("  sm_%d %-9s %s%s%s, %zu-byte values\n", sm,
                            mj_primitive_name(d.primitive),
                            d.key == MJ_KEY_CUSTOM ? d.type_name : mj_key_kind_name(d.key),
-                           d.less ? " (custom order)" : d.order ? " desc" : "", d.value_size);
+                           op ? ": " : d.less ? " (custom order)" : d.order ? " desc" : "",
+                           op ? (d.op ? d.op : "a + b") : "", d.value_size);
                     fflush(stdout);
                 }
             }

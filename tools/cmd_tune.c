@@ -28,7 +28,8 @@ static const char usage[] =
     "end compares the winner with it.\n"
     "\n"
     "Options:\n"
-    "  --primitives L  comma-separated: mergesort, merge, segsort, locality\n"
+    "  --primitives L  comma-separated: mergesort, merge, segsort, locality, reduce,\n"
+    "                  scan (reduce and scan: sums, no values)\n"
     "                  (default mergesort,merge,segsort)\n"
     "  --keys L        key sizes in bytes: 4 (u32), 8 (u64), 16 (a struct of two u64)\n"
     "                  (default 4,8,16)\n"
@@ -189,13 +190,19 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     mj_primitive list[MJ_PRIMITIVE_COUNT];
     int nprims = cli_parse_primitives(a.prims, list);
     if (nprims < 0)
-        return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort and "
-                                    "locality, each once, not '%s'", a.prims);
+        return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort, locality, "
+                                    "reduce and scan, each once, not '%s'", a.prims);
     for (int p = 0; p < nprims; p++)
-        for (int k = 0; k < a.nkeys; k++)
+        for (int k = 0; k < a.nkeys; k++) {
+            /* Reduce and scan carry no values: one configuration per key size. */
+            if (list[p] == MJ_REDUCE || list[p] == MJ_SCAN) {
+                o->configs[o->config_count++] = (tune_config){list[p], (size_t)a.keys[k], 0};
+                continue;
+            }
             for (int v = 0; v < a.nvalues; v++)
                 o->configs[o->config_count++] =
                     (tune_config){list[p], (size_t)a.keys[k], (size_t)a.values[v]};
+        }
     return 0;
 }
 

@@ -154,6 +154,12 @@ static mj_status run_once(void *arg)
                                (char *)in->src_keys + na * ks,
                                vs ? (char *)in->src_values + na * vs : NULL, in->n - na,
                                in->keys, in->values, j->temp, j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_REDUCE)
+        return mj_sorter_reduce(j->sorter, in->src_keys, in->n, in->keys, j->temp,
+                                j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_SCAN)
+        return mj_sorter_scan(j->sorter, in->src_keys, in->keys, in->n, MJ_SCAN_INCLUSIVE, NULL,
+                              j->temp, j->temp_bytes, NULL);
     if (j->c->primitive == MJ_SEGMENTED_SORT) {
         mj_segments seg = {MJ_SEGMENTS_OFFSETS, in->offsets, in->offset_count, 4};
         return mj_sorter_segmented_sort(j->sorter, in->keys, in->values, in->n, &seg, j->temp,
@@ -165,18 +171,50 @@ static mj_status run_once(void *arg)
 /* Restores the input of an in-place run (not timed). */
 static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
-    if (c->primitive == MJ_MERGE)
-        return MJ_OK;
+    if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN)
+        return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
         st = mj__dev_copy(ctx, in->values, in->src_values, in->n * c->value_size);
     return st;
 }
 
-/* Checks the result: ordered (within each segment) and the same keys (their sum). NULL when
- * right, else what is wrong. */
+/* Reduce and scan (sums: of the key's width, word by word for the struct; see
+ * tune_key_desc) against the input: the inclusive scan, or its last element for reduce. */
+static const char *check_sums(mj_context *ctx, const tune_config *c, tune_inputs *in)
+{
+    size_t ks = c->key_size, outs = c->primitive == MJ_SCAN ? in->n : 1;
+    unsigned char *src = malloc(in->n * ks), *got = malloc(outs * ks);
+    const char *bad = NULL;
+    if (!src || !got)
+        bad = "no host memory to check the result";
+    else if (mj__dev_download(ctx, src, in->src_keys, in->n * ks) != MJ_OK ||
+             mj__dev_download(ctx, got, in->keys, outs * ks) != MJ_OK)
+        bad = "the result could not be read back";
+    uint64_t hi = 0, lo = 0, xh, xl;
+    for (size_t i = 0; !bad && i < in->n; i++) {
+        key_words(src, ks, i, &xh, &xl);
+        hi += xh;
+        lo += xl;
+        if (ks == 4)
+            hi = (uint32_t)hi;
+        if (c->primitive == MJ_REDUCE && i + 1 < in->n)
+            continue;
+        key_words(got, ks, c->primitive == MJ_SCAN ? i : 0, &xh, &xl);
+        if (xh != hi || xl != lo)
+            bad = c->primitive == MJ_SCAN ? "the scan is wrong" : "the reduction is wrong";
+    }
+    free(src);
+    free(got);
+    return bad;
+}
+
+/* Checks the result: ordered (within each segment) and the same keys (their sum); reduce and
+ * scan by check_sums. NULL when right, else what is wrong. */
 static const char *check_result(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
+    if (c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN)
+        return check_sums(ctx, c, in);
     size_t ks = c->key_size;
     unsigned char *h = malloc(in->n * ks);
     if (!h)

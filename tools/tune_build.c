@@ -17,6 +17,9 @@ void tune_key_desc(const tune_config *c, const tune_point *p, mj_sort_desc *d)
         d->type_size = 16;
         d->type_align = 8;
         d->less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+        /* Reduce and scan of the struct: word-wise sums (tune_bench.c checks them). */
+        d->op = "k16{a.hi + b.hi, a.lo + b.lo}";
+        d->identity = "k16{0, 0}";
     }
     d->primitive = c->primitive;
     d->value_size = c->value_size;
