@@ -1,7 +1,9 @@
 /* Reduce and scan without a GPU: the generator's checks of the operator and identity (the same
  * refusals as the comparator's), their place in the source and in the bundle request key (the
- * sorts' sources and keys unchanged), and the API's argument checks in a compile-only context,
- * which all come before the missing device is noticed. CPU (and NVRTC for the sorters). */
+ * sorts' sources and keys unchanged), the API's argument checks in a compile-only context,
+ * which all come before the missing device is noticed, and deployment: bundles holding two
+ * scans of one type that differ only in the operator, tuning-file records, MERGEJIT_TILE and
+ * mj_tile_check. CPU (and NVRTC for the sorters). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,6 +300,126 @@ START_TEST(api_arguments)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- deployment */
+
+static mj_context *bundle_context(const char *bundle, const char *tuning, const char *cache) {
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.flags = MJ_CONTEXT_COMPILE_ONLY;
+    o.target_sm = 90;
+    o.cache_dir = cache;
+    o.bundle = bundle;
+    o.tuning_file = tuning;
+    mj_context *ctx = NULL;
+    mj_status st = mj_context_create(&o, &ctx);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+    return ctx;
+}
+
+/* Two u32 scans with different operators are two entries, each found again by its own
+ * operator; a third operator is not in the bundle. */
+START_TEST(bundle_by_operator)
+{
+    char *dir = mjt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/scan.mjb", dir);
+    mj_context *ctx = bundle_context("", "", dir);
+    mj_bundle_builder *b = NULL;
+    ck_assert_int_eq(mj_bundle_builder_create(&b), MJ_OK);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    d.primitive = MJ_SCAN;
+    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
+    d.op = "max(a, b)";
+    d.identity = "0";
+    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
+    d.order = MJ_DESCENDING; /* not used by scans: the same entry */
+    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
+    d.primitive = MJ_REDUCE;
+    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
+    ck_assert_uint_eq(mj_bundle_builder_count(b), 3);
+    ck_assert_int_eq(mj_bundle_builder_write(b, path), MJ_OK);
+    mj_bundle_builder_destroy(b);
+    mj_context_destroy(ctx);
+
+    ctx = bundle_context(path, "", dir);
+    mj_sorter *s = NULL;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    d.primitive = MJ_SCAN;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    ck_assert_int_eq(mj_sorter_source(s), 3); /* from the bundle */
+    mj_sorter_destroy(s);
+    d.op = "max(a, b)";
+    d.identity = "0";
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    ck_assert_int_eq(mj_sorter_source(s), 3);
+    mj_sorter_destroy(s);
+    d.primitive = MJ_REDUCE;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    mj_sorter_destroy(s);
+    d.primitive = MJ_SCAN;
+    d.op = "min(a, b)";
+    d.identity = "0xFFFFFFFFu";
+    expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, "min(a, b)",
+           "another operator");
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Tiles: the check (no blocksort, no values), the tuning file's record, MERGEJIT_TILE. */
+START_TEST(tiles)
+{
+    char why[256];
+    mj_tile t = {MJ_SCAN, 4, 0, 128, 7, 128, 0, 0};
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
+    t.bs_nt = 256;
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(why, "no blocksort"));
+    t.bs_nt = 128;
+    t.value_size = 4;
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
+
+    char *dir = mjt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/tuning", dir);
+    mj_context *ctx = bundle_context("", "", dir);
+    mj_tile def;
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_REDUCE, 8, 0, &def), MJ_OK);
+    ck_assert_int_eq(def.nt, def.bs_nt);
+    ck_assert_int_eq(def.tuned, 0);
+    mj_tile rec[2] = {{MJ_SCAN, 4, 0, 128, 7, 128, 12.5, 0}, {MJ_REDUCE, 8, 0, 64, 3, 64, 3, 0}};
+    ck_assert_int_eq(mj_tuning_save(ctx, path, rec, 2), MJ_OK);
+    mj_context_destroy(ctx);
+
+    ctx = bundle_context("", path, dir);
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_SCAN, 4, 0, &def), MJ_OK);
+    ck_assert_int_eq(def.tuned, 1);
+    ck_assert_int_eq(def.nt, 128);
+    ck_assert_int_eq(def.vt, 7);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U64, MJ_ASCENDING);
+    d.primitive = MJ_REDUCE;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    int nt, vt;
+    mj_sorter_tile(s, &nt, &vt);
+    ck_assert_int_eq(nt, 64);
+    ck_assert_int_eq(vt, 3);
+    mj_sorter_destroy(s);
+    setenv("MERGEJIT_TILE", "32x5", 1);
+    d.primitive = MJ_SCAN;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    mj_sorter_tile(s, &nt, &vt);
+    ck_assert_int_eq(nt, 32);
+    ck_assert_int_eq(vt, 5);
+    mj_sorter_destroy(s);
+    unsetenv("MERGEJIT_TILE");
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 static Suite *scan_args_suite(void) {
     Suite *s = suite_create("scan_args");
     TCase *tg = tcase_create("gen");
@@ -308,6 +430,8 @@ static Suite *scan_args_suite(void) {
     TCase *ta = tcase_create("api");
     tcase_set_timeout(ta, 300);
     tcase_add_test(ta, api_arguments);
+    tcase_add_test(ta, bundle_by_operator);
+    tcase_add_test(ta, tiles);
     suite_add_tcase(s, ta);
     return s;
 }
