@@ -202,13 +202,18 @@ typedef struct mj_sort_desc {
      * not used and value_size must be 0): the operator, a CUDA expression over `a` and `b`,
      * both `const KEY &`, giving a KEY, e.g. "a + b" or "max(a, b)"; it must be associative
      * (floating-point addition is treated as if it were: results may differ from a sequential
-     * sum in the last bits, and from run to run). NULL: a + b, for built-in keys only. Same
-     * rules as `less`. */
+     * sum in the last bits, and from run to run); it need not be commutative (elements are
+     * always combined in their order). NULL: a + b, for built-in keys other than f16 and bf16
+     * (those are 16-bit patterns here, `a.bits`, with no arithmetic: give op and identity);
+     * integer sums wrap as in C. Same rules as `less`. Custom types for reduce and scan need
+     * no `less`; they must be copyable as bytes (they move through shared memory and warp
+     * shuffles). */
     const char *op;
-    /* The operator's identity, a CUDA expression giving a KEY (op(identity, x) == x), e.g.
-     * "0", "-INFINITY" or "rec{0, 0}" (custom keys name their type): an exclusive scan's first
-     * output and the reduction of no elements. NULL: KEY(0) for built-in keys; required with op
-     * and for custom keys. */
+    /* The operator's identity, a CUDA expression giving a KEY (op(identity, x) == op(x,
+     * identity) == x), e.g. "0", "-INFINITY" (defined for these expressions) or "rec{0, 0}"
+     * (custom keys name their type): an exclusive scan's first output, the reduction of no
+     * elements, and what a partial tile is padded with. NULL: KEY(0) for built-in keys;
+     * required with op and for custom keys. */
     const char *identity;
 } mj_sort_desc;
 
@@ -222,7 +227,8 @@ typedef struct mj_tile {
     mj_primitive primitive;
     size_t key_size, value_size;
     int nt, vt;     /* the merge tile: nt threads with vt keys each */
-    int bs_nt;      /* the blocksort's threads (nt times a power of two) */
+    int bs_nt;      /* the blocksort's threads (nt times a power of two; nt for merge, reduce
+                     * and scan, which have none) */
     double gkeys;   /* the throughput the tuner measured, Gkeys/s; 0 unknown */
     int tuned;      /* mj_context_tile: 1 from the tuning file, 0 the built-in default */
 } mj_tile;
@@ -331,7 +337,8 @@ MJ_API mj_status mj_sorter_segmented_sort(mj_sorter *sorter, void *keys, void *v
 
 /* Combines the n elements of `in` with the sorter's operator and writes the one result to
  * `out` (device memory, one KEY); n == 0 writes the identity. For sorters built for
- * MJ_REDUCE; the temporary storage is mj_sorter_temp_size(sorter, n, 0). */
+ * MJ_REDUCE; the temporary storage is mj_sorter_temp_size(sorter, n, 0) (0 when one block
+ * covers the input): one pass writes a partial per block, a second block combines them. */
 MJ_API mj_status mj_sorter_reduce(mj_sorter *sorter, const void *in, size_t n, void *out,
                                   void *temp, size_t temp_bytes, void *stream);
 
@@ -341,9 +348,11 @@ typedef enum mj_scan_kind {
 } mj_scan_kind;
 
 /* Scans the n elements of `in` into `out` (n elements; out == in scans in place, any other
- * overlap is refused). `total` (device memory, one KEY, may be NULL) receives the combination
- * of all n elements (the identity for n == 0). For sorters built for MJ_SCAN; the temporary
- * storage is mj_sorter_temp_size(sorter, n, 0). */
+ * overlap is refused). `total` (device memory, one KEY, may be NULL, not inside in or out)
+ * receives the combination of all n elements (the identity for n == 0). For sorters built for
+ * MJ_SCAN; the temporary storage is mj_sorter_temp_size(sorter, n, 0): a few bytes per tile
+ * (0 for n == 0), cleared in stream order by every run, so one buffer serves any number of
+ * runs. One pass over the data (decoupled look-back). */
 MJ_API mj_status mj_sorter_scan(mj_sorter *sorter, const void *in, void *out, size_t n,
                                 mj_scan_kind kind, void *total, void *temp, size_t temp_bytes,
                                 void *stream);
