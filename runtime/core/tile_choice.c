@@ -46,6 +46,15 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
         spec->less = NULL;
         spec->op = desc->op;
         spec->identity = desc->identity;
+        /* The defaults spelled out, so that a bundle entry built either way serves both (the
+         * generated source is the same). f16, bf16 and custom keys have none: the generator
+         * refuses them without op. */
+        int arithmetic = desc->key != MJ_KEY_CUSTOM && desc->key != MJ_KEY_F16 &&
+                         desc->key != MJ_KEY_BF16;
+        if (arithmetic && !desc->op && !desc->identity) {
+            spec->op = "a + b";
+            spec->identity = "0";
+        }
     }
     return MJ_OK;
 }
