@@ -55,7 +55,8 @@ static void affine_op(void *r, const void *pa, const void *pb) {
 }
 
 static void gen_u32(void *x, uint64_t *rng) { *(uint32_t *)x = (uint32_t)mjt_rand(rng); }
-static void gen_i64(void *x, uint64_t *rng) { *(int64_t *)x = (int64_t)mjt_rand(rng) >> 8; }
+/* Up to 2^33 in magnitude: 2^27 of them sum without signed overflow (undefined in CUDA C++). */
+static void gen_i64(void *x, uint64_t *rng) { *(int64_t *)x = (int64_t)mjt_rand(rng) >> 30; }
 static void gen_f64(void *x, uint64_t *rng) {
     *(double *)x = (double)(int64_t)(mjt_rand(rng) % 2000001) - 1000000.0 + 0.5;
 }
