@@ -4,17 +4,24 @@
 //   segsort   against cub::DeviceSegmentedSort::StableSortKeys / StableSortPairs (CSR offsets
 //             of fixed-length segments, the same offsets array handed to both);
 //   locality  against mergejit's own mergesort, on nearly sorted input (sorted keys with a
-//             fraction of them swapped with a key at most 1000 places away).
+//             fraction of them swapped with a key at most 1000 places away);
+//   reduce    against cub::DeviceReduce (Sum, or Reduce with a maximum) of random keys;
+//   scan      against cub::DeviceScan (ExclusiveSum, InclusiveSum, or an inclusive maximum).
+// Rows of primitives whose memory traffic is fixed (merge, reduce, scan: bytes read plus
+// written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device copy
+// bandwidth measured at the start of the run.
 // Each side runs once untimed and the outputs are compared byte for byte (everything is
 // stable, so they must agree); then the sides alternate for --reps timed runs each (cudaEvents
 // around the call only; in-place sorts get their input restored untimed first) and the medians
 // are reported with their ratio (> 1: mergejit faster). Temporary storage is allocated once,
 // outside the timed region.
 //
-//   bench_primitives [--reps N] [--quick] [--only merge|segsort|locality]
+//   bench_primitives [--reps N] [--quick] [--only merge|segsort|locality|reduce|scan]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cuda_runtime.h>
 
@@ -34,6 +41,7 @@ mj_context *g_ctx = nullptr;
 static cudaStream_t g_stream;
 static int g_reps = 7;
 static FILE *g_csv = nullptr;
+static double g_copy_gbs = 0; // device-to-device copy bandwidth of this run, GB/s
 
 struct DevBuf {
     void *p = nullptr;
@@ -59,10 +67,11 @@ static std::vector<unsigned char> download(const DevBuf &d, size_t bytes)
 
 
 // Times `ref` (the reference: CUB, or mergesort for locality) and `mj`, alternating; `prep`
-// runs untimed before each. Prints one row.
+// runs untimed before each. Prints one row; with `bytes` (what an ideal pass reads and
+// writes), mergejit's bandwidth and its share of the copy bandwidth too.
 static void race(const char *prim, const char *name, const char *param, size_t n,
                  const std::function<void()> &prep, const std::function<void()> &ref,
-                 const std::function<void()> &mj, const char *ref_name)
+                 const std::function<void()> &mj, const char *ref_name, double bytes = 0)
 {
     cudaEvent_t a, b;
     CUDA_CHECK(cudaEventCreate(&a));
@@ -83,12 +92,15 @@ static void race(const char *prim, const char *name, const char *param, size_t n
     cudaEventDestroy(b);
     double rm = median(t[0]), mm = median(t[1]);
     printf("%-9s %-10s %-12s %11zu  %-9s %8.3f ms %7.2f Gk/s | mergejit %8.3f ms %7.2f Gk/s"
-           " | %6.3f\n",
+           " | %6.3f",
            prim, name, param, n, ref_name, rm, n / rm / 1e6, mm, n / mm / 1e6, rm / mm);
+    double gbs = bytes > 0 ? bytes / mm / 1e6 : 0;
+    if (bytes > 0) printf(" | %7.1f GB/s %5.1f%% of copy", gbs, 100 * gbs / g_copy_gbs);
+    printf("\n");
     fflush(stdout);
     if (g_csv)
-        fprintf(g_csv, "%s,%s,%s,%zu,%s,%.5f,%.5f,%.4f\n", prim, name, param, n, ref_name, rm, mm,
-                rm / mm);
+        fprintf(g_csv, "%s,%s,%s,%zu,%s,%.5f,%.5f,%.4f,%.1f\n", prim, name, param, n, ref_name,
+                rm, mm, rm / mm, gbs);
 }
 
 static void same_or_die(const std::vector<unsigned char> &x, const std::vector<unsigned char> &y,
@@ -155,7 +167,7 @@ template <typename K> static void bench_merge(const char *name, mj_key_kind kind
     same_or_die(want, download(out, out.bytes), "merge");
     char param[16];
     snprintf(param, sizeof param, "2^%d", lg);
-    race("merge", name, param, n, [] {}, run_cub, run_mj, "CUB");
+    race("merge", name, param, n, [] {}, run_cub, run_mj, "CUB", 2.0 * n * sizeof(K));
     mj_sorter_destroy(s);
 }
 
@@ -262,6 +274,146 @@ static void bench_locality(const char *name, size_t n, double swap_fraction)
     mj_sorter_destroy(ls);
 }
 
+// ---------------------------------------------------------------- copy bandwidth
+
+// The device-to-device copy of 2 x 512 MiB, median of 5: bytes read plus written over time.
+static void measure_copy()
+{
+    size_t bytes = (size_t)512 << 20;
+    DevBuf a(bytes), b(bytes);
+    CUDA_CHECK(cudaMemsetAsync(a.p, 1, bytes, g_stream));
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    std::vector<float> t;
+    for (int r = 0; r < 6; r++) {
+        CUDA_CHECK(cudaEventRecord(e0, g_stream));
+        CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice, g_stream));
+        CUDA_CHECK(cudaEventRecord(e1, g_stream));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r > 0) t.push_back(ms); // the first warms up
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    g_copy_gbs = 2.0 * bytes / median(t) / 1e6;
+    printf("copy: %.1f GB/s (device to device, 2 x 512 MiB, read + written)\n", g_copy_gbs);
+}
+
+// ---------------------------------------------------------------- reduce and scan
+
+struct MaxOp {
+    template <typename T> __device__ T operator()(const T &a, const T &b) const
+    {
+        return a < b ? b : a;
+    }
+};
+
+static mj_sorter *combiner(mj_primitive p, mj_key_kind k, const char *op, const char *identity)
+{
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, k, MJ_ASCENDING);
+    d.primitive = p;
+    d.op = op;
+    d.identity = identity;
+    mj_sorter *s = nullptr;
+    MJ_CHECK(mj_sorter_create(g_ctx, &d, &s));
+    return s;
+}
+
+// Random keys; for the maximum, doubles of [0, 1) (NaN-free, so the maximum is exact).
+template <typename K> static std::vector<K> combine_input(size_t n, bool max)
+{
+    std::vector<K> v(n);
+    uint64_t seed = 5;
+    for (auto &x : v) {
+        uint64_t r = splitmix64(&seed);
+        x = max ? (K)((double)(r >> 11) * 0x1.0p-53) : (K)r;
+    }
+    return v;
+}
+
+// The sum of integers (wrapping, so exact) or the maximum of doubles.
+template <typename K, bool max> static void bench_reduce(const char *name, mj_key_kind kind, int lg)
+{
+    size_t n = (size_t)1 << lg;
+    std::vector<K> h = combine_input<K>(n, max);
+    DevBuf in(n * sizeof(K)), out(sizeof(K));
+    upload(in, h.data());
+    auto cub_call = [&](void *t, size_t &bytes) {
+        if constexpr (max)
+            return cub::DeviceReduce::Reduce(t, bytes, (const K *)in.p, (K *)out.p, (int64_t)n,
+                                             MaxOp{}, (K)-1e300, g_stream);
+        else
+            return cub::DeviceReduce::Sum(t, bytes, (const K *)in.p, (K *)out.p, (int64_t)n,
+                                          g_stream);
+    };
+    size_t cub_bytes = 0, mj_bytes = 0;
+    CUDA_CHECK(cub_call(nullptr, cub_bytes));
+    mj_sorter *s = max ? combiner(MJ_REDUCE, kind, "a < b ? b : a", "-1e300")
+                       : combiner(MJ_REDUCE, kind, nullptr, nullptr);
+    MJ_CHECK(mj_sorter_temp_size(s, n, 0, &mj_bytes));
+    DevBuf ct(cub_bytes), mt(mj_bytes);
+    auto run_cub = [&] {
+        size_t bytes = cub_bytes;
+        CUDA_CHECK(cub_call(ct.p, bytes));
+    };
+    auto run_mj = [&] { MJ_CHECK(mj_sorter_reduce(s, in.p, n, out.p, mt.p, mt.bytes, g_stream)); };
+    run_cub();
+    auto want = download(out, out.bytes);
+    CUDA_CHECK(cudaMemset(out.p, 0, out.bytes));
+    run_mj();
+    same_or_die(want, download(out, out.bytes), "reduce");
+    char param[24];
+    snprintf(param, sizeof param, "%s 2^%d", max ? "max" : "sum", lg);
+    race("reduce", name, param, n, [] {}, run_cub, run_mj, "CUB", (double)n * sizeof(K));
+    mj_sorter_destroy(s);
+}
+
+// Exclusive or inclusive sums of integers, or the inclusive maximum of doubles.
+template <typename K, bool max>
+static void bench_scan(const char *name, mj_key_kind kind, bool inclusive, int lg)
+{
+    size_t n = (size_t)1 << lg;
+    std::vector<K> h = combine_input<K>(n, max);
+    DevBuf in(n * sizeof(K)), out(n * sizeof(K));
+    upload(in, h.data());
+    auto cub_call = [&](void *t, size_t &bytes) {
+        const K *i = (const K *)in.p;
+        K *o = (K *)out.p;
+        if constexpr (max)
+            return cub::DeviceScan::InclusiveScan(t, bytes, i, o, MaxOp{}, (int64_t)n, g_stream);
+        else if (inclusive)
+            return cub::DeviceScan::InclusiveSum(t, bytes, i, o, (int64_t)n, g_stream);
+        else
+            return cub::DeviceScan::ExclusiveSum(t, bytes, i, o, (int64_t)n, g_stream);
+    };
+    size_t cub_bytes = 0, mj_bytes = 0;
+    CUDA_CHECK(cub_call(nullptr, cub_bytes));
+    mj_sorter *s = max ? combiner(MJ_SCAN, kind, "a < b ? b : a", "-1e300")
+                       : combiner(MJ_SCAN, kind, nullptr, nullptr);
+    MJ_CHECK(mj_sorter_temp_size(s, n, 0, &mj_bytes));
+    DevBuf ct(cub_bytes), mt(mj_bytes);
+    mj_scan_kind sk = inclusive ? MJ_SCAN_INCLUSIVE : MJ_SCAN_EXCLUSIVE;
+    auto run_cub = [&] {
+        size_t bytes = cub_bytes;
+        CUDA_CHECK(cub_call(ct.p, bytes));
+    };
+    auto run_mj = [&] {
+        MJ_CHECK(mj_sorter_scan(s, in.p, out.p, n, sk, nullptr, mt.p, mt.bytes, g_stream));
+    };
+    run_cub();
+    auto want = download(out, out.bytes);
+    CUDA_CHECK(cudaMemset(out.p, 0, out.bytes));
+    run_mj();
+    same_or_die(want, download(out, out.bytes), "scan");
+    char param[24];
+    snprintf(param, sizeof param, "%s %s 2^%d", max ? "max" : "sum", inclusive ? "inc" : "exc", lg);
+    race("scan", name, param, n, [] {}, run_cub, run_mj, "CUB", 2.0 * n * sizeof(K));
+    mj_sorter_destroy(s);
+}
+
 int main(int argc, char **argv)
 {
     bool quick = false;
@@ -281,10 +433,11 @@ int main(int argc, char **argv)
                 perror("--csv");
                 return 2;
             }
-            fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio\n");
+            fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio,mj_gbs\n");
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
-                            "[--only merge|segsort|locality] [--case u32|u64|pairs_u32] "
+                            "[--only merge|segsort|locality|reduce|scan] "
+                            "[--case u32|u64|pairs_u32|f64] "
                             "[--csv FILE]\n");
             return 2;
         }
@@ -300,6 +453,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaStreamCreate(&g_stream));
     printf("device: %s; reps %d (median); ratio = reference ms / mergejit ms\n",
            mj_context_device_name(g_ctx), g_reps);
+    measure_copy();
     auto want = [&](const char *p) { return !only || !strcmp(only, p); };
     auto want_case = [&](const char *c) { return !only_case || !strcmp(only_case, c); };
     if (want("merge")) {
@@ -321,6 +475,24 @@ int main(int argc, char **argv)
     if (want("locality") && want_case("u32")) {
         size_t n = (size_t)1 << 24;
         for (double f : {0.0, 1e-5, 1e-3, 1e-2}) bench_locality("u32", n, f);
+    }
+    if (want("reduce")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            if (want_case("u32")) bench_reduce<uint32_t, false>("u32", MJ_KEY_U32, lg);
+            if (want_case("u64")) bench_reduce<uint64_t, false>("u64", MJ_KEY_U64, lg);
+            if (want_case("f64")) bench_reduce<double, true>("f64", MJ_KEY_F64, lg);
+        }
+    }
+    if (want("scan")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            for (bool inc : {false, true}) {
+                if (want_case("u32")) bench_scan<uint32_t, false>("u32", MJ_KEY_U32, inc, lg);
+                if (want_case("u64")) bench_scan<uint64_t, false>("u64", MJ_KEY_U64, inc, lg);
+            }
+            if (want_case("f64")) bench_scan<double, true>("f64", MJ_KEY_F64, true, lg);
+        }
     }
     if (g_csv) fclose(g_csv);
     cudaStreamDestroy(g_stream);

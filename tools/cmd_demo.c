@@ -1,5 +1,5 @@
-/* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort) on random
- * keys on the GPU, check the result against a CPU stable sort, time it. Without a GPU it builds
+/* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan)
+ * on random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +23,9 @@ static const char usage[] =
     "  --primitive P mergesort (default); merge: the two halves of the keys, each sorted on\n"
     "                the CPU first, merged into one; segsort: segments of --seglen keys, each\n"
     "                sorted alone (given as head indices); locality: sorted keys of which 1%\n"
-    "                are swapped with a key at most 1000 places away\n"
+    "                are swapped with a key at most 1000 places away; reduce and scan:\n"
+    "                the sum (a + b, wrapping) of integer keys, and their exclusive scan\n"
+    "                with its total, checked against the CPU's\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -45,8 +47,8 @@ static int set_primitive(void *opts, const char *v)
     demo_opts *o = opts;
     o->primitive = mj_primitive_parse(v);
     if (o->primitive == MJ_PRIMITIVE_COUNT)
-        return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort or "
-                                    "locality)", v);
+        return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort, "
+                                    "locality, reduce or scan)", v);
     return CLI_OK;
 }
 
@@ -197,7 +199,8 @@ typedef struct sort_job {
     mj_primitive primitive;
     mj_sorter *sorter;
     void *keys, *values, *temp;
-    void *out_keys, *out_values; /* merge: the output (keys holds a, then b) */
+    void *out_keys, *out_values; /* merge: the output (keys holds a, then b); reduce and
+                                    scan: the result, then (scan) the total */
     size_t n, temp_bytes, key_size, value_size;
     mj_segments segments;        /* segsort */
 } sort_job;
@@ -216,6 +219,13 @@ static mj_status run_sort(void *arg)
     case MJ_SEGMENTED_SORT:
         return mj_sorter_segmented_sort(j->sorter, j->keys, j->values, j->n, &j->segments,
                                         j->temp, j->temp_bytes, NULL);
+    case MJ_REDUCE:
+        return mj_sorter_reduce(j->sorter, j->keys, j->n, j->out_keys, j->temp, j->temp_bytes,
+                                NULL);
+    case MJ_SCAN:
+        return mj_sorter_scan(j->sorter, j->keys, j->out_keys, j->n, MJ_SCAN_EXCLUSIVE,
+                              (char *)j->out_keys + j->n * j->key_size, j->temp, j->temp_bytes,
+                              NULL);
     default:
         return mj_sorter_sort(j->sorter, j->keys, j->values, j->n, j->temp, j->temp_bytes, NULL);
     }
@@ -227,8 +237,12 @@ static void print_header(const demo_opts *o, size_t n)
            mj_key_kind_name(o->kind));
     if (o->value_size > 0)
         printf(" with %zu-byte values", o->value_size);
-    printf(", %s, seed %llu\n", o->order == MJ_DESCENDING ? "descending" : "ascending",
-           (unsigned long long)o->seed);
+    if (demo_is_scan(o->primitive))
+        printf(", a + b%s, seed %llu\n", o->primitive == MJ_SCAN ? " exclusive" : "",
+               (unsigned long long)o->seed);
+    else
+        printf(", %s, seed %llu\n", o->order == MJ_DESCENDING ? "descending" : "ascending",
+               (unsigned long long)o->seed);
 }
 
 /* A context on the device. Without a GPU it says so, builds in a compile-only context and
@@ -312,8 +326,10 @@ static int setup_device(mj_context *ctx, const demo_opts *o, size_t n, mj_sorter
         (st = mj__dev_upload(ctx, d->values, h->values_in, value_bytes)) != MJ_OK)
         goto fail;
     memset(job, 0, sizeof *job);
-    if (o->primitive == MJ_MERGE) { /* the merge writes elsewhere */
-        if ((st = mj__dev_alloc(ctx, &d->out_keys, key_bytes)) != MJ_OK)
+    if (o->primitive == MJ_MERGE || demo_is_scan(o->primitive)) { /* these write elsewhere */
+        size_t out_bytes = o->primitive == MJ_REDUCE ? key_size
+                           : o->primitive == MJ_SCAN ? key_bytes + key_size : key_bytes;
+        if ((st = mj__dev_alloc(ctx, &d->out_keys, out_bytes)) != MJ_OK)
             goto fail;
         if (o->value_size > 0 &&
             (st = mj__dev_alloc(ctx, &d->out_values, value_bytes)) != MJ_OK)
@@ -325,7 +341,7 @@ static int setup_device(mj_context *ctx, const demo_opts *o, size_t n, mj_sorter
             return rc;
     }
     job->primitive = o->primitive;
-    job->out_keys = o->primitive == MJ_MERGE ? d->out_keys : d->keys;
+    job->out_keys = d->out_keys != NULL ? d->out_keys : d->keys;
     job->out_values = o->primitive == MJ_MERGE ? d->out_values : d->values;
     job->key_size = key_size;
     job->value_size = o->value_size;
@@ -349,6 +365,40 @@ static void free_device(mj_context *ctx, demo_dev *d)
             (void)mj__dev_free(ctx, bufs[i]);
 }
 
+/* Reduce and scan: the result read back and checked against the CPU's wrapping sums. */
+static int check_scan(mj_context *ctx, const demo_opts *o, size_t n, sort_job *job,
+                      demo_host *h, int *pass)
+{
+    size_t ks = job->key_size, at = o->primitive == MJ_SCAN ? 0 : n;
+    size_t count = o->primitive == MJ_SCAN ? n + 1 : 1; /* the scan and its total, or the sum */
+    mj_status st = mj__dev_download(ctx, h->keys_out, job->out_keys, count * ks);
+    if (st != MJ_OK)
+        return cli_status_error(ctx, st);
+    /* keys_out has room for n + 1 keys: the reference goes to the input's place instead. */
+    unsigned char *want = malloc((n + 1) * ks);
+    if (want == NULL)
+        return cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate the reference of %zu keys",
+                              n);
+    demo_scan_reference(o, h->keys_in, n, want);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < count; i++)
+        if (memcmp(h->keys_out + i * ks, want + (at + i) * ks, ks) != 0 && bad++ == 0)
+            first = i;
+    *pass = bad == 0;
+    if (*pass)
+        printf("check: the %s of %zu keys matches the CPU's\n",
+               o->primitive == MJ_SCAN ? "exclusive scan and total" : "sum", n);
+    else {
+        char got[64], exp[64];
+        printf("check: %zu of %zu results differ from the CPU's; first at %zu%s: got %s, "
+               "expected %s\n", bad, count, first, at + first == n ? " (the total)" : "",
+               kg_format_key(o->kind, h->keys_out + first * ks, got, sizeof got),
+               kg_format_key(o->kind, want + (at + first) * ks, exp, sizeof exp));
+    }
+    free(want);
+    return CLI_OK;
+}
+
 /* One run, read back and checked against the CPU stable sort; prints the check. CLI_OK with
  * *pass, or CLI_FAILURE after printing why. */
 static int run_checked(mj_context *ctx, const demo_opts *o, size_t n, sort_job *job,
@@ -357,8 +407,11 @@ static int run_checked(mj_context *ctx, const demo_opts *o, size_t n, sort_job *
     size_t key_size = job->key_size, key_bytes = n * key_size, value_bytes = n * o->value_size;
     size_t bad, first;
     mj_status st;
-    if ((st = run_sort(job)) != MJ_OK || (st = mj__dev_sync(ctx, NULL)) != MJ_OK ||
-        (st = mj__dev_download(ctx, h->keys_out, job->out_keys, key_bytes)) != MJ_OK)
+    if ((st = run_sort(job)) != MJ_OK || (st = mj__dev_sync(ctx, NULL)) != MJ_OK)
+        return cli_status_error(ctx, st);
+    if (demo_is_scan(o->primitive))
+        return check_scan(ctx, o, n, job, h, pass);
+    if ((st = mj__dev_download(ctx, h->keys_out, job->out_keys, key_bytes)) != MJ_OK)
         return cli_status_error(ctx, st);
     if (o->value_size > 0 &&
         (st = mj__dev_download(ctx, h->values_out, job->out_values, value_bytes)) != MJ_OK)
@@ -413,6 +466,9 @@ int cmd_demo(int argc, char **argv)
     }
     if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
         return rc;
+    if (demo_is_scan(o.primitive) && (o.kind > MJ_KEY_I64 || o.value_size > 0))
+        return cli_usage_error(CMD, "%s takes integer key types and no values (the demo "
+                                    "checks exact sums)", mj_primitive_name(o.primitive));
     if (o.n > SIZE_MAX / 64) /* value bytes, permutation and reference sort buffers */
         return cli_tool_error(MJ_ERR_TOO_LARGE, "%llu keys do not fit in this machine's memory",
                               (unsigned long long)o.n);

@@ -39,6 +39,14 @@ void demo_free_host(demo_host *h);
 mj_status demo_reference(const demo_opts *o, const unsigned char *keys, size_t n,
                          uint64_t *perm);
 
+/* Reduce and scan: 1 for those primitives. */
+int demo_is_scan(mj_primitive primitive);
+
+/* Reduce and scan (integer keys, a + b wrapping in the key's width): the exclusive scan of the
+ * n keys followed by their total, n + 1 keys in out. */
+void demo_scan_reference(const demo_opts *o, const unsigned char *keys, size_t n,
+                         unsigned char *out);
+
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
                           const unsigned char *keys_out, const unsigned char *values_out,

@@ -64,6 +64,38 @@ mj_status demo_reference(const demo_opts *o, const unsigned char *keys, size_t n
     return st;
 }
 
+int demo_is_scan(mj_primitive primitive)
+{
+    return primitive == MJ_REDUCE || primitive == MJ_SCAN;
+}
+
+/* Integer keys as little-endian unsigned words of key_size bytes: sums wrap as the GPU's do. */
+static uint64_t get_word(const unsigned char *p, size_t key_size)
+{
+    uint64_t x = 0;
+    for (size_t b = 0; b < key_size; b++)
+        x |= (uint64_t)p[b] << (8 * b);
+    return x;
+}
+
+static void put_word(unsigned char *p, size_t key_size, uint64_t x)
+{
+    for (size_t b = 0; b < key_size; b++)
+        p[b] = (unsigned char)(x >> (8 * b));
+}
+
+void demo_scan_reference(const demo_opts *o, const unsigned char *keys, size_t n,
+                         unsigned char *out)
+{
+    size_t ks = mj_key_kind_size(o->kind);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        put_word(out + i * ks, ks, sum);
+        sum += get_word(keys + i * ks, ks);
+    }
+    put_word(out + n * ks, ks, sum);
+}
+
 /* The index a demo value holds in its first bytes (truncated below 8 bytes). */
 static uint64_t value_index(const unsigned char *v, size_t value_size)
 {
@@ -98,7 +130,9 @@ int demo_make_host(const demo_opts *o, size_t n, demo_host *h)
 {
     size_t key_bytes = n * mj_key_kind_size(o->kind), value_bytes = n * o->value_size;
     h->keys_in = malloc(key_bytes);
-    h->keys_out = malloc(key_bytes);
+    /* A scan's output is followed by its total. */
+    size_t total_bytes = demo_is_scan(o->primitive) ? mj_key_kind_size(o->kind) : 0;
+    h->keys_out = malloc(key_bytes + total_bytes);
     h->perm = malloc(n * sizeof *h->perm);
     if (o->value_size > 0) {
         h->values_in = malloc(value_bytes);
