@@ -75,9 +75,10 @@ mj_status mj_sorter_reduce(mj_sorter *s, const void *in, size_t n, void *out, vo
 
 /* ---------------------------------------------------------------- scan */
 
-/* [state: 64-bit tile counter, then a 64-bit word (keys of up to 4 bytes) or a 32-bit status
- * per tile; cleared before each run][values: aggregates and inclusive prefixes, keys padded to
- * 4-byte words, larger keys only]. See kernel_scan.cuh. */
+/* [state: 64-bit tile counter, then per tile a 64-bit word (keys of up to 4 bytes), a 16-byte
+ * pair after 8 bytes of padding (up to 8 bytes) or a 32-bit status; cleared before each run]
+ * [values: aggregates and inclusive prefixes, keys padded to 4-byte words, larger keys only].
+ * See kernel_scan.cuh. */
 typedef struct scan_layout {
     long long tiles;
     size_t state_bytes, values, total;
@@ -90,9 +91,11 @@ static mj_status scan_layout_for(const mj_sorter *s, size_t n, scan_layout *t) {
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
                         n);
     size_t tiles = (size_t)t->tiles, words = (s->key_size + 3) / 4;
-    int packed = s->key_size <= 4;
+    int packed = s->key_size <= 8;
+    size_t head = s->key_size <= 4 ? 8 : packed ? 16 : 8;
+    size_t per_tile = s->key_size <= 4 ? 8 : packed ? 16 : 4;
     mj_temp_layout l = {0, 0};
-    t->state_bytes = tiles ? 8 + tiles * (packed ? 8 : 4) : 0;
+    t->state_bytes = tiles ? head + tiles * per_tile : 0;
     mj__temp_part(&l, t->state_bytes, 1);
     t->values = mj__temp_part(&l, packed ? 0 : 2 * tiles, 4 * words);
     t->total = l.total;

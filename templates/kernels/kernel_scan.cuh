@@ -9,6 +9,9 @@
  * clears it in stream order):
  *   keys of at most 4 bytes: one 64-bit word, status << 32 | the value's bits, written and
  *     read whole (single-copy atomic), so a status is never seen without its value;
+ *   keys of 5 to 8 bytes: a 16-byte pair {status, the value's bits}, written and read by one
+ *     16-byte vector access (as CUB's tile states of 8-byte types are: aligned 16-byte
+ *     accesses are not split on these GPUs), so again no fence is needed;
  *   larger keys: a 32-bit status, and the values in `values` (aggregates [0, tiles),
  *     inclusive prefixes [tiles, 2 * tiles), separate so that publishing P never rewrites a
  *     value a reader of A may be loading). The writer stores the value, fences
@@ -26,9 +29,10 @@
 #define MJ_TILE_AGGREGATE 1u
 #define MJ_TILE_PREFIX 2u
 #define MJ_PACKED_STATE (sizeof(mj_key) <= 4)
+#define MJ_PAIRED_STATE (!MJ_PACKED_STATE && sizeof(mj_key) <= 8)
 
 struct mj_tile_states {
-    mj_u64 *words;               /* packed: one word per tile */
+    mj_u64 *words;               /* packed: one word per tile; paired: two */
     mj_u32 *flags;               /* otherwise: a status per tile ... */
     mj_key_words *aggregate, *inclusive; /* ... and its values */
 };
@@ -37,6 +41,13 @@ MJ_DEVICE void mj_publish(const mj_tile_states &st, int tile, mj_u32 status, con
     mj_key_words u = mj_to_words(v);
     if constexpr (MJ_PACKED_STATE) {
         *(volatile mj_u64 *)&st.words[tile] = (mj_u64)status << 32 | u.w[0];
+    } else if constexpr (MJ_PAIRED_STATE) {
+        /* Two words at most here; the index keeps the dead branches of other sizes in range. */
+        const int hi = MJ_KEY_WORDS > 1 ? 1 : 0;
+        mj_u64 bits = (hi ? (mj_u64)u.w[hi] << 32 : 0) | u.w[0];
+        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(st.words + 2 * tile),
+                     "l"((mj_u64)status), "l"(bits)
+                     : "memory");
     } else {
         mj_key_words *slot = (status == MJ_TILE_PREFIX ? st.inclusive : st.aggregate) + tile;
 #pragma unroll
@@ -58,6 +69,21 @@ MJ_DEVICE mj_u32 mj_await_state(const mj_tile_states &st, int pred, mj_key *v) {
         status = (mj_u32)(word >> 32);
         mj_key_words u;
         u.w[0] = (mj_u32)word;
+        *v = pred >= 0 ? mj_from_words(u) : mj_identity();
+    } else if constexpr (MJ_PAIRED_STATE) {
+        mj_u64 word = MJ_TILE_PREFIX, bits = 0;
+        do {
+            if (pred >= 0)
+                asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                             : "=l"(word), "=l"(bits)
+                             : "l"(st.words + 2 * pred)
+                             : "memory");
+        } while (__any_sync(0xFFFFFFFFu, (mj_u32)word == MJ_TILE_INVALID));
+        status = (mj_u32)word;
+        mj_key_words u;
+        const int hi = MJ_KEY_WORDS > 1 ? 1 : 0;
+        u.w[hi] = (mj_u32)(bits >> 32);
+        u.w[0] = (mj_u32)bits;
         *v = pred >= 0 ? mj_from_words(u) : mj_identity();
     } else {
         do {
@@ -111,7 +137,9 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
         return;
     }
     mj_i64 tiles = (n + MJ_SCAN_NV - 1) / MJ_SCAN_NV;
-    mj_tile_states st = {(mj_u64 *)(state + 2), state + 2, values, values + tiles};
+    /* After the counter: 8 bytes on for words, 16 (aligned) for pairs. */
+    mj_u32 *states = state + (MJ_PAIRED_STATE ? 4 : 2);
+    mj_tile_states st = {(mj_u64 *)states, states, values, values + tiles};
     if (tid == 0) s_id = (int)atomicAdd(state, 1u);
     __syncthreads();
     int tile = s_id;
