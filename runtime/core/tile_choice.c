@@ -81,6 +81,7 @@ static const struct {
     {MJ_LOCALITY_SORT, 8, 0, 128, 15, 256}, {MJ_LOCALITY_SORT, 8, 4, 256, 5, 512},
     {MJ_LOCALITY_SORT, 8, 8, 128, 9, 256},  {MJ_LOCALITY_SORT, 16, 0, 128, 7, 256},
     {MJ_LOCALITY_SORT, 16, 8, 128, 5, 256},
+    {MJ_SCAN, 4, 0, 128, 47, 128},          {MJ_SCAN, 8, 0, 128, 31, 128},
 };
 
 /* Reduce and scan read each element once and are bound by memory: 256 threads, and per
