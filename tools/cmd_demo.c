@@ -369,34 +369,11 @@ static void free_device(mj_context *ctx, demo_dev *d)
 static int check_scan(mj_context *ctx, const demo_opts *o, size_t n, sort_job *job,
                       demo_host *h, int *pass)
 {
-    size_t ks = job->key_size, at = o->primitive == MJ_SCAN ? 0 : n;
     size_t count = o->primitive == MJ_SCAN ? n + 1 : 1; /* the scan and its total, or the sum */
-    mj_status st = mj__dev_download(ctx, h->keys_out, job->out_keys, count * ks);
+    mj_status st = mj__dev_download(ctx, h->keys_out, job->out_keys, count * job->key_size);
     if (st != MJ_OK)
         return cli_status_error(ctx, st);
-    /* keys_out has room for n + 1 keys: the reference goes to the input's place instead. */
-    unsigned char *want = malloc((n + 1) * ks);
-    if (want == NULL)
-        return cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate the reference of %zu keys",
-                              n);
-    demo_scan_reference(o, h->keys_in, n, want);
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < count; i++)
-        if (memcmp(h->keys_out + i * ks, want + (at + i) * ks, ks) != 0 && bad++ == 0)
-            first = i;
-    *pass = bad == 0;
-    if (*pass)
-        printf("check: the %s of %zu keys matches the CPU's\n",
-               o->primitive == MJ_SCAN ? "exclusive scan and total" : "sum", n);
-    else {
-        char got[64], exp[64];
-        printf("check: %zu of %zu results differ from the CPU's; first at %zu%s: got %s, "
-               "expected %s\n", bad, count, first, at + first == n ? " (the total)" : "",
-               kg_format_key(o->kind, h->keys_out + first * ks, got, sizeof got),
-               kg_format_key(o->kind, want + (at + first) * ks, exp, sizeof exp));
-    }
-    free(want);
-    return CLI_OK;
+    return demo_check_scan(o, n, h->keys_in, h->keys_out, pass);
 }
 
 /* One run, read back and checked against the CPU stable sort; prints the check. CLI_OK with

@@ -47,6 +47,12 @@ int demo_is_scan(mj_primitive primitive);
 void demo_scan_reference(const demo_opts *o, const unsigned char *keys, size_t n,
                          unsigned char *out);
 
+/* Checks got (reduce: the sum; scan: the exclusive scan and its total) against
+ * demo_scan_reference of keys and prints the verdict. CLI_OK with *pass, or CLI_FAILURE after
+ * printing why. */
+int demo_check_scan(const demo_opts *o, size_t n, const unsigned char *keys,
+                    const unsigned char *got, int *pass);
+
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
                           const unsigned char *keys_out, const unsigned char *values_out,

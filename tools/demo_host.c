@@ -96,6 +96,35 @@ void demo_scan_reference(const demo_opts *o, const unsigned char *keys, size_t n
     put_word(out + n * ks, ks, sum);
 }
 
+int demo_check_scan(const demo_opts *o, size_t n, const unsigned char *keys,
+                    const unsigned char *got, int *pass)
+{
+    size_t ks = mj_key_kind_size(o->kind), at = o->primitive == MJ_SCAN ? 0 : n;
+    size_t count = o->primitive == MJ_SCAN ? n + 1 : 1;
+    unsigned char *want = malloc((n + 1) * ks);
+    if (want == NULL)
+        return cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate the reference of %zu keys",
+                              n);
+    demo_scan_reference(o, keys, n, want);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < count; i++)
+        if (memcmp(got + i * ks, want + (at + i) * ks, ks) != 0 && bad++ == 0)
+            first = i;
+    *pass = bad == 0;
+    if (*pass)
+        printf("check: the %s of %zu keys matches the CPU's\n",
+               o->primitive == MJ_SCAN ? "exclusive scan and total" : "sum", n);
+    else {
+        char g[64], w[64];
+        printf("check: %zu of %zu results differ from the CPU's; first at %zu%s: got %s, "
+               "expected %s\n", bad, count, first, at + first == n ? " (the total)" : "",
+               kg_format_key(o->kind, got + first * ks, g, sizeof g),
+               kg_format_key(o->kind, want + (at + first) * ks, w, sizeof w));
+    }
+    free(want);
+    return CLI_OK;
+}
+
 /* The index a demo value holds in its first bytes (truncated below 8 bytes). */
 static uint64_t value_index(const unsigned char *v, size_t value_size)
 {
