@@ -34,6 +34,13 @@ static const char *const locality_templates[] = {
 };
 static const char *const reduce_templates[] = {"cta_scan.cuh", "kernel_reduce.cuh", NULL};
 static const char *const scan_templates[] = {"cta_scan.cuh", "kernel_scan.cuh", NULL};
+static const char *const lbs_templates[] = {
+    "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_lbs.cuh", NULL,
+};
+static const char *const expand_templates[] = {
+    "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_expand.cuh",
+    NULL,
+};
 
 static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_BLOCKSORT] = "mj_blocksort",
@@ -48,6 +55,9 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_QUEUE_FINISH] = "mj_queue_finish",
     [MJ_K_REDUCE] = "mj_reduce_tiles",
     [MJ_K_SCAN] = "mj_scan_tiles",
+    [MJ_K_LBS_PARTITION] = "mj_lbs_partition",
+    [MJ_K_LBS] = "mj_lbs_tiles",
+    [MJ_K_EXPAND] = "mj_expand_tiles",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -67,6 +77,8 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
                K(MJ_K_QUEUE_FINISH);
     case MJ_REDUCE: return K(MJ_K_REDUCE);
     case MJ_SCAN: return K(MJ_K_SCAN);
+    case MJ_LOAD_BALANCE: return K(MJ_K_LBS_PARTITION) | K(MJ_K_LBS);
+    case MJ_INTERVAL_EXPAND: return K(MJ_K_LBS_PARTITION) | K(MJ_K_EXPAND);
     default: return 0;
     }
 }
@@ -82,6 +94,8 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
     case MJ_LOCALITY_SORT: return locality_templates;
     case MJ_REDUCE: return reduce_templates;
     case MJ_SCAN: return scan_templates;
+    case MJ_LOAD_BALANCE: return lbs_templates;
+    case MJ_INTERVAL_EXPAND: return expand_templates;
     default: return NULL;
     }
 }
@@ -159,6 +173,30 @@ static int check_expression(const char *e, const char *what, const char *over, c
 }
 
 static int is_reduce_or_scan(mj_primitive p) { return p == MJ_REDUCE || p == MJ_SCAN; }
+static int is_lbs(mj_primitive p) { return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND; }
+
+/* Load-balancing search and expand: the key is the index type of the offsets and outputs;
+ * lbs has no values, expand moves values of 1 to MJ_MAX_VALUE_SIZE bytes. */
+static int check_lbs(const mj_kernel_spec *spec, char *err, size_t errcap) {
+    const char *name = mj_primitive_name(spec->primitive);
+    if (spec->key != MJ_KEY_I32 && spec->key != MJ_KEY_I64) {
+        snprintf(err, errcap, "%s takes i32 or i64 keys (the index type of the offsets), not %s",
+                 name, spec->key == MJ_KEY_CUSTOM ? "a custom type" : mj_key_kind_name(spec->key));
+        return -1;
+    }
+    if (spec->primitive == MJ_LOAD_BALANCE && spec->value_size) {
+        snprintf(err, errcap, "lbs takes no values: value_size must be 0, not %zu",
+                 spec->value_size);
+        return -1;
+    }
+    if (spec->primitive == MJ_INTERVAL_EXPAND &&
+        (spec->value_size < 1 || spec->value_size > MJ_MAX_VALUE_SIZE)) {
+        snprintf(err, errcap, "expand moves values of 1 to %d bytes: value_size %zu",
+                 MJ_MAX_VALUE_SIZE, spec->value_size);
+        return -1;
+    }
+    return 0;
+}
 
 /* A reduce's or scan's operator and identity: given together, or both left to the default
  * (a + b and KEY(0)), which only built-in arithmetic keys have: f16 and bf16 are bit patterns
@@ -231,13 +269,15 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
                      spec->type_size, spec->type_align);
             return -1;
         }
-        if (!spec->less && !is_reduce_or_scan(spec->primitive)) {
+        if (!spec->less && !is_reduce_or_scan(spec->primitive) && !is_lbs(spec->primitive)) {
             snprintf(err, errcap, "a custom key needs a comparator expression (less)");
             return -1;
         }
     }
     if (is_reduce_or_scan(spec->primitive)) {
         if (check_operator(spec, err, errcap)) return -1;
+    } else if (is_lbs(spec->primitive)) {
+        if (check_lbs(spec, err, errcap)) return -1;
     } else if (spec->less && check_expression(spec->less, "comparator", " over a and b", err,
                                               errcap)) {
         return -1;
@@ -282,8 +322,15 @@ int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_s
                  MJ_MAX_VALUE_SIZE);
         return -1;
     }
+    if (is_lbs(primitive) && bs_nt != nt) {
+        snprintf(err, errcap, "%s has no blocksort: blocksort threads must be NT (%d), not %d",
+                 mj_primitive_name(primitive), nt, bs_nt);
+        return -1;
+    }
     /* The merge primitive has no blocksort; its tile is the merge tile. */
-    int big_nt = primitive == MJ_MERGE || is_reduce_or_scan(primitive) ? nt : bs_nt;
+    int big_nt = primitive == MJ_MERGE || is_reduce_or_scan(primitive) || is_lbs(primitive)
+                     ? nt
+                     : bs_nt;
     size_t smem = mj__tile_smem(primitive, big_nt, vt, key_size, value_size);
     if (smem > MJ_STATIC_SMEM_LIMIT) {
         snprintf(err, errcap, "a tile of %d x %d needs %zu bytes of shared memory, over the %d "
@@ -325,6 +372,7 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
     size_t nv = (size_t)nt * (size_t)vt;
     /* The tile, two sets of warp totals (reduce) or one and the tile's prefix (scan). */
     if (is_reduce_or_scan(primitive)) return (nv + 2 * (size_t)(nt / 32) + 1) * key_size + 16;
+    if (is_lbs(primitive)) return (nv + 1) * key_size + 4 * nv + 16;
     size_t heads = primitive == MJ_SEGMENTED_SORT ? 4 * (size_t)nt : 0;
     /* + 16: room for the padding that aligns the second array */
     return nv * key_size + 4 * (value_size ? nv : 1) + heads + 16;
@@ -437,6 +485,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         emit_operator(&sb, spec);
         goto primitive;
     }
+    if (is_lbs(spec->primitive)) goto primitive; /* no comparator: offsets compare as integers */
     mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
     if (spec->less) {
         mj__sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");

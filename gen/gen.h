@@ -20,6 +20,9 @@ typedef enum mj_kernel_id {
     MJ_K_QUEUE_FINISH,    /* segmented and locality sort */
     MJ_K_REDUCE,          /* reduce */
     MJ_K_SCAN,            /* scan */
+    MJ_K_LBS_PARTITION,   /* load-balancing search and interval expand */
+    MJ_K_LBS,             /* load-balancing search */
+    MJ_K_EXPAND,          /* interval expand */
     MJ_K_COUNT
 } mj_kernel_id;
 
@@ -39,7 +42,8 @@ typedef struct mj_kernel_spec {
     mj_primitive primitive;
     mj_key_kind key;
     mj_order order;
-    const char *less;        /* NULL: the built-in order (not used by reduce and scan) */
+    const char *less;        /* NULL: the built-in order (not used by reduce, scan, lbs and
+                                expand) */
     const char *op;          /* reduce and scan: NULL is a + b (built-in keys but f16, bf16) */
     const char *identity;    /* reduce and scan: NULL is KEY(0) (only with the default op) */
     const char *type_name;   /* MJ_KEY_CUSTOM */
@@ -64,7 +68,8 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec);
 
 /* Static shared memory a kernel with nt threads and the spec's VT declares: one tile of keys,
  * a tile of int positions when values are carried, alignment padding, and for segmented sorts
- * a head range per thread; for reduce and scan, a tile of keys and a few more per warp. */
+ * a head range per thread; for reduce and scan, a tile of keys and a few more per warp; for
+ * lbs and expand, a tile of offsets and one more, and an int per item. */
 size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
                      size_t value_size);
 

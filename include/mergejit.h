@@ -169,11 +169,13 @@ typedef enum mj_primitive {
                               is already in order; for nearly sorted input */
     MJ_REDUCE = 4,         /* mj_sorter_reduce: all elements combined with an operator */
     MJ_SCAN = 5,           /* mj_sorter_scan: inclusive or exclusive prefix combinations */
+    MJ_LOAD_BALANCE = 6,   /* mj_sorter_load_balance: the object of every work item */
+    MJ_INTERVAL_EXPAND = 7, /* mj_sorter_interval_expand: each object's value, count times */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
-/* "mergesort", "merge", "segsort", "locality", "reduce", "scan"; NULL for an unknown
- * primitive. */
+/* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand"; NULL for
+ * an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -357,6 +359,32 @@ MJ_API mj_status mj_sorter_scan(mj_sorter *sorter, const void *in, void *out, si
                                 mj_scan_kind kind, void *total, void *temp, size_t temp_bytes,
                                 void *stream);
 
+/* Load-balancing search and interval expand (sorters built for MJ_LOAD_BALANCE and
+ * MJ_INTERVAL_EXPAND): the key is the index type, MJ_KEY_I32 or MJ_KEY_I64, of the offsets and
+ * of the object indices and ranks written (order and less are not used). I32 sorters refuse
+ * num_objects or num_items above 2^31 - 1 (MJ_ERR_TOO_LARGE). For expand, value_size is the
+ * bytes of a value, 1..64 (moved as bytes); load balance takes value_size 0. Both merge the
+ * work items 0..num_items-1 with the offsets (merge path), so the temporary storage is
+ * mj_sorter_temp_size(sorter, num_items + num_objects, 0): one 8-byte entry per tile of the
+ * merged length, plus one. num_items == 0 does nothing; num_objects == 0 with num_items > 0 is
+ * refused (no object owns the items). */
+
+/* For each of the num_items work items i, the object it belongs to: the last j with
+ * offsets[j] <= i (offsets: num_objects ascending, offsets[0] == 0: the exclusive scan of
+ * the objects' counts, num_items their total), written to objects[i]; and, when ranks is not
+ * NULL, i - offsets[objects[i]] to ranks[i]. Both arrays of the key type. Unsorted offsets
+ * are the caller's contract: the result is then unspecified but every write stays inside
+ * objects[0, num_items) and ranks[0, num_items). MJ_LOAD_BALANCE. */
+MJ_API mj_status mj_sorter_load_balance(mj_sorter *s, const void *offsets, size_t num_objects,
+                                        size_t num_items, void *objects, void *ranks,
+                                        void *temp, size_t temp_bytes, void *stream);
+/* out[i] = values[objects[i]] for the load-balancing search above: each object's value
+ * repeated its count times. MJ_INTERVAL_EXPAND; value_size bytes per value. */
+MJ_API mj_status mj_sorter_interval_expand(mj_sorter *s, const void *offsets,
+                                           size_t num_objects, size_t num_items,
+                                           const void *values, void *out, void *temp,
+                                           size_t temp_bytes, void *stream);
+
 /* ---------------------------------------------------------------- one-call functions */
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
@@ -389,6 +417,15 @@ MJ_API mj_status mj_reduce(mj_context *ctx, const mj_sort_desc *desc, const void
                            void *out, void *stream);
 MJ_API mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, void *out,
                          size_t n, mj_scan_kind kind, void *total, void *stream);
+
+/* desc's primitive is set by these (MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND; value_size too). */
+MJ_API mj_status mj_load_balance(mj_context *ctx, const mj_sort_desc *desc, const void *offsets,
+                                 size_t num_objects, size_t num_items, void *objects,
+                                 void *ranks, void *stream);
+MJ_API mj_status mj_interval_expand(mj_context *ctx, const mj_sort_desc *desc,
+                                    const void *offsets, size_t num_objects, size_t num_items,
+                                    const void *values, void *out, size_t value_size,
+                                    void *stream);
 
 /* ---------------------------------------------------------------- deployment bundles */
 

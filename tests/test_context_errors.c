@@ -106,6 +106,8 @@ START_TEST(primitives_without_gpu)
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
         mj_sort_desc desc = u32_desc();
         desc.primitive = (mj_primitive)p;
+        if (p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND) desc.key = MJ_KEY_I32;
+        if (p == MJ_INTERVAL_EXPAND) desc.value_size = 4;
         mj_status st = mj_sorter_create(ctx, &desc, &s[p]);
         ck_assert_msg(st == MJ_OK, "%s: %s: %s", mj_primitive_name((mj_primitive)p),
                       mj_status_name(st), mj_context_last_error(ctx));

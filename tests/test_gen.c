@@ -158,8 +158,10 @@ END_TEST
 START_TEST(primitives_generate)
 {
     mj_primitive p = (mj_primitive)_i;
-    /* Reduce and scan carry no values. */
-    mj_kernel_spec s = builtin_spec(MJ_KEY_U32, p == MJ_REDUCE || p == MJ_SCAN ? 0 : 4);
+    /* Reduce, scan and lbs carry no values; lbs and expand take an index type. */
+    int lbs = p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND;
+    mj_kernel_spec s = builtin_spec(lbs ? MJ_KEY_I32 : MJ_KEY_U32,
+                                    p == MJ_REDUCE || p == MJ_SCAN || p == MJ_LOAD_BALANCE ? 0 : 4);
     s.primitive = p;
     char err[512] = "";
     char *src = NULL;

@@ -117,3 +117,27 @@ mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, voi
     mj_sorter_destroy(s);
     return st;
 }
+
+mj_status mj_load_balance(mj_context *ctx, const mj_sort_desc *desc, const void *offsets,
+                          size_t num_objects, size_t num_items, void *objects, void *ranks,
+                          void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_LOAD_BALANCE, 0, &s);
+    if (st) return st;
+    st = mj_sorter_load_balance(s, offsets, num_objects, num_items, objects, ranks, NULL, 0,
+                                stream);
+    mj_sorter_destroy(s);
+    return st;
+}
+
+mj_status mj_interval_expand(mj_context *ctx, const mj_sort_desc *desc, const void *offsets,
+                             size_t num_objects, size_t num_items, const void *values,
+                             void *out, size_t value_size, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_INTERVAL_EXPAND, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_interval_expand(s, offsets, num_objects, num_items, values, out, NULL, 0,
+                                   stream);
+    mj_sorter_destroy(s);
+    return st;
+}

@@ -57,6 +57,8 @@ static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
     [MJ_LOCALITY_SORT] = "locality",
     [MJ_REDUCE] = "reduce",
     [MJ_SCAN] = "scan",
+    [MJ_LOAD_BALANCE] = "lbs",
+    [MJ_INTERVAL_EXPAND] = "expand",
 };
 
 const char *mj_primitive_name(mj_primitive primitive) {

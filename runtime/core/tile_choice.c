@@ -56,6 +56,12 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
             spec->identity = "0";
         }
     }
+    /* Load-balancing search and expand compare offsets as integers: one kernel whatever order
+     * and less say. */
+    if (desc->primitive == MJ_LOAD_BALANCE || desc->primitive == MJ_INTERVAL_EXPAND) {
+        spec->order = MJ_ASCENDING;
+        spec->less = NULL;
+    }
     return MJ_OK;
 }
 
@@ -124,6 +130,13 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
     if (primitive == MJ_REDUCE || primitive == MJ_SCAN) {
         scan_tile(primitive, key_size, nt, vt);
         *bs_nt = *nt;
+        return;
+    }
+    /* Load-balancing search and expand: the seed's 128 x 11 (a thread's serial walk of 11
+     * steps over items and offsets; registers hold no keys across it). Not yet tuned. */
+    if (primitive == MJ_LOAD_BALANCE || primitive == MJ_INTERVAL_EXPAND) {
+        *nt = *bs_nt = 128;
+        *vt = 11;
         return;
     }
     size_t bytes = key_size + value_size;

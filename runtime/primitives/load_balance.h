@@ -1,0 +1,14 @@
+/* The host side of load-balancing search and interval expand. Internal. */
+#ifndef MJ_LOAD_BALANCE_PRIM_H
+#define MJ_LOAD_BALANCE_PRIM_H
+
+#include <stddef.h>
+
+#include "mergejit.h"
+#include "primitives/run.h"
+
+/* Temporary bytes for a merged length n (num_items + num_objects): one partition entry per
+ * tile and one more, checking that the tiles fit a grid (MJ_ERR_TOO_LARGE otherwise). */
+mj_status mj__lbs_temp(const mj_sorter *s, size_t n, size_t *bytes);
+
+#endif

@@ -1,0 +1,66 @@
+/* Load-balancing search's tile arithmetic: the work items 0..items-1 merged with the objects'
+ * offsets (an offset goes before the item equal to it, so an item follows the offset of the
+ * object that owns it). Written in the common subset of C and CUDA C++ so that the kernels and
+ * the CPU model in test_lbs_model run the very same arithmetic. */
+#ifndef MJ_LOAD_BALANCE_H
+#define MJ_LOAD_BALANCE_H
+
+#ifndef MJ_HD
+#if defined(__CUDACC__)
+#define MJ_HD __host__ __device__ __forceinline__
+#else
+#define MJ_HD static inline
+#endif
+#endif
+
+/* Threads of a partition block: one partition entry each. */
+#define MJ_LBS_PARTITION_NT 128
+
+/* A tile's share of the merge: items [x0, x1) and offsets [y0, y1). Its block loads the
+ * offsets [base, base + loads): those of the tile and the one before (the owner of the tile's
+ * first item), at least one. */
+typedef struct mj_lbs_range {
+    long long x0, x1, y0, y1;
+    long long base, loads;
+} mj_lbs_range;
+
+MJ_HD long long mj_lbs_tile_count(long long items, long long objects, long long nv) {
+    return (items + objects + nv - 1) / nv;
+}
+
+/* Tile `tile` of nv merged outputs, from the partition entries p0 and p1 (the items among the
+ * first outputs before the tile and before the next). Sorted offsets give p0 <= p1 <=
+ * p0 + tile length and no more than `objects` offsets taken; the clamps only matter for
+ * unsorted ones (the caller's contract), whose tiles must still stay inside the tile's length
+ * and both arrays. Needs objects >= 1. */
+MJ_HD mj_lbs_range mj_lbs_tile_range(long long tile, long long nv, long long items,
+                                     long long objects, long long p0, long long p1) {
+    mj_lbs_range r;
+    long long n = items + objects;
+    long long d0 = tile * nv < n ? tile * nv : n;
+    long long d1 = d0 + nv < n ? d0 + nv : n;
+    long long lo = d1 - objects > p0 ? d1 - objects : p0;
+    long long hi = p0 + (d1 - d0) < items ? p0 + (d1 - d0) : items;
+    r.x0 = p0;
+    r.x1 = p1 < lo ? lo : p1 > hi ? hi : p1;
+    r.y0 = d0 - r.x0;
+    r.y1 = d1 - r.x1;
+    r.base = r.y0 > 0 ? r.y0 - 1 : 0;
+    r.loads = r.y1 - r.base > 1 ? r.y1 - r.base : 1;
+    return r;
+}
+
+/* One step of a serial walk at item `item` and offset value `off`: the offset goes first when
+ * there is one left and it is not above the item (or no item is left). */
+MJ_HD int mj_lbs_offset_first(int offsets_left, int items_left, long long off, long long item) {
+    return offsets_left && (!items_left || off <= item);
+}
+
+/* The loaded offset (index from base) that owns an item met after y of the tile's offsets,
+ * where y0_loaded is 1 when the offset before the tile was loaded (y0 > 0), else 0. An item
+ * before every offset (offsets[0] > 0: unsorted input) takes the first. */
+MJ_HD int mj_lbs_owner(int y, int y0_loaded) {
+    return y + y0_loaded - 1 > 0 ? y + y0_loaded - 1 : 0;
+}
+
+#endif

@@ -1,0 +1,216 @@
+/* A CPU model of load-balancing search (templates/shared/load_balance.h, the arithmetic the
+ * kernels run): the partition search, each tile's range and every thread's serial walk as
+ * cta_load_balance.cuh does it, against a sequential reference, for skewed and random counts
+ * and several tile shapes; unsorted offsets keep every write inside the outputs and every
+ * read inside the offsets. CPU only. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/load_balance.h"
+#include "test_support.h"
+
+/* kernel_lbs_partition.cuh's mj_lbs_path. */
+static long long path(const long long *off, long long objects, long long items, long long d) {
+    long long lo = d > objects ? d - objects : 0, hi = d < items ? d : items;
+    while (lo < hi) {
+        long long mid = (lo + hi) >> 1;
+        ck_assert_int_ge(d - 1 - mid, 0);
+        ck_assert_int_lt(d - 1 - mid, objects);
+        if (off[d - 1 - mid] <= mid)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Every tile of nt threads of vt steps, as the kernels run them; writes objects and ranks
+ * (item -> owner, rank) and counts the writes of each item. */
+static void model(const long long *off, long long objects, long long items, int nt, int vt,
+                  long long *obj, long long *rank, int *writes) {
+    long long nv = (long long)nt * vt, tiles = mj_lbs_tile_count(items, objects, nv);
+    long long *parts = malloc(sizeof *parts * (size_t)(tiles + 1));
+    long long *s_off = malloc(sizeof *s_off * (size_t)(nv + 1));
+    int *s_owner = malloc(sizeof *s_owner * (size_t)nv);
+    ck_assert(parts && s_off && s_owner);
+    for (long long t = 0; t <= tiles; ++t) {
+        long long d = t * nv < items + objects ? t * nv : items + objects;
+        parts[t] = path(off, objects, items, d);
+    }
+    for (long long tile = 0; tile < tiles; ++tile) {
+        mj_lbs_range r = mj_lbs_tile_range(tile, nv, items, objects, parts[tile], parts[tile + 1]);
+        ck_assert_int_ge(r.x0, 0);
+        ck_assert_int_le(r.x0, r.x1);
+        ck_assert_int_le(r.x1, items);
+        ck_assert_int_le(r.y0, r.y1);
+        ck_assert_int_le(r.y1, objects);
+        ck_assert_int_le(r.loads, nv + 1);
+        ck_assert_int_le(r.base + r.loads, objects);
+        ck_assert_int_le((r.x1 - r.x0) + (r.y1 - r.y0), nv);
+        for (long long i = 0; i < r.loads; ++i) s_off[i] = off[r.base + i];
+        int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
+        for (int i = 0; i < nx; ++i) s_owner[i] = -1;
+        for (int tid = 0; tid < nt; ++tid) {
+            int diag = tid * vt < nx + ny ? tid * vt : nx + ny;
+            int lo = diag > ny ? diag - ny : 0, hi = diag < nx ? diag : nx;
+            while (lo < hi) {
+                int mid = (lo + hi) >> 1;
+                if (s_off[yb + diag - 1 - mid] <= r.x0 + mid)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            int x = lo, y = diag - lo;
+            for (int k = 0; k < vt; ++k) {
+                long long o = y < ny ? s_off[yb + y] : 0;
+                if (mj_lbs_offset_first(y < ny, x < nx, o, r.x0 + x)) {
+                    ++y;
+                } else if (x < nx) {
+                    s_owner[x] = mj_lbs_owner(y, yb);
+                    ++x;
+                }
+            }
+        }
+        for (int i = 0; i < nx; ++i) {
+            int k = s_owner[i];
+            ++writes[r.x0 + i];
+            if (k < 0) continue; /* unsorted input only: the kernel leaves it unspecified */
+            ck_assert_int_lt(k, r.loads);
+            obj[r.x0 + i] = r.base + k;
+            rank[r.x0 + i] = r.x0 + i - s_off[k];
+        }
+    }
+    free(parts);
+    free(s_off);
+    free(s_owner);
+}
+
+static unsigned long long rng = 88172645463325252ull;
+static unsigned long long next(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* counts[0, objects) -> offsets; returns the total. */
+static long long scan_counts(const long long *counts, long long objects, long long *off) {
+    long long sum = 0;
+    for (long long j = 0; j < objects; ++j) {
+        off[j] = sum;
+        sum += counts[j];
+    }
+    return sum;
+}
+
+static void check_counts(const long long *counts, long long objects, int nt, int vt,
+                         const char *what) {
+    long long *off = malloc(sizeof *off * (size_t)objects);
+    ck_assert_ptr_nonnull(off);
+    long long items = scan_counts(counts, objects, off);
+    long long *obj = calloc((size_t)items + 1, sizeof *obj);
+    long long *rank = calloc((size_t)items + 1, sizeof *rank);
+    int *writes = calloc((size_t)items + 1, sizeof *writes);
+    ck_assert(obj && rank && writes);
+    model(off, objects, items, nt, vt, obj, rank, writes);
+    long long i = 0;
+    for (long long j = 0; j < objects; ++j)
+        for (long long c = 0; c < counts[j]; ++c, ++i) {
+            ck_assert_msg(writes[i] == 1, "%s (%dx%d): item %lld written %d times", what, nt, vt,
+                          i, writes[i]);
+            ck_assert_msg(obj[i] == j && rank[i] == c,
+                          "%s (%dx%d): item %lld: object %lld rank %lld, want %lld %lld", what,
+                          nt, vt, i, obj[i], rank[i], j, c);
+        }
+    free(off);
+    free(obj);
+    free(rank);
+    free(writes);
+}
+
+static const int shapes[][2] = {{32, 1}, {32, 3}, {64, 7}, {128, 11}};
+
+START_TEST(skewed_counts)
+{
+    int nt = shapes[_i][0], vt = shapes[_i][1];
+    enum { N = 3000 };
+    long long *c = calloc(N, sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    /* One object (first, middle, last) owns every item. */
+    long long where[] = {0, N / 2, N - 1};
+    for (int w = 0; w < 3; ++w) {
+        memset(c, 0, sizeof *c * N);
+        c[where[w]] = 5000;
+        check_counts(c, N, nt, vt, "one owner");
+    }
+    /* All ones; a single object; long runs of empty objects between a few full ones. */
+    for (int j = 0; j < N; ++j) c[j] = 1;
+    check_counts(c, N, nt, vt, "all ones");
+    long long one = 7;
+    check_counts(&one, 1, nt, vt, "a single object");
+    for (int j = 0; j < N; ++j) c[j] = j % 700 == 3 ? 1 + (long long)(next() % 900) : 0;
+    check_counts(c, N, nt, vt, "runs of empty objects");
+    /* Random counts, sizes around tile edges. */
+    for (int round = 0; round < 20; ++round) {
+        long long objects = 1 + (long long)(next() % (unsigned)(round < 10 ? 2 * nt * vt : N));
+        for (long long j = 0; j < objects; ++j)
+            c[j] = next() % 4 == 0 ? 0 : (long long)(next() % (1 + round % 7 * 3));
+        check_counts(c, objects, nt, vt, "random counts");
+    }
+    free(c);
+}
+END_TEST
+
+/* Unsorted offsets: whatever the result, each tile stays inside the arrays (model() asserts
+ * the ranges and the loads) and every object written is a real one. */
+START_TEST(unsorted_stays_inside)
+{
+    int nt = shapes[_i][0], vt = shapes[_i][1];
+    for (int round = 0; round < 50; ++round) {
+        long long objects = 1 + (long long)(next() % 2000);
+        long long items = (long long)(next() % 3000);
+        long long *off = malloc(sizeof *off * (size_t)objects);
+        long long *obj = calloc((size_t)items + 1, sizeof *obj);
+        long long *rank = calloc((size_t)items + 1, sizeof *rank);
+        int *writes = calloc((size_t)items + 1, sizeof *writes);
+        ck_assert(off && obj && rank && writes);
+        for (long long j = 0; j < objects; ++j)
+            off[j] = round % 3 == 0 ? (long long)(next() % (unsigned long long)(items + 2))
+                                    : (long long)(next() % 7) - 2;
+        model(off, objects, items, nt, vt, obj, rank, writes);
+        for (long long i = 0; i < items; ++i) {
+            ck_assert_int_ge(obj[i], 0);
+            ck_assert_int_lt(obj[i], objects);
+        }
+        free(off);
+        free(obj);
+        free(rank);
+        free(writes);
+    }
+}
+END_TEST
+
+START_TEST(tile_count)
+{
+    ck_assert_int_eq(mj_lbs_tile_count(0, 0, 1408), 0);
+    ck_assert_int_eq(mj_lbs_tile_count(1, 1, 1408), 1);
+    ck_assert_int_eq(mj_lbs_tile_count(1407, 1, 1408), 1);
+    ck_assert_int_eq(mj_lbs_tile_count(1408, 1, 1408), 2);
+    ck_assert_int_eq(mj_lbs_tile_count(1ll << 40, 1ll << 20, 1408),
+                     ((1ll << 40) + (1ll << 20) + 1407) / 1408);
+}
+END_TEST
+
+static Suite *lbs_model_suite(void) {
+    Suite *s = suite_create("lbs_model");
+    TCase *tc = tcase_create("model");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, skewed_counts, 0, 4);
+    tcase_add_loop_test(tc, unsorted_stays_inside, 0, 4);
+    tcase_add_test(tc, tile_count);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return mjt_run(lbs_model_suite(), 1); }
