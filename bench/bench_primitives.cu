@@ -6,8 +6,12 @@
 //   locality  against mergejit's own mergesort, on nearly sorted input (sorted keys with a
 //             fraction of them swapped with a key at most 1000 places away);
 //   reduce    against cub::DeviceReduce (Sum, or Reduce with a maximum) of random keys;
-//   scan      against cub::DeviceScan (ExclusiveSum, InclusiveSum, or an inclusive maximum).
-// Rows of primitives whose memory traffic is fixed (merge, reduce, scan: bytes read plus
+//   scan      against cub::DeviceScan (ExclusiveSum, InclusiveSum, or an inclusive maximum);
+//   lbs       against what a Thrust user writes: thrust::upper_bound of the item indices (a
+//             counting iterator) over the offsets, minus 1 (2^20 objects of random counts);
+//   expand    against the same plus thrust::gather of the objects' values.
+// Rows of primitives whose memory traffic is fixed (merge, reduce, scan, lbs, expand: bytes
+// read plus
 // written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device copy
 // bandwidth measured at the start of the run.
 // Each side runs once untimed and the outputs are compared byte for byte (everything is
@@ -16,7 +20,8 @@
 // are reported with their ratio (> 1: mergejit faster). Temporary storage is allocated once,
 // outside the timed region.
 //
-//   bench_primitives [--reps N] [--quick] [--only merge|segsort|locality|reduce|scan]
+//   bench_primitives [--reps N] [--quick]
+//                    [--only merge|segsort|locality|reduce|scan|lbs|expand]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
@@ -24,6 +29,11 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cuda_runtime.h>
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -414,6 +424,77 @@ static void bench_scan(const char *name, mj_key_kind kind, bool inclusive, int l
     mj_sorter_destroy(s);
 }
 
+// ---------------------------------------------------------------- lbs and expand
+
+struct MinusOne {
+    template <typename T> __host__ __device__ T operator()(T x) const { return x - 1; }
+};
+
+// Offsets of 2^20 objects with random counts summing to 2^lg items: 0 and a sorted random
+// sample of item positions.
+template <typename K> static std::vector<K> lbs_offsets(size_t items, size_t objects)
+{
+    std::vector<K> off(objects);
+    uint64_t seed = 6;
+    off[0] = 0;
+    for (size_t j = 1; j < objects; j++) off[j] = (K)(splitmix64(&seed) % (items + 1));
+    std::sort(off.begin(), off.end());
+    return off;
+}
+
+// Load-balancing search (objects only) or, with V not void, interval expand of V values.
+template <typename K, typename V>
+static void bench_lbs(const char *name, mj_key_kind kind, int lg)
+{
+    const bool expand = !std::is_void<V>::value;
+    typedef typename std::conditional<std::is_void<V>::value, uint32_t, V>::type VV;
+    size_t items = (size_t)1 << lg, objects = (size_t)1 << 20;
+    std::vector<K> off = lbs_offsets<K>(items, objects);
+    std::vector<VV> vals(expand ? objects : 0);
+    uint64_t seed = 8;
+    for (auto &v : vals) v = (VV)splitmix64(&seed);
+    DevBuf doff(objects * sizeof(K)), didx(items * sizeof(K));
+    DevBuf dvals(vals.size() * sizeof(VV)), dout(expand ? items * sizeof(VV) : 0);
+    upload(doff, off.data());
+    if (expand) upload(dvals, vals.data());
+    mj_sorter *s = sorter(expand ? MJ_INTERVAL_EXPAND : MJ_LOAD_BALANCE, kind,
+                          expand ? sizeof(VV) : 0);
+    size_t mj_bytes = 0;
+    MJ_CHECK(mj_sorter_temp_size(s, items + objects, 0, &mj_bytes));
+    DevBuf mt(mj_bytes);
+    const K *o = (const K *)doff.p;
+    K *idx = (K *)didx.p;
+    auto run_thrust = [&] {
+        auto pol = thrust::cuda::par.on(g_stream);
+        thrust::counting_iterator<K> first(0);
+        thrust::upper_bound(pol, o, o + objects, first, first + (K)items, idx);
+        thrust::transform(pol, idx, idx + items, idx, MinusOne{});
+        if (expand) thrust::gather(pol, idx, idx + items, (const VV *)dvals.p, (VV *)dout.p);
+    };
+    auto run_mj = [&] {
+        if (expand)
+            MJ_CHECK(mj_sorter_interval_expand(s, doff.p, objects, items, dvals.p, dout.p, mt.p,
+                                               mt.bytes, g_stream));
+        else
+            MJ_CHECK(mj_sorter_load_balance(s, doff.p, objects, items, didx.p, nullptr, mt.p,
+                                            mt.bytes, g_stream));
+    };
+    DevBuf &result = expand ? dout : didx;
+    run_thrust();
+    auto want = download(result, result.bytes);
+    CUDA_CHECK(cudaMemset(result.p, 0, result.bytes));
+    run_mj();
+    same_or_die(want, download(result, result.bytes), expand ? "expand" : "lbs");
+    char param[48];
+    snprintf(param, sizeof param, "2^%d%s", lg, expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "");
+    // Ideal traffic: the offsets (and values) read once, the outputs written once.
+    double bytes = expand ? (double)objects * (sizeof(K) + sizeof(VV)) + (double)items * sizeof(VV)
+                          : (double)objects * sizeof(K) + (double)items * sizeof(K);
+    race(expand ? "expand" : "lbs", name, param, items, [] {}, run_thrust, run_mj, "Thrust",
+         bytes);
+    mj_sorter_destroy(s);
+}
+
 int main(int argc, char **argv)
 {
     bool quick = false;
@@ -436,8 +517,8 @@ int main(int argc, char **argv)
             fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio,mj_gbs\n");
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
-                            "[--only merge|segsort|locality|reduce|scan] "
-                            "[--case u32|u64|pairs_u32|f64] "
+                            "[--only merge|segsort|locality|reduce|scan|lbs|expand] "
+                            "[--case u32|u64|pairs_u32|f64|i32|i64] "
                             "[--csv FILE]\n");
             return 2;
         }
@@ -492,6 +573,20 @@ int main(int argc, char **argv)
                 if (want_case("u64")) bench_scan<uint64_t, false>("u64", MJ_KEY_U64, inc, lg);
             }
             if (want_case("f64")) bench_scan<double, true>("f64", MJ_KEY_F64, true, lg);
+        }
+    }
+    if (want("lbs")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            if (want_case("i32")) bench_lbs<int32_t, void>("i32", MJ_KEY_I32, lg);
+            if (want_case("i64")) bench_lbs<int64_t, void>("i64", MJ_KEY_I64, lg);
+        }
+    }
+    if (want("expand")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            if (want_case("i32")) bench_lbs<int32_t, uint32_t>("i32", MJ_KEY_I32, lg);
+            if (want_case("i64")) bench_lbs<int64_t, uint64_t>("i64", MJ_KEY_I64, lg);
         }
     }
     if (g_csv) fclose(g_csv);
