@@ -65,6 +65,37 @@ static void free_inputs(mj_context *ctx, tune_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+static int is_lbs(const tune_config *c)
+{
+    return c->primitive == MJ_LOAD_BALANCE || c->primitive == MJ_INTERVAL_EXPAND;
+}
+
+/* Load-balancing search and expand: n / 16 + 1 objects of random counts 0 to 31 (offsets of
+ * the key's width), and for expand each object's value holding its index in its first bytes
+ * (check_lbs reads it back). */
+static mj_status lbs_inputs(mj_context *ctx, const tune_config *c, tune_inputs *in, uint64_t s)
+{
+    size_t ks = c->key_size, vs = c->value_size, n = in->n, objects = n / 16 + 1;
+    unsigned char *off = malloc(objects * ks), *vals = vs ? calloc(objects, vs) : NULL;
+    mj_status st = off && (vals || !vs) ? MJ_OK : MJ_ERR_HOST_MEMORY;
+    for (size_t j = 0; !st && j < objects; j++) {
+        uint64_t o = j ? j * 16 + kg_splitmix(&s) % 16 : 0;
+        set_key(off, ks, j, o < n ? o : n, 0);
+        if (vs)
+            memcpy(vals + j * vs, &j, vs < sizeof j ? vs : sizeof j);
+    }
+    in->offset_count = objects;
+    if (!st)
+        st = mj__dev_alloc(ctx, &in->offsets, objects * ks);
+    if (!st)
+        st = mj__dev_upload(ctx, in->offsets, off, objects * ks);
+    if (!st && vs)
+        st = mj__dev_upload(ctx, in->src_values, vals, objects * vs);
+    free(off);
+    free(vals);
+    return st;
+}
+
 /* Generates the primitive's input on the host and uploads it: random keys (mergesort,
  * segsort), two sorted runs (merge: the first and second half), or sorted keys with local
  * swaps (locality). Values are left as the allocator gives them: their bytes do not change
@@ -117,6 +148,8 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, si
             st = mj__dev_alloc(ctx, &in->values, n * c->value_size);
     }
     free(h);
+    if (!st && is_lbs(c))
+        st = lbs_inputs(ctx, c, in, s);
     if (!st && c->primitive == MJ_SEGMENTED_SORT) {
         in->offset_count = (n + seglen - 1) / seglen + 1;
         uint32_t *off = malloc(in->offset_count * sizeof *off);
@@ -160,6 +193,13 @@ static mj_status run_once(void *arg)
     if (j->c->primitive == MJ_SCAN)
         return mj_sorter_scan(j->sorter, in->src_keys, in->keys, in->n, MJ_SCAN_INCLUSIVE, NULL,
                               j->temp, j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_LOAD_BALANCE)
+        return mj_sorter_load_balance(j->sorter, in->offsets, in->offset_count, in->n, in->keys,
+                                      NULL, j->temp, j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_INTERVAL_EXPAND)
+        return mj_sorter_interval_expand(j->sorter, in->offsets, in->offset_count, in->n,
+                                         in->src_values, in->values, j->temp, j->temp_bytes,
+                                         NULL);
     if (j->c->primitive == MJ_SEGMENTED_SORT) {
         mj_segments seg = {MJ_SEGMENTS_OFFSETS, in->offsets, in->offset_count, 4};
         return mj_sorter_segmented_sort(j->sorter, in->keys, in->values, in->n, &seg, j->temp,
@@ -171,7 +211,8 @@ static mj_status run_once(void *arg)
 /* Restores the input of an in-place run (not timed). */
 static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
-    if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN)
+    if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN ||
+        is_lbs(c))
         return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
@@ -209,12 +250,45 @@ static const char *check_sums(mj_context *ctx, const tune_config *c, tune_inputs
     return bad;
 }
 
+/* Load-balancing search: each item's object, walking the offsets; expand: the object's index
+ * in the first bytes of each output value. */
+static const char *check_lbs(mj_context *ctx, const tune_config *c, tune_inputs *in)
+{
+    size_t ks = c->key_size, vs = c->value_size, objects = in->offset_count;
+    size_t outs = vs ? vs : ks, w = vs < 8 ? vs : 8;
+    unsigned char *off = malloc(objects * ks), *got = malloc(in->n * outs + 1);
+    const char *bad = NULL;
+    if (!off || !got)
+        bad = "no host memory to check the result";
+    else if (mj__dev_download(ctx, off, in->offsets, objects * ks) != MJ_OK ||
+             mj__dev_download(ctx, got, vs ? in->values : in->keys, in->n * outs) != MJ_OK)
+        bad = "the result could not be read back";
+    size_t j = 0;
+    for (size_t i = 0; !bad && i < in->n; i++) {
+        uint64_t next, lo, o = 0;
+        while (j + 1 < objects && (key_words(off, ks, j + 1, &next, &lo), next <= i))
+            j++;
+        if (vs)
+            memcpy(&o, got + i * vs, w);
+        else
+            key_words(got, ks, i, &o, &lo);
+        uint64_t want = vs && w < 8 ? j & ((1ull << (8 * w)) - 1) : j;
+        if (o != want)
+            bad = vs ? "the expansion is wrong" : "the load-balancing search is wrong";
+    }
+    free(off);
+    free(got);
+    return bad;
+}
+
 /* Checks the result: ordered (within each segment) and the same keys (their sum); reduce and
- * scan by check_sums. NULL when right, else what is wrong. */
+ * scan by check_sums, lbs and expand by check_lbs. NULL when right, else what is wrong. */
 static const char *check_result(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN)
         return check_sums(ctx, c, in);
+    if (is_lbs(c))
+        return check_lbs(ctx, c, in);
     size_t ks = c->key_size;
     unsigned char *h = malloc(in->n * ks);
     if (!h)
@@ -256,7 +330,9 @@ const char *tune_measure(tune_bench *b, const tune_config *c, tune_point *p, cha
     for (int k = 0; k < b->o->size_count && !st; k++) {
         tune_inputs *in = &b->in[k];
         size_t need = 0;
-        if ((st = mj_sorter_temp_size(s, in->n, 0, &need)))
+        /* lbs and expand merge the items with the offsets */
+        size_t merged = is_lbs(c) ? in->n + in->offset_count : in->n;
+        if ((st = mj_sorter_temp_size(s, merged, 0, &need)))
             break;
         if (need > b->temp_bytes) {
             mj__dev_free(b->ctx, b->temp);
