@@ -1,5 +1,5 @@
-/* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan)
- * on random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
+/* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
+ * lbs and expand in demo_lbs.c) on random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,9 @@ static const char usage[] =
     "                sorted alone (given as head indices); locality: sorted keys of which 1%\n"
     "                are swapped with a key at most 1000 places away; reduce and scan:\n"
     "                the sum (a + b, wrapping) of integer keys, and their exclusive scan\n"
-    "                with its total, checked against the CPU's\n"
+    "                with its total, checked against the CPU's; lbs and expand (--type i32\n"
+    "                or i64): random counts of n / 8 objects, each item's object and rank,\n"
+    "                or (--values B) its object's value\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -48,7 +50,7 @@ static int set_primitive(void *opts, const char *v)
     o->primitive = mj_primitive_parse(v);
     if (o->primitive == MJ_PRIMITIVE_COUNT)
         return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort, "
-                                    "locality, reduce or scan)", v);
+                                    "locality, reduce, scan, lbs or expand)", v);
     return CLI_OK;
 }
 
@@ -446,6 +448,8 @@ int cmd_demo(int argc, char **argv)
     if (demo_is_scan(o.primitive) && (o.kind > MJ_KEY_I64 || o.value_size > 0))
         return cli_usage_error(CMD, "%s takes integer key types and no values (the demo "
                                     "checks exact sums)", mj_primitive_name(o.primitive));
+    if (demo_is_lbs(o.primitive) && (rc = demo_lbs_opts(&o)) != CLI_OK)
+        return rc;
     if (o.n > SIZE_MAX / 64) /* value bytes, permutation and reference sort buffers */
         return cli_tool_error(MJ_ERR_TOO_LARGE, "%llu keys do not fit in this machine's memory",
                               (unsigned long long)o.n);
@@ -454,6 +458,11 @@ int cmd_demo(int argc, char **argv)
     mj_context *ctx = open_device(&o, &rc);
     if (ctx == NULL)
         return rc;
+    if (demo_is_lbs(o.primitive)) {
+        rc = demo_lbs_run(ctx, &o, n);
+        mj_context_destroy(ctx);
+        return rc;
+    }
 
     /* Everything below is released at the end, whichever step failed. */
     demo_host h = {NULL, NULL, NULL, NULL, NULL, NULL};

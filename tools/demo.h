@@ -53,6 +53,13 @@ void demo_scan_reference(const demo_opts *o, const unsigned char *keys, size_t n
 int demo_check_scan(const demo_opts *o, size_t n, const unsigned char *keys,
                     const unsigned char *got, int *pass);
 
+/* Load-balancing search and interval expand (demo_lbs.c): 1 for those primitives; their
+ * option rules (i32 or i64, values for expand only; CLI_OK or a usage error printed); and the
+ * whole run on ctx's device: input, check, timing, verdict (CLI_OK on PASS). */
+int demo_is_lbs(mj_primitive primitive);
+int demo_lbs_opts(const demo_opts *o);
+int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n);
+
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
                           const unsigned char *keys_out, const unsigned char *values_out,

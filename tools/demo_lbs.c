@@ -1,0 +1,154 @@
+/* `mergejit demo --primitive lbs|expand` (cmd_demo.c hands these over after opening the
+ * device): random counts for n / 8 + 1 objects, the run checked item by item against the CPU
+ * (each item's object and rank, or its object's value), then timed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "demo.h"
+#include "devmem.h"
+
+int demo_is_lbs(mj_primitive primitive)
+{
+    return primitive == MJ_LOAD_BALANCE || primitive == MJ_INTERVAL_EXPAND;
+}
+
+int demo_lbs_opts(const demo_opts *o)
+{
+    if (o->kind != MJ_KEY_I32 && o->kind != MJ_KEY_I64)
+        return cli_usage_error("demo", "%s takes --type i32 or i64 (the offsets' index type)",
+                               mj_primitive_name(o->primitive));
+    if ((o->primitive == MJ_LOAD_BALANCE) != (o->value_size == 0))
+        return cli_usage_error("demo", "%s", o->value_size ? "lbs takes no --values"
+                                                           : "expand needs --values 1 to 64");
+    return CLI_OK;
+}
+
+typedef struct lbs_job {
+    mj_sorter *s;
+    mj_primitive primitive;
+    void *offsets, *out, *ranks, *values, *temp;
+    size_t objects, n, temp_bytes;
+} lbs_job;
+
+static mj_status run_lbs(void *arg)
+{
+    lbs_job *j = arg;
+    if (j->primitive == MJ_INTERVAL_EXPAND)
+        return mj_sorter_interval_expand(j->s, j->offsets, j->objects, j->n, j->values, j->out,
+                                         j->temp, j->temp_bytes, NULL);
+    return mj_sorter_load_balance(j->s, j->offsets, j->objects, j->n, j->out, j->ranks, j->temp,
+                                  j->temp_bytes, NULL);
+}
+
+static uint64_t get(const unsigned char *a, size_t ks, size_t i)
+{
+    uint64_t v = 0;
+    memcpy(&v, a + i * ks, ks); /* little-endian, non-negative */
+    return v;
+}
+
+/* Item by item against a walk over the offsets: the number of mismatches, the first in
+ * *first. */
+static size_t check(const lbs_job *j, size_t ks, size_t vs, const unsigned char *off,
+                    const unsigned char *vals, const unsigned char *out,
+                    const unsigned char *ranks, size_t *first)
+{
+    size_t bad = 0, obj = 0;
+    for (size_t i = 0; i < j->n; i++) {
+        while (obj + 1 < j->objects && get(off, ks, obj + 1) <= i)
+            obj++;
+        int ok = vs ? memcmp(out + i * vs, vals + obj * vs, vs) == 0
+                    : get(out, ks, i) == obj && get(ranks, ks, i) == i - get(off, ks, obj);
+        if (!ok && bad++ == 0)
+            *first = i;
+    }
+    return bad;
+}
+
+int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n)
+{
+    size_t ks = mj_key_kind_size(o->kind), vs = o->value_size, objects = n / 8 + 1;
+    size_t outs = vs ? vs : ks;
+    lbs_job j = {NULL, o->primitive, NULL, NULL, NULL, NULL, NULL, objects, n, 0};
+    unsigned char *off = malloc(objects * ks), *vals = vs ? malloc(objects * vs) : NULL;
+    unsigned char *out = malloc(n * outs), *ranks = vs ? NULL : malloc(n * ks);
+    float *times = o->reps > 0 ? malloc((size_t)o->reps * sizeof *times) : NULL;
+    int rc = CLI_OK, launched = 0;
+    if (!off || (vs && !vals) || !out || (!vs && !ranks) || (o->reps > 0 && !times)) {
+        rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate the host buffers");
+        goto done;
+    }
+    /* Counts 0 to 15, about 8 on average: offsets j * 8 + (0..7), clamped to n. */
+    uint64_t seed = o->seed;
+    for (size_t i = 0; i < objects; i++) {
+        uint64_t v = i ? i * 8 + kg_splitmix(&seed) % 8 : 0;
+        v = v < n ? v : n;
+        memcpy(off + i * ks, &v, ks);
+        for (size_t b = 0; b < vs; b++)
+            vals[i * vs + b] = (unsigned char)kg_splitmix(&seed);
+    }
+    printf("objects: %zu, random counts 0 to 15\n", objects);
+    mj_sort_desc desc;
+    mj_sort_desc_init(&desc, o->kind, MJ_ASCENDING);
+    desc.primitive = o->primitive;
+    desc.value_size = vs;
+    mj_status st = mj_sorter_create(ctx, &desc, &j.s);
+    if (st == MJ_OK)
+        cli_print_build(j.s);
+    if (st == MJ_OK)
+        st = mj_sorter_temp_size(j.s, n + objects, 0, &j.temp_bytes);
+    if (st == MJ_OK && !(st = mj__dev_alloc(ctx, &j.offsets, objects * ks)) &&
+        !(st = mj__dev_alloc(ctx, &j.out, n * outs)) &&
+        !(st = mj__dev_alloc(ctx, &j.temp, j.temp_bytes)) &&
+        !(st = vs ? mj__dev_alloc(ctx, &j.values, objects * vs)
+                  : mj__dev_alloc(ctx, &j.ranks, n * ks)) &&
+        !(st = mj__dev_upload(ctx, j.offsets, off, objects * ks)) && vs)
+        st = mj__dev_upload(ctx, j.values, vals, objects * vs);
+    if (st == MJ_OK) {
+        launched = 1;
+        st = run_lbs(&j);
+    }
+    if (st == MJ_OK && !(st = mj__dev_sync(ctx, NULL)) &&
+        !(st = mj__dev_download(ctx, out, j.out, n * outs)) && !vs)
+        st = mj__dev_download(ctx, ranks, j.ranks, n * ks);
+    if (st != MJ_OK) {
+        rc = cli_status_error(ctx, st);
+        goto done;
+    }
+    size_t first = 0, bad = check(&j, ks, vs, off, vals, out, ranks, &first);
+    if (bad)
+        printf("check: %zu of %zu items differ from the CPU, first at item %zu\n", bad, n,
+               first);
+    else
+        printf("check: %zu items' %s match the CPU\n", n,
+               vs ? "values" : "objects and ranks");
+    for (long r = 0; r < o->reps && rc == CLI_OK; r++)
+        if ((st = mj__dev_time(ctx, run_lbs, &j, &times[r])) != MJ_OK)
+            rc = cli_status_error(ctx, st);
+    if (rc == CLI_OK && o->reps > 0) {
+        cli_sort_floats(times, (size_t)o->reps);
+        float med = times[o->reps / 2];
+        printf("time: median %.3f ms over %ld runs: %.2f Gitems/s\n", med, o->reps,
+               med > 0 ? (double)n / (med * 1e6) : 0.0);
+    }
+    if (rc == CLI_OK) {
+        printf("%s\n", bad ? "FAIL" : "PASS");
+        rc = bad ? CLI_FAILURE : CLI_OK;
+    }
+done:
+    if (launched)
+        (void)mj__dev_sync(ctx, NULL);
+    void *const bufs[] = {j.offsets, j.out, j.ranks, j.values, j.temp};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        if (bufs[i])
+            (void)mj__dev_free(ctx, bufs[i]);
+    mj_sorter_destroy(j.s);
+    free(off);
+    free(vals);
+    free(out);
+    free(ranks);
+    free(times);
+    return rc;
+}
