@@ -189,7 +189,7 @@ START_TEST(primitives_generate)
     /* A segmented sort's head flags are one word per thread: VT up to 32. */
     s.vt = 33;
     s.bs_nt = 0;
-    s.value_size = 0;
+    s.value_size = p == MJ_INTERVAL_EXPAND ? 4 : 0; /* expand needs values */
     s.nt = 32;
     int refused = mj__spec_check(&s, err, sizeof err) != 0;
     ck_assert_int_eq(refused, p == MJ_SEGMENTED_SORT);
