@@ -26,14 +26,16 @@ static long long path(const long long *off, long long objects, long long items, 
 }
 
 /* Every tile of nt threads of vt steps, as the kernels run them; writes objects and ranks
- * (item -> owner, rank) and counts the writes of each item. */
+ * (item -> owner, rank) and counts the stores of each item; with `sorted`, also checks that
+ * the threads' walks together note each of the tile's items exactly once. */
 static void model(const long long *off, long long objects, long long items, int nt, int vt,
-                  long long *obj, long long *rank, int *writes) {
+                  int sorted, long long *obj, long long *rank, int *writes) {
     long long nv = (long long)nt * vt, tiles = mj_lbs_tile_count(items, objects, nv);
     long long *parts = malloc(sizeof *parts * (size_t)(tiles + 1));
     long long *s_off = malloc(sizeof *s_off * (size_t)(nv + 1));
     int *s_owner = malloc(sizeof *s_owner * (size_t)nv);
-    ck_assert(parts && s_off && s_owner);
+    int *noted = malloc(sizeof *noted * (size_t)nv);
+    ck_assert(parts && s_off && s_owner && noted);
     for (long long t = 0; t <= tiles; ++t) {
         long long d = t * nv < items + objects ? t * nv : items + objects;
         parts[t] = path(off, objects, items, d);
@@ -50,7 +52,10 @@ static void model(const long long *off, long long objects, long long items, int 
         ck_assert_int_le((r.x1 - r.x0) + (r.y1 - r.y0), nv);
         for (long long i = 0; i < r.loads; ++i) s_off[i] = off[r.base + i];
         int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
-        for (int i = 0; i < nx; ++i) s_owner[i] = -1;
+        for (int i = 0; i < nx; ++i) {
+            s_owner[i] = -1;
+            noted[i] = 0;
+        }
         for (int tid = 0; tid < nt; ++tid) {
             int diag = tid * vt < nx + ny ? tid * vt : nx + ny;
             int lo = diag > ny ? diag - ny : 0, hi = diag < nx ? diag : nx;
@@ -68,12 +73,16 @@ static void model(const long long *off, long long objects, long long items, int 
                     ++y;
                 } else if (x < nx) {
                     s_owner[x] = mj_lbs_owner(y, yb);
+                    ++noted[x];
                     ++x;
                 }
             }
         }
         for (int i = 0; i < nx; ++i) {
             int k = s_owner[i];
+            if (sorted)
+                ck_assert_msg(noted[i] == 1, "tile %lld item %d noted %d times", tile, i,
+                              noted[i]);
             ++writes[r.x0 + i];
             if (k < 0) continue; /* unsorted input only: the kernel leaves it unspecified */
             ck_assert_int_lt(k, r.loads);
@@ -84,6 +93,7 @@ static void model(const long long *off, long long objects, long long items, int 
     free(parts);
     free(s_off);
     free(s_owner);
+    free(noted);
 }
 
 static unsigned long long rng = 88172645463325252ull;
@@ -113,7 +123,7 @@ static void check_counts(const long long *counts, long long objects, int nt, int
     long long *rank = calloc((size_t)items + 1, sizeof *rank);
     int *writes = calloc((size_t)items + 1, sizeof *writes);
     ck_assert(obj && rank && writes);
-    model(off, objects, items, nt, vt, obj, rank, writes);
+    model(off, objects, items, nt, vt, 1, obj, rank, writes);
     long long i = 0;
     for (long long j = 0; j < objects; ++j)
         for (long long c = 0; c < counts[j]; ++c, ++i) {
@@ -144,6 +154,9 @@ START_TEST(skewed_counts)
         c[where[w]] = 5000;
         check_counts(c, N, nt, vt, "one owner");
     }
+    /* No items at all. */
+    memset(c, 0, sizeof *c * N);
+    check_counts(c, N, nt, vt, "no items");
     /* All ones; a single object; long runs of empty objects between a few full ones. */
     for (int j = 0; j < N; ++j) c[j] = 1;
     check_counts(c, N, nt, vt, "all ones");
@@ -178,7 +191,7 @@ START_TEST(unsorted_stays_inside)
         for (long long j = 0; j < objects; ++j)
             off[j] = round % 3 == 0 ? (long long)(next() % (unsigned long long)(items + 2))
                                     : (long long)(next() % 7) - 2;
-        model(off, objects, items, nt, vt, obj, rank, writes);
+        model(off, objects, items, nt, vt, 0, obj, rank, writes);
         for (long long i = 0; i < items; ++i) {
             ck_assert_int_ge(obj[i], 0);
             ck_assert_int_lt(obj[i], objects);
