@@ -278,7 +278,8 @@ MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
 MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *spill_bytes);
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
- * count for merges); indices != 0 asks for mj_sorter_sort_indices. */
+ * count for merges; num_items + num_objects for lbs and expand); indices != 0 asks for
+ * mj_sorter_sort_indices. */
 MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
                                      size_t *bytes);
 
