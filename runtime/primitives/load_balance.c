@@ -24,12 +24,6 @@ mj_status mj__lbs_temp(const mj_sorter *s, size_t n, size_t *bytes) {
     return MJ_OK;
 }
 
-/* [a, a + an) and [b, b + bn) share a byte. */
-static int overlap(const void *a, size_t an, const void *b, size_t bn) {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return an && bn && x < y + bn && y < x + an;
-}
-
 typedef struct lbs_call {
     const char *fn;
     const void *offsets;
@@ -69,13 +63,13 @@ static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_by
         return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: the arrays do not fit in memory", fn);
     if (c->items) {
         const char *clash = NULL;
-        if (overlap(c->out0, out_bytes, c->offsets, off_bytes))
+        if (mj__ranges_overlap(c->out0, out_bytes, c->offsets, off_bytes))
             clash = expand ? "out overlaps offsets" : "objects overlaps offsets";
-        else if (expand && overlap(c->out0, out_bytes, c->values, val_bytes))
+        else if (expand && mj__ranges_overlap(c->out0, out_bytes, c->values, val_bytes))
             clash = "out overlaps values";
-        else if (c->ranks && overlap(c->ranks, out_bytes, c->offsets, off_bytes))
+        else if (c->ranks && mj__ranges_overlap(c->ranks, out_bytes, c->offsets, off_bytes))
             clash = "ranks overlaps offsets";
-        else if (c->ranks && overlap(c->ranks, out_bytes, c->out0, out_bytes))
+        else if (c->ranks && mj__ranges_overlap(c->ranks, out_bytes, c->out0, out_bytes))
             clash = "ranks overlaps objects";
         if (clash) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s", fn, clash);
     }

@@ -109,3 +109,8 @@ void mj__run_end(mj_sorter *s, mj_run *run) {
     }
     run->owned = 0;
 }
+
+int mj__ranges_overlap(const void *a, size_t an, const void *b, size_t bn) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}

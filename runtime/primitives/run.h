@@ -52,6 +52,9 @@ void mj__run_end(mj_sorter *s, mj_run *run);
 /* `values` is given exactly when the sorter carries values (NULL allowed for n == 0). */
 mj_status mj__check_values(mj_sorter *s, const void *values, size_t n);
 
+/* 1 when [a, a + an) and [b, b + bn) share a byte (empty ranges share none). */
+int mj__ranges_overlap(const void *a, size_t an, const void *b, size_t bn);
+
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 

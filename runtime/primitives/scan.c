@@ -111,12 +111,6 @@ mj_status mj__scan_temp(const mj_sorter *s, size_t n, size_t *bytes) {
     return st;
 }
 
-/* [a, a + an) and [b, b + bn) share a byte. */
-static int overlap(const void *a, size_t an, const void *b, size_t bn) {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return an && bn && x < y + bn && y < x + an;
-}
-
 mj_status mj_sorter_scan(mj_sorter *s, const void *in, void *out, size_t n, mj_scan_kind kind,
                          void *total, void *temp, size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
@@ -133,10 +127,11 @@ mj_status mj_sorter_scan(mj_sorter *s, const void *in, void *out, size_t n, mj_s
     if ((st = scan_layout_for(s, n, &t)) || (st = mj__run_check_temp(s, t.total, temp, temp_bytes)))
         return st;
     size_t bytes = n * s->key_size; /* tile_count checked the product */
-    if (in != out && overlap(in, bytes, out, bytes))
+    if (in != out && mj__ranges_overlap(in, bytes, out, bytes))
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                         "mj_sorter_scan: out overlaps in without being in (in place)");
-    if (total && (overlap(total, s->key_size, in, bytes) || overlap(total, s->key_size, out, bytes)))
+    if (total && (mj__ranges_overlap(total, s->key_size, in, bytes) ||
+                  mj__ranges_overlap(total, s->key_size, out, bytes)))
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sorter_scan: total overlaps in or out");
     if ((st = mj__ctx_enter(ctx))) return st;
     mj_run rn = {DPTR(temp), (CUstream)stream, 0};
