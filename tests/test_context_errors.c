@@ -86,17 +86,6 @@ END_TEST
 
 /* Sorters of the other primitives build without a GPU; each run function takes only its own
  * primitive, and the merge and segment arguments are checked before anything else. */
-static void expect_status(mj_context *ctx, mj_status st, mj_status want, const char *needle,
-                          const char *what) {
-    ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
-                  mj_status_name(st), mj_context_last_error(ctx));
-    ck_assert_msg(mj_context_last_error(ctx)[0] != '\0', "%s: no message", what);
-    if (needle)
-        ck_assert_msg(strstr(mj_context_last_error(ctx), needle) != NULL,
-                      "%s: '%s' is not in the message: %s", what, needle,
-                      mj_context_last_error(ctx));
-}
-
 START_TEST(primitives_without_gpu)
 {
     char *dir = mjt_tmpdir();
@@ -117,61 +106,61 @@ START_TEST(primitives_without_gpu)
     }
     mj_segments segs = {MJ_SEGMENTS_HEADS, fake, 10, 4};
     /* Each run function refuses the other primitives' sorters, naming the primitive. */
-    expect_status(ctx, mj_sorter_sort(s[MJ_MERGE], fake, NULL, 10, NULL, 0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "merge", "sort with a merge sorter");
-    expect_status(ctx, mj_sorter_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, NULL, 0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "segsort", "sort with a segsort sorter");
-    expect_status(ctx, mj_sorter_sort_indices(s[MJ_LOCALITY_SORT], fake, fake, 10, NULL, 0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "locality", "indices with a locality sorter");
-    expect_status(ctx, mj_sorter_merge(s[MJ_MERGESORT], fake, NULL, 5, fake, NULL, 5, fake, NULL,
-                                       NULL, 0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "mergesort", "merge with a mergesort sorter");
-    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_MERGE], fake, NULL, 10, &segs, NULL, 0,
-                                                NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "merge", "segmented sort with a merge sorter");
+    mjt_expect(ctx, mj_sorter_sort(s[MJ_MERGE], fake, NULL, 10, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "merge", "sort with a merge sorter");
+    mjt_expect(ctx, mj_sorter_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "segsort", "sort with a segsort sorter");
+    mjt_expect(ctx, mj_sorter_sort_indices(s[MJ_LOCALITY_SORT], fake, fake, 10, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "locality", "indices with a locality sorter");
+    mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGESORT], fake, NULL, 5, fake, NULL, 5, fake, NULL,
+                                    NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "mergesort", "merge with a mergesort sorter");
+    mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_MERGE], fake, NULL, 10, &segs, NULL, 0,
+                                             NULL),
+               MJ_ERR_INVALID_ARGUMENT, "merge", "segmented sort with a merge sorter");
     /* Argument checks come before the missing device. */
-    expect_status(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
-                                       NULL, NULL, 0, NULL),
-                  MJ_ERR_TOO_LARGE, NULL, "a_count + b_count overflowing");
-    expect_status(ctx, mj_sorter_merge(s[MJ_MERGE], fake, fake, 5, fake, fake, 5, fake, fake,
-                                       NULL, 0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "value_size 0", "values to a keys-only merge");
-    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, NULL,
-                                                NULL, 0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "segments", "no segments");
+    mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
+                                    NULL, NULL, 0, NULL),
+               MJ_ERR_TOO_LARGE, NULL, "a_count + b_count overflowing");
+    mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, fake, 5, fake, fake, 5, fake, fake,
+                                    NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "value_size 0", "values to a keys-only merge");
+    mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, NULL,
+                                             NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "segments", "no segments");
     mj_segments bad = segs;
     bad.index_size = 2;
-    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
-                                                0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "4 or 8", "2-byte indices");
+    mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                             0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "4 or 8", "2-byte indices");
     bad = segs;
     bad.kind = (mj_segments_kind)7;
-    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
-                                                0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "kind", "unknown kind");
+    mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                             0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "kind", "unknown kind");
     bad = segs;
     bad.data = NULL;
-    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
-                                                0, NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "NULL", "NULL segment data");
-    expect_status(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &segs,
-                                                NULL, 0, NULL),
-                  MJ_ERR_UNSUPPORTED, "compile-only", "a valid call without a device");
-    expect_status(ctx, mj_sorter_sort(s[MJ_LOCALITY_SORT], fake, NULL, 10, NULL, 0, NULL),
-                  MJ_ERR_UNSUPPORTED, "compile-only", "locality sort without a device");
+    mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &bad, NULL,
+                                             0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "NULL", "NULL segment data");
+    mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &segs,
+                                             NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "a valid call without a device");
+    mjt_expect(ctx, mj_sorter_sort(s[MJ_LOCALITY_SORT], fake, NULL, 10, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "locality sort without a device");
     mj_sort_desc desc = u32_desc();
-    expect_status(ctx, mj_merge_pairs(ctx, &desc, fake, fake, 5, fake, fake, 5, fake, fake, 0,
-                                      NULL),
-                  MJ_ERR_INVALID_ARGUMENT, "value_size", "mj_merge_pairs without values");
-    expect_status(ctx, mj_segmented_sort_keys(ctx, &desc, fake, 10, &segs, NULL),
-                  MJ_ERR_UNSUPPORTED, "compile-only", "mj_segmented_sort_keys");
+    mjt_expect(ctx, mj_merge_pairs(ctx, &desc, fake, fake, 5, fake, fake, 5, fake, fake, 0,
+                                   NULL),
+               MJ_ERR_INVALID_ARGUMENT, "value_size", "mj_merge_pairs without values");
+    mjt_expect(ctx, mj_segmented_sort_keys(ctx, &desc, fake, 10, &segs, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "mj_segmented_sort_keys");
     desc.primitive = MJ_MERGE;
-    expect_status(ctx, mj_sort_keys(ctx, &desc, fake, 10, NULL), MJ_ERR_INVALID_ARGUMENT,
-                  "merge", "mj_sort_keys with the merge primitive");
+    mjt_expect(ctx, mj_sort_keys(ctx, &desc, fake, 10, NULL), MJ_ERR_INVALID_ARGUMENT,
+               "merge", "mj_sort_keys with the merge primitive");
     desc.primitive = (mj_primitive)99;
     mj_sorter *none = NULL;
-    expect_status(ctx, mj_sorter_create(ctx, &desc, &none), MJ_ERR_INVALID_ARGUMENT,
-                  "primitive", "an unknown primitive");
+    mjt_expect(ctx, mj_sorter_create(ctx, &desc, &none), MJ_ERR_INVALID_ARGUMENT,
+               "primitive", "an unknown primitive");
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) mj_sorter_destroy(s[p]);
     mj_context_destroy(ctx);
     mjt_rmtree(dir);
@@ -183,7 +172,7 @@ END_TEST
 static void create_fails(mj_context *ctx, const mj_sort_desc *desc, mj_status want,
                          const char *needle, const char *what) {
     mj_sorter *s = (mj_sorter *)1;
-    expect_status(ctx, mj_sorter_create(ctx, desc, &s), want, needle, what);
+    mjt_expect(ctx, mj_sorter_create(ctx, desc, &s), want, needle, what);
     ck_assert_msg(s == NULL, "%s: *out is not NULL after a failure", what);
 }
 

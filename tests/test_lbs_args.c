@@ -101,17 +101,6 @@ START_TEST(request_key)
 }
 END_TEST
 
-static void expect(mj_context *ctx, mj_status st, mj_status want, const char *needle,
-                   const char *what) {
-    ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
-                  mj_status_name(st), mj_context_last_error(ctx));
-    ck_assert_msg(mj_context_last_error(ctx)[0] != '\0', "%s: no message", what);
-    if (needle)
-        ck_assert_msg(strstr(mj_context_last_error(ctx), needle) != NULL,
-                      "%s: '%s' is not in the message: %s", what, needle,
-                      mj_context_last_error(ctx));
-}
-
 START_TEST(api_arguments)
 {
     char *dir = mjt_tmpdir();
@@ -120,19 +109,19 @@ START_TEST(api_arguments)
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *lbs = NULL, *lbs64 = NULL, *expand = NULL, *sort = NULL, *bad = NULL;
     d.primitive = MJ_LOAD_BALANCE;
-    expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "i32 or i64",
-           "lbs of u32");
+    mjt_expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "i32 or i64",
+               "lbs of u32");
     d.key = MJ_KEY_I32;
     d.value_size = 4;
-    expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "value_size",
-           "lbs with values");
+    mjt_expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "value_size",
+               "lbs with values");
     d.value_size = 0;
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &lbs), MJ_OK);
     d.key = MJ_KEY_I64;
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &lbs64), MJ_OK);
     d.primitive = MJ_INTERVAL_EXPAND;
-    expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "value_size",
-           "expand without values");
+    mjt_expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "value_size",
+               "expand without values");
     d.key = MJ_KEY_I32;
     d.value_size = 12;
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &expand), MJ_OK);
@@ -150,77 +139,77 @@ START_TEST(api_arguments)
     ck_assert_int_eq(mj_sorter_temp_size(lbs, 10 * nv + 1, 0, &bytes), MJ_OK);
     ck_assert_uint_ge(bytes, 12 * 8);
     ck_assert_int_eq(mj_sorter_temp_size(lbs64, (1ull << 40) + (1ull << 20), 0, &bytes), MJ_OK);
-    expect(ctx, mj_sorter_temp_size(lbs, SIZE_MAX, 0, &bytes), MJ_ERR_TOO_LARGE, NULL,
-           "lbs temp of SIZE_MAX");
+    mjt_expect(ctx, mj_sorter_temp_size(lbs, SIZE_MAX, 0, &bytes), MJ_ERR_TOO_LARGE, NULL,
+               "lbs temp of SIZE_MAX");
 
     char *fake = (char *)(uintptr_t)0x100000, *out = fake + (1 << 20), *ranks = fake + (2 << 20);
     char *values = fake + (3 << 20);
     mj_sorter_temp_size(lbs, 100 + 10, 0, &bytes);
     /* Wrong sorters. */
-    expect(ctx, mj_sorter_load_balance(sort, fake, 10, 100, out, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "mergesort", "lbs with a mergesort sorter");
-    expect(ctx, mj_sorter_load_balance(expand, fake, 10, 100, out, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "expand", "lbs with an expand sorter");
-    expect(ctx, mj_sorter_interval_expand(lbs, fake, 10, 100, values, out, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "lbs", "expand with an lbs sorter");
-    expect(ctx, mj_sorter_sort(lbs, fake, NULL, 10, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
-           "lbs", "sort with an lbs sorter");
+    mjt_expect(ctx, mj_sorter_load_balance(sort, fake, 10, 100, out, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "mergesort", "lbs with a mergesort sorter");
+    mjt_expect(ctx, mj_sorter_load_balance(expand, fake, 10, 100, out, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "expand", "lbs with an expand sorter");
+    mjt_expect(ctx, mj_sorter_interval_expand(lbs, fake, 10, 100, values, out, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "lbs", "expand with an lbs sorter");
+    mjt_expect(ctx, mj_sorter_sort(lbs, fake, NULL, 10, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
+               "lbs", "sort with an lbs sorter");
     ck_assert_int_eq(mj_sorter_load_balance(NULL, fake, 10, 100, out, NULL, NULL, 0, NULL),
                      MJ_ERR_INVALID_ARGUMENT);
     /* NULL pointers, no objects, counts over the index type. */
-    expect(ctx, mj_sorter_load_balance(lbs, NULL, 10, 100, out, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "offsets", "NULL offsets");
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, NULL, ranks, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "objects", "NULL objects");
-    expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, NULL, out, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "values", "NULL values");
-    expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, values, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "out", "NULL out");
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 0, 100, out, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "no objects", "items without objects");
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 1ull << 31, out, NULL, NULL, 0, NULL),
-           MJ_ERR_TOO_LARGE, "index type", "2^31 items with i32");
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 1ull << 31, 10, out, NULL, NULL, 0, NULL),
-           MJ_ERR_TOO_LARGE, "index type", "2^31 objects with i32");
-    expect(ctx, mj_sorter_load_balance(lbs64, fake, SIZE_MAX, 10, out, NULL, NULL, 0, NULL),
-           MJ_ERR_TOO_LARGE, NULL, "SIZE_MAX objects with i64");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, NULL, 10, 100, out, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "offsets", "NULL offsets");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, NULL, ranks, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "objects", "NULL objects");
+    mjt_expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, NULL, out, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "values", "NULL values");
+    mjt_expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, values, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "out", "NULL out");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 0, 100, out, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "no objects", "items without objects");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 1ull << 31, out, NULL, NULL, 0, NULL),
+               MJ_ERR_TOO_LARGE, "index type", "2^31 items with i32");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 1ull << 31, 10, out, NULL, NULL, 0, NULL),
+               MJ_ERR_TOO_LARGE, "index type", "2^31 objects with i32");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs64, fake, SIZE_MAX, 10, out, NULL, NULL, 0, NULL),
+               MJ_ERR_TOO_LARGE, NULL, "SIZE_MAX objects with i64");
     /* Overlaps. */
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, fake + 8, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "overlaps", "objects over offsets");
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, out, out + 396, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "overlaps", "ranks over objects");
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, out, fake + 36, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "overlaps", "ranks over offsets");
-    expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, values, values + 12 * 9,
-                                          NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "overlaps", "out over values");
-    expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, values, fake + 36, NULL, 0,
-                                          NULL),
-           MJ_ERR_INVALID_ARGUMENT, "overlaps", "out over offsets");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, fake + 8, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "overlaps", "objects over offsets");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, out, out + 396, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "overlaps", "ranks over objects");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, out, fake + 36, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "overlaps", "ranks over offsets");
+    mjt_expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, values, values + 12 * 9,
+                                              NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "overlaps", "out over values");
+    mjt_expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, values, fake + 36, NULL, 0,
+                                              NULL),
+               MJ_ERR_INVALID_ARGUMENT, "overlaps", "out over offsets");
     /* Too little temp. */
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, out, NULL, ranks, 1, NULL),
-           MJ_ERR_INVALID_ARGUMENT, NULL, "temp too small");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, out, NULL, ranks, 1, NULL),
+               MJ_ERR_INVALID_ARGUMENT, NULL, "temp too small");
     /* Nothing to do: NULL arrays pass every check (the context is entered, as for a merge of
      * nothing, and that is where a compile-only context stops). */
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 0, NULL, NULL, NULL, 0, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "no items");
-    expect(ctx, mj_sorter_load_balance(lbs, NULL, 0, 0, NULL, NULL, NULL, 0, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "nothing");
-    expect(ctx, mj_sorter_interval_expand(expand, NULL, 0, 0, NULL, NULL, NULL, 0, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "no items to expand");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 0, NULL, NULL, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "no items");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, NULL, 0, 0, NULL, NULL, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "nothing");
+    mjt_expect(ctx, mj_sorter_interval_expand(expand, NULL, 0, 0, NULL, NULL, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "no items to expand");
     /* A valid call reaches the missing device. */
-    expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, out, ranks, NULL, 0, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "a valid lbs without a device");
-    expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, values, out, NULL, 0, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "a valid expand without a device");
+    mjt_expect(ctx, mj_sorter_load_balance(lbs, fake, 10, 100, out, ranks, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "a valid lbs without a device");
+    mjt_expect(ctx, mj_sorter_interval_expand(expand, fake, 10, 100, values, out, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "a valid expand without a device");
     /* One-call functions. */
     mj_sort_desc_init(&d, MJ_KEY_I64, MJ_ASCENDING);
-    expect(ctx, mj_load_balance(ctx, &d, fake, 10, 100, out, NULL, NULL), MJ_ERR_UNSUPPORTED,
-           "compile-only", "mj_load_balance");
-    expect(ctx, mj_interval_expand(ctx, &d, fake, 10, 100, values, out, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "value_size", "mj_interval_expand of 0-byte values");
-    expect(ctx, mj_interval_expand(ctx, &d, fake, 10, 100, values, out, 8, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "mj_interval_expand");
+    mjt_expect(ctx, mj_load_balance(ctx, &d, fake, 10, 100, out, NULL, NULL), MJ_ERR_UNSUPPORTED,
+               "compile-only", "mj_load_balance");
+    mjt_expect(ctx, mj_interval_expand(ctx, &d, fake, 10, 100, values, out, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "value_size", "mj_interval_expand of 0-byte values");
+    mjt_expect(ctx, mj_interval_expand(ctx, &d, fake, 10, 100, values, out, 8, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "mj_interval_expand");
     mj_sorter_destroy(lbs);
     mj_sorter_destroy(lbs64);
     mj_sorter_destroy(expand);
@@ -231,26 +220,12 @@ START_TEST(api_arguments)
 }
 END_TEST
 
-static mj_context *deploy_context(const char *bundle, const char *tuning, const char *cache) {
-    mj_context_options o;
-    mj_context_options_init(&o);
-    o.flags = MJ_CONTEXT_COMPILE_ONLY;
-    o.target_sm = 90;
-    o.cache_dir = cache;
-    o.bundle = bundle;
-    o.tuning_file = tuning;
-    mj_context *ctx = NULL;
-    mj_status st = mj_context_create(&o, &ctx);
-    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
-    return ctx;
-}
-
 /* A bundle of lbs (i32) and expand (i64, 8-byte values) serves them and nothing else. */
 START_TEST(bundle)
 {
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/lbs.mjb", dir);
-    mj_context *ctx = deploy_context("", "", dir);
+    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_bundle_builder *b = NULL;
     ck_assert_int_eq(mj_bundle_builder_create(&b), MJ_OK);
     mj_sort_desc d;
@@ -268,7 +243,7 @@ START_TEST(bundle)
     mj_bundle_builder_destroy(b);
     mj_context_destroy(ctx);
 
-    ctx = deploy_context(path, "", dir);
+    ctx = mjt_deploy_context(90, dir, path, "");
     mj_sorter *s = NULL;
     mj_sort_desc_init(&d, MJ_KEY_I32, MJ_ASCENDING);
     d.primitive = MJ_LOAD_BALANCE;
@@ -282,8 +257,8 @@ START_TEST(bundle)
     ck_assert_int_eq(mj_sorter_source(s), 3);
     mj_sorter_destroy(s);
     d.value_size = 4;
-    expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
-           "expand of 4-byte values");
+    mjt_expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
+               "expand of 4-byte values");
     mj_context_destroy(ctx);
     mjt_rmtree(dir);
     free(dir);
@@ -304,7 +279,7 @@ START_TEST(tiles)
 
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/tuning", dir);
-    mj_context *ctx = deploy_context("", "", dir);
+    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_tile def;
     ck_assert_int_eq(mj_context_tile(ctx, MJ_INTERVAL_EXPAND, 8, 12, &def), MJ_OK);
     ck_assert_int_eq(def.nt, def.bs_nt);
@@ -314,7 +289,7 @@ START_TEST(tiles)
     ck_assert_int_eq(mj_tuning_save(ctx, path, rec, 2), MJ_OK);
     mj_context_destroy(ctx);
 
-    ctx = deploy_context("", path, dir);
+    ctx = mjt_deploy_context(90, dir, "", path);
     ck_assert_int_eq(mj_context_tile(ctx, MJ_LOAD_BALANCE, 4, 0, &def), MJ_OK);
     ck_assert_int_eq(def.tuned, 1);
     ck_assert_int_eq(def.nt, 256);

@@ -169,16 +169,6 @@ END_TEST
 
 /* ---------------------------------------------------------------- the API */
 
-static void expect(mj_context *ctx, mj_status st, mj_status want, const char *needle,
-                   const char *what) {
-    ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
-                  mj_status_name(st), mj_context_last_error(ctx));
-    if (needle)
-        ck_assert_msg(strstr(mj_context_last_error(ctx), needle) != NULL,
-                      "%s: '%s' is not in the message: %s", what, needle,
-                      mj_context_last_error(ctx));
-}
-
 START_TEST(api_arguments)
 {
     char *dir = mjt_tmpdir();
@@ -189,16 +179,16 @@ START_TEST(api_arguments)
 
     d.primitive = MJ_SCAN;
     d.value_size = 4;
-    expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "value_size",
-           "a scan with values");
+    mjt_expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "value_size",
+               "a scan with values");
     d.value_size = 0;
     d.key = MJ_KEY_CUSTOM;
     d.type_name = "affine";
     d.type_source = affine_source;
     d.type_size = 12;
     d.type_align = 4;
-    expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "operator",
-           "a custom scan without op");
+    mjt_expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "operator",
+               "a custom scan without op");
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_DESCENDING);
     d.primitive = MJ_SCAN;
     d.less = "a > b"; /* not used by scans */
@@ -222,74 +212,76 @@ START_TEST(api_arguments)
     ck_assert_uint_eq(bytes, 0); /* one block: no partials */
     ck_assert_int_eq(mj_sorter_temp_size(reduce, 100 * nv, 0, &bytes), MJ_OK);
     ck_assert_uint_eq(bytes, 100 * 4);
-    expect(ctx, mj_sorter_temp_size(scan, SIZE_MAX, 0, &bytes), MJ_ERR_TOO_LARGE, NULL,
-           "scan temp of SIZE_MAX");
-    expect(ctx, mj_sorter_temp_size(reduce, SIZE_MAX / 2, 0, &bytes), MJ_ERR_TOO_LARGE, NULL,
-           "reduce temp of SIZE_MAX / 2");
+    mjt_expect(ctx, mj_sorter_temp_size(scan, SIZE_MAX, 0, &bytes), MJ_ERR_TOO_LARGE, NULL,
+               "scan temp of SIZE_MAX");
+    mjt_expect(ctx, mj_sorter_temp_size(reduce, SIZE_MAX / 2, 0, &bytes), MJ_ERR_TOO_LARGE, NULL,
+               "reduce temp of SIZE_MAX / 2");
 
     char *fake = (char *)(uintptr_t)0x100000, *total = fake + 4096;
     /* Each run function takes only its own primitive. */
-    expect(ctx, mj_sorter_scan(reduce, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "reduce", "scan with a reduce sorter");
-    expect(ctx, mj_sorter_reduce(scan, fake, 10, fake, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
-           "scan", "reduce with a scan sorter");
-    expect(ctx, mj_sorter_scan(sort, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "mergesort", "scan with a mergesort sorter");
-    expect(ctx, mj_sorter_sort(scan, fake, NULL, 10, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
-           "scan", "sort with a scan sorter");
+    mjt_expect(ctx, mj_sorter_scan(reduce, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "reduce", "scan with a reduce sorter");
+    mjt_expect(ctx, mj_sorter_reduce(scan, fake, 10, fake, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
+               "scan", "reduce with a scan sorter");
+    mjt_expect(ctx, mj_sorter_scan(sort, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "mergesort", "scan with a mergesort sorter");
+    mjt_expect(ctx, mj_sorter_sort(scan, fake, NULL, 10, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
+               "scan", "sort with a scan sorter");
 
     /* Scan arguments, all refused before the device is needed. */
-    expect(ctx, mj_sorter_scan(scan, NULL, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "in is NULL", "NULL in");
-    expect(ctx, mj_sorter_scan(scan, fake, NULL, 10, MJ_SCAN_EXCLUSIVE, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "out is NULL", "NULL out");
-    expect(ctx, mj_sorter_scan(scan, fake, fake, 10, (mj_scan_kind)2, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "kind", "unknown kind");
-    expect(ctx, mj_sorter_scan(scan, fake, fake + 4, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "overlaps", "out overlapping in");
-    expect(ctx, mj_sorter_scan(scan, fake + 4, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "overlaps", "in overlapping out");
-    expect(ctx, mj_sorter_scan(scan, fake, total, 10, MJ_SCAN_INCLUSIVE, total + 36, NULL, 0,
-                               NULL),
-           MJ_ERR_INVALID_ARGUMENT, "total overlaps", "total inside out");
-    expect(ctx, mj_sorter_scan(scan, fake, fake, 10, MJ_SCAN_INCLUSIVE, fake, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "total overlaps", "total inside in");
+    mjt_expect(ctx, mj_sorter_scan(scan, NULL, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "in is NULL", "NULL in");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, NULL, 10, MJ_SCAN_EXCLUSIVE, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "out is NULL", "NULL out");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake, 10, (mj_scan_kind)2, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "kind", "unknown kind");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake + 4, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
+                                   NULL),
+               MJ_ERR_INVALID_ARGUMENT, "overlaps", "out overlapping in");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake + 4, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
+                                   NULL),
+               MJ_ERR_INVALID_ARGUMENT, "overlaps", "in overlapping out");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, total, 10, MJ_SCAN_INCLUSIVE, total + 36, NULL, 0,
+                                   NULL),
+               MJ_ERR_INVALID_ARGUMENT, "total overlaps", "total inside out");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake, 10, MJ_SCAN_INCLUSIVE, fake, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "total overlaps", "total inside in");
     ck_assert_int_eq(mj_sorter_temp_size(scan, 10 * nv, 0, &bytes), MJ_OK);
-    expect(ctx, mj_sorter_scan(scan, fake, total, 10 * nv, MJ_SCAN_INCLUSIVE, NULL,
-                               (void *)(uintptr_t)0x200000, bytes - 1, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "too small", "small temp");
-    expect(ctx, mj_sorter_scan(scan, fake, fake, SIZE_MAX, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
-                               NULL),
-           MJ_ERR_TOO_LARGE, NULL, "SIZE_MAX elements");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, total, 10 * nv, MJ_SCAN_INCLUSIVE, NULL,
+                                   (void *)(uintptr_t)0x200000, bytes - 1, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "too small", "small temp");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake, SIZE_MAX, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
+                                   NULL),
+               MJ_ERR_TOO_LARGE, NULL, "SIZE_MAX elements");
     /* Good arguments (in place, no total; or n == 0 with only total) reach the device check. */
-    expect(ctx, mj_sorter_scan(scan, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "in place");
-    expect(ctx, mj_sorter_scan(scan, NULL, NULL, 0, MJ_SCAN_EXCLUSIVE, total, NULL, 0, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "n == 0 with total");
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "in place");
+    mjt_expect(ctx, mj_sorter_scan(scan, NULL, NULL, 0, MJ_SCAN_EXCLUSIVE, total, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "n == 0 with total");
 
     /* Reduce arguments. */
-    expect(ctx, mj_sorter_reduce(reduce, fake, 10, NULL, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "out is NULL", "NULL out");
-    expect(ctx, mj_sorter_reduce(reduce, NULL, 10, fake, NULL, 0, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "in is NULL", "NULL in");
+    mjt_expect(ctx, mj_sorter_reduce(reduce, fake, 10, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "out is NULL", "NULL out");
+    mjt_expect(ctx, mj_sorter_reduce(reduce, NULL, 10, fake, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "in is NULL", "NULL in");
     ck_assert_int_eq(mj_sorter_temp_size(reduce, 100 * nv, 0, &bytes), MJ_OK);
-    expect(ctx, mj_sorter_reduce(reduce, fake, 100 * nv, total, (void *)(uintptr_t)0x200000,
-                                 bytes - 1, NULL),
-           MJ_ERR_INVALID_ARGUMENT, "too small", "small temp");
-    expect(ctx, mj_sorter_reduce(reduce, NULL, 0, total, NULL, 0, NULL), MJ_ERR_UNSUPPORTED,
-           "compile-only", "n == 0");
+    mjt_expect(ctx, mj_sorter_reduce(reduce, fake, 100 * nv, total, (void *)(uintptr_t)0x200000,
+                                     bytes - 1, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "too small", "small temp");
+    mjt_expect(ctx, mj_sorter_reduce(reduce, NULL, 0, total, NULL, 0, NULL), MJ_ERR_UNSUPPORTED,
+               "compile-only", "n == 0");
 
     /* The one-call functions set the primitive themselves. */
     mj_sort_desc_init(&d, MJ_KEY_F64, MJ_ASCENDING);
     d.op = "fmax(a, b)";
     d.identity = "-INFINITY";
-    expect(ctx, mj_scan(ctx, &d, fake, fake, 10, MJ_SCAN_EXCLUSIVE, NULL, NULL),
-           MJ_ERR_UNSUPPORTED, "compile-only", "mj_scan");
-    expect(ctx, mj_reduce(ctx, &d, fake, 10, total, NULL), MJ_ERR_UNSUPPORTED, "compile-only",
-           "mj_reduce");
+    mjt_expect(ctx, mj_scan(ctx, &d, fake, fake, 10, MJ_SCAN_EXCLUSIVE, NULL, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "mj_scan");
+    mjt_expect(ctx, mj_reduce(ctx, &d, fake, 10, total, NULL), MJ_ERR_UNSUPPORTED, "compile-only",
+               "mj_reduce");
     d.identity = NULL;
-    expect(ctx, mj_reduce(ctx, &d, fake, 10, total, NULL), MJ_ERR_INVALID_ARGUMENT, "identity",
-           "mj_reduce: op without identity");
+    mjt_expect(ctx, mj_reduce(ctx, &d, fake, 10, total, NULL), MJ_ERR_INVALID_ARGUMENT, "identity",
+               "mj_reduce: op without identity");
 
     mj_sorter_destroy(scan);
     mj_sorter_destroy(reduce);
@@ -302,27 +294,13 @@ END_TEST
 
 /* ---------------------------------------------------------------- deployment */
 
-static mj_context *bundle_context(const char *bundle, const char *tuning, const char *cache) {
-    mj_context_options o;
-    mj_context_options_init(&o);
-    o.flags = MJ_CONTEXT_COMPILE_ONLY;
-    o.target_sm = 90;
-    o.cache_dir = cache;
-    o.bundle = bundle;
-    o.tuning_file = tuning;
-    mj_context *ctx = NULL;
-    mj_status st = mj_context_create(&o, &ctx);
-    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
-    return ctx;
-}
-
 /* Two u32 scans with different operators are two entries, each found again by its own
  * operator; a third operator is not in the bundle. */
 START_TEST(bundle_by_operator)
 {
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/scan.mjb", dir);
-    mj_context *ctx = bundle_context("", "", dir);
+    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_bundle_builder *b = NULL;
     ck_assert_int_eq(mj_bundle_builder_create(&b), MJ_OK);
     mj_sort_desc d;
@@ -341,7 +319,7 @@ START_TEST(bundle_by_operator)
     mj_bundle_builder_destroy(b);
     mj_context_destroy(ctx);
 
-    ctx = bundle_context(path, "", dir);
+    ctx = mjt_deploy_context(90, dir, path, "");
     mj_sorter *s = NULL;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     d.primitive = MJ_SCAN;
@@ -364,8 +342,8 @@ START_TEST(bundle_by_operator)
     d.primitive = MJ_SCAN;
     d.op = "min(a, b)";
     d.identity = "0xFFFFFFFFu";
-    expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, "min(a, b)",
-           "another operator");
+    mjt_expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, "min(a, b)",
+               "another operator");
     mj_context_destroy(ctx);
     mjt_rmtree(dir);
     free(dir);
@@ -387,7 +365,7 @@ START_TEST(tiles)
 
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/tuning", dir);
-    mj_context *ctx = bundle_context("", "", dir);
+    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_tile def;
     ck_assert_int_eq(mj_context_tile(ctx, MJ_REDUCE, 8, 0, &def), MJ_OK);
     ck_assert_int_eq(def.nt, def.bs_nt);
@@ -396,7 +374,7 @@ START_TEST(tiles)
     ck_assert_int_eq(mj_tuning_save(ctx, path, rec, 2), MJ_OK);
     mj_context_destroy(ctx);
 
-    ctx = bundle_context("", path, dir);
+    ctx = mjt_deploy_context(90, dir, "", path);
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SCAN, 4, 0, &def), MJ_OK);
     ck_assert_int_eq(def.tuned, 1);
     ck_assert_int_eq(def.nt, 128);

@@ -32,17 +32,34 @@ mj_context *mjt_gpu_context_or_skip(const char *program) {
     return ctx;
 }
 
-mj_context *mjt_compile_context(int sm, const char *dir) {
+mj_context *mjt_deploy_context(int sm, const char *dir, const char *bundle, const char *tuning) {
     mj_context_options o;
     mj_context_options_init(&o);
     o.flags = MJ_CONTEXT_COMPILE_ONLY;
     o.target_sm = sm;
     o.cache_dir = dir;
+    o.bundle = bundle;
+    o.tuning_file = tuning;
     mj_context *ctx = NULL;
     mj_status st = mj_context_create(&o, &ctx);
     ck_assert_msg(st == MJ_OK, "compile-only context: %s: %s", mj_status_name(st),
                   mj_context_last_error(ctx));
     return ctx;
+}
+
+mj_context *mjt_compile_context(int sm, const char *dir) {
+    return mjt_deploy_context(sm, dir, NULL, NULL);
+}
+
+void mjt_expect(mj_context *ctx, mj_status st, mj_status want, const char *needle,
+                const char *what) {
+    ck_assert_msg(st == want, "%s: expected %s, got %s (%s)", what, mj_status_name(want),
+                  mj_status_name(st), mj_context_last_error(ctx));
+    ck_assert_msg(mj_context_last_error(ctx)[0] != '\0', "%s: no message", what);
+    if (needle)
+        ck_assert_msg(strstr(mj_context_last_error(ctx), needle) != NULL,
+                      "%s: '%s' is not in the message: %s", what, needle,
+                      mj_context_last_error(ctx));
 }
 
 char *mjt_tmpdir(void) {

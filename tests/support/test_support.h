@@ -20,6 +20,13 @@ int mjt_small(void);
 /* A compile-only context for sm (no driver needed) with its own cache directory `dir`
  * (NULL: the environment's default). Fails the test on error. */
 mj_context *mjt_compile_context(int sm, const char *dir);
+/* The same with the bundle and tuning file named (NULL: the environment's; "": none). */
+mj_context *mjt_deploy_context(int sm, const char *dir, const char *bundle, const char *tuning);
+
+/* st must be want, with a message in the context's last error that holds needle (when not
+ * NULL); `what` names the call in the failure. */
+void mjt_expect(mj_context *ctx, mj_status st, mj_status want, const char *needle,
+                const char *what);
 
 /* A fresh directory under /tmp (malloc'd path) and its recursive removal. */
 char *mjt_tmpdir(void);
