@@ -8,7 +8,6 @@
  *    MJ_ERR_DEVICE_MEMORY, leaves the keys as they were, and works once memory is freed.
  * Every result is checked against the CPU's stable sort. MJ_TEST_SMALL=1 runs smaller sizes
  * and leaves out the full-GPU case (for compute-sanitizer). */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,22 +21,7 @@ static mj_context *ctx;
 static int small;
 
 /* Streams come from the CUDA runtime, as in an application. */
-static int (*rt_stream_create)(void **);
-static int (*rt_stream_sync)(void *);
-static int (*rt_stream_destroy)(void *);
-
-static int load_runtime(void) {
-    void *rt = dlopen("libcudart.so.13", RTLD_NOW);
-    if (!rt) rt = dlopen("libcudart.so", RTLD_NOW);
-    if (!rt) {
-        fprintf(stderr, "test_gpu_concurrency: libcudart is needed: %s\n", dlerror());
-        return -1;
-    }
-    rt_stream_create = (int (*)(void **))dlsym(rt, "cudaStreamCreate");
-    rt_stream_sync = (int (*)(void *))dlsym(rt, "cudaStreamSynchronize");
-    rt_stream_destroy = (int (*)(void *))dlsym(rt, "cudaStreamDestroy");
-    return rt_stream_create && rt_stream_sync && rt_stream_destroy ? 0 : -1;
-}
+static mjt_cudart rt;
 
 /* One sort of n random keys of `kind` (with their indices as 4-byte values when pairs) on
  * `stream` through context c, checked against the CPU; "" when right, else what went wrong
@@ -64,7 +48,7 @@ static const char *sort_and_check(mj_context *c, mj_key_kind kind, int pairs, si
     mj_sort_desc_init(&d, kind, MJ_ASCENDING);
     if (!st)
         st = pairs ? mj_sort_pairs(c, &d, dk, dv, 4, n, stream) : mj_sort_keys(c, &d, dk, n, stream);
-    if (!st && rt_stream_sync(stream) != 0) {
+    if (!st && rt.stream_sync(stream) != 0) {
         snprintf(why, 256, "cudaStreamSynchronize failed");
         goto done;
     }
@@ -104,7 +88,7 @@ static void *work(void *arg) {
     static const mj_key_kind shared[] = {MJ_KEY_U32, MJ_KEY_F64, MJ_KEY_I16, MJ_KEY_U64};
     static const mj_key_kind own[] = {MJ_KEY_I32, MJ_KEY_F32, MJ_KEY_U8, MJ_KEY_I64};
     void *stream = NULL;
-    if (rt_stream_create(&stream) != 0) {
+    if (rt.stream_create(&stream) != 0) {
         snprintf(w->why, sizeof w->why, "cudaStreamCreate failed");
         return NULL;
     }
@@ -115,7 +99,7 @@ static void *work(void *arg) {
             mj_key_kind kind = w->id < 4 ? shared[k] : own[(k + w->id) % 4];
             sort_and_check(ctx, kind, (r + k) & 1, n, 100 * w->id + 10 * r + k, stream, w->why);
         }
-    rt_stream_destroy(stream);
+    rt.stream_destroy(stream);
     return NULL;
 }
 
@@ -142,7 +126,7 @@ START_TEST(several_contexts) {
         ck_assert_int_eq(mj_context_create(NULL, &c[i]), MJ_OK);
     }
     void *stream = NULL;
-    ck_assert_int_eq(rt_stream_create(&stream), 0);
+    ck_assert_int_eq(rt.stream_create(&stream), 0);
     char why[256];
     size_t n = small ? 10000 : 500000;
     for (int r = 0; r < 2; r++)
@@ -158,7 +142,7 @@ START_TEST(several_contexts) {
     }
     mj_context_destroy(c[0]);
     mj_context_destroy(c[2]);
-    rt_stream_destroy(stream);
+    rt.stream_destroy(stream);
 }
 END_TEST
 
@@ -209,7 +193,7 @@ END_TEST
 int main(void) {
     small = mjt_small();
     ctx = mjt_gpu_context_or_skip("test_gpu_concurrency");
-    if (load_runtime() != 0) return 1;
+    if (mjt_cudart_load(&rt) != 0) return 1;
     Suite *s = suite_create("gpu_concurrency");
     TCase *tc = tcase_create("concurrency");
     tcase_set_timeout(tc, 1200);

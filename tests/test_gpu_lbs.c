@@ -5,7 +5,6 @@
  * temporary buffer reused across runs of other sizes; a stream that is not the default one;
  * the one-call functions. Skips (exit 77) where there is no GPU. MJ_TEST_SMALL=1 runs smaller
  * sizes (for compute-sanitizer). */
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,14 +210,10 @@ END_TEST
 /* Streams come from the CUDA runtime, as in an application. */
 START_TEST(test_own_stream)
 {
-    void *rt = dlopen("libcudart.so.13", RTLD_NOW);
-    if (!rt) rt = dlopen("libcudart.so", RTLD_NOW);
-    ck_assert_msg(rt != NULL, "libcudart is needed for this test: %s", dlerror());
-    int (*create)(void **) = (int (*)(void **))dlsym(rt, "cudaStreamCreate");
-    int (*destroy)(void *) = (int (*)(void *))dlsym(rt, "cudaStreamDestroy");
-    ck_assert(create && destroy);
+    mjt_cudart rt;
+    ck_assert_int_eq(mjt_cudart_load(&rt), 0);
     void *stream = NULL;
-    ck_assert_int_eq(create(&stream), 0);
+    ck_assert_int_eq(rt.stream_create(&stream), 0);
     mj_sorter *lbs = make(MJ_LOAD_BALANCE, MJ_KEY_I64, 0);
     mj_sorter *expand = make(MJ_INTERVAL_EXPAND, MJ_KEY_I32, 12);
     size_t n = small ? 100000 : 3000000;
@@ -227,7 +222,7 @@ START_TEST(test_own_stream)
     check(expand, 4, EMPTY_RUNS, n, 0, 12, &o, 32u);
     mj_sorter_destroy(lbs);
     mj_sorter_destroy(expand);
-    destroy(stream);
+    rt.stream_destroy(stream);
 }
 END_TEST
 

@@ -6,7 +6,6 @@
  * other sizes (stale tile states must not leak into the next run); a stream that is not the
  * default one. Skips (exit 77) where there is no GPU. MJ_TEST_SMALL=1 runs smaller sizes (for
  * compute-sanitizer). */
-#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -281,14 +280,10 @@ END_TEST
 /* Streams come from the CUDA runtime, as in an application. */
 START_TEST(test_own_stream)
 {
-    void *rt = dlopen("libcudart.so.13", RTLD_NOW);
-    if (!rt) rt = dlopen("libcudart.so", RTLD_NOW);
-    ck_assert_msg(rt != NULL, "libcudart is needed for this test: %s", dlerror());
-    int (*create)(void **) = (int (*)(void **))dlsym(rt, "cudaStreamCreate");
-    int (*destroy)(void *) = (int (*)(void *))dlsym(rt, "cudaStreamDestroy");
-    ck_assert(create && destroy);
+    mjt_cudart rt;
+    ck_assert_int_eq(mjt_cudart_load(&rt), 0);
     void *stream = NULL;
-    ck_assert_int_eq(create(&stream), 0);
+    ck_assert_int_eq(rt.stream_create(&stream), 0);
     const etype *t = &types[4]; /* affine */
     mj_sorter *scan = make(MJ_SCAN, t), *reduce = make(MJ_REDUCE, t);
     size_t n = small ? 100000 : 3000000;
@@ -300,7 +295,7 @@ START_TEST(test_own_stream)
     check_reduce(reduce, t, n, NULL, 0, stream, 33u);
     mj_sorter_destroy(scan);
     mj_sorter_destroy(reduce);
-    destroy(stream);
+    rt.stream_destroy(stream);
 }
 END_TEST
 

@@ -1,6 +1,5 @@
 /* Sorting on the GPU against a CPU stable sort. Skips (exit 77) where there is no GPU.
  * MJ_TEST_SMALL=1 runs a small subset (for compute-sanitizer). */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,39 +235,29 @@ START_TEST(test_indices) {
 }
 END_TEST
 
-/* Memory and a stream from the CUDA runtime API (opened with dlopen, as the library does with
+/* Memory and a stream from the CUDA runtime API (mjt_cudart, opened as the library opens
  * the driver): the primary-context promise. */
 START_TEST(test_runtime_interop) {
-    void *rt = dlopen("libcudart.so.13", RTLD_NOW);
-    if (!rt) rt = dlopen("libcudart.so", RTLD_NOW);
-    ck_assert_msg(rt != NULL, "libcudart is needed for this test: %s", dlerror());
-    int (*rt_malloc)(void **, size_t) = (int (*)(void **, size_t))dlsym(rt, "cudaMalloc");
-    int (*rt_free)(void *) = (int (*)(void *))dlsym(rt, "cudaFree");
-    int (*rt_stream)(void **) = (int (*)(void **))dlsym(rt, "cudaStreamCreate");
-    int (*rt_stream_sync)(void *) = (int (*)(void *))dlsym(rt, "cudaStreamSynchronize");
-    int (*rt_stream_destroy)(void *) = (int (*)(void *))dlsym(rt, "cudaStreamDestroy");
-    int (*rt_memcpy)(void *, const void *, size_t, int) =
-        (int (*)(void *, const void *, size_t, int))dlsym(rt, "cudaMemcpy");
-    ck_assert(rt_malloc && rt_free && rt_stream && rt_stream_sync && rt_stream_destroy &&
-              rt_memcpy);
+    mjt_cudart rt;
+    ck_assert_int_eq(mjt_cudart_load(&rt), 0);
     size_t n = small ? 30000 : 3000000;
     uint64_t *keys = malloc(n * 8), *perm = malloc(n * 8), *out = malloc(n * 8);
     kg_fill_keys(MJ_KEY_I64, keys, n, 5);
     void *dk = NULL, *stream = NULL;
-    ck_assert_int_eq(rt_malloc(&dk, n * 8), 0);
-    ck_assert_int_eq(rt_stream(&stream), 0);
-    ck_assert_int_eq(rt_memcpy(dk, keys, n * 8, 1 /* host to device */), 0);
+    ck_assert_int_eq(rt.mem_alloc(&dk, n * 8), 0);
+    ck_assert_int_eq(rt.stream_create(&stream), 0);
+    ck_assert_int_eq(rt.copy(dk, keys, n * 8, 1 /* host to device */), 0);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_I64, MJ_ASCENDING);
     mj_status st = mj_sort_keys(ctx, &d, dk, n, stream);
     ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
-    ck_assert_int_eq(rt_stream_sync(stream), 0);
-    ck_assert_int_eq(rt_memcpy(out, dk, n * 8, 2 /* device to host */), 0);
+    ck_assert_int_eq(rt.stream_sync(stream), 0);
+    ck_assert_int_eq(rt.copy(out, dk, n * 8, 2 /* device to host */), 0);
     ck_assert_int_eq(kg_reference_sort(MJ_KEY_I64, MJ_ASCENDING, keys, n, perm), MJ_OK);
     size_t first;
     ck_assert_uint_eq(kg_compare(8, 0, keys, NULL, out, NULL, perm, n, &first), 0);
-    rt_stream_destroy(stream);
-    rt_free(dk);
+    rt.stream_destroy(stream);
+    rt.mem_free(dk);
     free(keys);
     free(perm);
     free(out);

@@ -88,6 +88,8 @@ static const struct {
     {MJ_LOCALITY_SORT, 8, 8, 128, 9, 256},  {MJ_LOCALITY_SORT, 16, 0, 128, 7, 256},
     {MJ_LOCALITY_SORT, 16, 8, 128, 5, 256},
     {MJ_SCAN, 4, 0, 128, 47, 128},          {MJ_SCAN, 8, 0, 128, 31, 128},
+    {MJ_LOAD_BALANCE, 4, 0, 128, 19, 128},  {MJ_INTERVAL_EXPAND, 4, 4, 128, 15, 128},
+    {MJ_INTERVAL_EXPAND, 8, 4, 128, 13, 128}, {MJ_INTERVAL_EXPAND, 8, 8, 64, 7, 64},
 };
 
 /* Reduce and scan read each element once and are bound by memory: 256 threads, and per
@@ -133,7 +135,8 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
         return;
     }
     /* Load-balancing search and expand: the seed's 128 x 11 (a thread's serial walk of 11
-     * steps over items and offsets; registers hold no keys across it). Not yet tuned. */
+     * steps over items and offsets; registers hold no keys across it); the sm_90 table has
+     * the tuner's winners where they beat it (docs/TUNING.md). */
     if (primitive == MJ_LOAD_BALANCE || primitive == MJ_INTERVAL_EXPAND) {
         *nt = *bs_nt = 128;
         *vt = 11;

@@ -9,13 +9,19 @@
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_expand_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i64 *partitions,
-                const mj_value *values, mj_value *out) {
+                const mj_value *__restrict__ values, mj_value *__restrict__ out) {
     MJ_LBS_SHARED(s_off, s_owner);
     int tid = threadIdx.x;
     mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
                                          tid);
     int nx = (int)(r.x1 - r.x0);
-    for (int i = tid; i < nx; i += MJ_NT) out[r.x0 + i] = values[r.base + s_owner[i]];
+    /* Unrolled, and out never aliases values (the host refuses overlap), so a thread's loads
+     * of values are all in flight at once instead of one load-store round trip per item. */
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k) {
+        int i = tid + k * MJ_NT;
+        if (i < nx) out[r.x0 + i] = values[r.base + s_owner[i]];
+    }
 }
 
 #endif

@@ -1,6 +1,7 @@
 #include "test_support.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -167,3 +168,25 @@ void mjt_tool_run_free(mjt_tool_run *r) {
     free(r->err);
 }
 
+
+int mjt_cudart_load(mjt_cudart *rt) {
+    void *h = dlopen("libcudart.so.13", RTLD_NOW);
+    if (!h) h = dlopen("libcudart.so", RTLD_NOW);
+    if (!h) {
+        fprintf(stderr, "libcudart is needed for this test: %s\n", dlerror());
+        return -1;
+    }
+    /* Through void * per POSIX's dlsym: ISO C has no cast between object and function
+     * pointers. */
+    *(void **)&rt->stream_create = dlsym(h, "cudaStreamCreate");
+    *(void **)&rt->stream_sync = dlsym(h, "cudaStreamSynchronize");
+    *(void **)&rt->stream_destroy = dlsym(h, "cudaStreamDestroy");
+    *(void **)&rt->mem_alloc = dlsym(h, "cudaMalloc");
+    *(void **)&rt->mem_free = dlsym(h, "cudaFree");
+    *(void **)&rt->copy = dlsym(h, "cudaMemcpy");
+    if (rt->stream_create && rt->stream_sync && rt->stream_destroy && rt->mem_alloc &&
+        rt->mem_free && rt->copy)
+        return 0;
+    fprintf(stderr, "libcudart lacks a function this test needs\n");
+    return -1;
+}

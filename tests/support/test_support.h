@@ -38,6 +38,21 @@ int mjt_run(Suite *s, int fork);
 
 uint64_t mjt_rand(uint64_t *state);
 
+/* The CUDA runtime API, opened with dlopen as the library opens the driver, so that GPU tests
+ * can use memory and streams the way an application does (the primary-context promise) while
+ * the test programs build without the toolkit's headers. */
+typedef struct mjt_cudart {
+    int (*stream_create)(void **stream);
+    int (*stream_sync)(void *stream);
+    int (*stream_destroy)(void *stream);
+    int (*mem_alloc)(void **p, size_t bytes);
+    int (*mem_free)(void *p);
+    int (*copy)(void *dst, const void *src, size_t bytes, int kind); /* 1 to, 2 from device */
+} mjt_cudart;
+/* Fills rt and returns 0; -1 after a line on stderr when libcudart or one of its functions is
+ * missing. Usable outside a test (from main). */
+int mjt_cudart_load(mjt_cudart *rt);
+
 /* Writes n bytes to path, replacing it; fails the test on error. */
 void mjt_write_file(const char *path, const void *data, size_t n);
 /* The whole file (malloc'd, with a NUL after its bytes, so text can be read as a string);
