@@ -96,8 +96,9 @@ static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_by
     void *pp[] = {&off, &objects, &items, &tiles, &parts};
     void *tp[] = {&off, &objects, &items, &parts, expand ? &second : &out,
                   expand ? &out : &second};
-    long long grid = (tiles + 1 + MJ_LBS_PARTITION_NT - 1) / MJ_LBS_PARTITION_NT;
-    if (!(st = mj__launch(s, MJ_K_LBS_PARTITION, grid, MJ_LBS_PARTITION_NT, pp, rn.stream)))
+    long long grid = (tiles + MJ_LBS_PARTITION_WARPS) / MJ_LBS_PARTITION_WARPS; /* tiles + 1 */
+    if (!(st = mj__launch(s, MJ_K_LBS_PARTITION, grid, 32 * MJ_LBS_PARTITION_WARPS, pp,
+                          rn.stream)))
         st = mj__launch(s, expand ? MJ_K_EXPAND : MJ_K_LBS, tiles, (unsigned)s->nt, tp,
                         rn.stream);
     mj__run_end(s, &rn);
