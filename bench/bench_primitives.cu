@@ -9,8 +9,10 @@
 //   scan      against cub::DeviceScan (ExclusiveSum, InclusiveSum, or an inclusive maximum);
 //   lbs       against what a Thrust user writes: thrust::upper_bound of the item indices (a
 //             counting iterator) over the offsets, minus 1 (2^20 objects of random counts);
-//   expand    against the same plus thrust::gather of the objects' values.
-// Rows of primitives whose memory traffic is fixed (merge, reduce, scan, lbs, expand: bytes
+//   expand    against the same plus thrust::gather of the objects' values;
+//   search    against thrust::lower_bound (and upper_bound for equality counts) of sorted
+//             needles in a sorted haystack (bench_search_cases.h).
+// Rows of primitives whose memory traffic is fixed (merge, reduce, scan, lbs, expand, search: bytes
 // read plus
 // written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device copy
 // bandwidth measured at the start of the run.
@@ -21,7 +23,7 @@
 // outside the timed region.
 //
 //   bench_primitives [--reps N] [--quick]
-//                    [--only merge|segsort|locality|reduce|scan|lbs|expand]
+//                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
@@ -305,6 +307,7 @@ static void measure_copy()
 }
 
 #include "bench_family_cases.h"
+#include "bench_search_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -328,7 +331,7 @@ int main(int argc, char **argv)
             fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio,mj_gbs\n");
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
-                            "[--only merge|segsort|locality|reduce|scan|lbs|expand] "
+                            "[--only merge|segsort|locality|reduce|scan|lbs|expand|search] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] "
                             "[--csv FILE]\n");
             return 2;
@@ -398,6 +401,15 @@ int main(int argc, char **argv)
             if (quick && lg == 27) continue;
             if (want_case("i32")) bench_lbs<int32_t, uint32_t>("i32", MJ_KEY_I32, lg);
             if (want_case("i64")) bench_lbs<int64_t, uint64_t>("i64", MJ_KEY_I64, lg);
+        }
+    }
+    if (want("search")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            for (bool counts : {false, true}) {
+                if (want_case("u32")) bench_search<uint32_t>("u32", MJ_KEY_U32, lg, counts);
+                if (want_case("u64")) bench_search<uint64_t>("u64", MJ_KEY_U64, lg, counts);
+            }
         }
     }
     if (g_csv) fclose(g_csv);

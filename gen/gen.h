@@ -24,6 +24,7 @@ typedef enum mj_kernel_id {
     MJ_K_LBS_PARTITION,   /* load-balancing search and interval expand */
     MJ_K_LBS,             /* load-balancing search */
     MJ_K_EXPAND,          /* interval expand */
+    MJ_K_SEARCH,          /* sorted search (with MJ_K_MERGE_PARTITION) */
     MJ_K_COUNT
 } mj_kernel_id;
 

@@ -173,6 +173,10 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
     } else if (spec->less && check_expression(spec->less, "comparator", " over a and b", err,
                                               errcap)) {
         return -1;
+    } else if (spec->primitive == MJ_SORTED_SEARCH && spec->value_size) {
+        snprintf(err, errcap, "search takes no values: value_size must be 0, not %zu",
+                 spec->value_size);
+        return -1;
     }
     return mj__tile_shape_check(spec->primitive, mj__spec_key_size(spec), spec->value_size,
                                 spec->nt, spec->vt, mj__spec_bs_nt(spec), err, errcap);
@@ -214,13 +218,14 @@ int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_s
                  MJ_MAX_VALUE_SIZE);
         return -1;
     }
-    if (mj__is_lbs(primitive) && bs_nt != nt) {
+    if ((mj__is_lbs(primitive) || primitive == MJ_SORTED_SEARCH) && bs_nt != nt) {
         snprintf(err, errcap, "%s has no blocksort: blocksort threads must be NT (%d), not %d",
                  mj_primitive_name(primitive), nt, bs_nt);
         return -1;
     }
     /* The merge primitive has no blocksort; its tile is the merge tile. */
-    int big_nt = primitive == MJ_MERGE || mj__is_reduce_or_scan(primitive) || mj__is_lbs(primitive)
+    int big_nt = primitive == MJ_MERGE || mj__is_reduce_or_scan(primitive) ||
+                         mj__is_lbs(primitive) || primitive == MJ_SORTED_SEARCH
                      ? nt
                      : bs_nt;
     size_t smem = mj__tile_smem(primitive, big_nt, vt, key_size, value_size);
@@ -265,6 +270,8 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
     /* The tile, two sets of warp totals (reduce) or one and the tile's prefix (scan). */
     if (mj__is_reduce_or_scan(primitive)) return (nv + 2 * (size_t)(nt / 32) + 1) * key_size + 16;
     if (mj__is_lbs(primitive)) return (nv + 1) * key_size + 4 * nv + 16;
+    /* The tile's keys with the one before and the one after, and an int result per key. */
+    if (primitive == MJ_SORTED_SEARCH) return (nv + 2) * key_size + 4 * nv + 16;
     size_t heads = primitive == MJ_SEGMENTED_SORT ? 4 * (size_t)nt : 0;
     /* + 16: room for the padding that aligns the second array */
     return nv * key_size + 4 * (value_size ? nv : 1) + heads + 16;

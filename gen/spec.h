@@ -37,7 +37,8 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec);
 /* Static shared memory a kernel with nt threads and the spec's VT declares: one tile of keys,
  * a tile of int positions when values are carried, alignment padding, and for segmented sorts
  * a head range per thread; for reduce and scan, a tile of keys and a few more per warp; for
- * lbs and expand, a tile of offsets and one more, and an int per item. */
+ * lbs and expand, a tile of offsets and one more, and an int per item; for sorted search, a
+ * tile of keys and two more, and an int per key. */
 size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
                      size_t value_size);
 

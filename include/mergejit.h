@@ -171,11 +171,13 @@ typedef enum mj_primitive {
     MJ_SCAN = 5,           /* mj_sorter_scan: inclusive or exclusive prefix combinations */
     MJ_LOAD_BALANCE = 6,   /* mj_sorter_load_balance: the object of every work item */
     MJ_INTERVAL_EXPAND = 7, /* mj_sorter_interval_expand: each object's value, count times */
+    MJ_SORTED_SEARCH = 8,  /* mj_sorter_sorted_search: where each key of one sorted array falls
+                              in another, and which keys the two share */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
-/* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand"; NULL for
- * an unknown primitive. */
+/* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search";
+ * NULL for an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -278,8 +280,8 @@ MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
 MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *spill_bytes);
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
- * count for merges; num_items + num_objects for lbs and expand); indices != 0 asks for
- * mj_sorter_sort_indices. */
+ * count for merges; num_items + num_objects for lbs and expand; a_count + b_count for sorted
+ * searches); indices != 0 asks for mj_sorter_sort_indices. */
 MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
                                      size_t *bytes);
 
@@ -386,6 +388,42 @@ MJ_API mj_status mj_sorter_interval_expand(mj_sorter *s, const void *offsets,
                                            const void *values, void *out, void *temp,
                                            size_t temp_bytes, void *stream);
 
+/* Vectorized sorted search (sorters built for MJ_SORTED_SEARCH; any key, including custom keys,
+ * with the order or less of a merge; value_size 0). Two keys are equivalent when neither is
+ * ordered before the other. */
+typedef enum mj_bound {
+    MJ_BOUND_LOWER = 0, /* the first position in the other array whose key is not ordered before
+                           the key */
+    MJ_BOUND_UPPER = 1  /* the first position whose key is ordered after the key */
+} mj_bound;
+
+/* What a sorted search writes (device memory); every pointer may be NULL (not written), at
+ * least one is set. */
+typedef struct mj_search_outputs {
+    mj_bound bound;     /* for a's indices; b's indices get the other bound (one merge serves
+                           both) */
+    size_t index_size;  /* 4 (uint32_t) or 8 (uint64_t) for a_indices, b_indices, a_counts */
+    void *a_indices;    /* a_count entries: the bound of a[i] in b */
+    void *a_matches;    /* a_count bytes: 1 when b holds a key equivalent to a[i], else 0 */
+    void *a_counts;     /* a_count entries: how many keys of b are equivalent to a[i] */
+    void *b_indices;    /* b_count entries: the other bound of b[j] in a */
+    void *b_matches;    /* b_count bytes: 1 when a holds a key equivalent to b[j], else 0 */
+    void *match_counts; /* two uint64_t: how many a[i] and how many b[j] have a match */
+} mj_search_outputs;
+
+/* Searches every key of a (a_count keys) in b and every key of b in a, both sorted by the
+ * sorter's order, with one merge of the two (and a second one for a_counts, which needs both
+ * bounds), and writes the outputs that `out` asks for. Unsorted input gives unspecified
+ * results, but every write stays inside the output arrays. Either count may be 0: the other
+ * side's outputs are then bound 0, no match, count 0. index_size 4 refuses a_count or b_count
+ * above 2^32 - 1 (MJ_ERR_TOO_LARGE) when an index output is set. Outputs must not overlap the
+ * inputs or one another. The temporary storage is mj_sorter_temp_size(sorter, a_count +
+ * b_count, 0). */
+MJ_API mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_count,
+                                         const void *b, size_t b_count,
+                                         const mj_search_outputs *out, void *temp,
+                                         size_t temp_bytes, void *stream);
+
 /* ---------------------------------------------------------------- one-call functions */
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
@@ -427,6 +465,11 @@ MJ_API mj_status mj_interval_expand(mj_context *ctx, const mj_sort_desc *desc,
                                     const void *offsets, size_t num_objects, size_t num_items,
                                     const void *values, void *out, size_t value_size,
                                     void *stream);
+
+/* desc's primitive is set by this (MJ_SORTED_SEARCH). */
+MJ_API mj_status mj_sorted_search(mj_context *ctx, const mj_sort_desc *desc, const void *a,
+                                  size_t a_count, const void *b, size_t b_count,
+                                  const mj_search_outputs *out, void *stream);
 
 /* ---------------------------------------------------------------- deployment bundles */
 

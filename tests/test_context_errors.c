@@ -115,6 +115,12 @@ START_TEST(primitives_without_gpu)
     mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGESORT], fake, NULL, 5, fake, NULL, 5, fake, NULL,
                                     NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "mergesort", "merge with a mergesort sorter");
+    mj_search_outputs so = {MJ_BOUND_LOWER, 4, fake, NULL, NULL, NULL, NULL, NULL};
+    mjt_expect(ctx, mj_sorter_sorted_search(s[MJ_MERGE], fake, 5, fake, 5, &so, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "merge", "sorted search with a merge sorter");
+    mjt_expect(ctx, mj_sorter_merge(s[MJ_SORTED_SEARCH], fake, NULL, 5, fake, NULL, 5, fake,
+                                    NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "search", "merge with a search sorter");
     mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_MERGE], fake, NULL, 10, &segs, NULL, 0,
                                              NULL),
                MJ_ERR_INVALID_ARGUMENT, "merge", "segmented sort with a merge sorter");

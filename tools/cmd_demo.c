@@ -1,5 +1,5 @@
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
- * lbs and expand in demo_lbs.c) on random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
+ * lbs and expand in demo_lbs.c, search in demo_search.c) on random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,8 @@ static const char usage[] =
     "                the sum (a + b, wrapping) of integer keys, and their exclusive scan\n"
     "                with its total, checked against the CPU's; lbs and expand (--type i32\n"
     "                or i64): random counts of n / 8 objects, each item's object and rank,\n"
-    "                or (--values B) its object's value\n"
+    "                or (--values B) its object's value; search: the two halves of the\n"
+    "                keys, each sorted on the CPU, searched in one another (every output)\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -50,7 +51,7 @@ static int set_primitive(void *opts, const char *v)
     o->primitive = mj_primitive_parse(v);
     if (o->primitive == MJ_PRIMITIVE_COUNT)
         return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort, "
-                                    "locality, reduce, scan, lbs or expand)", v);
+                                    "locality, reduce, scan, lbs, expand or search)", v);
     return CLI_OK;
 }
 
@@ -450,6 +451,8 @@ int cmd_demo(int argc, char **argv)
                                     "checks exact sums)", mj_primitive_name(o.primitive));
     if (demo_is_lbs(o.primitive) && (rc = demo_lbs_opts(&o)) != CLI_OK)
         return rc;
+    if (demo_is_search(o.primitive) && o.value_size > 0)
+        return cli_usage_error(CMD, "search takes no --values");
     if (o.n > SIZE_MAX / 64) /* value bytes, permutation and reference sort buffers */
         return cli_tool_error(MJ_ERR_TOO_LARGE, "%llu keys do not fit in this machine's memory",
                               (unsigned long long)o.n);
@@ -458,8 +461,8 @@ int cmd_demo(int argc, char **argv)
     mj_context *ctx = open_device(&o, &rc);
     if (ctx == NULL)
         return rc;
-    if (demo_is_lbs(o.primitive)) {
-        rc = demo_lbs_run(ctx, &o, n);
+    if (demo_is_lbs(o.primitive) || demo_is_search(o.primitive)) {
+        rc = demo_is_lbs(o.primitive) ? demo_lbs_run(ctx, &o, n) : demo_search_run(ctx, &o, n);
         mj_context_destroy(ctx);
         return rc;
     }

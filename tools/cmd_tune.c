@@ -31,7 +31,8 @@ static const char usage[] =
     "  --primitives L  comma-separated: mergesort, merge, segsort, locality, reduce,\n"
     "                  scan (reduce and scan: sums, no values), lbs (no values), expand\n"
     "                  (non-zero values); lbs and expand: keys 4 and 8 only (i32, i64\n"
-    "                  offsets; 16 is skipped)\n"
+    "                  offsets; 16 is skipped), search (the lower bounds of the first half\n"
+    "                  of sorted keys in the second, no values)\n"
     "                  (default mergesort,merge,segsort)\n"
     "  --keys L        key sizes in bytes: 4 (u32), 8 (u64), 16 (a struct of two u64)\n"
     "                  (default 4,8,16)\n"
@@ -193,7 +194,7 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     int nprims = cli_parse_primitives(a.prims, list);
     if (nprims < 0)
         return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort, locality, "
-                                    "reduce, scan, lbs and expand, each once, not '%s'",
+                                    "reduce, scan, lbs, expand and search, each once, not '%s'",
                                a.prims);
     for (int p = 0; p < nprims; p++)
         for (int k = 0; k < a.nkeys; k++) {
@@ -201,8 +202,9 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
             if ((list[p] == MJ_LOAD_BALANCE || list[p] == MJ_INTERVAL_EXPAND) &&
                 a.keys[k] != 4 && a.keys[k] != 8)
                 continue;
-            /* Reduce, scan and lbs carry no values: one configuration per key size. */
-            if (list[p] == MJ_REDUCE || list[p] == MJ_SCAN || list[p] == MJ_LOAD_BALANCE) {
+            /* Reduce, scan, lbs and search carry no values: one configuration per key size. */
+            if (list[p] == MJ_REDUCE || list[p] == MJ_SCAN || list[p] == MJ_LOAD_BALANCE ||
+                list[p] == MJ_SORTED_SEARCH) {
                 o->configs[o->config_count++] = (tune_config){list[p], (size_t)a.keys[k], 0};
                 continue;
             }

@@ -60,6 +60,11 @@ int demo_is_lbs(mj_primitive primitive);
 int demo_lbs_opts(const demo_opts *o);
 int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n);
 
+/* Sorted search (demo_search.c): 1 for that primitive, and the whole run on ctx's device
+ * (keys only), as demo_lbs_run. */
+int demo_is_search(mj_primitive primitive);
+int demo_search_run(mj_context *ctx, const demo_opts *o, size_t n);
+
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
                           const unsigned char *keys_out, const unsigned char *values_out,

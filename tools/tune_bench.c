@@ -97,7 +97,7 @@ static mj_status lbs_inputs(mj_context *ctx, const tune_config *c, tune_inputs *
 }
 
 /* Generates the primitive's input on the host and uploads it: random keys (mergesort,
- * segsort), two sorted runs (merge: the first and second half), or sorted keys with local
+ * segsort), two sorted runs (merge, search: the first and second half), or sorted keys with local
  * swaps (locality). Values are left as the allocator gives them: their bytes do not change
  * the work. */
 static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, size_t seglen,
@@ -113,7 +113,7 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, si
     uint64_t s = 0x5eed + n + ks, run = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t r = kg_splitmix(&s);
-        if (c->primitive == MJ_MERGE) {
+        if (c->primitive == MJ_MERGE || c->primitive == MJ_SORTED_SEARCH) {
             if (i == n / 2)
                 run = 0;
             run += r % 4; /* sorted, with ties inside and across the runs */
@@ -193,6 +193,13 @@ static mj_status run_once(void *arg)
     if (j->c->primitive == MJ_SCAN)
         return mj_sorter_scan(j->sorter, in->src_keys, in->keys, in->n, MJ_SCAN_INCLUSIVE, NULL,
                               j->temp, j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_SORTED_SEARCH) {
+        /* The lower bounds of the first half in the second, as 4-byte indices in keys. */
+        mj_search_outputs out = {MJ_BOUND_LOWER, 4, in->keys, NULL, NULL, NULL, NULL, NULL};
+        return mj_sorter_sorted_search(j->sorter, in->src_keys, na,
+                                       (char *)in->src_keys + na * ks, in->n - na, &out, j->temp,
+                                       j->temp_bytes, NULL);
+    }
     if (j->c->primitive == MJ_LOAD_BALANCE)
         return mj_sorter_load_balance(j->sorter, in->offsets, in->offset_count, in->n, in->keys,
                                       NULL, j->temp, j->temp_bytes, NULL);
@@ -212,7 +219,7 @@ static mj_status run_once(void *arg)
 static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN ||
-        is_lbs(c))
+        c->primitive == MJ_SORTED_SEARCH || is_lbs(c))
         return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
@@ -281,14 +288,50 @@ static const char *check_lbs(mj_context *ctx, const tune_config *c, tune_inputs 
     return bad;
 }
 
+/* Search: each key of the first half has its lower bound in the second (binary searches over
+ * the keys' words). */
+static const char *check_search(mj_context *ctx, const tune_config *c, tune_inputs *in)
+{
+    size_t ks = c->key_size, na = in->n / 2, nb = in->n - na;
+    unsigned char *h = malloc(in->n * ks);
+    uint32_t *got = malloc(na * 4 + 4);
+    const char *bad = NULL;
+    if (!h || !got)
+        bad = "no host memory to check the result";
+    else if (mj__dev_download(ctx, h, in->src_keys, in->n * ks) != MJ_OK ||
+             mj__dev_download(ctx, got, in->keys, na * 4) != MJ_OK)
+        bad = "the result could not be read back";
+    for (size_t i = 0; !bad && i < na; i++) {
+        uint64_t ah, al, bh, bl;
+        key_words(h, ks, i, &ah, &al);
+        size_t lo = 0, hi = nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            key_words(h, ks, na + mid, &bh, &bl);
+            if (bh < ah || (bh == ah && bl < al))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (got[i] != lo)
+            bad = "the sorted search is wrong";
+    }
+    free(h);
+    free(got);
+    return bad;
+}
+
 /* Checks the result: ordered (within each segment) and the same keys (their sum); reduce and
- * scan by check_sums, lbs and expand by check_lbs. NULL when right, else what is wrong. */
+ * scan by check_sums, lbs and expand by check_lbs, search by check_search. NULL when right,
+ * else what is wrong. */
 static const char *check_result(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN)
         return check_sums(ctx, c, in);
     if (is_lbs(c))
         return check_lbs(ctx, c, in);
+    if (c->primitive == MJ_SORTED_SEARCH)
+        return check_search(ctx, c, in);
     size_t ks = c->key_size;
     unsigned char *h = malloc(in->n * ks);
     if (!h)

@@ -141,3 +141,14 @@ mj_status mj_interval_expand(mj_context *ctx, const mj_sort_desc *desc, const vo
     mj_sorter_destroy(s);
     return st;
 }
+
+mj_status mj_sorted_search(mj_context *ctx, const mj_sort_desc *desc, const void *a,
+                           size_t a_count, const void *b, size_t b_count,
+                           const mj_search_outputs *out, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_SORTED_SEARCH, 0, &s);
+    if (st) return st;
+    st = mj_sorter_sorted_search(s, a, a_count, b, b_count, out, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}

@@ -69,7 +69,8 @@ void mj_sorter_resources(const mj_sorter *s, int *registers, long *spill_bytes) 
 mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
     if (!s || !bytes) return MJ_ERR_INVALID_ARGUMENT;
     switch (s->primitive) {
-    case MJ_MERGE: return mj__merge_temp(s, n, bytes);
+    case MJ_MERGE:
+    case MJ_SORTED_SEARCH: return mj__merge_temp(s, n, bytes);
     case MJ_SEGMENTED_SORT:
     case MJ_LOCALITY_SORT: return mj__queued_temp(s, n, bytes);
     case MJ_REDUCE: return mj__reduce_temp(s, n, bytes);

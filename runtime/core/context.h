@@ -29,7 +29,8 @@ typedef struct mj_module {
     size_t binary_size;
     int registers;         /* ptxas's figures; -1 unknown */
     long spill_bytes;
-    int merge_resident;    /* merges: mj_merge_arrays blocks resident at once (0 unknown) */
+    int merge_resident;    /* merges and sorted searches: mj_merge_arrays or mj_search_tiles
+                              blocks resident at once (0 unknown) */
 } mj_module;
 
 struct mj_context {

@@ -23,8 +23,8 @@ static mj_module *find(mj_context *ctx, const uint8_t key[32]) {
     return NULL;
 }
 
-/* Loads the binary into the primary context, looks up the kernels, and for merges counts the
- * merge blocks the GPU holds at once. */
+/* Loads the binary into the primary context, looks up the kernels, and for merges and sorted
+ * searches counts the tile blocks the GPU holds at once. */
 static mj_status load_module(mj_context *ctx, const void *binary, const mj_kernel_spec *spec,
                              mj_module *m) {
     if (!ctx->cu) return MJ_OK; /* compile-only: nothing to load */
@@ -47,9 +47,11 @@ static mj_status load_module(mj_context *ctx, const void *binary, const mj_kerne
             return mj__fail_cuda(ctx, r, mj__kernel_name((mj_kernel_id)k));
         }
     }
+    /* The kernel of one block a tile after the merge partitions: the merge's or the search's. */
+    mj_kernel_id tiles = wanted & (1u << MJ_K_SEARCH) ? MJ_K_SEARCH : MJ_K_MERGE_ARRAYS;
     int per_sm = 0;
-    if ((wanted & (1u << MJ_K_MERGE_ARRAYS)) &&
-        ctx->cu->occupancy(&per_sm, m->fn[MJ_K_MERGE_ARRAYS], spec->nt, 0) == CUDA_SUCCESS)
+    if ((wanted & (1u << tiles)) &&
+        ctx->cu->occupancy(&per_sm, m->fn[tiles], spec->nt, 0) == CUDA_SUCCESS)
         m->merge_resident = per_sm * ctx->sm_count;
     mj__ctx_leave(ctx);
     return MJ_OK;

@@ -142,6 +142,19 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
         *vt = 11;
         return;
     }
+    /* Sorted search: the lbs tile, 128 x 11, for keys up to 8 bytes (a thread holds VT keys and
+     * positions through its walk), fewer steps for larger keys; within static shared memory
+     * (the tile's keys and an int result each). Not yet tuned. */
+    if (primitive == MJ_SORTED_SEARCH) {
+        *nt = *bs_nt = 128;
+        *vt = key_size <= 8 ? 11 : key_size <= 16 ? 7 : key_size <= 32 ? 5 : 3;
+        while (*vt > 1 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
+            *vt -= 2;
+        while (*nt > 32 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
+            *nt /= 2;
+        *bs_nt = *nt;
+        return;
+    }
     size_t bytes = key_size + value_size;
     *nt = 256;
     /* Measured with bench_sort on an H100 (sm_90) at 2^24 and 2^27 (MERGEJIT_TILE sweep):

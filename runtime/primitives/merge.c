@@ -2,6 +2,8 @@
  * per tile, started while the partitions are still being found (mj__launch_overlapped). */
 #include "primitives/merge.h"
 
+#include <stdint.h>
+
 #include "core/context.h"
 #include "gen.h"
 #include "primitives/run.h"
@@ -14,7 +16,11 @@
 #define MJ_EARLY_LANES 4
 
 mj_status mj__merge_temp(const mj_sorter *s, size_t n, size_t *bytes) {
-    long long tiles = mj_tile_count((long long)n, (long long)s->nt * s->vt);
+    long long nv = (long long)s->nt * s->vt;
+    /* Counts from 2^63 on would turn negative as long long and give no tiles. */
+    if (n > (size_t)INT64_MAX - (size_t)nv)
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu outputs are too many", n);
+    long long tiles = mj_tile_count((long long)n, nv);
     mj_temp_layout l = {0, 0};
     mj__temp_part(&l, (size_t)tiles + 1, sizeof(long long));
     if (l.overflow || tiles >= 0x7fffffffll)
@@ -22,6 +28,18 @@ mj_status mj__merge_temp(const mj_sorter *s, size_t n, size_t *bytes) {
                         n);
     *bytes = l.total;
     return MJ_OK;
+}
+
+mj_status mj__merge_partition_launch(mj_sorter *s, CUdeviceptr a, long long a_count,
+                                     CUdeviceptr b, long long b_count, long long tiles,
+                                     CUdeviceptr partitions, CUstream stream) {
+    long long early = (long long)MJ_EARLY_WAVES * s->mod->merge_resident;
+    if (early <= 0 || early > tiles + 1) early = tiles + 1;
+    int early_lanes = MJ_EARLY_LANES;
+    long long grid = (early * early_lanes + MJ_MP_NT - 1) / MJ_MP_NT +
+                     (tiles + 1 - early + MJ_MP_NT / MJ_MP_LANES - 1) / (MJ_MP_NT / MJ_MP_LANES);
+    void *pp[] = {&a, &a_count, &b, &b_count, &tiles, &partitions, &early, &early_lanes};
+    return mj__launch(s, MJ_K_MERGE_PARTITION, grid, MJ_MP_NT, pp, stream);
 }
 
 mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values,
@@ -63,14 +81,8 @@ mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values
     CUdeviceptr ak = DPTR(a_keys), bk = DPTR(b_keys), ok = DPTR(out_keys);
     CUdeviceptr av = DPTR(a_values), bv = DPTR(b_values), ov = DPTR(out_values);
     CUdeviceptr partitions = rn.base;
-    long long early = (long long)MJ_EARLY_WAVES * s->mod->merge_resident;
-    if (early <= 0 || early > tiles + 1) early = tiles + 1;
-    int early_lanes = MJ_EARLY_LANES;
-    long long grid = (early * early_lanes + MJ_MP_NT - 1) / MJ_MP_NT +
-                     (tiles + 1 - early + MJ_MP_NT / MJ_MP_LANES - 1) / (MJ_MP_NT / MJ_MP_LANES);
-    void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &partitions, &early, &early_lanes};
     void *mp[] = {&ak, &av, &ac, &bk, &bv, &bc, &ok, &ov, &partitions};
-    if (!(st = mj__launch(s, MJ_K_MERGE_PARTITION, grid, MJ_MP_NT, pp, rn.stream)))
+    if (!(st = mj__merge_partition_launch(s, ak, ac, bk, bc, tiles, partitions, rn.stream)))
         st = mj__launch_overlapped(s, MJ_K_MERGE_ARRAYS, tiles, (unsigned)s->nt, mp, rn.stream);
     mj__run_end(s, &rn);
     mj__ctx_leave(ctx);

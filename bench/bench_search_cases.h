@@ -1,0 +1,63 @@
+// bench_primitives' sorted-search cases, against what a Thrust user writes with the same sorted
+// needles (a, half the keys) and haystack (b, the other half), random keys below n / 2 (so
+// about half of them have a match):
+//   lower   a's lower bounds in b (4-byte indices) against thrust::lower_bound;
+//   counts  how many keys of b equal each of a (a_counts) against thrust::lower_bound,
+//           thrust::upper_bound and thrust::transform of their difference.
+// Included once, by bench_primitives.cu, after its helpers (DevBuf, upload, download, race,
+// same_or_die, sorter, g_stream).
+#ifndef MJ_BENCH_SEARCH_CASES_H
+#define MJ_BENCH_SEARCH_CASES_H
+
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/transform.h>
+
+template <typename K>
+static void bench_search(const char *name, mj_key_kind kind, int lg, bool counts)
+{
+    size_t n = (size_t)1 << lg, na = n / 2, nb = n - na;
+    std::vector<K> a(na), b(nb);
+    uint64_t seed = 12;
+    for (auto &x : a) x = (K)(splitmix64(&seed) % (n / 2));
+    for (auto &x : b) x = (K)(splitmix64(&seed) % (n / 2));
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    DevBuf da(na * sizeof(K)), db(nb * sizeof(K)), dout(na * 4), dupper(counts ? na * 4 : 0);
+    upload(da, a.data());
+    upload(db, b.data());
+    mj_sorter *s = sorter(MJ_SORTED_SEARCH, kind, 0);
+    size_t mj_bytes = 0;
+    MJ_CHECK(mj_sorter_temp_size(s, n, 0, &mj_bytes));
+    DevBuf mt(mj_bytes);
+    const K *pa = (const K *)da.p, *pb = (const K *)db.p;
+    uint32_t *out = (uint32_t *)dout.p, *upper = (uint32_t *)dupper.p;
+    mj_search_outputs o = {MJ_BOUND_LOWER, 4, counts ? nullptr : dout.p, nullptr,
+                           counts ? dout.p : nullptr, nullptr, nullptr, nullptr};
+    auto run_thrust = [&] {
+        auto pol = thrust::cuda::par.on(g_stream);
+        thrust::lower_bound(pol, pb, pb + nb, pa, pa + na, out);
+        if (counts) {
+            thrust::upper_bound(pol, pb, pb + nb, pa, pa + na, upper);
+            thrust::transform(pol, upper, upper + na, out, out, thrust::minus<uint32_t>());
+        }
+    };
+    auto run_mj = [&] {
+        MJ_CHECK(mj_sorter_sorted_search(s, da.p, na, db.p, nb, &o, mt.p, mt.bytes, g_stream));
+    };
+    run_thrust();
+    auto want = download(dout, dout.bytes);
+    CUDA_CHECK(cudaMemset(dout.p, 0, dout.bytes));
+    run_mj();
+    same_or_die(want, download(dout, dout.bytes), counts ? "search counts" : "search lower");
+    char param[48];
+    snprintf(param, sizeof param, "2^%d %s", lg, counts ? "counts" : "lower");
+    // Ideal traffic: both arrays read once, one 4-byte result per needle written (mergejit's
+    // counts take two merges, so they read the keys twice).
+    double bytes = (double)n * sizeof(K) + (double)na * 4;
+    race("search", name, param, n, [] {}, run_thrust, run_mj, "Thrust", bytes);
+    mj_sorter_destroy(s);
+}
+
+#endif

@@ -1,0 +1,150 @@
+/* The host side of sorted search (kernel_search.cuh): argument checks, then for each pass the
+ * merge partitions (merge.c) and one block per tile. A pass merges a and b with a first on ties
+ * (a's lower bound) or b first (its upper bound); a_counts, upper minus lower, takes a pass of
+ * each. Every check comes before the first launch. */
+#include <stdint.h>
+
+#include "core/context.h"
+#include "gen.h"
+#include "primitives/merge.h"
+#include "primitives/run.h"
+#include "shared/merge_frame.h"
+#include "shared/sorted_search.h"
+
+#define FN "mj_sorter_sorted_search"
+
+/* The arrays of a call, inputs first, with their sizes in bytes. */
+enum { A, B, A_INDICES, A_MATCHES, A_COUNTS, B_INDICES, B_MATCHES, MATCH_COUNTS, ARRAYS };
+static const char *const array_names[ARRAYS] = {
+    "a", "b", "a_indices", "a_matches", "a_counts", "b_indices", "b_matches", "match_counts",
+};
+
+/* Checks what does not need the device: the outputs asked for, their sizes, and overlaps. */
+static mj_status check_call(mj_sorter *s, const void *a, size_t a_count, const void *b,
+                            size_t b_count, const mj_search_outputs *o) {
+    mj_context *ctx = s->ctx;
+    if (!o) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": out is NULL");
+    if (o->bound != MJ_BOUND_LOWER && o->bound != MJ_BOUND_UPPER)
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": unknown bound %d", (int)o->bound);
+    if (o->index_size != 4 && o->index_size != 8)
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": index_size must be 4 or 8, not %zu",
+                        o->index_size);
+    const void *p[ARRAYS] = {a, b, o->a_indices, o->a_matches, o->a_counts, o->b_indices,
+                             o->b_matches, o->match_counts};
+    int wanted = 0;
+    for (int i = A_INDICES; i < ARRAYS; ++i) wanted |= p[i] != NULL;
+    if (!wanted)
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": every output in out is NULL");
+    size_t n;
+    if (__builtin_add_overflow(a_count, b_count, &n) || n > (size_t)INT64_MAX)
+        return mj__fail(ctx, MJ_ERR_TOO_LARGE, FN ": a_count + b_count overflows");
+    int indices = o->a_indices || o->a_counts || o->b_indices;
+    if (indices && o->index_size == 4 && (a_count > UINT32_MAX || b_count > UINT32_MAX))
+        return mj__fail(ctx, MJ_ERR_TOO_LARGE, FN ": %zu and %zu keys do not fit 4-byte indices "
+                        "(index_size 8 does)", a_count, b_count);
+    size_t bytes[ARRAYS] = {0};
+    if (__builtin_mul_overflow(a_count, s->key_size, &bytes[A]) ||
+        __builtin_mul_overflow(b_count, s->key_size, &bytes[B]) ||
+        __builtin_mul_overflow(a_count, o->index_size, &bytes[A_INDICES]) ||
+        __builtin_mul_overflow(b_count, o->index_size, &bytes[B_INDICES]))
+        return mj__fail(ctx, MJ_ERR_TOO_LARGE, FN ": the arrays do not fit in memory");
+    bytes[A_COUNTS] = bytes[A_INDICES];
+    bytes[A_MATCHES] = a_count;
+    bytes[B_MATCHES] = b_count;
+    bytes[MATCH_COUNTS] = 2 * sizeof(uint64_t);
+    for (int i = A; i <= B; ++i)
+        if (bytes[i] && !p[i])
+            return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": %s is NULL", array_names[i]);
+    for (int i = A_INDICES; i < ARRAYS; ++i)
+        for (int j = A; j < i; ++j)
+            if (p[i] && p[j] && mj__ranges_overlap(p[i], bytes[i], p[j], bytes[j]))
+                return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": %s overlaps %s",
+                                array_names[i], array_names[j]);
+    return MJ_OK;
+}
+
+/* Device pointers: those that will be read or written must be reachable and aligned. */
+static mj_status check_pointers(mj_sorter *s, const void *a, size_t a_count, const void *b,
+                                size_t b_count, const mj_search_outputs *o) {
+    size_t is = o->index_size;
+    mj_status st = MJ_OK;
+    if ((a_count && (st = mj__check_pointer(s, a, s->key_align, "a"))) ||
+        (b_count && (st = mj__check_pointer(s, b, s->key_align, "b"))) ||
+        (a_count && o->a_indices && (st = mj__check_pointer(s, o->a_indices, is, "a_indices"))) ||
+        (a_count && o->a_matches && (st = mj__check_pointer(s, o->a_matches, 1, "a_matches"))) ||
+        (a_count && o->a_counts && (st = mj__check_pointer(s, o->a_counts, is, "a_counts"))) ||
+        (b_count && o->b_indices && (st = mj__check_pointer(s, o->b_indices, is, "b_indices"))) ||
+        (b_count && o->b_matches && (st = mj__check_pointer(s, o->b_matches, 1, "b_matches"))) ||
+        (o->match_counts && (st = mj__check_pointer(s, o->match_counts, 8, "match_counts"))))
+        return st;
+    return MJ_OK;
+}
+
+/* One pass: the merge of a and b with ties to a (lower) or to b (upper), a's outputs in
+ * a_side and b's in b_side. */
+static mj_status pass(mj_sorter *s, mj_bound bound, const void *a, size_t a_count, const void *b,
+                      size_t b_count, mj_search_side a_side, mj_search_side b_side, int flags,
+                      CUdeviceptr partitions, CUstream stream) {
+    int upper = bound == MJ_BOUND_UPPER;
+    CUdeviceptr first = DPTR(upper ? b : a), second = DPTR(upper ? a : b);
+    long long first_count = (long long)(upper ? b_count : a_count);
+    long long second_count = (long long)(upper ? a_count : b_count);
+    mj_search_side first_side = upper ? b_side : a_side, second_side = upper ? a_side : b_side;
+    long long tiles = mj_tile_count(first_count + second_count, (long long)s->nt * s->vt);
+    void *params[] = {&first, &first_count, &second, &second_count, &partitions, &first_side,
+                      &second_side, &flags};
+    mj_status st = mj__merge_partition_launch(s, first, first_count, second, second_count, tiles,
+                                              partitions, stream);
+    return st ? st : mj__launch_overlapped(s, MJ_K_SEARCH, tiles, (unsigned)s->nt, params, stream);
+}
+
+mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_count, const void *b,
+                                  size_t b_count, const mj_search_outputs *out, void *temp,
+                                  size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_context *ctx = s->ctx;
+    mj_status st = mj__sorter_expect(s, 1u << MJ_SORTED_SEARCH, FN);
+    if (st || (st = check_call(s, a, a_count, b, b_count, out))) return st;
+    size_t n = a_count + b_count, need = 0;
+    if ((st = mj__merge_temp(s, n, &need)) || (st = mj__run_check_temp(s, need, temp, temp_bytes)))
+        return st;
+    if ((st = mj__ctx_enter(ctx))) return st;
+    if ((st = check_pointers(s, a, a_count, b, b_count, out))) {
+        mj__ctx_leave(ctx);
+        return st;
+    }
+    unsigned long long *matched = out->match_counts;
+    if (matched) {
+        CUresult r = ctx->cu->memset_d8_async(DPTR(matched), 0, 2 * sizeof *matched,
+                                              (CUstream)stream);
+        if (r != CUDA_SUCCESS) {
+            mj__ctx_leave(ctx);
+            return mj__fail_cuda(ctx, r, "clearing match_counts");
+        }
+    }
+    mj_run rn;
+    if (n == 0 || (st = mj__run_begin(s, need, temp, stream, &rn))) {
+        mj__ctx_leave(ctx);
+        return st;
+    }
+    int wide = out->index_size == 8 ? MJ_SEARCH_WIDE : 0;
+    mj_search_side a_side = {out->a_indices, out->a_matches, out->a_counts, matched};
+    mj_search_side b_side = {out->b_indices, out->b_matches, NULL, matched ? matched + 1 : NULL};
+    mj_search_side none = {NULL, NULL, NULL, NULL};
+    mj_search_side counts_only = {NULL, NULL, out->a_counts, NULL};
+    /* a_counts: the lower bound, then the upper bound minus it (each pass's own thread reads
+     * back what its key got). The pass of the other bound writes only a_counts. */
+    if (out->a_counts && out->bound == MJ_BOUND_UPPER)
+        st = pass(s, MJ_BOUND_LOWER, a, a_count, b, b_count, counts_only, none, wide, rn.base,
+                  rn.stream);
+    int subtract = out->a_counts && out->bound == MJ_BOUND_UPPER ? MJ_SEARCH_SUBTRACT : 0;
+    if (!st)
+        st = pass(s, out->bound, a, a_count, b, b_count, a_side, b_side, wide | subtract, rn.base,
+                  rn.stream);
+    if (!st && out->a_counts && out->bound == MJ_BOUND_LOWER)
+        st = pass(s, MJ_BOUND_UPPER, a, a_count, b, b_count, counts_only, none,
+                  wide | MJ_SEARCH_SUBTRACT, rn.base, rn.stream);
+    mj__run_end(s, &rn);
+    mj__ctx_leave(ctx);
+    return st;
+}

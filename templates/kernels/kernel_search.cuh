@@ -1,0 +1,122 @@
+/* Sorted search (see shared/sorted_search.h): the merge partition kernel splits the merge of
+ * `first` and `second` into tiles, then one block per tile loads its keys and the two halos
+ * into shared memory, each thread finds its split (merge path) and walks MJ_VT steps of the
+ * merge, noting for each key met how many of the other array's keys came before it and
+ * whether its neighbour is equivalent; the results, staged in shared memory by tile position,
+ * are stored coalesced. */
+#ifndef MJ_KERNEL_SEARCH_CUH
+#define MJ_KERNEL_SEARCH_CUH
+
+#include "common/spec_default.cuh"
+#include "shared/load_balance.h"
+#include "shared/sorted_search.h"
+#include "thread/merge_path.cuh"
+#include "thread/serial_merge.cuh"
+#include "block/tile_io.cuh"
+#include "kernels/kernel_merge_arrays.cuh"
+
+MJ_DEVICE void mj_put_index(void *p, mj_i64 i, mj_u64 v, bool wide) {
+    if (wide)
+        ((mj_u64 *)p)[i] = v;
+    else
+        ((mj_u32 *)p)[i] = (mj_u32)v;
+}
+
+MJ_DEVICE mj_u64 mj_get_index(const void *p, mj_i64 i, bool wide) {
+    return wide ? ((const mj_u64 *)p)[i] : ((const mj_u32 *)p)[i];
+}
+
+/* Writes key i's outputs from its tile result r, where the other array's keys before the
+ * tile number `base`; returns 1 when it has a match. */
+MJ_DEVICE unsigned mj_search_store(const mj_search_side &side, mj_i64 i, mj_i64 base,
+                                   unsigned r, int flags) {
+    bool wide = flags & MJ_SEARCH_WIDE;
+    mj_u64 bound = (mj_u64)base + (r & ~MJ_SEARCH_MATCH);
+    unsigned match = r >> 31;
+    if (side.indices) mj_put_index(side.indices, i, bound, wide);
+    if (side.matches) side.matches[i] = (unsigned char)match;
+    if (side.counts) {
+        /* The second pass reads what this thread's key got from the first. */
+        mj_u64 old = flags & MJ_SEARCH_SUBTRACT ? mj_get_index(side.counts, i, wide) : 0;
+        mj_put_index(side.counts, i, bound - old, wide);
+    }
+    return match;
+}
+
+extern "C" __global__ void __launch_bounds__(MJ_NT)
+mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
+                mj_i64 second_count, const mj_i64 *partitions, mj_search_side out_first,
+                mj_search_side out_second, int flags) {
+    __shared__ mj_key s_keys[MJ_NV + 2];
+    __shared__ unsigned s_result[MJ_NV];
+    __shared__ mj_i64 s_split[2];
+    __shared__ unsigned s_matched[2];
+    int tid = threadIdx.x;
+    mj_i64 tile = blockIdx.x;
+    if (tid < 2) {
+        s_split[tid] = mj_await_split(partitions + tile + tid);
+        s_matched[tid] = 0;
+    }
+    __syncthreads();
+    mj_lbs_range r = mj_lbs_tile_range(tile, MJ_NV, first_count, second_count, s_split[0],
+                                       s_split[1]);
+    int fl = (int)(r.x1 - r.x0), total = fl + (int)(r.y1 - r.y0);
+    int lead = r.x0 > 0, trail = r.y1 < second_count;
+    mj_key *s = s_keys + 1; /* tile positions; s[-1] and s[total] are the halos */
+    mj_merge_src src = mj_two_runs(first, 0, r.x0, fl, second, 0, r.y0, total);
+    mj_load_to_shared<MJ_NT>(src, total, s, tid);
+    if (tid == 0 && lead) s[-1] = first[r.x0 - 1];
+    if (tid == MJ_NT - 1 && trail) s[total] = second[r.y1];
+    __syncthreads();
+
+    int diag = min(MJ_VT * tid, total);
+    int p = mj_merge_path(s, fl, s + fl, total - fl, diag);
+    mj_key keys[MJ_VT];
+    int pos[MJ_VT];
+    mj_seg unsegmented = {0, total};
+    mj_serial_merge(s, p, fl, fl + diag - p, total, unsegmented, keys, pos);
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) {
+        int j = diag + i;
+        if (j < total) {
+            int before = mj_search_before(j, pos[i], fl);
+            int n = mj_search_neighbour(pos[i], before, fl);
+            bool match = mj_search_has_neighbour(n, total, lead, trail) &&
+                         (pos[i] < fl ? !mj_less(keys[i], s[n]) : !mj_less(s[n], keys[i]));
+            s_result[pos[i]] = (unsigned)before | (match ? MJ_SEARCH_MATCH : 0u);
+        }
+    }
+    __syncthreads();
+
+    unsigned matched_first = 0, matched_second = 0;
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) {
+        int j = tid + MJ_NT * i;
+        if (j < fl)
+            matched_first += mj_search_store(out_first, r.x0 + j, r.y0, s_result[j], flags);
+        else if (j < total)
+            matched_second += mj_search_store(out_second, r.y0 + (j - fl), r.x0, s_result[j],
+                                              flags);
+    }
+    if (out_first.matched || out_second.matched) {
+        /* One atomic a warp in shared memory, one a block in global memory. */
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) {
+            matched_first += __shfl_xor_sync(0xffffffffu, matched_first, d);
+            matched_second += __shfl_xor_sync(0xffffffffu, matched_second, d);
+        }
+        if ((tid & 31) == 0) {
+            atomicAdd(&s_matched[0], matched_first);
+            atomicAdd(&s_matched[1], matched_second);
+        }
+        __syncthreads();
+        if (tid == 0 && out_first.matched && s_matched[0])
+            atomicAdd(out_first.matched, (unsigned long long)s_matched[0]);
+        if (tid == 0 && out_second.matched && s_matched[1])
+            atomicAdd(out_second.matched, (unsigned long long)s_matched[1]);
+    }
+    /* Work after this kernel in the stream may take the partition kernel to be over too. */
+    mj_await_prior_kernels();
+}
+
+#endif

@@ -1,0 +1,259 @@
+/* A CPU model of sorted search (templates/shared/sorted_search.h and mj_lbs_tile_range, the
+ * arithmetic the kernel runs): the merge partitions with ties to the first array, each tile's
+ * range and halos, every thread's merge path and serial walk as kernel_search.cuh does them,
+ * the results staged by tile position and stored, for both bounds and the two-pass counts,
+ * against binary searches, for duplicates, equal keys, no matches, skew, empty sides and
+ * several tile shapes; unsorted keys and arbitrary partitions keep every read and write inside
+ * the arrays. CPU only. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/load_balance.h"
+#include "shared/sorted_search.h"
+#include "test_support.h"
+
+/* merge_path.cuh's mj_merge_path over ints: how many of the first d outputs come from a. */
+static long long path(const int *a, long long ac, const int *b, long long bc, long long d) {
+    long long lo = d > bc ? d - bc : 0, hi = d < ac ? d : ac;
+    while (lo < hi) {
+        long long mid = (lo + hi) >> 1;
+        if (b[d - 1 - mid] < a[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* serial_merge.cuh's mj_serial_merge (unsegmented): the positions only. */
+static void serial_merge(const int *s, int a, int a_end, int b, int b_end, int vt, int *pos) {
+    int ka = s[a < a_end ? a : 0], kb = s[b < b_end ? b : 0];
+    for (int i = 0; i < vt; ++i) {
+        int take_a = b >= b_end || (a < a_end && !(kb < ka));
+        pos[i] = take_a ? a : b;
+        if (take_a)
+            ka = s[++a < a_end ? a : 0];
+        else
+            kb = s[++b < b_end ? b : 0];
+    }
+}
+
+/* The outputs of one side, as mj_search_side: NULL arrays are not written. */
+typedef struct side {
+    long long *indices, *counts;
+    unsigned char *matches;
+    unsigned long long matched;
+    long long count; /* the side's keys: every store is checked against it */
+} side;
+
+static void store(side *o, long long i, long long base, unsigned r, int subtract) {
+    ck_assert_int_ge(i, 0);
+    ck_assert_int_lt(i, o->count);
+    long long bound = base + (r & ~MJ_SEARCH_MATCH);
+    unsigned match = r >> 31;
+    if (o->indices) o->indices[i] = bound;
+    if (o->matches) o->matches[i] = (unsigned char)match;
+    if (o->counts) o->counts[i] = bound - (subtract ? o->counts[i] : 0);
+    o->matched += match;
+}
+
+/* One pass of the kernel over first and second in tiles of nt x vt; `wild` replaces the
+ * partitions by arbitrary ones within each diagonal's range (what unsorted keys may give). With
+ * `sorted`, checks that the threads note each key of a tile exactly once. */
+static void pass(const int *first, long long fc, const int *second, long long sc, int nt, int vt,
+                 int wild, int sorted, side *of, side *os, int subtract, uint64_t *rng) {
+    long long nv = (long long)nt * vt, n = fc + sc, tiles = (n + nv - 1) / nv;
+    long long *parts = malloc(sizeof *parts * (size_t)(tiles + 1));
+    int *keys = malloc(sizeof *keys * (size_t)(nv + 2));
+    unsigned *result = malloc(sizeof *result * (size_t)nv);
+    int *noted = malloc(sizeof *noted * (size_t)nv);
+    int *pos = malloc(sizeof *pos * (size_t)vt);
+    ck_assert(parts && keys && result && noted && pos);
+    for (long long t = 0; t <= tiles; ++t) {
+        long long d = t * nv < n ? t * nv : n;
+        long long lo = d > sc ? d - sc : 0, hi = d < fc ? d : fc;
+        parts[t] = wild ? lo + (long long)(mjt_rand(rng) % (uint64_t)(hi - lo + 1))
+                        : path(first, fc, second, sc, d);
+    }
+    for (long long tile = 0; tile < tiles; ++tile) {
+        mj_lbs_range r = mj_lbs_tile_range(tile, nv, fc, sc, parts[tile], parts[tile + 1]);
+        ck_assert(0 <= r.x0 && r.x0 <= r.x1 && r.x1 <= fc);
+        ck_assert(0 <= r.y0 && r.y0 <= r.y1 && r.y1 <= sc);
+        int fl = (int)(r.x1 - r.x0), total = fl + (int)(r.y1 - r.y0);
+        ck_assert(total >= 1 && total <= nv);
+        int lead = r.x0 > 0, trail = r.y1 < sc;
+        int *s = keys + 1;
+        for (int j = 0; j < total; ++j) s[j] = j < fl ? first[r.x0 + j] : second[r.y0 + j - fl];
+        if (lead) s[-1] = first[r.x0 - 1];
+        if (trail) s[total] = second[r.y1];
+        for (int j = 0; j < total; ++j) {
+            result[j] = 0x7fffffffu; /* as if never written: still a bound inside the tile's */
+            noted[j] = 0;
+        }
+        for (int tid = 0; tid < nt; ++tid) {
+            int diag = vt * tid < total ? vt * tid : total;
+            int p = (int)path(s, fl, s + fl, total - fl, diag);
+            serial_merge(s, p, fl, fl + diag - p, total, vt, pos);
+            for (int i = 0; i < vt; ++i) {
+                int j = diag + i;
+                if (j >= total) continue;
+                ck_assert(pos[i] >= 0 && pos[i] < total);
+                int before = mj_search_before(j, pos[i], fl);
+                int nb = mj_search_neighbour(pos[i], before, fl);
+                ck_assert(nb >= -1 && nb <= total);
+                int has = mj_search_has_neighbour(nb, total, lead, trail);
+                int key = s[pos[i]];
+                int match = has && (pos[i] < fl ? !(key < s[nb]) : !(s[nb] < key));
+                result[pos[i]] = (unsigned)before | (match ? MJ_SEARCH_MATCH : 0u);
+                ++noted[pos[i]];
+            }
+        }
+        for (int j = 0; j < total; ++j) {
+            if (sorted) ck_assert_int_eq(noted[j], 1);
+            if (j < fl)
+                store(of, r.x0 + j, r.y0, result[j], subtract);
+            else
+                store(os, r.y0 + (j - fl), r.x0, result[j], subtract);
+        }
+    }
+    free(parts);
+    free(keys);
+    free(result);
+    free(noted);
+    free(pos);
+}
+
+typedef struct outputs {
+    long long *a_indices, *a_counts, *b_indices;
+    unsigned char *a_matches, *b_matches;
+    unsigned long long matched[2];
+} outputs;
+
+/* search.c's passes: a first on ties for the lower bound, b first for the upper; a_counts
+ * takes the lower bound, then the upper bound minus it. */
+static void search(const int *a, long long ac, const int *b, long long bc, int upper, int nt,
+                   int vt, int wild, int sorted, outputs *o, uint64_t *rng) {
+    side as = {o->a_indices, NULL, o->a_matches, 0, ac};
+    side bs = {o->b_indices, NULL, o->b_matches, 0, bc};
+    side counts = {NULL, o->a_counts, NULL, 0, ac}, none = {NULL, NULL, NULL, 0, bc};
+    if (upper) {
+        pass(a, ac, b, bc, nt, vt, wild, sorted, &counts, &none, 0, rng);
+        as.counts = o->a_counts;
+        pass(b, bc, a, ac, nt, vt, wild, sorted, &bs, &as, 1, rng);
+    } else {
+        as.counts = o->a_counts;
+        pass(a, ac, b, bc, nt, vt, wild, sorted, &as, &bs, 0, rng);
+        pass(b, bc, a, ac, nt, vt, wild, sorted, &none, &counts, 1, rng);
+    }
+    o->matched[0] = as.matched;
+    o->matched[1] = bs.matched;
+}
+
+/* The first position in x[0, n) whose key is not below k (lower), or above k (upper). */
+static long long bound(const int *x, long long n, int k, int upper) {
+    long long lo = 0, hi = n;
+    while (lo < hi) {
+        long long mid = (lo + hi) / 2;
+        if (upper ? !(k < x[mid]) : x[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int int_cmp(const void *x, const void *y) {
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+enum { RANDOM, EQUAL, DISJOINT, SKEWED, ONE_SIDED, UNSORTED };
+
+static void fill(int *a, long long ac, int *b, long long bc, int kind, uint64_t *rng) {
+    for (long long i = 0; i < ac; ++i)
+        a[i] = kind == EQUAL ? 7 : kind == DISJOINT ? 2 * (int)(mjt_rand(rng) % 500)
+             : kind == SKEWED ? (int)(mjt_rand(rng) % 1000) : (int)(mjt_rand(rng) % 300);
+    for (long long j = 0; j < bc; ++j)
+        b[j] = kind == EQUAL ? 7 : kind == DISJOINT ? 2 * (int)(mjt_rand(rng) % 500) + 1
+             : kind == SKEWED ? 1000 + (int)(mjt_rand(rng) % 1000)
+             : kind == ONE_SIDED ? (int)j : (int)(mjt_rand(rng) % 300);
+    if (kind == UNSORTED) return;
+    qsort(a, (size_t)ac, sizeof *a, int_cmp);
+    qsort(b, (size_t)bc, sizeof *b, int_cmp);
+}
+
+static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint64_t *rng) {
+    int *a = malloc(sizeof *a * (size_t)(ac + 1)), *b = malloc(sizeof *b * (size_t)(bc + 1));
+    outputs o;
+    o.a_indices = calloc((size_t)ac + 1, sizeof(long long));
+    o.a_counts = calloc((size_t)ac + 1, sizeof(long long));
+    o.b_indices = calloc((size_t)bc + 1, sizeof(long long));
+    o.a_matches = calloc((size_t)ac + 1, 1);
+    o.b_matches = calloc((size_t)bc + 1, 1);
+    ck_assert(a && b && o.a_indices && o.a_counts && o.b_indices && o.a_matches && o.b_matches);
+    fill(a, ac, b, bc, kind, rng);
+    int sorted = kind != UNSORTED;
+    for (int wild = 0; wild <= !sorted; ++wild)
+        for (int upper = 0; upper < 2; ++upper) {
+            search(a, ac, b, bc, upper, nt, vt, wild, sorted, &o, rng);
+            if (!sorted) continue; /* reaching here: every access stayed inside the arrays */
+            unsigned long long am = 0, bm = 0;
+            for (long long i = 0; i < ac; ++i) {
+                long long lo = bound(b, bc, a[i], 0), hi = bound(b, bc, a[i], 1);
+                ck_assert_msg(o.a_indices[i] == (upper ? hi : lo),
+                              "%lld+%lld keys kind %d, %dx%d, %s: a_indices[%lld] = %lld",
+                              ac, bc, kind, nt, vt, upper ? "upper" : "lower", i, o.a_indices[i]);
+                ck_assert_int_eq(o.a_matches[i], hi > lo);
+                ck_assert_int_eq(o.a_counts[i], hi - lo);
+                am += hi > lo;
+            }
+            for (long long j = 0; j < bc; ++j) {
+                long long lo = bound(a, ac, b[j], 0), hi = bound(a, ac, b[j], 1);
+                ck_assert_msg(o.b_indices[j] == (upper ? lo : hi),
+                              "%lld+%lld keys kind %d, %dx%d, %s: b_indices[%lld] = %lld",
+                              ac, bc, kind, nt, vt, upper ? "upper" : "lower", j, o.b_indices[j]);
+                ck_assert_int_eq(o.b_matches[j], hi > lo);
+                bm += hi > lo;
+            }
+            ck_assert_uint_eq(o.matched[0], am);
+            ck_assert_uint_eq(o.matched[1], bm);
+        }
+    free(a);
+    free(b);
+    free(o.a_indices);
+    free(o.a_counts);
+    free(o.b_indices);
+    free(o.a_matches);
+    free(o.b_matches);
+}
+
+static const struct {
+    int nt, vt;
+} shapes[] = {{32, 1}, {32, 3}, {64, 7}, {128, 11}};
+
+/* Sizes around the tile edges of each shape, either side empty, and every kind of input. */
+START_TEST(model_matches_reference)
+{
+    int nt = shapes[_i].nt, vt = shapes[_i].vt;
+    long long nv = (long long)nt * vt;
+    uint64_t rng = 0x5eed + (uint64_t)_i;
+    const long long sizes[][2] = {{0, 1},      {1, 0},      {1, 1},          {nv - 1, 1},
+                                  {nv, 0},     {0, nv + 1}, {nv / 2, nv / 2}, {3 * nv, 2},
+                                  {5, 4 * nv}, {2 * nv + 3, 3 * nv - 2},   {1000, 1700}};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; ++z)
+        for (int kind = RANDOM; kind <= UNSORTED; ++kind)
+            run_case(sizes[z][0], sizes[z][1], kind, nt, vt, &rng);
+}
+END_TEST
+
+static Suite *search_model_suite(void) {
+    Suite *s = suite_create("search_model");
+    TCase *tc = tcase_create("model");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, model_matches_reference, 0, (int)(sizeof shapes / sizeof *shapes));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return mjt_run(search_model_suite(), 1); }
