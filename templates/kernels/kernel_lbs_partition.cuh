@@ -11,10 +11,7 @@
 extern "C" __global__ void __launch_bounds__(MJ_LBS_PARTITION_NT)
 mj_lbs_partition(const mj_key *offsets, mj_i64 objects, mj_i64 items, mj_i64 tiles,
                  mj_i64 *partitions) {
-    mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_NT + threadIdx.x;
-    if (t > tiles) return;
-    mj_i64 diag = mj_min(t * MJ_LBS_NV, items + objects);
-    partitions[t] = mj_lbs_path(offsets, objects, items, diag);
+    mj_lbs_partition_entry(offsets, objects, items, tiles, partitions);
 }
 
 #endif
