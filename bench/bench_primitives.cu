@@ -9,8 +9,11 @@
 //   scan      against cub::DeviceScan (ExclusiveSum, InclusiveSum, or an inclusive maximum);
 //   lbs       against what a Thrust user writes: thrust::upper_bound of the item indices (a
 //             counting iterator) over the offsets, minus 1 (2^20 objects of random counts);
-//   expand    against the same plus thrust::gather of the objects' values.
-// Rows of primitives whose memory traffic is fixed (merge, reduce, scan, lbs, expand: bytes
+//   expand    against the same plus thrust::gather of the objects' values;
+//   remove    against flags made by a scatter and cub::DeviceSelect::Flagged (a quarter removed);
+//   insert    against thrust::merge_by_key of (positions, a) with (counting iterator, b).
+// Rows of primitives whose memory traffic is fixed (merge, reduce, scan, lbs, expand, remove,
+// insert: bytes
 // read plus
 // written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device copy
 // bandwidth measured at the start of the run.
@@ -21,7 +24,7 @@
 // outside the timed region.
 //
 //   bench_primitives [--reps N] [--quick]
-//                    [--only merge|segsort|locality|reduce|scan|lbs|expand]
+//                    [--only merge|segsort|locality|reduce|scan|lbs|expand|remove|insert]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
@@ -305,6 +308,7 @@ static void measure_copy()
 }
 
 #include "bench_family_cases.h"
+#include "bench_bulk_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -328,7 +332,8 @@ int main(int argc, char **argv)
             fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio,mj_gbs\n");
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
-                            "[--only merge|segsort|locality|reduce|scan|lbs|expand] "
+                            "[--only merge|segsort|locality|reduce|scan|lbs|expand|remove|"
+                            "insert] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] "
                             "[--csv FILE]\n");
             return 2;
@@ -398,6 +403,19 @@ int main(int argc, char **argv)
             if (quick && lg == 27) continue;
             if (want_case("i32")) bench_lbs<int32_t, uint32_t>("i32", MJ_KEY_I32, lg);
             if (want_case("i64")) bench_lbs<int64_t, uint64_t>("i64", MJ_KEY_I64, lg);
+        }
+    }
+    for (const char *bulk : {"remove", "insert"}) {
+        if (!want(bulk)) continue;
+        auto run = bulk[0] == 'r' ? bench_remove<uint32_t, void> : bench_insert<uint32_t, void>;
+        auto run64 = bulk[0] == 'r' ? bench_remove<uint64_t, void> : bench_insert<uint64_t, void>;
+        auto runp = bulk[0] == 'r' ? bench_remove<uint32_t, uint32_t>
+                                   : bench_insert<uint32_t, uint32_t>;
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            if (want_case("u32")) run("u32", MJ_KEY_U32, lg);
+            if (want_case("u64")) run64("u64", MJ_KEY_U64, lg);
+            if (want_case("pairs_u32")) runp("pairs_u32", MJ_KEY_U32, lg);
         }
     }
     if (g_csv) fclose(g_csv);
