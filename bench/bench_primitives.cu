@@ -11,10 +11,12 @@
 //             counting iterator) over the offsets, minus 1 (2^20 objects of random counts);
 //   expand    against the same plus thrust::gather of the objects' values;
 //   search    against thrust::lower_bound (and upper_bound for equality counts) of sorted
-//             needles in a sorted haystack (bench_search_cases.h).
-// Rows of primitives whose memory traffic is fixed (merge, reduce, scan, lbs, expand, search: bytes
-// read plus
-// written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device copy
+//             needles in a sorted haystack (bench_search_cases.h);
+//   remove    against flags made by a scatter and cub::DeviceSelect::Flagged (a quarter removed);
+//   insert    against thrust::merge_by_key of (positions, a) with (counting iterator, b)
+//             (bench_bulk_cases.h).
+// Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
+// plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device copy
 // bandwidth measured at the start of the run.
 // Each side runs once untimed and the outputs are compared byte for byte (everything is
 // stable, so they must agree); then the sides alternate for --reps timed runs each (cudaEvents
@@ -23,7 +25,8 @@
 // outside the timed region.
 //
 //   bench_primitives [--reps N] [--quick]
-//                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search]
+//                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
+//                           insert]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
@@ -308,6 +311,7 @@ static void measure_copy()
 
 #include "bench_family_cases.h"
 #include "bench_search_cases.h"
+#include "bench_bulk_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -331,7 +335,8 @@ int main(int argc, char **argv)
             fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio,mj_gbs\n");
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
-                            "[--only merge|segsort|locality|reduce|scan|lbs|expand|search] "
+                            "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
+                            "remove|insert] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] "
                             "[--csv FILE]\n");
             return 2;
@@ -410,6 +415,19 @@ int main(int argc, char **argv)
                 if (want_case("u32")) bench_search<uint32_t>("u32", MJ_KEY_U32, lg, counts);
                 if (want_case("u64")) bench_search<uint64_t>("u64", MJ_KEY_U64, lg, counts);
             }
+        }
+    }
+    for (const char *bulk : {"remove", "insert"}) {
+        if (!want(bulk)) continue;
+        auto run = bulk[0] == 'r' ? bench_remove<uint32_t, void> : bench_insert<uint32_t, void>;
+        auto run64 = bulk[0] == 'r' ? bench_remove<uint64_t, void> : bench_insert<uint64_t, void>;
+        auto runp = bulk[0] == 'r' ? bench_remove<uint32_t, uint32_t>
+                                   : bench_insert<uint32_t, uint32_t>;
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            if (want_case("u32")) run("u32", MJ_KEY_U32, lg);
+            if (want_case("u64")) run64("u64", MJ_KEY_U64, lg);
+            if (want_case("pairs_u32")) runp("pairs_u32", MJ_KEY_U32, lg);
         }
     }
     if (g_csv) fclose(g_csv);

@@ -41,6 +41,12 @@ static const char *const expand_templates[] = {
     "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_expand.cuh",
     NULL,
 };
+static const char *const remove_templates[] = {
+    "bulk_remove.h", "index_array.cuh", "cta_count_scan.cuh", "kernel_remove.cuh", NULL,
+};
+static const char *const insert_templates[] = {
+    "load_balance.h", "index_array.cuh", "cta_load_balance.cuh", "kernel_insert.cuh", NULL,
+};
 
 /* The search reuses the merge's partition kernel (and mj_await_split) from
  * kernel_merge_arrays.cuh, so its module also compiles the unused mj_merge_arrays: splitting
@@ -67,6 +73,10 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_LBS] = "mj_lbs_tiles",
     [MJ_K_EXPAND] = "mj_expand_tiles",
     [MJ_K_SEARCH] = "mj_search_tiles",
+    [MJ_K_REMOVE_PARTITION] = "mj_remove_partition",
+    [MJ_K_REMOVE] = "mj_remove_tiles",
+    [MJ_K_INSERT_PARTITION] = "mj_insert_partition",
+    [MJ_K_INSERT] = "mj_insert_tiles",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -89,6 +99,8 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     case MJ_LOAD_BALANCE: return K(MJ_K_LBS_PARTITION) | K(MJ_K_LBS);
     case MJ_INTERVAL_EXPAND: return K(MJ_K_LBS_PARTITION) | K(MJ_K_EXPAND);
     case MJ_SORTED_SEARCH: return K(MJ_K_MERGE_PARTITION) | K(MJ_K_SEARCH);
+    case MJ_BULK_REMOVE: return K(MJ_K_REMOVE_PARTITION) | K(MJ_K_REMOVE);
+    case MJ_BULK_INSERT: return K(MJ_K_INSERT_PARTITION) | K(MJ_K_INSERT);
     default: return 0;
     }
 }
@@ -107,6 +119,8 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
     case MJ_LOAD_BALANCE: return lbs_templates;
     case MJ_INTERVAL_EXPAND: return expand_templates;
     case MJ_SORTED_SEARCH: return search_templates;
+    case MJ_BULK_REMOVE: return remove_templates;
+    case MJ_BULK_INSERT: return insert_templates;
     default: return NULL;
     }
 }
@@ -230,8 +244,9 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         emit_operator(&sb, spec);
         goto primitive;
     }
-    /* No comparator for lbs and expand: offsets compare as integers. */
-    if (mj__is_lbs(spec->primitive)) goto primitive;
+    /* No comparator for lbs and expand (offsets compare as integers), nor for bulk remove and
+     * insert (elements are only moved). */
+    if (mj__is_lbs(spec->primitive) || mj__is_bulk(spec->primitive)) goto primitive;
     mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
     if (spec->less) {
         mj__sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");

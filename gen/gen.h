@@ -25,6 +25,10 @@ typedef enum mj_kernel_id {
     MJ_K_LBS,             /* load-balancing search */
     MJ_K_EXPAND,          /* interval expand */
     MJ_K_SEARCH,          /* sorted search (with MJ_K_MERGE_PARTITION) */
+    MJ_K_REMOVE_PARTITION, /* bulk remove */
+    MJ_K_REMOVE,          /* bulk remove */
+    MJ_K_INSERT_PARTITION, /* bulk insert */
+    MJ_K_INSERT,          /* bulk insert */
     MJ_K_COUNT
 } mj_kernel_id;
 

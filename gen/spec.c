@@ -161,7 +161,7 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
             return -1;
         }
         if (!spec->less && !mj__is_reduce_or_scan(spec->primitive) &&
-            !mj__is_lbs(spec->primitive)) {
+            !mj__is_lbs(spec->primitive) && !mj__is_bulk(spec->primitive)) {
             snprintf(err, errcap, "a custom key needs a comparator expression (less)");
             return -1;
         }
@@ -170,6 +170,8 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
         if (check_operator(spec, err, errcap)) return -1;
     } else if (mj__is_lbs(spec->primitive)) {
         if (check_lbs(spec, err, errcap)) return -1;
+    } else if (mj__is_bulk(spec->primitive)) {
+        /* Elements are only moved: no comparator is pasted, whatever less says. */
     } else if (spec->less && check_expression(spec->less, "comparator", " over a and b", err,
                                               errcap)) {
         return -1;
@@ -218,14 +220,16 @@ int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_s
                  MJ_MAX_VALUE_SIZE);
         return -1;
     }
-    if ((mj__is_lbs(primitive) || primitive == MJ_SORTED_SEARCH) && bs_nt != nt) {
+    if ((mj__is_lbs(primitive) || primitive == MJ_SORTED_SEARCH || mj__is_bulk(primitive)) &&
+        bs_nt != nt) {
         snprintf(err, errcap, "%s has no blocksort: blocksort threads must be NT (%d), not %d",
                  mj_primitive_name(primitive), nt, bs_nt);
         return -1;
     }
     /* The merge primitive has no blocksort; its tile is the merge tile. */
     int big_nt = primitive == MJ_MERGE || mj__is_reduce_or_scan(primitive) ||
-                         mj__is_lbs(primitive) || primitive == MJ_SORTED_SEARCH
+                         mj__is_lbs(primitive) || primitive == MJ_SORTED_SEARCH ||
+                         mj__is_bulk(primitive)
                      ? nt
                      : bs_nt;
     size_t smem = mj__tile_smem(primitive, big_nt, vt, key_size, value_size);
@@ -272,6 +276,10 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
     if (mj__is_lbs(primitive)) return (nv + 1) * key_size + 4 * nv + 16;
     /* The tile's keys with the one before and the one after, and an int result per key. */
     if (primitive == MJ_SORTED_SEARCH) return (nv + 2) * key_size + 4 * nv + 16;
+    /* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one
+     * more than a tile) and a source per output. Elements go straight to global memory. */
+    if (primitive == MJ_BULK_REMOVE) return 4 * nv + 4 * (size_t)(nt / 32) + 16;
+    if (primitive == MJ_BULK_INSERT) return 8 * (nv + 1) + 4 * nv + 16;
     size_t heads = primitive == MJ_SEGMENTED_SORT ? 4 * (size_t)nt : 0;
     /* + 16: room for the padding that aligns the second array */
     return nv * key_size + 4 * (value_size ? nv : 1) + heads + 16;

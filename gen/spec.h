@@ -38,7 +38,8 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec);
  * a tile of int positions when values are carried, alignment padding, and for segmented sorts
  * a head range per thread; for reduce and scan, a tile of keys and a few more per warp; for
  * lbs and expand, a tile of offsets and one more, and an int per item; for sorted search, a
- * tile of keys and two more, and an int per key. */
+ * tile of keys and two more, and an int per key; for bulk remove and insert, index
+ * bookkeeping only (no elements). */
 size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
                      size_t value_size);
 
@@ -67,11 +68,12 @@ const char *mj__tile_bounds_check(mj_primitive primitive, long long key_size,
 /* Checks the spec; 0 when usable, else -1 with a message. */
 int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
 
-/* The primitives that combine with an operator (no comparator, no values), and those whose
- * key is an index type (offsets). */
+/* The primitives that combine with an operator (no comparator, no values), those whose key
+ * is an index type (offsets), and those that only move elements (no comparator). */
 static inline int mj__is_reduce_or_scan(mj_primitive p) { return p == MJ_REDUCE || p == MJ_SCAN; }
 static inline int mj__is_lbs(mj_primitive p) {
     return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND;
 }
+static inline int mj__is_bulk(mj_primitive p) { return p == MJ_BULK_REMOVE || p == MJ_BULK_INSERT; }
 
 #endif

@@ -173,11 +173,14 @@ typedef enum mj_primitive {
     MJ_INTERVAL_EXPAND = 7, /* mj_sorter_interval_expand: each object's value, count times */
     MJ_SORTED_SEARCH = 8,  /* mj_sorter_sorted_search: where each key of one sorted array falls
                               in another, and which keys the two share */
+    MJ_BULK_REMOVE = 9,    /* mj_sorter_bulk_remove: a copy without the elements at indices */
+    MJ_BULK_INSERT = 10,   /* mj_sorter_bulk_insert: one array's elements put into another at
+                              positions */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
-/* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search";
- * NULL for an unknown primitive. */
+/* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search",
+ * "remove", "insert"; NULL for an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -423,6 +426,33 @@ MJ_API mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_c
                                          const void *b, size_t b_count,
                                          const mj_search_outputs *out, void *temp,
                                          size_t temp_bytes, void *stream);
+/* Bulk remove and bulk insert (sorters built for MJ_BULK_REMOVE and MJ_BULK_INSERT): array
+ * surgery by index. The key is the element type, any kind including MJ_KEY_CUSTOM (moved as
+ * bytes: order and less are not used), with values of value_size 0..64 bytes moved alongside;
+ * values are given exactly when the sorter has value_size > 0. Indices and positions are
+ * device memory of index_size 4 (uint32_t) or 8 (uint64_t) bytes each. Outputs must not
+ * overlap inputs. */
+
+/* Copies the n elements of keys (and values) to out_keys (out_values) without the ones at
+ * the num_indices positions in `indices`, ascending, distinct, each below n: out gets
+ * n - num_indices elements, in order. Indices that break that contract give unspecified
+ * output, but every write stays inside out_keys[0, n - num_indices) (and out_values).
+ * num_indices > n is refused. The temporary storage is mj_sorter_temp_size(s, n, 0): one
+ * 8-byte entry per tile of the source, plus one. MJ_BULK_REMOVE. */
+MJ_API mj_status mj_sorter_bulk_remove(mj_sorter *s, const void *keys, const void *values,
+                                       size_t n, const void *indices, size_t num_indices,
+                                       size_t index_size, void *out_keys, void *out_values,
+                                       void *temp, size_t temp_bytes, void *stream);
+/* Inserts a (a_count keys and a_values) into b (b_count keys and b_values): a[i] goes just
+ * before b[positions[i]] (positions: a_count entries, ascending, each in [0, b_count];
+ * b_count appends), a's elements of equal position in their order. out gets a_count +
+ * b_count elements. Bad positions: unspecified order, writes stay inside out. The temporary
+ * storage is mj_sorter_temp_size(s, a_count + b_count, 0). MJ_BULK_INSERT. */
+MJ_API mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const void *a_values,
+                                       const void *positions, size_t a_count, size_t index_size,
+                                       const void *b_keys, const void *b_values, size_t b_count,
+                                       void *out_keys, void *out_values, void *temp,
+                                       size_t temp_bytes, void *stream);
 
 /* ---------------------------------------------------------------- one-call functions */
 
@@ -470,6 +500,17 @@ MJ_API mj_status mj_interval_expand(mj_context *ctx, const mj_sort_desc *desc,
 MJ_API mj_status mj_sorted_search(mj_context *ctx, const mj_sort_desc *desc, const void *a,
                                   size_t a_count, const void *b, size_t b_count,
                                   const mj_search_outputs *out, void *stream);
+/* desc's primitive is set by these (MJ_BULK_REMOVE, MJ_BULK_INSERT; value_size too: 0 with
+ * NULL values). */
+MJ_API mj_status mj_bulk_remove(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
+                                const void *values, size_t value_size, size_t n,
+                                const void *indices, size_t num_indices, size_t index_size,
+                                void *out_keys, void *out_values, void *stream);
+MJ_API mj_status mj_bulk_insert(mj_context *ctx, const mj_sort_desc *desc, const void *a_keys,
+                                const void *a_values, const void *positions, size_t a_count,
+                                size_t index_size, const void *b_keys, const void *b_values,
+                                size_t b_count, void *out_keys, void *out_values,
+                                size_t value_size, void *stream);
 
 /* ---------------------------------------------------------------- deployment bundles */
 

@@ -244,6 +244,37 @@ START_TEST(search_compile_clean)
 }
 END_TEST
 
+/* Bulk remove and insert: u32 and u64 keys and a 12-byte struct, alone and with 4-, 12- and
+ * 64-byte values, with the default tiles on every target: no spills. */
+START_TEST(bulk_compile_clean)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_primitive primitive = (mj_primitive)_i;
+    static const int sms[] = {75, 80, 90};
+    static const mj_key_kind keys[] = {MJ_KEY_U32, MJ_KEY_U64, MJ_KEY_CUSTOM};
+    static const size_t values[] = {0, 4, 12, 64};
+    for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
+        for (size_t k = 0; k < 3; ++k)
+            for (size_t v = 0; v < 4; ++v) {
+                mj_kernel_spec s = primitive_spec(primitive, keys[k], MJ_ASCENDING, values[v],
+                                                  sms[i]);
+                if (keys[k] == MJ_KEY_CUSTOM) {
+                    s.type_name = "rec12";
+                    s.type_source = "struct rec12 { unsigned a, b, c; };";
+                    s.type_size = 12;
+                    s.type_align = 4;
+                    mj__default_tile(primitive, sms[i], 12, values[v], &s.nt, &s.vt, &s.bs_nt);
+                }
+                char what[96];
+                snprintf(what, sizeof what, "%s of %s keys, %zu-byte values",
+                         mj_primitive_name(primitive),
+                         keys[k] == MJ_KEY_CUSTOM ? "rec12" : mj_key_kind_name(keys[k]),
+                         values[v]);
+                compile_clean(nv, &s, what);
+            }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- custom types and errors */
 
 static const char u128_source[] = "struct u128 { unsigned long long hi, lo; };\n";
@@ -505,6 +536,7 @@ static Suite *compile_suite(void) {
     tcase_add_loop_test(tc, reduce_scan_compile_clean, MJ_REDUCE, MJ_SCAN + 1);
     tcase_add_loop_test(tc, lbs_expand_compile_clean, MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND + 1);
     tcase_add_test(tc, search_compile_clean);
+    tcase_add_loop_test(tc, bulk_compile_clean, MJ_BULK_REMOVE, MJ_BULK_INSERT + 1);
     suite_add_tcase(s, tc);
     TCase *tx = tcase_create("custom and errors");
     tcase_set_timeout(tx, 300);

@@ -124,6 +124,12 @@ START_TEST(primitives_without_gpu)
     mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_MERGE], fake, NULL, 10, &segs, NULL, 0,
                                              NULL),
                MJ_ERR_INVALID_ARGUMENT, "merge", "segmented sort with a merge sorter");
+    mjt_expect(ctx, mj_sorter_bulk_remove(s[MJ_BULK_INSERT], fake, NULL, 10, fake, 1, 4, fake,
+                                          NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "insert", "bulk remove with an insert sorter");
+    mjt_expect(ctx, mj_sorter_bulk_insert(s[MJ_BULK_REMOVE], fake, NULL, fake, 1, 4, fake, NULL,
+                                          10, fake, NULL, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "remove", "bulk insert with a remove sorter");
     /* Argument checks come before the missing device. */
     mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
                                     NULL, NULL, 0, NULL),

@@ -1,5 +1,6 @@
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
- * lbs and expand in demo_lbs.c, search in demo_search.c) on random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
+ * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c) on
+ * random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,10 @@ static const char usage[] =
     "                with its total, checked against the CPU's; lbs and expand (--type i32\n"
     "                or i64): random counts of n / 8 objects, each item's object and rank,\n"
     "                or (--values B) its object's value; search: the two halves of the\n"
-    "                keys, each sorted on the CPU, searched in one another (every output)\n"
+    "                keys, each sorted on the CPU, searched in one another (every output);\n"
+    "                remove: a random quarter of the keys (and values) taken out; insert:\n"
+    "                n / 4 of them put into the rest at random positions (any --type, moved\n"
+    "                as bytes)\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -50,8 +54,7 @@ static int set_primitive(void *opts, const char *v)
     demo_opts *o = opts;
     o->primitive = mj_primitive_parse(v);
     if (o->primitive == MJ_PRIMITIVE_COUNT)
-        return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort, "
-                                    "locality, reduce, scan, lbs, expand or search)", v);
+        return cli_usage_error(CMD, "unknown primitive '%s' (%s)", v, cli_primitive_names());
     return CLI_OK;
 }
 
@@ -461,8 +464,14 @@ int cmd_demo(int argc, char **argv)
     mj_context *ctx = open_device(&o, &rc);
     if (ctx == NULL)
         return rc;
-    if (demo_is_lbs(o.primitive) || demo_is_search(o.primitive)) {
-        rc = demo_is_lbs(o.primitive) ? demo_lbs_run(ctx, &o, n) : demo_search_run(ctx, &o, n);
+    /* The merge-path family's demos run whole in their own files. */
+    int (*family)(mj_context *, const demo_opts *, size_t) =
+        demo_is_lbs(o.primitive)      ? demo_lbs_run
+        : demo_is_search(o.primitive) ? demo_search_run
+        : demo_is_bulk(o.primitive)   ? demo_bulk_run
+                                      : NULL;
+    if (family) {
+        rc = family(ctx, &o, n);
         mj_context_destroy(ctx);
         return rc;
     }

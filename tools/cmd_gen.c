@@ -33,7 +33,8 @@ static const char usage[] =
     "  --primitives L  mergesort, merge, segsort, locality (default all four), reduce,\n"
     "                  scan, lbs (built once per key, without values: they take none),\n"
     "                  expand (the non-zero value sizes); lbs and expand take i32, i64;\n"
-    "                  search (built once per key and order, without values)\n"
+    "                  search (built once per key and order, without values), remove,\n"
+    "                  insert (any key; built-in keys of one size share an entry)\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
     "  --list F        print a bundle's entries and check its index\n"
@@ -177,8 +178,8 @@ static int spec_field(gen_key *k, const char *file, int line, const char *name,
             return SPEC_ERR("values takes a list of sizes from 0 to 64, not '%s'", value);
     } else if (strcmp(name, "primitives") == 0) {
         if ((k->prim_count = cli_parse_primitives(value, k->prims)) < 0)
-            return SPEC_ERR("primitives takes mergesort, merge, segsort, locality, reduce, "
-                            "scan, lbs, expand and search, each once, not '%s'", value);
+            return SPEC_ERR("primitives takes %s, each once, not '%s'", cli_primitive_names(),
+                            value);
     } else {
         int slot = strcmp(name, "less") == 0          ? 0
                    : strcmp(name, "name") == 0        ? 1
@@ -317,8 +318,8 @@ static int set_primitives(void *opts, const char *v)
 {
     gen_opts *o = opts;
     if ((o->prim_count = cli_parse_primitives(v, o->prims)) < 0)
-        return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort, locality, "
-                                    "reduce, scan, lbs, expand and search, each once, not '%s'", v);
+        return cli_usage_error(CMD, "--primitives takes %s, each once, not '%s'",
+                               cli_primitive_names(), v);
     return CLI_OK;
 }
 

@@ -31,8 +31,10 @@ static const char usage[] =
     "  --primitives L  comma-separated: mergesort, merge, segsort, locality, reduce,\n"
     "                  scan (reduce and scan: sums, no values), lbs (no values), expand\n"
     "                  (non-zero values); lbs and expand: keys 4 and 8 only (i32, i64\n"
-    "                  offsets; 16 is skipped), search (the lower bounds of the first half\n"
-    "                  of sorted keys in the second, no values)\n"
+    "                  offsets; 16 is skipped); search (the lower bounds of the first half\n"
+    "                  of sorted keys in the second, no values); remove (every fourth\n"
+    "                  element) and insert (n / 4 elements into the rest), timed per\n"
+    "                  source element\n"
     "                  (default mergesort,merge,segsort)\n"
     "  --keys L        key sizes in bytes: 4 (u32), 8 (u64), 16 (a struct of two u64)\n"
     "                  (default 4,8,16)\n"
@@ -193,9 +195,8 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     mj_primitive list[MJ_PRIMITIVE_COUNT];
     int nprims = cli_parse_primitives(a.prims, list);
     if (nprims < 0)
-        return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort, locality, "
-                                    "reduce, scan, lbs, expand and search, each once, not '%s'",
-                               a.prims);
+        return cli_usage_error(CMD, "--primitives takes %s, each once, not '%s'",
+                               cli_primitive_names(), a.prims);
     for (int p = 0; p < nprims; p++)
         for (int k = 0; k < a.nkeys; k++) {
             /* lbs and expand: i32 and i64 offsets only */

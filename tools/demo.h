@@ -64,6 +64,11 @@ int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n);
  * (keys only), as demo_lbs_run. */
 int demo_is_search(mj_primitive primitive);
 int demo_search_run(mj_context *ctx, const demo_opts *o, size_t n);
+/* Bulk remove and bulk insert (demo_bulk.c): 1 for those primitives; and the whole run on
+ * ctx's device (any key type, moved as bytes, with --values): input, check, timing, verdict
+ * (CLI_OK on PASS). */
+int demo_is_bulk(mj_primitive primitive);
+int demo_bulk_run(mj_context *ctx, const demo_opts *o, size_t n);
 
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,

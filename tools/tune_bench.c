@@ -70,6 +70,30 @@ static int is_lbs(const tune_config *c)
     return c->primitive == MJ_LOAD_BALANCE || c->primitive == MJ_INTERVAL_EXPAND;
 }
 
+static int is_bulk(const tune_config *c)
+{
+    return c->primitive == MJ_BULK_REMOVE || c->primitive == MJ_BULK_INSERT;
+}
+
+/* Bulk remove: every fourth element's index; insert: n / 4 positions, the first quarter of the
+ * input put into the rest at 3 i to 3 i + 2. 4-byte indices in `offsets`. */
+static mj_status bulk_inputs(mj_context *ctx, const tune_config *c, tune_inputs *in, uint64_t s)
+{
+    size_t n = in->n, k = n / 4;
+    uint32_t *ix = malloc(k * sizeof *ix + 1);
+    if (!ix)
+        return MJ_ERR_HOST_MEMORY;
+    for (size_t i = 0; i < k; i++)
+        ix[i] = (uint32_t)(c->primitive == MJ_BULK_REMOVE ? 4 * i + 1
+                                                          : 3 * i + kg_splitmix(&s) % 3);
+    in->offset_count = k;
+    mj_status st = mj__dev_alloc(ctx, &in->offsets, k * sizeof *ix + 1);
+    if (!st)
+        st = mj__dev_upload(ctx, in->offsets, ix, k * sizeof *ix);
+    free(ix);
+    return st;
+}
+
 /* Load-balancing search and expand: n / 16 + 1 objects of random counts 0 to 31 (offsets of
  * the key's width), and for expand each object's value holding its index in its first bytes
  * (check_lbs reads it back). */
@@ -150,6 +174,8 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, si
     free(h);
     if (!st && is_lbs(c))
         st = lbs_inputs(ctx, c, in, s);
+    if (!st && is_bulk(c))
+        st = bulk_inputs(ctx, c, in, s);
     if (!st && c->primitive == MJ_SEGMENTED_SORT) {
         in->offset_count = (n + seglen - 1) / seglen + 1;
         uint32_t *off = malloc(in->offset_count * sizeof *off);
@@ -207,6 +233,17 @@ static mj_status run_once(void *arg)
         return mj_sorter_interval_expand(j->sorter, in->offsets, in->offset_count, in->n,
                                          in->src_values, in->values, j->temp, j->temp_bytes,
                                          NULL);
+    if (j->c->primitive == MJ_BULK_REMOVE)
+        return mj_sorter_bulk_remove(j->sorter, in->src_keys, in->src_values, in->n, in->offsets,
+                                     in->offset_count, 4, in->keys, in->values, j->temp,
+                                     j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_BULK_INSERT) {
+        size_t a = in->offset_count;
+        return mj_sorter_bulk_insert(j->sorter, in->src_keys, in->src_values, in->offsets, a, 4,
+                                     (char *)in->src_keys + a * ks,
+                                     vs ? (char *)in->src_values + a * vs : NULL, in->n - a,
+                                     in->keys, in->values, j->temp, j->temp_bytes, NULL);
+    }
     if (j->c->primitive == MJ_SEGMENTED_SORT) {
         mj_segments seg = {MJ_SEGMENTS_OFFSETS, in->offsets, in->offset_count, 4};
         return mj_sorter_segmented_sort(j->sorter, in->keys, in->values, in->n, &seg, j->temp,
@@ -219,7 +256,7 @@ static mj_status run_once(void *arg)
 static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN ||
-        c->primitive == MJ_SORTED_SEARCH || is_lbs(c))
+        c->primitive == MJ_SORTED_SEARCH || is_lbs(c) || is_bulk(c))
         return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
@@ -321,9 +358,43 @@ static const char *check_search(mj_context *ctx, const tune_config *c, tune_inpu
     return bad;
 }
 
+/* Bulk remove and insert: the output keys against the input, element by element (the values
+ * are whatever the allocator left: their bytes do not change the work). */
+static const char *check_bulk(mj_context *ctx, const tune_config *c, tune_inputs *in)
+{
+    size_t ks = c->key_size, n = in->n, k = in->offset_count;
+    size_t m = c->primitive == MJ_BULK_REMOVE ? n - k : n;
+    unsigned char *src = malloc(n * ks + 1), *got = malloc(m * ks + 1);
+    uint32_t *ix = malloc(k * sizeof *ix + 1);
+    const char *bad = NULL;
+    if (!src || !got || !ix)
+        bad = "no host memory to check the result";
+    else if (mj__dev_download(ctx, src, in->src_keys, n * ks) != MJ_OK ||
+             mj__dev_download(ctx, got, in->keys, m * ks) != MJ_OK ||
+             mj__dev_download(ctx, ix, in->offsets, k * sizeof *ix) != MJ_OK)
+        bad = "the result could not be read back";
+    for (size_t o = 0, i = 0, r = 0; !bad && o < m; o++) {
+        size_t from;
+        if (c->primitive == MJ_BULK_REMOVE) {
+            for (; r < k && ix[r] == i; r++, i++) {
+            }
+            from = i++;
+        } else { /* i: a's next, r: b's next; a before equal b */
+            from = i < k && (r == n - k || ix[i] <= r) ? i++ : k + r++;
+        }
+        if (memcmp(got + o * ks, src + from * ks, ks) != 0)
+            bad = c->primitive == MJ_BULK_REMOVE ? "the bulk remove is wrong"
+                                                 : "the bulk insert is wrong";
+    }
+    free(src);
+    free(got);
+    free(ix);
+    return bad;
+}
+
 /* Checks the result: ordered (within each segment) and the same keys (their sum); reduce and
- * scan by check_sums, lbs and expand by check_lbs, search by check_search. NULL when right,
- * else what is wrong. */
+ * scan by check_sums, lbs and expand by check_lbs, search by check_search, remove and insert
+ * by check_bulk. NULL when right, else what is wrong. */
 static const char *check_result(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN)
@@ -332,6 +403,8 @@ static const char *check_result(mj_context *ctx, const tune_config *c, tune_inpu
         return check_lbs(ctx, c, in);
     if (c->primitive == MJ_SORTED_SEARCH)
         return check_search(ctx, c, in);
+    if (is_bulk(c))
+        return check_bulk(ctx, c, in);
     size_t ks = c->key_size;
     unsigned char *h = malloc(in->n * ks);
     if (!h)

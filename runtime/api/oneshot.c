@@ -152,3 +152,30 @@ mj_status mj_sorted_search(mj_context *ctx, const mj_sort_desc *desc, const void
     mj_sorter_destroy(s);
     return st;
 }
+
+mj_status mj_bulk_remove(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
+                         const void *values, size_t value_size, size_t n, const void *indices,
+                         size_t num_indices, size_t index_size, void *out_keys,
+                         void *out_values, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_BULK_REMOVE, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_bulk_remove(s, keys, values, n, indices, num_indices, index_size, out_keys,
+                               out_values, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}
+
+mj_status mj_bulk_insert(mj_context *ctx, const mj_sort_desc *desc, const void *a_keys,
+                         const void *a_values, const void *positions, size_t a_count,
+                         size_t index_size, const void *b_keys, const void *b_values,
+                         size_t b_count, void *out_keys, void *out_values, size_t value_size,
+                         void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_BULK_INSERT, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_bulk_insert(s, a_keys, a_values, positions, a_count, index_size, b_keys,
+                               b_values, b_count, out_keys, out_values, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}

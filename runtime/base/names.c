@@ -60,6 +60,8 @@ static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
     [MJ_LOAD_BALANCE] = "lbs",
     [MJ_INTERVAL_EXPAND] = "expand",
     [MJ_SORTED_SEARCH] = "search",
+    [MJ_BULK_REMOVE] = "remove",
+    [MJ_BULK_INSERT] = "insert",
 };
 
 const char *mj_primitive_name(mj_primitive primitive) {

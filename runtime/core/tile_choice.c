@@ -62,6 +62,15 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
         spec->order = MJ_ASCENDING;
         spec->less = NULL;
     }
+    /* Bulk remove and insert only move elements, as bytes: one kernel whatever order and less
+     * say, and built-in keys of one size share it (as the unsigned kind of that size). */
+    if (desc->primitive == MJ_BULK_REMOVE || desc->primitive == MJ_BULK_INSERT) {
+        spec->order = MJ_ASCENDING;
+        spec->less = NULL;
+        static const mj_key_kind by_size[9] = {[1] = MJ_KEY_U8, [2] = MJ_KEY_U16,
+                                               [4] = MJ_KEY_U32, [8] = MJ_KEY_U64};
+        if (desc->key != MJ_KEY_CUSTOM) spec->key = by_size[mj_key_kind_size(desc->key)];
+    }
     return MJ_OK;
 }
 
@@ -153,6 +162,15 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
         while (*nt > 32 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
             *nt /= 2;
         *bs_nt = *nt;
+        return;
+    }
+    /* Bulk remove and insert copy each element once, through registers (a thread's MJ_VT
+     * elements in flight at once): fewer per thread as they grow, so that the registers of the
+     * larger of key and value fit. Not yet tuned. */
+    if (primitive == MJ_BULK_REMOVE || primitive == MJ_BULK_INSERT) {
+        size_t widest = key_size > value_size ? key_size : value_size;
+        *nt = *bs_nt = primitive == MJ_BULK_REMOVE ? 256 : 128;
+        *vt = widest <= 8 ? 11 : widest <= 16 ? 7 : widest <= 32 ? 5 : 3;
         return;
     }
     size_t bytes = key_size + value_size;

@@ -13,13 +13,13 @@
 mj_status mj__lbs_temp(const mj_sorter *s, size_t n, size_t *bytes) {
     long long nv = (long long)s->nt * s->vt;
     if (n > (size_t)INT64_MAX - (size_t)nv)
-        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu items and objects are too many", n);
+        return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements are too many", n);
     long long tiles = mj_lbs_tile_count((long long)n, 0, nv);
     mj_temp_layout l = {0, 0};
     mj__temp_part(&l, (size_t)tiles + 1, sizeof(long long));
     if (l.overflow || tiles >= 0x7fffffffll)
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE,
-                        "%zu items and objects need more blocks than a grid has", n);
+                        "%zu elements need more blocks than a grid has", n);
     *bytes = l.total;
     return MJ_OK;
 }
@@ -96,8 +96,8 @@ static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_by
     void *pp[] = {&off, &objects, &items, &tiles, &parts};
     void *tp[] = {&off, &objects, &items, &parts, expand ? &second : &out,
                   expand ? &out : &second};
-    long long grid = (tiles + MJ_LBS_PARTITION_WARPS) / MJ_LBS_PARTITION_WARPS; /* tiles + 1 */
-    if (!(st = mj__launch(s, MJ_K_LBS_PARTITION, grid, 32 * MJ_LBS_PARTITION_WARPS, pp,
+    long long grid = mj_lbs_partition_blocks(tiles);
+    if (!(st = mj__launch(s, MJ_K_LBS_PARTITION, grid, MJ_LBS_PARTITION_THREADS, pp,
                           rn.stream)))
         st = mj__launch(s, expand ? MJ_K_EXPAND : MJ_K_LBS, tiles, (unsigned)s->nt, tp,
                         rn.stream);

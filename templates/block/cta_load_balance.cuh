@@ -1,6 +1,8 @@
 /* Load-balancing search within a tile (the seed's CTALoadBalance): the block loads its range
  * of offsets into shared memory, each thread finds where its share of the tile's merge starts
- * and walks it serially, noting for each item met the offset that owns it. */
+ * and walks it serially. The offsets are any indexable whose elements convert to mj_i64: the
+ * key array of lbs and expand, or the run-time-sized indices of bulk insert (mj_index_array),
+ * so the functions are templates over it. */
 #ifndef MJ_CTA_LOAD_BALANCE_CUH
 #define MJ_CTA_LOAD_BALANCE_CUH
 
@@ -9,18 +11,34 @@
 
 #define MJ_LBS_NV (MJ_NT * MJ_VT)
 
-/* Static shared memory of the tile kernels: the offsets (one more than a tile) and the owner
- * of each item. */
+/* Static shared memory of the lbs and expand tile kernels: the offsets (one more than a tile)
+ * and the owner of each item. */
 #define MJ_LBS_SHARED(s_off, s_owner)                                                         \
     __shared__ mj_key s_off[MJ_LBS_NV + 1];                                                   \
     __shared__ int s_owner[MJ_LBS_NV]
 
-/* Merge path over the items [0, items) and offsets[0, objects): how many of the first diag
- * outputs are items (offsets go before equal items), found by a warp: each round its 32 lanes
- * test 32 points of the range and a ballot narrows it 32-fold, so that 2^20 offsets cost 4
- * rounds of loads instead of a binary search's 20 one after another. Call from all 32 lanes
- * with the same arguments; every lane gets the result. */
-MJ_DEVICE mj_i64 mj_lbs_path_warp(const mj_key *offsets, mj_i64 objects, mj_i64 items,
+/* Merge path over the items [x0, x0 + items) and offsets[0, objects): how many of the first
+ * diag outputs are items. Offsets go before equal items. */
+template <typename Offsets>
+MJ_DEVICE mj_i64 mj_lbs_path(const Offsets &offsets, mj_i64 objects, mj_i64 items, mj_i64 diag,
+                             mj_i64 x0 = 0) {
+    mj_i64 lo = diag > objects ? diag - objects : 0, hi = diag < items ? diag : items;
+    while (lo < hi) {
+        mj_i64 mid = (lo + hi) >> 1;
+        if ((mj_i64)offsets[diag - 1 - mid] <= x0 + mid)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* mj_lbs_path found by a warp: each round its 32 lanes test 32 points of the range and a
+ * ballot narrows it 32-fold, so that 2^20 offsets cost 4 rounds of loads instead of a binary
+ * search's 20 one after another. Call from all 32 lanes with the same arguments; every lane
+ * gets the result. */
+template <typename Offsets>
+MJ_DEVICE mj_i64 mj_lbs_path_warp(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                   mj_i64 diag, int lane) {
     mj_i64 lo = diag > objects ? diag - objects : 0, hi = diag < items ? diag : items;
     while (lo < hi) {
@@ -33,11 +51,29 @@ MJ_DEVICE mj_i64 mj_lbs_path_warp(const mj_key *offsets, mj_i64 objects, mj_i64 
     return lo;
 }
 
-/* Fills s_owner[0, x1 - x0) with each item's owner as an index into s_off (the offsets from
- * r.base) and returns the tile's range; s_off and s_owner are valid after it returns. */
-MJ_DEVICE mj_lbs_range mj_cta_load_balance(const mj_key *offsets, mj_i64 objects, mj_i64 items,
-                                           const mj_i64 *partitions, mj_key *s_off,
-                                           int *s_owner, int tid) {
+/* The coarse partition, one warp an entry (blocks of MJ_LBS_PARTITION_THREADS):
+ * partitions[t] for t in [0, tiles] is how many of the first t * MJ_LBS_NV outputs of the
+ * merge are items. */
+template <typename Offsets>
+MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj_i64 items,
+                                      mj_i64 tiles, mj_i64 *partitions) {
+    mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_WARPS + threadIdx.x / 32;
+    if (t > tiles) return; /* the whole warp */
+    mj_i64 diag = mj_min(t * MJ_LBS_NV, items + objects);
+    mj_i64 p = mj_lbs_path_warp(offsets, objects, items, diag, threadIdx.x % 32);
+    if (threadIdx.x % 32 == 0) partitions[t] = p;
+}
+
+/* The tile's share of the merge: loads the offsets from r.base into s_off, then each thread
+ * walks its MJ_VT outputs, calling visit(x, y, yb, item) at each: item 1 for the tile's item
+ * x, met after y of the tile's offsets, 0 for its offset y, met after x items; yb is 1 when
+ * s_off[0] is the offset before the tile (s_off[yb + y] is offset y). Each output x + y of the
+ * tile is visited exactly once, whatever the offsets hold (they only decide which of x and y
+ * steps). s_off and what visit wrote are valid after it returns. */
+template <typename Offsets, typename Off, typename Visit>
+MJ_DEVICE mj_lbs_range mj_cta_lbs_walk(const Offsets &offsets, mj_i64 objects, mj_i64 items,
+                                       const mj_i64 *partitions, Off *s_off, int tid,
+                                       const Visit &visit) {
     mj_i64 tile = blockIdx.x;
     mj_lbs_range r = mj_lbs_tile_range(tile, MJ_LBS_NV, items, objects, partitions[tile],
                                        partitions[tile + 1]);
@@ -45,30 +81,41 @@ MJ_DEVICE mj_lbs_range mj_cta_load_balance(const mj_key *offsets, mj_i64 objects
     for (int i = tid; i < loads; i += MJ_NT) s_off[i] = offsets[r.base + i];
     __syncthreads();
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
-    const mj_key *tile_off = s_off + yb; /* the tile's own offsets */
+    const Off *tile_off = s_off + yb; /* the tile's own offsets */
     /* Where this thread's share starts: the merge path within the tile. */
     int diag = mj_min(tid * MJ_VT, nx + ny);
-    int lo = diag > ny ? diag - ny : 0, hi = diag < nx ? diag : nx;
-    while (lo < hi) {
-        int mid = (lo + hi) >> 1;
-        if ((mj_i64)tile_off[diag - 1 - mid] <= r.x0 + mid)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    int x = lo, y = diag - lo;
+    int x = (int)mj_lbs_path(tile_off, ny, nx, diag, r.x0), y = diag - x;
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {
         mj_i64 off = y < ny ? (mj_i64)tile_off[y] : 0;
         if (mj_lbs_offset_first(y < ny, x < nx, off, r.x0 + x)) {
+            visit(x, y, yb, 0);
             ++y;
         } else if (x < nx) {
-            s_owner[x] = mj_lbs_owner(y, yb);
+            visit(x, y, yb, 1);
             ++x;
         }
     }
     __syncthreads();
     return r;
+}
+
+/* Load-balancing search's visit: each item's owner as an index into s_off. */
+struct mj_lbs_owners {
+    int *s_owner;
+    MJ_DEVICE void operator()(int x, int y, int yb, int item) const {
+        if (item) s_owner[x] = mj_lbs_owner(y, yb);
+    }
+};
+
+/* Fills s_owner[0, x1 - x0) with each item's owner as an index into s_off (the offsets from
+ * r.base) and returns the tile's range; s_off and s_owner are valid after it returns. */
+template <typename Off>
+MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
+                                           const mj_i64 *partitions, Off *s_off, int *s_owner,
+                                           int tid) {
+    mj_lbs_owners owners = {s_owner};
+    return mj_cta_lbs_walk(offsets, objects, items, partitions, s_off, tid, owners);
 }
 
 #endif

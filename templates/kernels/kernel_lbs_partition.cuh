@@ -8,14 +8,10 @@
 #include "shared/load_balance.h"
 #include "block/cta_load_balance.cuh"
 
-extern "C" __global__ void __launch_bounds__(32 * MJ_LBS_PARTITION_WARPS)
+extern "C" __global__ void __launch_bounds__(MJ_LBS_PARTITION_THREADS)
 mj_lbs_partition(const mj_key *offsets, mj_i64 objects, mj_i64 items, mj_i64 tiles,
                  mj_i64 *partitions) {
-    mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_WARPS + threadIdx.x / 32;
-    if (t > tiles) return; /* the whole warp */
-    mj_i64 diag = mj_min(t * MJ_LBS_NV, items + objects);
-    mj_i64 p = mj_lbs_path_warp(offsets, objects, items, diag, threadIdx.x % 32);
-    if (threadIdx.x % 32 == 0) partitions[t] = p;
+    mj_lbs_partition_entry(offsets, objects, items, tiles, partitions);
 }
 
 #endif

@@ -13,13 +13,18 @@
 #endif
 #endif
 
-/* Warps of a partition block: one partition entry each (the block has 32 times as many
- * threads). */
+/* A coarse partition block: a warp for each of its MJ_LBS_PARTITION_WARPS entries. */
 #define MJ_LBS_PARTITION_WARPS 4
+#define MJ_LBS_PARTITION_THREADS (32 * MJ_LBS_PARTITION_WARPS)
+
+/* Partition blocks for the entries 0..tiles. */
+MJ_HD long long mj_lbs_partition_blocks(long long tiles) {
+    return (tiles + MJ_LBS_PARTITION_WARPS) / MJ_LBS_PARTITION_WARPS;
+}
 
 /* A tile's share of the merge: items [x0, x1) and offsets [y0, y1). Its block loads the
  * offsets [base, base + loads): those of the tile and the one before (the owner of the tile's
- * first item), at least one. */
+ * first item), at least one when there are any (bulk insert may have none). */
 typedef struct mj_lbs_range {
     long long x0, x1, y0, y1;
     long long base, loads;
@@ -33,7 +38,7 @@ MJ_HD long long mj_lbs_tile_count(long long items, long long objects, long long 
  * first outputs before the tile and before the next). Sorted offsets give p0 <= p1 <=
  * p0 + tile length and no more than `objects` offsets taken; the clamps only matter for
  * unsorted ones (the caller's contract), whose tiles must still stay inside the tile's length
- * and both arrays. Needs objects >= 1. */
+ * and both arrays. */
 MJ_HD mj_lbs_range mj_lbs_tile_range(long long tile, long long nv, long long items,
                                      long long objects, long long p0, long long p1) {
     mj_lbs_range r;
@@ -47,7 +52,7 @@ MJ_HD mj_lbs_range mj_lbs_tile_range(long long tile, long long nv, long long ite
     r.y0 = d0 - r.x0;
     r.y1 = d1 - r.x1;
     r.base = r.y0 > 0 ? r.y0 - 1 : 0;
-    r.loads = r.y1 - r.base > 1 ? r.y1 - r.base : 1;
+    r.loads = objects == 0 ? 0 : r.y1 - r.base > 1 ? r.y1 - r.base : 1;
     return r;
 }
 

@@ -78,9 +78,11 @@ int cli_parse_int(const char *s, long lo, long hi, long *out);
 /* A comma-separated list of decimal integers in [lo, hi], at most cap of them: the count, or
  * -1 for an empty, malformed or too long list. */
 int cli_parse_int_list(const char *s, long lo, long hi, long *out, int cap);
-/* A comma-separated list of primitive names (mergesort, merge, segsort, locality, reduce,
- * scan, lbs, expand), each at most once: the count written to out (room for MJ_PRIMITIVE_COUNT), or -1. */
+/* A comma-separated list of primitive names (cli_primitive_names), each at most once: the
+ * count written to out (room for MJ_PRIMITIVE_COUNT), or -1. */
 int cli_parse_primitives(const char *s, mj_primitive *out);
+/* Every primitive's name, "mergesort, merge, ..., insert", for messages. */
+const char *cli_primitive_names(void);
 /* A decimal or 0x-hexadecimal 64-bit unsigned integer. 0 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
 /* "asc"/"ascending" or "desc"/"descending". 0 on success. */

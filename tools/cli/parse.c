@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +180,16 @@ int cli_parse_primitives(const char *s, mj_primitive *out)
             return -1;
     }
     return n ? n : -1;
+}
+
+const char *cli_primitive_names(void)
+{
+    static char list[256]; /* filled once; the names are fixed */
+    if (!list[0])
+        for (int p = 0; p < MJ_PRIMITIVE_COUNT; p++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "",
+                     mj_primitive_name((mj_primitive)p));
+    return list;
 }
 
 int cli_parse_u64(const char *s, uint64_t *out)

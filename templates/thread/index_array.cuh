@@ -1,0 +1,35 @@
+/* Indices whose width the caller gives at run time (index_size 4: unsigned 32-bit, 8: unsigned
+ * 64-bit), read as mj_i64: one kernel serves both widths, the choice a uniform branch. A 64-bit
+ * index above 2^63 - 1 reads as negative, which the kernels treat like any index out of range. */
+#ifndef MJ_INDEX_ARRAY_CUH
+#define MJ_INDEX_ARRAY_CUH
+
+#include "common/spec_default.cuh"
+
+struct mj_index_array {
+    const void *p;
+    int wide; /* 8-byte indices */
+    MJ_DEVICE mj_i64 operator[](mj_i64 i) const {
+        return wide ? (mj_i64)((const mj_u64 *)p)[i] : (mj_i64)((const mj_u32 *)p)[i];
+    }
+};
+
+MJ_DEVICE mj_index_array mj_indices(const void *p, int index_size) {
+    mj_index_array a = {p, index_size == 8};
+    return a;
+}
+
+/* How many of a[0, count) are below x, for ascending a (binary search). */
+MJ_DEVICE mj_i64 mj_index_lower_bound(const mj_index_array &a, mj_i64 count, mj_i64 x) {
+    mj_i64 lo = 0, hi = count;
+    while (lo < hi) {
+        mj_i64 mid = (lo + hi) >> 1;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+#endif
