@@ -41,6 +41,10 @@ static const char *const expand_templates[] = {
     "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_expand.cuh",
     NULL,
 };
+static const char *const move_templates[] = {
+    "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_move.cuh",
+    NULL,
+};
 
 static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_BLOCKSORT] = "mj_blocksort",
@@ -58,6 +62,7 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_LBS_PARTITION] = "mj_lbs_partition",
     [MJ_K_LBS] = "mj_lbs_tiles",
     [MJ_K_EXPAND] = "mj_expand_tiles",
+    [MJ_K_MOVE] = "mj_move_tiles",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -79,6 +84,7 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     case MJ_SCAN: return K(MJ_K_SCAN);
     case MJ_LOAD_BALANCE: return K(MJ_K_LBS_PARTITION) | K(MJ_K_LBS);
     case MJ_INTERVAL_EXPAND: return K(MJ_K_LBS_PARTITION) | K(MJ_K_EXPAND);
+    case MJ_INTERVAL_MOVE: return K(MJ_K_LBS_PARTITION) | K(MJ_K_MOVE);
     default: return 0;
     }
 }
@@ -96,6 +102,7 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
     case MJ_SCAN: return scan_templates;
     case MJ_LOAD_BALANCE: return lbs_templates;
     case MJ_INTERVAL_EXPAND: return expand_templates;
+    case MJ_INTERVAL_MOVE: return move_templates;
     default: return NULL;
     }
 }
@@ -219,7 +226,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         emit_operator(&sb, spec);
         goto primitive;
     }
-    /* No comparator for lbs and expand: offsets compare as integers. */
+    /* No comparator for lbs, expand and move: offsets compare as integers. */
     if (mj__is_lbs(spec->primitive)) goto primitive;
     mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
     if (spec->less) {

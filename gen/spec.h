@@ -10,8 +10,8 @@ typedef struct mj_kernel_spec {
     mj_primitive primitive;
     mj_key_kind key;
     mj_order order;
-    const char *less;        /* NULL: the built-in order (not used by reduce, scan, lbs and
-                                expand) */
+    const char *less;        /* NULL: the built-in order (not used by reduce, scan, lbs,
+                                expand and move) */
     const char *op;          /* reduce and scan: NULL is a + b (built-in keys but f16, bf16) */
     const char *identity;    /* reduce and scan: NULL is KEY(0) (only with the default op) */
     const char *type_name;   /* MJ_KEY_CUSTOM */
@@ -37,7 +37,8 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec);
 /* Static shared memory a kernel with nt threads and the spec's VT declares: one tile of keys,
  * a tile of int positions when values are carried, alignment padding, and for segmented sorts
  * a head range per thread; for reduce and scan, a tile of keys and a few more per warp; for
- * lbs and expand, a tile of offsets and one more, and an int per item. */
+ * lbs and expand, a tile of offsets and one more, and an int per item; for move, also a
+ * source and a destination shift (8 bytes each) per offset. */
 size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
                      size_t value_size);
 
@@ -70,7 +71,7 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
  * key is an index type (offsets). */
 static inline int mj__is_reduce_or_scan(mj_primitive p) { return p == MJ_REDUCE || p == MJ_SCAN; }
 static inline int mj__is_lbs(mj_primitive p) {
-    return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND;
+    return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE;
 }
 
 #endif

@@ -75,7 +75,8 @@ mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t 
     case MJ_REDUCE: return mj__reduce_temp(s, n, bytes);
     case MJ_SCAN: return mj__scan_temp(s, n, bytes);
     case MJ_LOAD_BALANCE:
-    case MJ_INTERVAL_EXPAND: return mj__lbs_temp(s, n, bytes);
+    case MJ_INTERVAL_EXPAND:
+    case MJ_INTERVAL_MOVE: return mj__lbs_temp(s, n, bytes);
     default: return mj__mergesort_temp(s, n, indices, bytes);
     }
 }

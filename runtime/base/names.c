@@ -59,6 +59,7 @@ static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
     [MJ_SCAN] = "scan",
     [MJ_LOAD_BALANCE] = "lbs",
     [MJ_INTERVAL_EXPAND] = "expand",
+    [MJ_INTERVAL_MOVE] = "move",
 };
 
 const char *mj_primitive_name(mj_primitive primitive) {
