@@ -42,8 +42,8 @@ static const char *const expand_templates[] = {
     NULL,
 };
 static const char *const move_templates[] = {
-    "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_move.cuh",
-    NULL,
+    "load_balance.h",  "cta_load_balance.cuh", "kernel_lbs_partition.cuh",
+    "interval_move.h", "kernel_move.cuh",      NULL,
 };
 
 static const char *const kernel_names[MJ_K_COUNT] = {

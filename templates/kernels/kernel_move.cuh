@@ -8,6 +8,7 @@
 #include "common/spec_default.cuh"
 #include "shared/load_balance.h"
 #include "block/cta_load_balance.cuh"
+#include "shared/interval_move.h"
 
 /* Items a thread loads before it stores: all VT while their elements fit in about 32 registers,
  * fewer of large elements (which would spill); the loads of a batch are in flight together. */
@@ -20,9 +21,8 @@ mj_move_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i64 
               mj_u64 in_count, mj_value *__restrict__ out, mj_u64 out_count) {
     MJ_LBS_SHARED(s_off, s_owner);
     /* Per loaded interval k: what its items add to their index to get their source and their
-     * destination, gather - offset (0 without gather) and likewise for scatter. Unsigned:
-     * the sums wrap instead of overflowing, and a source that is negative as a true sum wraps
-     * above every count below 2^63 (the host's limit), so one comparison bounds it exactly. */
+     * destination (mj_move_shift; 0 without gather or scatter: the item's own index). One
+     * comparison with the count then bounds an index exactly (interval_move.h). */
     __shared__ mj_u64 s_src[MJ_LBS_NV + 1], s_dst[MJ_LBS_NV + 1];
     int tid = threadIdx.x;
     mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
@@ -31,9 +31,9 @@ mj_move_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i64 
     if (nx == 0) return; /* the whole block: a tile of empty intervals copies nothing */
     int loads = (int)r.loads;
     for (int k = tid; k < loads; k += MJ_NT) {
-        mj_u64 off = (mj_u64)(mj_i64)s_off[k];
-        s_src[k] = gather ? (mj_u64)(mj_i64)gather[r.base + k] - off : 0;
-        s_dst[k] = scatter ? (mj_u64)(mj_i64)scatter[r.base + k] - off : 0;
+        mj_i64 off = (mj_i64)s_off[k];
+        s_src[k] = gather ? mj_move_shift((mj_i64)gather[r.base + k], off) : 0;
+        s_dst[k] = scatter ? mj_move_shift((mj_i64)scatter[r.base + k], off) : 0;
     }
     __syncthreads();
     const int batch = MJ_MOVE_BATCH;
@@ -47,7 +47,8 @@ mj_move_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i64 
             dst[k] = out_count; /* skipped */
             if (b + k < MJ_VT && i < nx) {
                 int o = s_owner[i];
-                mj_u64 item = (mj_u64)(r.x0 + i), src = item + s_src[o], d = item + s_dst[o];
+                mj_i64 item = r.x0 + i;
+                mj_u64 src = mj_move_index(item, s_src[o]), d = mj_move_index(item, s_dst[o]);
                 if (src < in_count && d < out_count) {
                     v[k] = in[src];
                     dst[k] = d;
