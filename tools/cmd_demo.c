@@ -1,5 +1,5 @@
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
- * lbs and expand in demo_lbs.c) on random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
+ * lbs and expand in demo_lbs.c, move in demo_move.c) on random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,9 @@ static const char usage[] =
     "                the sum (a + b, wrapping) of integer keys, and their exclusive scan\n"
     "                with its total, checked against the CPU's; lbs and expand (--type i32\n"
     "                or i64): random counts of n / 8 objects, each item's object and rank,\n"
-    "                or (--values B) its object's value\n"
+    "                or (--values B) its object's value; move (i32 or i64, --values B):\n"
+    "                n / 8 intervals of random counts, each gathered from a random place\n"
+    "                and scattered to a random permutation of the intervals\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -50,7 +52,7 @@ static int set_primitive(void *opts, const char *v)
     o->primitive = mj_primitive_parse(v);
     if (o->primitive == MJ_PRIMITIVE_COUNT)
         return cli_usage_error(CMD, "unknown primitive '%s' (mergesort, merge, segsort, "
-                                    "locality, reduce, scan, lbs or expand)", v);
+                                    "locality, reduce, scan, lbs, expand or move)", v);
     return CLI_OK;
 }
 
@@ -459,7 +461,8 @@ int cmd_demo(int argc, char **argv)
     if (ctx == NULL)
         return rc;
     if (demo_is_lbs(o.primitive)) {
-        rc = demo_lbs_run(ctx, &o, n);
+        rc = o.primitive == MJ_INTERVAL_MOVE ? demo_move_run(ctx, &o, n)
+                                             : demo_lbs_run(ctx, &o, n);
         mj_context_destroy(ctx);
         return rc;
     }

@@ -32,7 +32,8 @@ static const char usage[] =
     "  --values L      value sizes in bytes (default 0,4)\n"
     "  --primitives L  mergesort, merge, segsort, locality (default all four), reduce,\n"
     "                  scan, lbs (built once per key, without values: they take none),\n"
-    "                  expand (the non-zero value sizes); lbs and expand take i32, i64\n"
+    "                  expand and move (the non-zero value sizes); lbs, expand and move\n"
+    "                  take i32, i64\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
     "  --list F        print a bundle's entries and check its index\n"
@@ -177,7 +178,7 @@ static int spec_field(gen_key *k, const char *file, int line, const char *name,
     } else if (strcmp(name, "primitives") == 0) {
         if ((k->prim_count = cli_parse_primitives(value, k->prims)) < 0)
             return SPEC_ERR("primitives takes mergesort, merge, segsort, locality, reduce, "
-                            "scan, lbs and expand, each once, not '%s'", value);
+                            "scan, lbs, expand and move, each once, not '%s'", value);
     } else {
         int slot = strcmp(name, "less") == 0          ? 0
                    : strcmp(name, "name") == 0        ? 1
@@ -317,7 +318,8 @@ static int set_primitives(void *opts, const char *v)
     gen_opts *o = opts;
     if ((o->prim_count = cli_parse_primitives(v, o->prims)) < 0)
         return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort, locality, "
-                                    "reduce, scan, lbs and expand, each once, not '%s'", v);
+                                    "reduce, scan, lbs, expand and move, each once, not '%s'",
+                               v);
     return CLI_OK;
 }
 
@@ -395,8 +397,9 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm)
                         continue; /* no values: one entry */
                     d.value_size = 0;
                 }
-                if (d.primitive == MJ_INTERVAL_EXPAND && d.value_size == 0)
-                    continue; /* expand moves values: only the non-zero sizes */
+                if ((d.primitive == MJ_INTERVAL_EXPAND || d.primitive == MJ_INTERVAL_MOVE) &&
+                    d.value_size == 0)
+                    continue; /* expand and move move values: only the non-zero sizes */
                 size_t before = mj_bundle_builder_count(b);
                 st = mj_bundle_builder_add(b, ctx, &d);
                 if (st != MJ_OK) {

@@ -30,8 +30,8 @@ static const char usage[] =
     "Options:\n"
     "  --primitives L  comma-separated: mergesort, merge, segsort, locality, reduce,\n"
     "                  scan (reduce and scan: sums, no values), lbs (no values), expand\n"
-    "                  (non-zero values); lbs and expand: keys 4 and 8 only (i32, i64\n"
-    "                  offsets; 16 is skipped)\n"
+    "                  and move (non-zero values); lbs, expand and move: keys 4 and 8\n"
+    "                  only (i32, i64 offsets; 16 is skipped)\n"
     "                  (default mergesort,merge,segsort)\n"
     "  --keys L        key sizes in bytes: 4 (u32), 8 (u64), 16 (a struct of two u64)\n"
     "                  (default 4,8,16)\n"
@@ -193,12 +193,13 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     int nprims = cli_parse_primitives(a.prims, list);
     if (nprims < 0)
         return cli_usage_error(CMD, "--primitives takes mergesort, merge, segsort, locality, "
-                                    "reduce, scan, lbs and expand, each once, not '%s'",
+                                    "reduce, scan, lbs, expand and move, each once, not '%s'",
                                a.prims);
     for (int p = 0; p < nprims; p++)
         for (int k = 0; k < a.nkeys; k++) {
-            /* lbs and expand: i32 and i64 offsets only */
-            if ((list[p] == MJ_LOAD_BALANCE || list[p] == MJ_INTERVAL_EXPAND) &&
+            /* lbs, expand and move: i32 and i64 offsets only */
+            if ((list[p] == MJ_LOAD_BALANCE || list[p] == MJ_INTERVAL_EXPAND ||
+                 list[p] == MJ_INTERVAL_MOVE) &&
                 a.keys[k] != 4 && a.keys[k] != 8)
                 continue;
             /* Reduce, scan and lbs carry no values: one configuration per key size. */
@@ -207,8 +208,9 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
                 continue;
             }
             for (int v = 0; v < a.nvalues; v++) {
-                if (list[p] == MJ_INTERVAL_EXPAND && a.values[v] == 0)
-                    continue; /* expand moves values */
+                if ((list[p] == MJ_INTERVAL_EXPAND || list[p] == MJ_INTERVAL_MOVE) &&
+                    a.values[v] == 0)
+                    continue; /* expand and move move values */
                 o->configs[o->config_count++] =
                     (tune_config){list[p], (size_t)a.keys[k], (size_t)a.values[v]};
             }

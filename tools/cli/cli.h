@@ -79,7 +79,7 @@ int cli_parse_int(const char *s, long lo, long hi, long *out);
  * -1 for an empty, malformed or too long list. */
 int cli_parse_int_list(const char *s, long lo, long hi, long *out, int cap);
 /* A comma-separated list of primitive names (mergesort, merge, segsort, locality, reduce,
- * scan, lbs, expand), each at most once: the count written to out (room for MJ_PRIMITIVE_COUNT), or -1. */
+ * scan, lbs, expand, move), each at most once: the count written to out (room for MJ_PRIMITIVE_COUNT), or -1. */
 int cli_parse_primitives(const char *s, mj_primitive *out);
 /* A decimal or 0x-hexadecimal 64-bit unsigned integer. 0 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
