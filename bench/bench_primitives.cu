@@ -9,11 +9,12 @@
 //   scan      against cub::DeviceScan (ExclusiveSum, InclusiveSum, or an inclusive maximum);
 //   lbs       against what a Thrust user writes: thrust::upper_bound of the item indices (a
 //             counting iterator) over the offsets, minus 1 (2^20 objects of random counts);
-//   expand    against the same plus thrust::gather of the objects' values.
-// Rows of primitives whose memory traffic is fixed (merge, reduce, scan, lbs, expand: bytes
-// read plus
-// written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device copy
-// bandwidth measured at the start of the run.
+//   expand    against the same plus thrust::gather of the objects' values;
+//   move      interval gather, scatter and move against the same upper_bound plus a
+//             thrust::for_each_n copying each item's element (bench_move_cases.h).
+// Rows of primitives whose memory traffic is fixed (merge, reduce, scan, lbs, expand, move:
+// bytes read plus written by an ideal pass) also give mergejit's bandwidth, beside the
+// device-to-device copy bandwidth measured at the start of the run.
 // Each side runs once untimed and the outputs are compared byte for byte (everything is
 // stable, so they must agree); then the sides alternate for --reps timed runs each (cudaEvents
 // around the call only; in-place sorts get their input restored untimed first) and the medians
@@ -21,7 +22,7 @@
 // outside the timed region.
 //
 //   bench_primitives [--reps N] [--quick]
-//                    [--only merge|segsort|locality|reduce|scan|lbs|expand]
+//                    [--only merge|segsort|locality|reduce|scan|lbs|expand|move]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
@@ -305,6 +306,7 @@ static void measure_copy()
 }
 
 #include "bench_family_cases.h"
+#include "bench_move_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -328,7 +330,7 @@ int main(int argc, char **argv)
             fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio,mj_gbs\n");
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
-                            "[--only merge|segsort|locality|reduce|scan|lbs|expand] "
+                            "[--only merge|segsort|locality|reduce|scan|lbs|expand|move] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] "
                             "[--csv FILE]\n");
             return 2;
@@ -398,6 +400,15 @@ int main(int argc, char **argv)
             if (quick && lg == 27) continue;
             if (want_case("i32")) bench_lbs<int32_t, uint32_t>("i32", MJ_KEY_I32, lg);
             if (want_case("i64")) bench_lbs<int64_t, uint64_t>("i64", MJ_KEY_I64, lg);
+        }
+    }
+    if (want("move")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            if (want_case("i32"))
+                for (int mode = 0; mode < 3; mode++) // gather, scatter, both
+                    bench_move<int32_t, uint32_t>("i32", MJ_KEY_I32, lg, mode != 1, mode != 0);
+            if (want_case("i64")) bench_move<int64_t, uint64_t>("i64", MJ_KEY_I64, lg, true, true);
         }
     }
     if (g_csv) fclose(g_csv);
