@@ -400,9 +400,10 @@ MJ_API mj_status mj_sorter_interval_expand(mj_sorter *s, const void *offsets,
  * (in 64 bits, also for i32); an item whose source is outside [0, in_count) or whose
  * destination is outside [0, out_count) is skipped, so no description (nor unsorted offsets,
  * whose result is otherwise unspecified) makes the run read or write outside in and out.
- * Where intervals write one destination twice, which write wins is unspecified. out must not
- * overlap in, offsets, gather or scatter (MJ_ERR_INVALID_ARGUMENT). Each item's element is
- * read and written once, contiguously within an interval. */
+ * in_count or out_count above 2^63 - 1 is refused (MJ_ERR_TOO_LARGE). Where intervals write
+ * one destination twice, which write wins is unspecified. out must not overlap in, offsets,
+ * gather or scatter (MJ_ERR_INVALID_ARGUMENT). Each item's element is read and written once,
+ * contiguously within an interval. */
 MJ_API mj_status mj_sorter_interval_move(mj_sorter *s, const void *offsets,
                                          size_t num_intervals, size_t num_items,
                                          const void *gather, const void *scatter,
