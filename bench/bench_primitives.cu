@@ -14,10 +14,12 @@
 //             needles in a sorted haystack (bench_search_cases.h);
 //   remove    against flags made by a scatter and cub::DeviceSelect::Flagged (a quarter removed);
 //   insert    against thrust::merge_by_key of (positions, a) with (counting iterator, b)
-//             (bench_bulk_cases.h).
+//             (bench_bulk_cases.h);
+//   move      interval gather, scatter and move against the same upper_bound as lbs plus a
+//             thrust::for_each_n copying each item's element (bench_move_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
-// plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device copy
-// bandwidth measured at the start of the run.
+// plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
+// copy bandwidth measured at the start of the run.
 // Each side runs once untimed and the outputs are compared byte for byte (everything is
 // stable, so they must agree); then the sides alternate for --reps timed runs each (cudaEvents
 // around the call only; in-place sorts get their input restored untimed first) and the medians
@@ -26,7 +28,7 @@
 //
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
-//                           insert]
+//                           insert|move]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
@@ -312,6 +314,7 @@ static void measure_copy()
 #include "bench_family_cases.h"
 #include "bench_search_cases.h"
 #include "bench_bulk_cases.h"
+#include "bench_move_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -336,7 +339,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
-                            "remove|insert] "
+                            "remove|insert|move] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] "
                             "[--csv FILE]\n");
             return 2;
@@ -428,6 +431,15 @@ int main(int argc, char **argv)
             if (want_case("u32")) run("u32", MJ_KEY_U32, lg);
             if (want_case("u64")) run64("u64", MJ_KEY_U64, lg);
             if (want_case("pairs_u32")) runp("pairs_u32", MJ_KEY_U32, lg);
+        }
+    }
+    if (want("move")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            if (want_case("i32"))
+                for (int mode = 0; mode < 3; mode++) // gather, scatter, both
+                    bench_move<int32_t, uint32_t>("i32", MJ_KEY_I32, lg, mode != 1, mode != 0);
+            if (want_case("i64")) bench_move<int64_t, uint64_t>("i64", MJ_KEY_I64, lg, true, true);
         }
     }
     if (g_csv) fclose(g_csv);

@@ -55,6 +55,10 @@ static const char *const search_templates[] = {
     "merge_frame.h", "load_balance.h", "sorted_search.h", "merge_path.cuh", "serial_merge.cuh",
     "tile_io.cuh", "cta_merge.cuh", "kernel_merge_arrays.cuh", "kernel_search.cuh", NULL,
 };
+static const char *const move_templates[] = {
+    "load_balance.h",  "cta_load_balance.cuh", "kernel_lbs_partition.cuh",
+    "interval_move.h", "kernel_move.cuh",      NULL,
+};
 
 static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_BLOCKSORT] = "mj_blocksort",
@@ -77,6 +81,7 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_REMOVE] = "mj_remove_tiles",
     [MJ_K_INSERT_PARTITION] = "mj_insert_partition",
     [MJ_K_INSERT] = "mj_insert_tiles",
+    [MJ_K_MOVE] = "mj_move_tiles",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -101,6 +106,7 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     case MJ_SORTED_SEARCH: return K(MJ_K_MERGE_PARTITION) | K(MJ_K_SEARCH);
     case MJ_BULK_REMOVE: return K(MJ_K_REMOVE_PARTITION) | K(MJ_K_REMOVE);
     case MJ_BULK_INSERT: return K(MJ_K_INSERT_PARTITION) | K(MJ_K_INSERT);
+    case MJ_INTERVAL_MOVE: return K(MJ_K_LBS_PARTITION) | K(MJ_K_MOVE);
     default: return 0;
     }
 }
@@ -121,6 +127,7 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
     case MJ_SORTED_SEARCH: return search_templates;
     case MJ_BULK_REMOVE: return remove_templates;
     case MJ_BULK_INSERT: return insert_templates;
+    case MJ_INTERVAL_MOVE: return move_templates;
     default: return NULL;
     }
 }
@@ -244,8 +251,8 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         emit_operator(&sb, spec);
         goto primitive;
     }
-    /* No comparator for lbs and expand (offsets compare as integers), nor for bulk remove and
-     * insert (elements are only moved). */
+    /* No comparator for lbs, expand and move (offsets compare as integers), nor for bulk
+     * remove and insert (elements are only moved). */
     if (mj__is_lbs(spec->primitive) || mj__is_bulk(spec->primitive)) goto primitive;
     mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
     if (spec->less) {

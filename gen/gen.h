@@ -21,7 +21,7 @@ typedef enum mj_kernel_id {
     MJ_K_QUEUE_FINISH,    /* segmented and locality sort */
     MJ_K_REDUCE,          /* reduce */
     MJ_K_SCAN,            /* scan */
-    MJ_K_LBS_PARTITION,   /* load-balancing search and interval expand */
+    MJ_K_LBS_PARTITION,   /* load-balancing search, interval expand and move */
     MJ_K_LBS,             /* load-balancing search */
     MJ_K_EXPAND,          /* interval expand */
     MJ_K_SEARCH,          /* sorted search (with MJ_K_MERGE_PARTITION) */
@@ -29,6 +29,7 @@ typedef enum mj_kernel_id {
     MJ_K_REMOVE,          /* bulk remove */
     MJ_K_INSERT_PARTITION, /* bulk insert */
     MJ_K_INSERT,          /* bulk insert */
+    MJ_K_MOVE,            /* interval move */
     MJ_K_COUNT
 } mj_kernel_id;
 

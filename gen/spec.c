@@ -66,8 +66,8 @@ static int check_expression(const char *e, const char *what, const char *over, c
 }
 
 
-/* Load-balancing search and expand: the key is the index type of the offsets and outputs;
- * lbs has no values, expand moves values of 1 to MJ_MAX_VALUE_SIZE bytes. */
+/* Load-balancing search, expand and move: the key is the index type of the offsets and
+ * outputs; lbs has no values, expand and move move values of 1 to MJ_MAX_VALUE_SIZE bytes. */
 static int check_lbs(const mj_kernel_spec *spec, char *err, size_t errcap) {
     const char *name = mj_primitive_name(spec->primitive);
     if (spec->key != MJ_KEY_I32 && spec->key != MJ_KEY_I64) {
@@ -80,9 +80,9 @@ static int check_lbs(const mj_kernel_spec *spec, char *err, size_t errcap) {
                  spec->value_size);
         return -1;
     }
-    if (spec->primitive == MJ_INTERVAL_EXPAND &&
+    if (spec->primitive != MJ_LOAD_BALANCE &&
         (spec->value_size < 1 || spec->value_size > MJ_MAX_VALUE_SIZE)) {
-        snprintf(err, errcap, "expand moves values of 1 to %d bytes: value_size %zu",
+        snprintf(err, errcap, "%s moves values of 1 to %d bytes: value_size %zu", name,
                  MJ_MAX_VALUE_SIZE, spec->value_size);
         return -1;
     }
@@ -273,6 +273,7 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
     size_t nv = (size_t)nt * (size_t)vt;
     /* The tile, two sets of warp totals (reduce) or one and the tile's prefix (scan). */
     if (mj__is_reduce_or_scan(primitive)) return (nv + 2 * (size_t)(nt / 32) + 1) * key_size + 16;
+    if (primitive == MJ_INTERVAL_MOVE) return (nv + 1) * (key_size + 16) + 4 * nv + 16;
     if (mj__is_lbs(primitive)) return (nv + 1) * key_size + 4 * nv + 16;
     /* The tile's keys with the one before and the one after, and an int result per key. */
     if (primitive == MJ_SORTED_SEARCH) return (nv + 2) * key_size + 4 * nv + 16;

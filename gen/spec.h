@@ -10,8 +10,8 @@ typedef struct mj_kernel_spec {
     mj_primitive primitive;
     mj_key_kind key;
     mj_order order;
-    const char *less;        /* NULL: the built-in order (not used by reduce, scan, lbs and
-                                expand) */
+    const char *less;        /* NULL: the built-in order (not used by reduce, scan, lbs,
+                                expand and move) */
     const char *op;          /* reduce and scan: NULL is a + b (built-in keys but f16, bf16) */
     const char *identity;    /* reduce and scan: NULL is KEY(0) (only with the default op) */
     const char *type_name;   /* MJ_KEY_CUSTOM */
@@ -39,7 +39,8 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec);
  * a head range per thread; for reduce and scan, a tile of keys and a few more per warp; for
  * lbs and expand, a tile of offsets and one more, and an int per item; for sorted search, a
  * tile of keys and two more, and an int per key; for bulk remove and insert, index
- * bookkeeping only (no elements). */
+ * bookkeeping only (no elements); for move, lbs's and a source and a destination shift (8
+ * bytes each) per offset. */
 size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
                      size_t value_size);
 
@@ -72,7 +73,7 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
  * is an index type (offsets), and those that only move elements (no comparator). */
 static inline int mj__is_reduce_or_scan(mj_primitive p) { return p == MJ_REDUCE || p == MJ_SCAN; }
 static inline int mj__is_lbs(mj_primitive p) {
-    return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND;
+    return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE;
 }
 static inline int mj__is_bulk(mj_primitive p) { return p == MJ_BULK_REMOVE || p == MJ_BULK_INSERT; }
 

@@ -176,11 +176,12 @@ typedef enum mj_primitive {
     MJ_BULK_REMOVE = 9,    /* mj_sorter_bulk_remove: a copy without the elements at indices */
     MJ_BULK_INSERT = 10,   /* mj_sorter_bulk_insert: one array's elements put into another at
                               positions */
+    MJ_INTERVAL_MOVE = 11, /* mj_sorter_interval_move: many variable-length copies at once */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
 /* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search",
- * "remove", "insert"; NULL for an unknown primitive. */
+ * "remove", "insert", "move"; NULL for an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -283,8 +284,8 @@ MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
 MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *spill_bytes);
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
- * count for merges; num_items + num_objects for lbs and expand; a_count + b_count for sorted
- * searches); indices != 0 asks for mj_sorter_sort_indices. */
+ * count for merges; num_items + num_objects for lbs, expand and move; a_count + b_count for
+ * sorted searches and bulk inserts); indices != 0 asks for mj_sorter_sort_indices. */
 MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
                                      size_t *bytes);
 
@@ -453,6 +454,29 @@ MJ_API mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const v
                                        const void *b_keys, const void *b_values, size_t b_count,
                                        void *out_keys, void *out_values, void *temp,
                                        size_t temp_bytes, void *stream);
+/* Interval gather, scatter and move (MJ_INTERVAL_MOVE; value_size bytes per element, 1..64,
+ * moved as bytes; the key is the index type as above, and the temporary storage too:
+ * mj_sorter_temp_size(sorter, num_items + num_intervals, 0)). For each interval j <
+ * num_intervals, covering the work items [offsets[j], offsets[j + 1]) (offsets as for load
+ * balance: ascending, offsets[0] == 0, the end of the last is num_items), item i with rank
+ * r = i - offsets[j] copies one element:
+ *     out[scatter ? scatter[j] + r : i] = in[gather ? gather[j] + r : i]
+ * gather only is the seed's IntervalGather, scatter only IntervalScatter, both IntervalMove,
+ * neither a copy of the first num_items elements. gather and scatter: num_intervals entries
+ * of the index type in device memory, or NULL. Sources and destinations are computed exactly
+ * (in 64 bits, also for i32); an item whose source is outside [0, in_count) or whose
+ * destination is outside [0, out_count) is skipped, so no description (nor unsorted offsets,
+ * whose result is otherwise unspecified) makes the run read or write outside in and out.
+ * in_count or out_count above 2^63 - 1 is refused (MJ_ERR_TOO_LARGE). Where intervals write
+ * one destination twice, which write wins is unspecified. out must not overlap in, offsets,
+ * gather or scatter (MJ_ERR_INVALID_ARGUMENT). Each item's element is read and written once,
+ * contiguously within an interval. */
+MJ_API mj_status mj_sorter_interval_move(mj_sorter *s, const void *offsets,
+                                         size_t num_intervals, size_t num_items,
+                                         const void *gather, const void *scatter,
+                                         const void *in, size_t in_count, void *out,
+                                         size_t out_count, void *temp, size_t temp_bytes,
+                                         void *stream);
 
 /* ---------------------------------------------------------------- one-call functions */
 
@@ -487,7 +511,8 @@ MJ_API mj_status mj_reduce(mj_context *ctx, const mj_sort_desc *desc, const void
 MJ_API mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, void *out,
                          size_t n, mj_scan_kind kind, void *total, void *stream);
 
-/* desc's primitive is set by these (MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND; value_size too). */
+/* desc's primitive is set by these (MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND, MJ_INTERVAL_MOVE;
+ * value_size too). */
 MJ_API mj_status mj_load_balance(mj_context *ctx, const mj_sort_desc *desc, const void *offsets,
                                  size_t num_objects, size_t num_items, void *objects,
                                  void *ranks, void *stream);
@@ -495,6 +520,10 @@ MJ_API mj_status mj_interval_expand(mj_context *ctx, const mj_sort_desc *desc,
                                     const void *offsets, size_t num_objects, size_t num_items,
                                     const void *values, void *out, size_t value_size,
                                     void *stream);
+MJ_API mj_status mj_interval_move(mj_context *ctx, const mj_sort_desc *desc, const void *offsets,
+                                  size_t num_intervals, size_t num_items, const void *gather,
+                                  const void *scatter, const void *in, size_t in_count,
+                                  void *out, size_t out_count, size_t value_size, void *stream);
 
 /* desc's primitive is set by this (MJ_SORTED_SEARCH). */
 MJ_API mj_status mj_sorted_search(mj_context *ctx, const mj_sort_desc *desc, const void *a,

@@ -1,9 +1,9 @@
 /* NVRTC compiles the generated source (runtime/driver/compile.h): every built-in key kind for
  * sm_75, sm_80 and sm_90 with the default tiles, ptxas reporting every kernel of the primitive
  * and no spills (mergesort for every kind; merge, segmented and locality sort for a few; reduce
- * and scan for u32, u64, f64 and 12- and 16-byte structs with their own operators; lbs and
- * expand over i32 and i64 offsets with 1- to 64-byte values; sorted search over built-in keys
- * and a 16-byte struct); custom
+ * and scan for u32, u64, f64 and 12- and 16-byte structs with their own operators; lbs,
+ * expand and move over i32 and i64 offsets with 1- to 64-byte values; sorted search over
+ * built-in keys and a 16-byte struct; bulk remove and insert); custom
  * types; comparator and type errors reported with NVRTC's log; the choice of target; the
  * cache key; and the ptxas report parser. Needs NVRTC (required on CI), no GPU. */
 #include <stdio.h>
@@ -186,20 +186,21 @@ START_TEST(reduce_scan_compile_clean)
 }
 END_TEST
 
-/* Load-balancing search (no values) and interval expand (1-, 4-, 8-, 12- and 64-byte values)
- * over i32 and i64 offsets, with the default tiles on every target: no spills. */
-START_TEST(lbs_expand_compile_clean)
+/* Load-balancing search (no values), interval expand and interval move (1-, 4-, 8-, 12-, 16-
+ * and 64-byte values) over i32 and i64 offsets, with the default tiles on every target: no
+ * spills. */
+START_TEST(lbs_family_compile_clean)
 {
     const mj_nvrtc_api *nv = nvrtc();
     mj_primitive primitive = (mj_primitive)_i;
     static const int sms[] = {75, 80, 90};
     static const mj_key_kind keys[] = {MJ_KEY_I32, MJ_KEY_I64};
-    static const size_t expand_values[] = {1, 4, 8, 12, 64};
-    size_t nv_count = primitive == MJ_INTERVAL_EXPAND ? 5 : 1;
+    static const size_t values[] = {1, 4, 8, 12, 16, 64};
+    size_t nv_count = primitive == MJ_LOAD_BALANCE ? 1 : sizeof values / sizeof *values;
     for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
         for (size_t k = 0; k < 2; ++k)
             for (size_t v = 0; v < nv_count; ++v) {
-                size_t value_size = primitive == MJ_INTERVAL_EXPAND ? expand_values[v] : 0;
+                size_t value_size = primitive == MJ_LOAD_BALANCE ? 0 : values[v];
                 mj_kernel_spec s =
                     primitive_spec(primitive, keys[k], MJ_ASCENDING, value_size, sms[i]);
                 char what[96];
@@ -534,7 +535,8 @@ static Suite *compile_suite(void) {
     tcase_add_loop_test(tc, builtin_kinds_compile_clean, MJ_KEY_U8, MJ_KEY_CUSTOM);
     tcase_add_loop_test(tc, primitives_compile_clean, MJ_MERGE, MJ_REDUCE);
     tcase_add_loop_test(tc, reduce_scan_compile_clean, MJ_REDUCE, MJ_SCAN + 1);
-    tcase_add_loop_test(tc, lbs_expand_compile_clean, MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND + 1);
+    tcase_add_loop_test(tc, lbs_family_compile_clean, MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND + 1);
+    tcase_add_loop_test(tc, lbs_family_compile_clean, MJ_INTERVAL_MOVE, MJ_INTERVAL_MOVE + 1);
     tcase_add_test(tc, search_compile_clean);
     tcase_add_loop_test(tc, bulk_compile_clean, MJ_BULK_REMOVE, MJ_BULK_INSERT + 1);
     suite_add_tcase(s, tc);

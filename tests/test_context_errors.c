@@ -95,8 +95,9 @@ START_TEST(primitives_without_gpu)
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
         mj_sort_desc desc = u32_desc();
         desc.primitive = (mj_primitive)p;
-        if (p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND) desc.key = MJ_KEY_I32;
-        if (p == MJ_INTERVAL_EXPAND) desc.value_size = 4;
+        if (p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE)
+            desc.key = MJ_KEY_I32;
+        if (p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE) desc.value_size = 4;
         mj_status st = mj_sorter_create(ctx, &desc, &s[p]);
         ck_assert_msg(st == MJ_OK, "%s: %s: %s", mj_primitive_name((mj_primitive)p),
                       mj_status_name(st), mj_context_last_error(ctx));
@@ -130,6 +131,12 @@ START_TEST(primitives_without_gpu)
     mjt_expect(ctx, mj_sorter_bulk_insert(s[MJ_BULK_REMOVE], fake, NULL, fake, 1, 4, fake, NULL,
                                           10, fake, NULL, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "remove", "bulk insert with a remove sorter");
+    mjt_expect(ctx, mj_sorter_interval_move(s[MJ_INTERVAL_EXPAND], fake, 10, 100, NULL, NULL,
+                                            fake, 100, fake, 100, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "expand", "move with an expand sorter");
+    mjt_expect(ctx, mj_sorter_interval_expand(s[MJ_INTERVAL_MOVE], fake, 10, 100, fake, fake,
+                                              NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "move", "expand with a move sorter");
     /* Argument checks come before the missing device. */
     mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
                                     NULL, NULL, 0, NULL),

@@ -158,8 +158,8 @@ END_TEST
 START_TEST(primitives_generate)
 {
     mj_primitive p = (mj_primitive)_i;
-    /* Reduce, scan, lbs and search carry no values; lbs and expand take an index type. */
-    int lbs = p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND;
+    /* Reduce, scan, lbs and search carry no values; lbs, expand and move take an index type. */
+    int lbs = mj__is_lbs(p);
     int no_values = p == MJ_REDUCE || p == MJ_SCAN || p == MJ_LOAD_BALANCE || p == MJ_SORTED_SEARCH;
     mj_kernel_spec s = builtin_spec(lbs ? MJ_KEY_I32 : MJ_KEY_U32, no_values ? 0 : 4);
     s.primitive = p;
@@ -191,7 +191,7 @@ START_TEST(primitives_generate)
     /* A segmented sort's head flags are one word per thread: VT up to 32. */
     s.vt = 33;
     s.bs_nt = 0;
-    s.value_size = p == MJ_INTERVAL_EXPAND ? 4 : 0; /* expand needs values */
+    s.value_size = lbs && p != MJ_LOAD_BALANCE ? 4 : 0; /* expand and move need values */
     s.nt = 32;
     int refused = mj__spec_check(&s, err, sizeof err) != 0;
     ck_assert_int_eq(refused, p == MJ_SEGMENTED_SORT);

@@ -1,6 +1,7 @@
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
- * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c) on
- * random keys on the GPU, check the result against the CPU's, time it. Without a GPU it builds
+ * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c, move
+ * in demo_move.c) on random keys on the GPU, check the result against the CPU's, time it.
+ * Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,9 @@ static const char usage[] =
     "                keys, each sorted on the CPU, searched in one another (every output);\n"
     "                remove: a random quarter of the keys (and values) taken out; insert:\n"
     "                n / 4 of them put into the rest at random positions (any --type, moved\n"
-    "                as bytes)\n"
+    "                as bytes); move (i32 or i64, --values B):\n"
+    "                n / 8 intervals of random counts, each gathered from a random place\n"
+    "                and scattered to a random permutation of the intervals\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -466,10 +469,11 @@ int cmd_demo(int argc, char **argv)
         return rc;
     /* The merge-path family's demos run whole in their own files. */
     int (*family)(mj_context *, const demo_opts *, size_t) =
-        demo_is_lbs(o.primitive)      ? demo_lbs_run
-        : demo_is_search(o.primitive) ? demo_search_run
-        : demo_is_bulk(o.primitive)   ? demo_bulk_run
-                                      : NULL;
+        o.primitive == MJ_INTERVAL_MOVE ? demo_move_run
+        : demo_is_lbs(o.primitive)      ? demo_lbs_run
+        : demo_is_search(o.primitive)   ? demo_search_run
+        : demo_is_bulk(o.primitive)     ? demo_bulk_run
+                                        : NULL;
     if (family) {
         rc = family(ctx, &o, n);
         mj_context_destroy(ctx);

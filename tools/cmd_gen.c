@@ -32,9 +32,10 @@ static const char usage[] =
     "  --values L      value sizes in bytes (default 0,4)\n"
     "  --primitives L  mergesort, merge, segsort, locality (default all four), reduce,\n"
     "                  scan, lbs (built once per key, without values: they take none),\n"
-    "                  expand (the non-zero value sizes); lbs and expand take i32, i64;\n"
-    "                  search (built once per key and order, without values), remove,\n"
-    "                  insert (any key; built-in keys of one size share an entry)\n"
+    "                  expand and move (the non-zero value sizes); lbs, expand and move\n"
+    "                  take i32, i64; search (built once per key and order, without\n"
+    "                  values), remove, insert (any key; built-in keys of one size share\n"
+    "                  an entry)\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
     "  --list F        print a bundle's entries and check its index\n"
@@ -397,8 +398,9 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm)
                         continue; /* no values: one entry */
                     d.value_size = 0;
                 }
-                if (d.primitive == MJ_INTERVAL_EXPAND && d.value_size == 0)
-                    continue; /* expand moves values: only the non-zero sizes */
+                if ((d.primitive == MJ_INTERVAL_EXPAND || d.primitive == MJ_INTERVAL_MOVE) &&
+                    d.value_size == 0)
+                    continue; /* expand and move move values: only the non-zero sizes */
                 size_t before = mj_bundle_builder_count(b);
                 st = mj_bundle_builder_add(b, ctx, &d);
                 if (st != MJ_OK) {

@@ -30,11 +30,11 @@ static const char usage[] =
     "Options:\n"
     "  --primitives L  comma-separated: mergesort, merge, segsort, locality, reduce,\n"
     "                  scan (reduce and scan: sums, no values), lbs (no values), expand\n"
-    "                  (non-zero values); lbs and expand: keys 4 and 8 only (i32, i64\n"
-    "                  offsets; 16 is skipped); search (the lower bounds of the first half\n"
-    "                  of sorted keys in the second, no values); remove (every fourth\n"
-    "                  element) and insert (n / 4 elements into the rest), timed per\n"
-    "                  source element\n"
+    "                  and move (non-zero values); lbs, expand and move: keys 4 and 8\n"
+    "                  only (i32, i64 offsets; 16 is skipped); search (the lower bounds of\n"
+    "                  the first half of sorted keys in the second, no values); remove\n"
+    "                  (every fourth element) and insert (n / 4 elements into the rest),\n"
+    "                  timed per source element\n"
     "                  (default mergesort,merge,segsort)\n"
     "  --keys L        key sizes in bytes: 4 (u32), 8 (u64), 16 (a struct of two u64)\n"
     "                  (default 4,8,16)\n"
@@ -199,8 +199,9 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
                                cli_primitive_names(), a.prims);
     for (int p = 0; p < nprims; p++)
         for (int k = 0; k < a.nkeys; k++) {
-            /* lbs and expand: i32 and i64 offsets only */
-            if ((list[p] == MJ_LOAD_BALANCE || list[p] == MJ_INTERVAL_EXPAND) &&
+            /* lbs, expand and move: i32 and i64 offsets only */
+            if ((list[p] == MJ_LOAD_BALANCE || list[p] == MJ_INTERVAL_EXPAND ||
+                 list[p] == MJ_INTERVAL_MOVE) &&
                 a.keys[k] != 4 && a.keys[k] != 8)
                 continue;
             /* Reduce, scan, lbs and search carry no values: one configuration per key size. */
@@ -210,8 +211,9 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
                 continue;
             }
             for (int v = 0; v < a.nvalues; v++) {
-                if (list[p] == MJ_INTERVAL_EXPAND && a.values[v] == 0)
-                    continue; /* expand moves values */
+                if ((list[p] == MJ_INTERVAL_EXPAND || list[p] == MJ_INTERVAL_MOVE) &&
+                    a.values[v] == 0)
+                    continue; /* expand and move move values */
                 o->configs[o->config_count++] =
                     (tune_config){list[p], (size_t)a.keys[k], (size_t)a.values[v]};
             }

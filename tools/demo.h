@@ -53,11 +53,14 @@ void demo_scan_reference(const demo_opts *o, const unsigned char *keys, size_t n
 int demo_check_scan(const demo_opts *o, size_t n, const unsigned char *keys,
                     const unsigned char *got, int *pass);
 
-/* Load-balancing search and interval expand (demo_lbs.c): 1 for those primitives; their
- * option rules (i32 or i64, values for expand only; CLI_OK or a usage error printed); and the
- * whole run on ctx's device: input, check, timing, verdict (CLI_OK on PASS). */
+/* Load-balancing search, interval expand and move (demo_lbs.c): 1 for those primitives;
+ * their option rules (i32 or i64, values for expand and move only; CLI_OK or a usage error
+ * printed); the offsets of n items over `objects` objects of random counts 0 to 15 (about 8
+ * each: offsets j * 8 + 0..7, clamped to n), as ks-byte integers; and the whole run of lbs or
+ * expand on ctx's device: input, check, timing, verdict (CLI_OK on PASS). */
 int demo_is_lbs(mj_primitive primitive);
 int demo_lbs_opts(const demo_opts *o);
+void demo_lbs_offsets(uint64_t *seed, size_t n, size_t objects, size_t ks, unsigned char *off);
 int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n);
 
 /* Sorted search (demo_search.c): 1 for that primitive, and the whole run on ctx's device
@@ -69,6 +72,10 @@ int demo_search_run(mj_context *ctx, const demo_opts *o, size_t n);
  * (CLI_OK on PASS). */
 int demo_is_bulk(mj_primitive primitive);
 int demo_bulk_run(mj_context *ctx, const demo_opts *o, size_t n);
+/* Interval move (demo_move.c): n items in n / 8 + 1 intervals of random counts, each
+ * gathered from a random place in `in` and scattered to a random permutation of the
+ * intervals in `out`, checked against the CPU, timed; CLI_OK on PASS. */
+int demo_move_run(mj_context *ctx, const demo_opts *o, size_t n);
 
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,

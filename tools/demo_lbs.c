@@ -1,6 +1,7 @@
 /* `mergejit demo --primitive lbs|expand` (cmd_demo.c hands these over after opening the
  * device): random counts for n / 8 + 1 objects, the run checked item by item against the CPU
- * (each item's object and rank, or its object's value), then timed. */
+ * (each item's object and rank, or its object's value), then timed. The option rules cover
+ * move too (demo_move.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,8 @@
 
 int demo_is_lbs(mj_primitive primitive)
 {
-    return primitive == MJ_LOAD_BALANCE || primitive == MJ_INTERVAL_EXPAND;
+    return primitive == MJ_LOAD_BALANCE || primitive == MJ_INTERVAL_EXPAND ||
+           primitive == MJ_INTERVAL_MOVE;
 }
 
 int demo_lbs_opts(const demo_opts *o)
@@ -19,10 +21,21 @@ int demo_lbs_opts(const demo_opts *o)
     if (o->kind != MJ_KEY_I32 && o->kind != MJ_KEY_I64)
         return cli_usage_error("demo", "%s takes --type i32 or i64 (the offsets' index type)",
                                mj_primitive_name(o->primitive));
-    if ((o->primitive == MJ_LOAD_BALANCE) != (o->value_size == 0))
-        return cli_usage_error("demo", "%s", o->value_size ? "lbs takes no --values"
-                                                           : "expand needs --values 1 to 64");
+    if (o->primitive == MJ_LOAD_BALANCE && o->value_size)
+        return cli_usage_error("demo", "lbs takes no --values");
+    if (o->primitive != MJ_LOAD_BALANCE && !o->value_size)
+        return cli_usage_error("demo", "%s needs --values 1 to 64",
+                               mj_primitive_name(o->primitive));
     return CLI_OK;
+}
+
+void demo_lbs_offsets(uint64_t *seed, size_t n, size_t objects, size_t ks, unsigned char *off)
+{
+    for (size_t i = 0; i < objects; i++) {
+        uint64_t v = i ? i * 8 + kg_splitmix(seed) % 8 : 0;
+        v = v < n ? v : n;
+        memcpy(off + i * ks, &v, ks);
+    }
 }
 
 typedef struct lbs_job {
@@ -80,15 +93,10 @@ int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n)
         rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "cannot allocate the host buffers");
         goto done;
     }
-    /* Counts 0 to 15, about 8 on average: offsets j * 8 + (0..7), clamped to n. */
     uint64_t seed = o->seed;
-    for (size_t i = 0; i < objects; i++) {
-        uint64_t v = i ? i * 8 + kg_splitmix(&seed) % 8 : 0;
-        v = v < n ? v : n;
-        memcpy(off + i * ks, &v, ks);
-        for (size_t b = 0; b < vs; b++)
-            vals[i * vs + b] = (unsigned char)kg_splitmix(&seed);
-    }
+    demo_lbs_offsets(&seed, n, objects, ks, off);
+    for (size_t b = 0; b < objects * vs; b++)
+        vals[b] = (unsigned char)kg_splitmix(&seed);
     printf("objects: %zu, random counts 0 to 15\n", objects);
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, o->kind, MJ_ASCENDING);

@@ -62,12 +62,15 @@ static void free_inputs(mj_context *ctx, tune_inputs *in)
     mj__dev_free(ctx, in->keys);
     mj__dev_free(ctx, in->values);
     mj__dev_free(ctx, in->offsets);
+    mj__dev_free(ctx, in->gather);
+    mj__dev_free(ctx, in->scatter);
     memset(in, 0, sizeof *in);
 }
 
 static int is_lbs(const tune_config *c)
 {
-    return c->primitive == MJ_LOAD_BALANCE || c->primitive == MJ_INTERVAL_EXPAND;
+    return c->primitive == MJ_LOAD_BALANCE || c->primitive == MJ_INTERVAL_EXPAND ||
+           c->primitive == MJ_INTERVAL_MOVE;
 }
 
 static int is_bulk(const tune_config *c)
@@ -94,19 +97,30 @@ static mj_status bulk_inputs(mj_context *ctx, const tune_config *c, tune_inputs 
     return st;
 }
 
-/* Load-balancing search and expand: n / 16 + 1 objects of random counts 0 to 31 (offsets of
- * the key's width), and for expand each object's value holding its index in its first bytes
- * (check_lbs reads it back). */
+/* Load-balancing search, expand and move: n / 16 + 1 objects of random counts 0 to 31
+ * (offsets of the key's width); for expand each object's value, for move each element,
+ * holding its index in its first bytes (check_lbs reads it back). Move's intervals are
+ * gathered from and scattered to the mirror of their place (the intervals in reverse
+ * order), so out ends up equal to in. */
 static mj_status lbs_inputs(mj_context *ctx, const tune_config *c, tune_inputs *in, uint64_t s)
 {
     size_t ks = c->key_size, vs = c->value_size, n = in->n, objects = n / 16 + 1;
-    unsigned char *off = malloc(objects * ks), *vals = vs ? calloc(objects, vs) : NULL;
-    mj_status st = off && (vals || !vs) ? MJ_OK : MJ_ERR_HOST_MEMORY;
+    int move = c->primitive == MJ_INTERVAL_MOVE;
+    size_t nv = move ? n : objects;
+    unsigned char *off = malloc(objects * ks), *vals = vs ? calloc(nv, vs) : NULL;
+    unsigned char *mirror = move ? malloc(objects * ks) : NULL;
+    mj_status st = off && (vals || !vs) && (mirror || !move) ? MJ_OK : MJ_ERR_HOST_MEMORY;
     for (size_t j = 0; !st && j < objects; j++) {
         uint64_t o = j ? j * 16 + kg_splitmix(&s) % 16 : 0;
         set_key(off, ks, j, o < n ? o : n, 0);
-        if (vs)
-            memcpy(vals + j * vs, &j, vs < sizeof j ? vs : sizeof j);
+    }
+    for (size_t e = 0; !st && e < nv && vs; e++)
+        memcpy(vals + e * vs, &e, vs < sizeof e ? vs : sizeof e);
+    for (size_t j = 0; !st && move && j < objects; j++) {
+        uint64_t end = n, lo;
+        if (j + 1 < objects)
+            key_words(off, ks, j + 1, &end, &lo);
+        set_key(mirror, ks, j, n - end, 0);
     }
     in->offset_count = objects;
     if (!st)
@@ -114,9 +128,14 @@ static mj_status lbs_inputs(mj_context *ctx, const tune_config *c, tune_inputs *
     if (!st)
         st = mj__dev_upload(ctx, in->offsets, off, objects * ks);
     if (!st && vs)
-        st = mj__dev_upload(ctx, in->src_values, vals, objects * vs);
+        st = mj__dev_upload(ctx, in->src_values, vals, nv * vs);
+    void **const entries[] = {&in->gather, &in->scatter};
+    for (int k = 0; k < 2 && move && !st; k++)
+        if (!(st = mj__dev_alloc(ctx, entries[k], objects * ks)))
+            st = mj__dev_upload(ctx, *entries[k], mirror, objects * ks);
     free(off);
     free(vals);
+    free(mirror);
     return st;
 }
 
@@ -244,6 +263,10 @@ static mj_status run_once(void *arg)
                                      vs ? (char *)in->src_values + a * vs : NULL, in->n - a,
                                      in->keys, in->values, j->temp, j->temp_bytes, NULL);
     }
+    if (j->c->primitive == MJ_INTERVAL_MOVE)
+        return mj_sorter_interval_move(j->sorter, in->offsets, in->offset_count, in->n,
+                                       in->gather, in->scatter, in->src_values, in->n,
+                                       in->values, in->n, j->temp, j->temp_bytes, NULL);
     if (j->c->primitive == MJ_SEGMENTED_SORT) {
         mj_segments seg = {MJ_SEGMENTS_OFFSETS, in->offsets, in->offset_count, 4};
         return mj_sorter_segmented_sort(j->sorter, in->keys, in->values, in->n, &seg, j->temp,
@@ -295,7 +318,7 @@ static const char *check_sums(mj_context *ctx, const tune_config *c, tune_inputs
 }
 
 /* Load-balancing search: each item's object, walking the offsets; expand: the object's index
- * in the first bytes of each output value. */
+ * in the first bytes of each output value; move: the element's own index (out equals in). */
 static const char *check_lbs(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     size_t ks = c->key_size, vs = c->value_size, objects = in->offset_count;
@@ -316,9 +339,12 @@ static const char *check_lbs(mj_context *ctx, const tune_config *c, tune_inputs 
             memcpy(&o, got + i * vs, w);
         else
             key_words(got, ks, i, &o, &lo);
-        uint64_t want = vs && w < 8 ? j & ((1ull << (8 * w)) - 1) : j;
+        uint64_t idx = c->primitive == MJ_INTERVAL_MOVE ? i : j;
+        uint64_t want = vs && w < 8 ? idx & ((1ull << (8 * w)) - 1) : idx;
         if (o != want)
-            bad = vs ? "the expansion is wrong" : "the load-balancing search is wrong";
+            bad = c->primitive == MJ_INTERVAL_MOVE ? "the move is wrong"
+                  : vs                             ? "the expansion is wrong"
+                                                   : "the load-balancing search is wrong";
     }
     free(off);
     free(got);
@@ -393,8 +419,8 @@ static const char *check_bulk(mj_context *ctx, const tune_config *c, tune_inputs
 }
 
 /* Checks the result: ordered (within each segment) and the same keys (their sum); reduce and
- * scan by check_sums, lbs and expand by check_lbs, search by check_search, remove and insert
- * by check_bulk. NULL when right, else what is wrong. */
+ * scan by check_sums, lbs, expand and move by check_lbs, search by check_search, remove and
+ * insert by check_bulk. NULL when right, else what is wrong. */
 static const char *check_result(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN)
@@ -446,7 +472,7 @@ const char *tune_measure(tune_bench *b, const tune_config *c, tune_point *p, cha
     for (int k = 0; k < b->o->size_count && !st; k++) {
         tune_inputs *in = &b->in[k];
         size_t need = 0;
-        /* lbs and expand merge the items with the offsets */
+        /* lbs, expand and move merge the items with the offsets */
         size_t merged = is_lbs(c) ? in->n + in->offset_count : in->n;
         if ((st = mj_sorter_temp_size(s, merged, 0, &need)))
             break;

@@ -59,7 +59,8 @@ typedef struct tune_inputs {
     size_t n, seglen;            /* seglen: segsort's segment length */
     void *src_keys, *src_values; /* the input as generated; sorts copy it into keys first */
     void *keys, *values;         /* the sorted (merged) result */
-    void *offsets;               /* segsort: CSR offsets (uint32) */
+    void *offsets;               /* segsort: CSR offsets (uint32); lbs, expand, move: offsets */
+    void *gather, *scatter;      /* move: each interval's source and destination */
     size_t offset_count;
     uint64_t sum;                /* key_sum of the input */
 } tune_inputs;

@@ -179,3 +179,16 @@ mj_status mj_bulk_insert(mj_context *ctx, const mj_sort_desc *desc, const void *
     mj_sorter_destroy(s);
     return st;
 }
+
+mj_status mj_interval_move(mj_context *ctx, const mj_sort_desc *desc, const void *offsets,
+                           size_t num_intervals, size_t num_items, const void *gather,
+                           const void *scatter, const void *in, size_t in_count, void *out,
+                           size_t out_count, size_t value_size, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_INTERVAL_MOVE, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_interval_move(s, offsets, num_intervals, num_items, gather, scatter, in,
+                                 in_count, out, out_count, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}

@@ -77,6 +77,7 @@ mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t 
     case MJ_SCAN: return mj__scan_temp(s, n, bytes);
     case MJ_LOAD_BALANCE:
     case MJ_INTERVAL_EXPAND:
+    case MJ_INTERVAL_MOVE:
     case MJ_BULK_REMOVE:
     case MJ_BULK_INSERT: return mj__lbs_temp(s, n, bytes);
     default: return mj__mergesort_temp(s, n, indices, bytes);

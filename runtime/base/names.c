@@ -62,6 +62,7 @@ static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
     [MJ_SORTED_SEARCH] = "search",
     [MJ_BULK_REMOVE] = "remove",
     [MJ_BULK_INSERT] = "insert",
+    [MJ_INTERVAL_MOVE] = "move",
 };
 
 const char *mj_primitive_name(mj_primitive primitive) {

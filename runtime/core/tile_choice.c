@@ -56,9 +56,9 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
             spec->identity = "0";
         }
     }
-    /* Load-balancing search and expand compare offsets as integers: one kernel whatever order
-     * and less say. */
-    if (desc->primitive == MJ_LOAD_BALANCE || desc->primitive == MJ_INTERVAL_EXPAND) {
+    /* Load-balancing search, expand and move compare offsets as integers: one kernel whatever
+     * order and less say. */
+    if (mj__is_lbs(desc->primitive)) {
         spec->order = MJ_ASCENDING;
         spec->less = NULL;
     }
@@ -143,10 +143,11 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
         *bs_nt = *nt;
         return;
     }
-    /* Load-balancing search and expand: the seed's 128 x 11 (a thread's serial walk of 11
-     * steps over items and offsets; registers hold no keys across it); the sm_90 table has
-     * the tuner's winners where they beat it (docs/TUNING.md). */
-    if (primitive == MJ_LOAD_BALANCE || primitive == MJ_INTERVAL_EXPAND) {
+    /* Load-balancing search, expand and move: the seed's 128 x 11 (a thread's serial walk of
+     * 11 steps over items and offsets; registers hold no keys across it); the sm_90 table has
+     * the tuner's winners where they beat it (docs/TUNING.md). Move's tile of i64 offsets
+     * takes 39 KB of shared memory, 5 blocks an SM on an H100. */
+    if (mj__is_lbs(primitive)) {
         *nt = *bs_nt = 128;
         *vt = 11;
         return;

@@ -1,6 +1,7 @@
-/* The host side of load-balancing search and interval expand (kernel_lbs_partition.cuh,
- * kernel_lbs.cuh, kernel_expand.cuh): temporary storage, argument checks, then a partition
- * kernel and one block per tile. Every check comes before the first launch. */
+/* The host side of load-balancing search, interval expand and interval move
+ * (kernel_lbs_partition.cuh, kernel_lbs.cuh, kernel_expand.cuh, kernel_move.cuh): temporary
+ * storage, argument checks, then a partition kernel and one block per tile. Every check comes
+ * before the first launch. */
 #include "primitives/load_balance.h"
 
 #include <stdint.h>
@@ -28,49 +29,72 @@ typedef struct lbs_call {
     const char *fn;
     const void *offsets;
     size_t objects, items;
-    void *out0;       /* objects (lbs) or out (expand) */
-    void *ranks;      /* lbs: may be NULL */
-    const void *values; /* expand */
+    void *out0;                   /* objects (lbs) or out (expand, move) */
+    void *ranks;                  /* lbs: may be NULL */
+    const void *values;           /* expand: values; move: in */
+    const void *gather, *scatter; /* move: either may be NULL */
+    size_t in_count, out_count;   /* move: elements of in and out */
 } lbs_call;
+
+/* The first of the output's overlaps with what the run reads (and lbs's two outputs with each
+ * other), or NULL. Sizes in bytes. */
+static const char *overlap(mj_primitive p, const lbs_call *c, size_t out_bytes, size_t off_bytes,
+                           size_t val_bytes) {
+    if (mj__ranges_overlap(c->out0, out_bytes, c->offsets, off_bytes))
+        return p == MJ_LOAD_BALANCE ? "objects overlaps offsets" : "out overlaps offsets";
+    if (p == MJ_INTERVAL_EXPAND && mj__ranges_overlap(c->out0, out_bytes, c->values, val_bytes))
+        return "out overlaps values";
+    if (p == MJ_INTERVAL_MOVE) {
+        if (mj__ranges_overlap(c->out0, out_bytes, c->values, val_bytes)) return "out overlaps in";
+        if (c->gather && mj__ranges_overlap(c->out0, out_bytes, c->gather, off_bytes))
+            return "out overlaps gather";
+        if (c->scatter && mj__ranges_overlap(c->out0, out_bytes, c->scatter, off_bytes))
+            return "out overlaps scatter";
+    }
+    if (c->ranks && mj__ranges_overlap(c->ranks, out_bytes, c->offsets, off_bytes))
+        return "ranks overlaps offsets";
+    if (c->ranks && mj__ranges_overlap(c->ranks, out_bytes, c->out0, out_bytes))
+        return "ranks overlaps objects";
+    return NULL;
+}
 
 static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_bytes,
                      void *stream) {
     mj_context *ctx = s->ctx;
-    int expand = s->primitive == MJ_INTERVAL_EXPAND;
-    const char *fn = c->fn;
+    mj_primitive p = s->primitive;
+    int expand = p == MJ_INTERVAL_EXPAND, move = p == MJ_INTERVAL_MOVE;
+    const char *fn = c->fn, *obj = move ? "intervals" : "objects";
     if (c->items && c->objects == 0)
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                        "%s: %zu items but no objects to own them (num_objects is 0)", fn,
-                        c->items);
+                        "%s: %zu items but no %s to own them (num_%s is 0)", fn, c->items, obj,
+                        obj);
     /* The key is the index type: i32 holds indices and counts below 2^31. */
     size_t limit = s->key_size == 4 ? (size_t)INT32_MAX : (size_t)INT64_MAX / 2;
     if (c->objects > limit || c->items > limit)
-        return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: %zu objects and %zu items do not fit the "
-                        "%zu-byte index type", fn, c->objects, c->items, s->key_size);
-    if (c->items && (!c->offsets || !c->out0 || (expand && !c->values)))
+        return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: %zu %s and %zu items do not fit the "
+                        "%zu-byte index type", fn, c->objects, obj, c->items, s->key_size);
+    if (c->items && (!c->offsets || !c->out0 || ((expand || move) && !c->values)))
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
                         !c->offsets ? "offsets"
-                        : !c->out0  ? (expand ? "out" : "objects")
+                        : !c->out0  ? (p == MJ_LOAD_BALANCE ? "objects" : "out")
+                        : move      ? "in"
                                     : "values");
     size_t n = c->objects + c->items, need = 0;
     mj_status st;
     if ((st = mj__lbs_temp(s, n, &need)) || (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
-    size_t out_size = expand ? s->value_size : s->key_size;
-    size_t out_bytes, off_bytes = c->objects * s->key_size, val_bytes = 0;
-    if (__builtin_mul_overflow(c->items, out_size, &out_bytes) ||
-        (expand && __builtin_mul_overflow(c->objects, s->value_size, &val_bytes)))
+    /* The output's and the read values' element counts; move's reach the kernel, whose exact
+     * bounds check needs them below 2^63. */
+    size_t out_count = move ? c->out_count : c->items, val_count = move ? c->in_count : c->objects;
+    size_t out_size = p == MJ_LOAD_BALANCE ? s->key_size : s->value_size;
+    size_t out_bytes, off_bytes, val_bytes = 0;
+    if (__builtin_mul_overflow(out_count, out_size, &out_bytes) ||
+        __builtin_mul_overflow(c->objects, s->key_size, &off_bytes) ||
+        (p != MJ_LOAD_BALANCE && __builtin_mul_overflow(val_count, s->value_size, &val_bytes)) ||
+        (move && (c->in_count > (size_t)INT64_MAX || c->out_count > (size_t)INT64_MAX)))
         return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: the arrays do not fit in memory", fn);
     if (c->items) {
-        const char *clash = NULL;
-        if (mj__ranges_overlap(c->out0, out_bytes, c->offsets, off_bytes))
-            clash = expand ? "out overlaps offsets" : "objects overlaps offsets";
-        else if (expand && mj__ranges_overlap(c->out0, out_bytes, c->values, val_bytes))
-            clash = "out overlaps values";
-        else if (c->ranks && mj__ranges_overlap(c->ranks, out_bytes, c->offsets, off_bytes))
-            clash = "ranks overlaps offsets";
-        else if (c->ranks && mj__ranges_overlap(c->ranks, out_bytes, c->out0, out_bytes))
-            clash = "ranks overlaps objects";
+        const char *clash = overlap(p, c, out_bytes, off_bytes, val_bytes);
         if (clash) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s", fn, clash);
     }
     if ((st = mj__ctx_enter(ctx))) return st;
@@ -80,10 +104,13 @@ static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_by
     }
     mj_run rn;
     if ((st = mj__check_pointer(s, c->offsets, s->key_align, "offsets")) ||
-        (st = mj__check_pointer(s, c->out0, expand ? s->value_align : s->key_align,
-                                expand ? "out" : "objects")) ||
+        (st = mj__check_pointer(s, c->out0, p == MJ_LOAD_BALANCE ? s->key_align : s->value_align,
+                                p == MJ_LOAD_BALANCE ? "objects" : "out")) ||
         (c->ranks && (st = mj__check_pointer(s, c->ranks, s->key_align, "ranks"))) ||
-        (expand && (st = mj__check_pointer(s, c->values, s->value_align, "values"))) ||
+        ((expand || move) &&
+         (st = mj__check_pointer(s, c->values, s->value_align, move ? "in" : "values"))) ||
+        (c->gather && (st = mj__check_pointer(s, c->gather, s->key_align, "gather"))) ||
+        (c->scatter && (st = mj__check_pointer(s, c->scatter, s->key_align, "scatter"))) ||
         (st = mj__run_begin(s, need, temp, stream, &rn))) {
         mj__ctx_leave(ctx);
         return st;
@@ -91,16 +118,19 @@ static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_by
     long long nv = (long long)s->nt * s->vt;
     long long objects = (long long)c->objects, items = (long long)c->items;
     long long tiles = mj_lbs_tile_count(items, objects, nv);
+    unsigned long long in_n = c->in_count, out_n = c->out_count;
     CUdeviceptr off = DPTR(c->offsets), parts = rn.base, out = DPTR(c->out0);
-    CUdeviceptr second = DPTR(expand ? c->values : c->ranks);
+    CUdeviceptr second = DPTR(expand || move ? c->values : c->ranks);
+    CUdeviceptr gather = DPTR(c->gather), scatter = DPTR(c->scatter);
     void *pp[] = {&off, &objects, &items, &tiles, &parts};
-    void *tp[] = {&off, &objects, &items, &parts, expand ? &second : &out,
-                  expand ? &out : &second};
+    void *lp[] = {&off, &objects, &items, &parts, &out, &second};
+    void *ep[] = {&off, &objects, &items, &parts, &second, &out};
+    void *mp[] = {&off, &objects, &items, &parts, &gather, &scatter, &second, &in_n, &out, &out_n};
     long long grid = mj_lbs_partition_blocks(tiles);
     if (!(st = mj__launch(s, MJ_K_LBS_PARTITION, grid, MJ_LBS_PARTITION_THREADS, pp,
                           rn.stream)))
-        st = mj__launch(s, expand ? MJ_K_EXPAND : MJ_K_LBS, tiles, (unsigned)s->nt, tp,
-                        rn.stream);
+        st = mj__launch(s, move ? MJ_K_MOVE : expand ? MJ_K_EXPAND : MJ_K_LBS, tiles,
+                        (unsigned)s->nt, move ? mp : expand ? ep : lp, rn.stream);
     mj__run_end(s, &rn);
     mj__ctx_leave(ctx);
     return st;
@@ -112,8 +142,8 @@ mj_status mj_sorter_load_balance(mj_sorter *s, const void *offsets, size_t num_o
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
     mj_status st = mj__sorter_expect(s, 1u << MJ_LOAD_BALANCE, "mj_sorter_load_balance");
     if (st) return st;
-    lbs_call c = {"mj_sorter_load_balance", offsets, num_objects, num_items, objects, ranks,
-                  NULL};
+    lbs_call c = {.fn = "mj_sorter_load_balance", .offsets = offsets, .objects = num_objects,
+                  .items = num_items, .out0 = objects, .ranks = ranks};
     return run(s, &c, temp, temp_bytes, stream);
 }
 
@@ -123,7 +153,20 @@ mj_status mj_sorter_interval_expand(mj_sorter *s, const void *offsets, size_t nu
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
     mj_status st = mj__sorter_expect(s, 1u << MJ_INTERVAL_EXPAND, "mj_sorter_interval_expand");
     if (st) return st;
-    lbs_call c = {"mj_sorter_interval_expand", offsets, num_objects, num_items, out, NULL,
-                  values};
+    lbs_call c = {.fn = "mj_sorter_interval_expand", .offsets = offsets, .objects = num_objects,
+                  .items = num_items, .out0 = out, .values = values};
+    return run(s, &c, temp, temp_bytes, stream);
+}
+
+mj_status mj_sorter_interval_move(mj_sorter *s, const void *offsets, size_t num_intervals,
+                                  size_t num_items, const void *gather, const void *scatter,
+                                  const void *in, size_t in_count, void *out, size_t out_count,
+                                  void *temp, size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_status st = mj__sorter_expect(s, 1u << MJ_INTERVAL_MOVE, "mj_sorter_interval_move");
+    if (st) return st;
+    lbs_call c = {.fn = "mj_sorter_interval_move", .offsets = offsets, .objects = num_intervals,
+                  .items = num_items, .out0 = out, .values = in, .gather = gather,
+                  .scatter = scatter, .in_count = in_count, .out_count = out_count};
     return run(s, &c, temp, temp_bytes, stream);
 }

@@ -1,4 +1,4 @@
-/* The host side of load-balancing search and interval expand. Internal. */
+/* The host side of load-balancing search, interval expand and interval move. Internal. */
 #ifndef MJ_LOAD_BALANCE_PRIM_H
 #define MJ_LOAD_BALANCE_PRIM_H
 

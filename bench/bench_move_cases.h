@@ -1,0 +1,97 @@
+// bench_primitives' interval move cases (gather only, scatter only, both) against the Thrust
+// composition a user writes today: thrust::upper_bound of the item indices (a counting
+// iterator) over the offsets for each item's interval, then one thrust::for_each_n computing
+// each item's source and destination and copying its element. Included once, by
+// bench_primitives.cu, after bench_family_cases.h (lbs_offsets) and its helpers (DevBuf,
+// upload, download, race, same_or_die, sorter, g_stream).
+#ifndef MJ_BENCH_MOVE_CASES_H
+#define MJ_BENCH_MOVE_CASES_H
+
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+// Item i of interval j = obj[i] - 1 (upper_bound's answer) with rank r = i - off[j]:
+// out[scatter ? scatter[j] + r : i] = in[gather ? gather[j] + r : i].
+template <typename K, typename V> struct MoveOne {
+    const K *obj, *off, *gather, *scatter;
+    const V *in;
+    V *out;
+    __device__ void operator()(K i) const
+    {
+        K j = obj[i] - 1, r = i - off[j];
+        out[scatter ? scatter[j] + r : i] = in[gather ? gather[j] + r : i];
+    }
+};
+
+// The intervals laid end to end in a random order: each one's start (every element of the
+// array covered once).
+template <typename K>
+static std::vector<K> shuffled_layout(const std::vector<K> &off, size_t items, uint64_t seed)
+{
+    size_t n = off.size();
+    std::vector<size_t> perm(n);
+    for (size_t j = 0; j < n; j++) perm[j] = j;
+    for (size_t t = n; t > 1; t--) std::swap(perm[t - 1], perm[splitmix64(&seed) % t]);
+    std::vector<K> start(n);
+    K pos = 0;
+    for (size_t t = 0; t < n; t++) {
+        size_t j = perm[t];
+        start[j] = pos;
+        pos += (j + 1 < n ? off[j + 1] : (K)items) - off[j];
+    }
+    return start;
+}
+
+// 2^20 intervals of random counts over 2^lg items of V; gather and/or scatter through random
+// permutations of the intervals, so every element is read once and written once.
+template <typename K, typename V>
+static void bench_move(const char *name, mj_key_kind kind, int lg, bool gather, bool scatter)
+{
+    size_t items = (size_t)1 << lg, objects = (size_t)1 << 20;
+    std::vector<K> off = lbs_offsets<K>(items, objects);
+    std::vector<K> gat = shuffled_layout<K>(off, items, 11), sca = shuffled_layout<K>(off, items, 12);
+    std::vector<V> in(items);
+    uint64_t seed = 9;
+    for (auto &v : in) v = (V)splitmix64(&seed);
+    DevBuf doff(objects * sizeof(K)), dgat(objects * sizeof(K)), dsca(objects * sizeof(K));
+    DevBuf dobj(items * sizeof(K)), din(items * sizeof(V)), dout(items * sizeof(V));
+    upload(doff, off.data());
+    upload(dgat, gat.data());
+    upload(dsca, sca.data());
+    upload(din, in.data());
+    const K *g = gather ? (const K *)dgat.p : nullptr, *sc = scatter ? (const K *)dsca.p : nullptr;
+    mj_sorter *s = sorter(MJ_INTERVAL_MOVE, kind, sizeof(V));
+    size_t mj_bytes = 0;
+    MJ_CHECK(mj_sorter_temp_size(s, items + objects, 0, &mj_bytes));
+    DevBuf mt(mj_bytes);
+    auto run_thrust = [&] {
+        auto pol = thrust::cuda::par.on(g_stream);
+        const K *o = (const K *)doff.p;
+        K *obj = (K *)dobj.p;
+        thrust::counting_iterator<K> first(0);
+        thrust::upper_bound(pol, o, o + objects, first, first + (K)items, obj);
+        thrust::for_each_n(pol, first, items,
+                           MoveOne<K, V>{obj, o, g, sc, (const V *)din.p, (V *)dout.p});
+    };
+    auto run_mj = [&] {
+        MJ_CHECK(mj_sorter_interval_move(s, doff.p, objects, items, g, sc, din.p, items, dout.p,
+                                         items, mt.p, mt.bytes, g_stream));
+    };
+    run_thrust();
+    auto want = download(dout, dout.bytes);
+    CUDA_CHECK(cudaMemset(dout.p, 0, dout.bytes));
+    run_mj();
+    same_or_die(want, download(dout, dout.bytes), "move");
+    char param[48];
+    snprintf(param, sizeof param, "2^%d %s v%zu", lg,
+             gather && scatter ? "move" : gather ? "gather" : "scatter", sizeof(V));
+    // Ideal traffic: the offsets, gather and scatter entries read once, each element read and
+    // written once.
+    double bytes = (double)objects * sizeof(K) * (1 + gather + scatter) + 2.0 * items * sizeof(V);
+    race("move", name, param, items, [] {}, run_thrust, run_mj, "Thrust", bytes);
+    mj_sorter_destroy(s);
+}
+
+#endif
