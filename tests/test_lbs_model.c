@@ -10,21 +10,17 @@
 #include "shared/load_balance.h"
 #include "test_support.h"
 
-/* kernel_lbs_partition.cuh's warp search (mj_lbs_path_warp), its 32 lanes in turn. */
+/* cta_load_balance.cuh's mj_lbs_path, as the coarse partition runs it. */
 static long long path(const long long *off, long long objects, long long items, long long d) {
     long long lo = d > objects ? d - objects : 0, hi = d < items ? d : items;
     while (lo < hi) {
-        int first = -1;
-        for (int lane = 31; lane >= 0; --lane) {
-            long long mid = mj_lbs_probe(lo, hi, lane);
-            if (mid >= hi) continue;
-            ck_assert_int_ge(d - 1 - mid, 0);
-            ck_assert_int_lt(d - 1 - mid, objects);
-            if (off[d - 1 - mid] <= mid) first = lane;
-        }
-        long long was = hi - lo;
-        mj_lbs_narrow(&lo, &hi, first);
-        ck_assert(hi - lo < was && lo <= hi); /* progress, inside the range */
+        long long mid = (lo + hi) >> 1;
+        ck_assert_int_ge(d - 1 - mid, 0);
+        ck_assert_int_lt(d - 1 - mid, objects);
+        if (off[d - 1 - mid] <= mid)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return lo;
 }

@@ -33,35 +33,16 @@ MJ_DEVICE mj_i64 mj_lbs_path(const Offsets &offsets, mj_i64 objects, mj_i64 item
     return lo;
 }
 
-/* mj_lbs_path found by a warp: each round its 32 lanes test 32 points of the range and a
- * ballot narrows it 32-fold, so that 2^20 offsets cost 4 rounds of loads instead of a binary
- * search's 20 one after another. Call from all 32 lanes with the same arguments; every lane
- * gets the result. */
-template <typename Offsets>
-MJ_DEVICE mj_i64 mj_lbs_path_warp(const Offsets &offsets, mj_i64 objects, mj_i64 items,
-                                  mj_i64 diag, int lane) {
-    mj_i64 lo = diag > objects ? diag - objects : 0, hi = diag < items ? diag : items;
-    while (lo < hi) {
-        mj_i64 mid = mj_lbs_probe(lo, hi, lane);
-        /* True from the answer on (sorted offsets). */
-        bool item_first = mid < hi && (mj_i64)offsets[diag - 1 - mid] <= mid;
-        unsigned ballot = __ballot_sync(0xffffffffu, item_first);
-        mj_lbs_narrow(&lo, &hi, __ffs(ballot) - 1);
-    }
-    return lo;
-}
-
-/* The coarse partition, one warp an entry (blocks of MJ_LBS_PARTITION_THREADS):
+/* The coarse partition, one thread an entry (blocks of MJ_LBS_PARTITION_THREADS):
  * partitions[t] for t in [0, tiles] is how many of the first t * MJ_LBS_NV outputs of the
- * merge are items. */
+ * merge are items. (A warp an entry, 32 probes a round, cut the dependent loads from 20 to 4
+ * but was 13% slower at 2^27 items on an H100: 32 times the loads; docs/TUNING.md.) */
 template <typename Offsets>
 MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                       mj_i64 tiles, mj_i64 *partitions) {
-    mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_WARPS + threadIdx.x / 32;
-    if (t > tiles) return; /* the whole warp */
-    mj_i64 diag = mj_min(t * MJ_LBS_NV, items + objects);
-    mj_i64 p = mj_lbs_path_warp(offsets, objects, items, diag, threadIdx.x % 32);
-    if (threadIdx.x % 32 == 0) partitions[t] = p;
+    mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_THREADS + threadIdx.x;
+    if (t > tiles) return;
+    partitions[t] = mj_lbs_path(offsets, objects, items, mj_min(t * MJ_LBS_NV, items + objects));
 }
 
 /* The tile's share of the merge: loads the offsets from r.base into s_off, then each thread

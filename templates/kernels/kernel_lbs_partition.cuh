@@ -1,6 +1,6 @@
 /* Load-balancing search and interval expand, coarse partition: partitions[t] for t in
  * [0, tiles] is how many of the first t * MJ_LBS_NV outputs of the merge of the items with the
- * offsets are items (mj_lbs_path_warp), one warp an entry. */
+ * offsets are items (mj_lbs_path), one thread an entry. */
 #ifndef MJ_KERNEL_LBS_PARTITION_CUH
 #define MJ_KERNEL_LBS_PARTITION_CUH
 

@@ -83,7 +83,10 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
             int n = mj_search_neighbour(pos[i], before, fl);
             bool match = mj_search_has_neighbour(n, total, lead, trail) &&
                          (pos[i] < fl ? !mj_less(keys[i], s[n]) : !mj_less(s[n], keys[i]));
-            s_result[pos[i]] = (unsigned)before | (match ? MJ_SEARCH_MATCH : 0u);
+            /* An exchange, not a store: sorted input gives every tile position to one thread,
+             * but unsorted input (the caller's contract broken) can give one to two, and the
+             * result is then unspecified but must not be a data race. */
+            atomicExch(&s_result[pos[i]], (unsigned)before | (match ? MJ_SEARCH_MATCH : 0u));
         }
     }
     __syncthreads();

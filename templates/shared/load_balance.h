@@ -13,13 +13,12 @@
 #endif
 #endif
 
-/* A coarse partition block: a warp for each of its MJ_LBS_PARTITION_WARPS entries. */
-#define MJ_LBS_PARTITION_WARPS 4
-#define MJ_LBS_PARTITION_THREADS (32 * MJ_LBS_PARTITION_WARPS)
+/* A coarse partition block: a thread for each of its entries. */
+#define MJ_LBS_PARTITION_THREADS 128
 
 /* Partition blocks for the entries 0..tiles. */
 MJ_HD long long mj_lbs_partition_blocks(long long tiles) {
-    return (tiles + MJ_LBS_PARTITION_WARPS) / MJ_LBS_PARTITION_WARPS;
+    return (tiles + MJ_LBS_PARTITION_THREADS) / MJ_LBS_PARTITION_THREADS;
 }
 
 /* A tile's share of the merge: items [x0, x1) and offsets [y0, y1). Its block loads the
@@ -54,25 +53,6 @@ MJ_HD mj_lbs_range mj_lbs_tile_range(long long tile, long long nv, long long ite
     r.base = r.y0 > 0 ? r.y0 - 1 : 0;
     r.loads = objects == 0 ? 0 : r.y1 - r.base > 1 ? r.y1 - r.base : 1;
     return r;
-}
-
-/* One round of a warp's merge-path search for the first point of [*lo, *hi) where the item
- * goes first (mj_lbs_path_warp): lane k (0..31) tests mj_lbs_probe(*lo, *hi, k) when that is
- * below *hi; `first` is the lowest lane whose test held, -1 when none did. The range shrinks
- * 32-fold a round and stays inside itself whatever the tests say (unsorted offsets). */
-MJ_HD long long mj_lbs_probe(long long lo, long long hi, int lane) {
-    return lo + lane * ((hi - lo + 31) / 32);
-}
-
-MJ_HD void mj_lbs_narrow(long long *lo, long long *hi, int first) {
-    long long step = (*hi - *lo + 31) / 32;
-    if (first >= 0) { /* the answer is in (lo + (first - 1) step, lo + first step] */
-        *hi = *lo + first * step;
-        if (first) *lo = *hi - step + 1;
-    } else {
-        long long last = (*hi - 1 - *lo) / step; /* the last lane that tested a point */
-        *lo += (last < 31 ? last : 31) * step + 1;
-    }
 }
 
 /* One step of a serial walk at item `item` and offset value `off`: the offset goes first when
