@@ -99,8 +99,7 @@ static const struct {
     {MJ_SCAN, 4, 0, 128, 47, 128},          {MJ_SCAN, 8, 0, 128, 31, 128},
     {MJ_LOAD_BALANCE, 4, 0, 128, 19, 128},  {MJ_INTERVAL_EXPAND, 4, 4, 128, 15, 128},
     {MJ_INTERVAL_EXPAND, 8, 4, 128, 13, 128}, {MJ_INTERVAL_EXPAND, 8, 8, 64, 7, 64},
-    {MJ_INTERVAL_MOVE, 4, 4, 128, 7, 128},  {MJ_SORTED_SEARCH, 4, 0, 256, 15, 256},
-    {MJ_BULK_INSERT, 4, 4, 256, 7, 256},
+    {MJ_INTERVAL_MOVE, 4, 4, 128, 7, 128},  {MJ_BULK_INSERT, 4, 4, 256, 7, 256},
 };
 
 /* Reduce and scan read each element once and are bound by memory: 256 threads, and per
