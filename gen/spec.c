@@ -66,6 +66,28 @@ static int check_expression(const char *e, const char *what, const char *over, c
 }
 
 
+/* Merge has no blocksort but keeps the bs_nt it is given (its tile is the merge tile). */
+static const mj_primitive_traits primitive_traits[MJ_PRIMITIVE_COUNT + 1] = {
+    /*                     blocksort comparator op index_key moves fixed_nt */
+    [MJ_MERGESORT] =       {1, 1, 0, 0, 0, 0},
+    [MJ_MERGE] =           {0, 1, 0, 0, 0, 0},
+    [MJ_SEGMENTED_SORT] =  {1, 1, 0, 0, 0, 0},
+    [MJ_LOCALITY_SORT] =   {1, 1, 0, 0, 0, 0},
+    [MJ_REDUCE] =          {0, 0, 1, 0, 0, 1},
+    [MJ_SCAN] =            {0, 0, 1, 0, 0, 1},
+    [MJ_LOAD_BALANCE] =    {0, 0, 0, 1, 0, 1},
+    [MJ_INTERVAL_EXPAND] = {0, 0, 0, 1, 0, 1},
+    [MJ_SORTED_SEARCH] =   {0, 1, 0, 0, 0, 1},
+    [MJ_BULK_REMOVE] =     {0, 0, 0, 0, 1, 1},
+    [MJ_BULK_INSERT] =     {0, 0, 0, 0, 1, 1},
+    [MJ_INTERVAL_MOVE] =   {0, 0, 0, 1, 0, 1},
+    /* [MJ_PRIMITIVE_COUNT]: all zero, for unknown primitives */
+};
+
+const mj_primitive_traits *mj__primitive_traits(mj_primitive p) {
+    return &primitive_traits[(unsigned)p < MJ_PRIMITIVE_COUNT ? p : MJ_PRIMITIVE_COUNT];
+}
+
 /* Load-balancing search, expand and move: the key is the index type of the offsets and
  * outputs; lbs has no values, expand and move move values of 1 to MJ_MAX_VALUE_SIZE bytes. */
 static int check_lbs(const mj_kernel_spec *spec, char *err, size_t errcap) {
@@ -160,8 +182,7 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
                      spec->type_size, spec->type_align);
             return -1;
         }
-        if (!spec->less && !mj__is_reduce_or_scan(spec->primitive) &&
-            !mj__is_lbs(spec->primitive) && !mj__is_bulk(spec->primitive)) {
+        if (!spec->less && mj__primitive_traits(spec->primitive)->comparator) {
             snprintf(err, errcap, "a custom key needs a comparator expression (less)");
             return -1;
         }
@@ -220,18 +241,14 @@ int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_s
                  MJ_MAX_VALUE_SIZE);
         return -1;
     }
-    if ((mj__is_lbs(primitive) || primitive == MJ_SORTED_SEARCH || mj__is_bulk(primitive)) &&
-        bs_nt != nt) {
+    const mj_primitive_traits *traits = mj__primitive_traits(primitive);
+    if (traits->fixed_nt && bs_nt != nt) {
         snprintf(err, errcap, "%s has no blocksort: blocksort threads must be NT (%d), not %d",
                  mj_primitive_name(primitive), nt, bs_nt);
         return -1;
     }
-    /* The merge primitive has no blocksort; its tile is the merge tile. */
-    int big_nt = primitive == MJ_MERGE || mj__is_reduce_or_scan(primitive) ||
-                         mj__is_lbs(primitive) || primitive == MJ_SORTED_SEARCH ||
-                         mj__is_bulk(primitive)
-                     ? nt
-                     : bs_nt;
+    /* Without a blocksort the largest block is the merge tile's. */
+    int big_nt = traits->blocksort ? bs_nt : nt;
     size_t smem = mj__tile_smem(primitive, big_nt, vt, key_size, value_size);
     if (smem > MJ_STATIC_SMEM_LIMIT) {
         snprintf(err, errcap, "a tile of %d x %d needs %zu bytes of shared memory, over the %d "

@@ -69,12 +69,27 @@ const char *mj__tile_bounds_check(mj_primitive primitive, long long key_size,
 /* Checks the spec; 0 when usable, else -1 with a message. */
 int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
 
-/* The primitives that combine with an operator (no comparator, no values), those whose key
- * is an index type (offsets), and those that only move elements (no comparator). */
-static inline int mj__is_reduce_or_scan(mj_primitive p) { return p == MJ_REDUCE || p == MJ_SCAN; }
-static inline int mj__is_lbs(mj_primitive p) {
-    return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE;
-}
-static inline int mj__is_bulk(mj_primitive p) { return p == MJ_BULK_REMOVE || p == MJ_BULK_INSERT; }
+/* What sets a primitive apart, one row per primitive in spec.c, so that a new primitive is a
+ * row there rather than another name in lists of primitives across the generator and the
+ * tile rules. */
+typedef struct mj_primitive_traits {
+    unsigned char blocksort;  /* has a blocksort pass, whose threads may be NT times a power
+                                 of two (the others' tile is NT threads) */
+    unsigned char comparator; /* orders keys by order or less (a custom key needs less) */
+    unsigned char op;         /* combines with an operator and identity (no values) */
+    unsigned char index_key;  /* the key is the index type of offsets (i32 or i64) */
+    unsigned char moves;      /* only moves elements, as bytes (no comparator, no operator) */
+    unsigned char fixed_nt;   /* refuses blocksort threads other than NT */
+} mj_primitive_traits;
+
+/* The primitive's row; an all-zero one for an unknown primitive (a known one has exactly one
+ * of comparator, op, index_key and moves: test_gen). */
+const mj_primitive_traits *mj__primitive_traits(mj_primitive p);
+
+/* The primitives that combine with an operator, those whose key is an index type (offsets),
+ * and those that only move elements (neither a comparator, an operator nor offsets). */
+static inline int mj__is_reduce_or_scan(mj_primitive p) { return mj__primitive_traits(p)->op; }
+static inline int mj__is_lbs(mj_primitive p) { return mj__primitive_traits(p)->index_key; }
+static inline int mj__is_bulk(mj_primitive p) { return mj__primitive_traits(p)->moves; }
 
 #endif

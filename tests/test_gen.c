@@ -188,6 +188,13 @@ START_TEST(primitives_generate)
     ck_assert_int_eq(mj_primitive_parse(mj_primitive_name(p)), p);
     free(src);
 
+    /* Its traits row: exactly one kind (a primitive added without a row would be all zero),
+     * and a blocksort only where there is a blocksort kernel. */
+    const mj_primitive_traits *t = mj__primitive_traits(p);
+    ck_assert_int_eq(t->comparator + t->op + t->index_key + t->moves, 1);
+    ck_assert_int_eq(t->blocksort, !!(kernels & (1u << MJ_K_BLOCKSORT)));
+    ck_assert_int_eq(mj__primitive_traits(MJ_PRIMITIVE_COUNT)->comparator, 0);
+
     /* A segmented sort's head flags are one word per thread: VT up to 32. */
     s.vt = 33;
     s.bs_nt = 0;

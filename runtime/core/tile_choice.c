@@ -37,7 +37,7 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
     };
     /* Reduce and scan use the operator, not the order: one kernel (one cache and bundle entry)
      * whatever order and less say. The sorts ignore op and identity. */
-    if (desc->primitive == MJ_REDUCE || desc->primitive == MJ_SCAN) {
+    if (mj__is_reduce_or_scan(desc->primitive)) {
         if (desc->value_size)
             return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                             "%s takes no values: value_size must be 0, not %zu",
@@ -64,7 +64,7 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
     }
     /* Bulk remove and insert only move elements, as bytes: one kernel whatever order and less
      * say, and built-in keys of one size share it (as the unsigned kind of that size). */
-    if (desc->primitive == MJ_BULK_REMOVE || desc->primitive == MJ_BULK_INSERT) {
+    if (mj__is_bulk(desc->primitive)) {
         spec->order = MJ_ASCENDING;
         spec->less = NULL;
         static const mj_key_kind by_size[9] = {[1] = MJ_KEY_U8, [2] = MJ_KEY_U16,
@@ -139,7 +139,7 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
                 *bs_nt = sm90_tiles[i].bs_nt;
                 return;
             }
-    if (primitive == MJ_REDUCE || primitive == MJ_SCAN) {
+    if (mj__is_reduce_or_scan(primitive)) {
         scan_tile(primitive, key_size, nt, vt);
         *bs_nt = *nt;
         return;
@@ -169,7 +169,7 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
     /* Bulk remove and insert copy each element once, through registers (a thread's MJ_VT
      * elements in flight at once): fewer per thread as they grow, so that the registers of the
      * larger of key and value fit. Not yet tuned. */
-    if (primitive == MJ_BULK_REMOVE || primitive == MJ_BULK_INSERT) {
+    if (mj__is_bulk(primitive)) {
         size_t widest = key_size > value_size ? key_size : value_size;
         *nt = *bs_nt = primitive == MJ_BULK_REMOVE ? 256 : 128;
         *vt = widest <= 8 ? 11 : widest <= 16 ? 7 : widest <= 32 ? 5 : 3;

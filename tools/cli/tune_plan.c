@@ -12,13 +12,10 @@ static int shape(const tune_config *cfg, int nt, int vt, mj_tile *t) {
     t->value_size = cfg->value_size;
     t->nt = nt;
     t->vt = vt;
-    /* Merge, reduce, scan and the merge-path family have no blocksort. */
-    int no_blocksort = cfg->primitive == MJ_MERGE || cfg->primitive == MJ_REDUCE ||
-                       cfg->primitive == MJ_SCAN || cfg->primitive == MJ_LOAD_BALANCE ||
-                       cfg->primitive == MJ_INTERVAL_EXPAND || cfg->primitive == MJ_SORTED_SEARCH ||
-                       cfg->primitive == MJ_BULK_REMOVE || cfg->primitive == MJ_BULK_INSERT ||
-                       cfg->primitive == MJ_INTERVAL_MOVE;
-    t->bs_nt = no_blocksort || 2 * nt > 1024 ? nt : 2 * nt;
+    /* The sorts' blocksort runs twice the merge's threads where that is valid. Primitives
+     * without a blocksort refuse any but NT (mj_tile_check), except merge, which takes what it
+     * is given and has no use for it. */
+    t->bs_nt = cfg->primitive == MJ_MERGE || 2 * nt > 1024 ? nt : 2 * nt;
     if (t->bs_nt != nt && mj_tile_check(t, NULL, 0) != MJ_OK) t->bs_nt = nt;
     return mj_tile_check(t, NULL, 0) == MJ_OK;
 }
