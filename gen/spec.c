@@ -68,19 +68,19 @@ static int check_expression(const char *e, const char *what, const char *over, c
 
 /* Merge has no blocksort but keeps the bs_nt it is given (its tile is the merge tile). */
 static const mj_primitive_traits primitive_traits[MJ_PRIMITIVE_COUNT + 1] = {
-    /*                     blocksort comparator op index_key moves fixed_nt */
-    [MJ_MERGESORT] =       {1, 1, 0, 0, 0, 0},
-    [MJ_MERGE] =           {0, 1, 0, 0, 0, 0},
-    [MJ_SEGMENTED_SORT] =  {1, 1, 0, 0, 0, 0},
-    [MJ_LOCALITY_SORT] =   {1, 1, 0, 0, 0, 0},
-    [MJ_REDUCE] =          {0, 0, 1, 0, 0, 1},
-    [MJ_SCAN] =            {0, 0, 1, 0, 0, 1},
-    [MJ_LOAD_BALANCE] =    {0, 0, 0, 1, 0, 1},
-    [MJ_INTERVAL_EXPAND] = {0, 0, 0, 1, 0, 1},
-    [MJ_SORTED_SEARCH] =   {0, 1, 0, 0, 0, 1},
-    [MJ_BULK_REMOVE] =     {0, 0, 0, 0, 1, 1},
-    [MJ_BULK_INSERT] =     {0, 0, 0, 0, 1, 1},
-    [MJ_INTERVAL_MOVE] =   {0, 0, 0, 1, 0, 1},
+    /*                     blocksort comparator op index_key moves fixed_nt values */
+    [MJ_MERGESORT] =       {1, 1, 0, 0, 0, 0, MJ_VALUES_ANY},
+    [MJ_MERGE] =           {0, 1, 0, 0, 0, 0, MJ_VALUES_ANY},
+    [MJ_SEGMENTED_SORT] =  {1, 1, 0, 0, 0, 0, MJ_VALUES_ANY},
+    [MJ_LOCALITY_SORT] =   {1, 1, 0, 0, 0, 0, MJ_VALUES_ANY},
+    [MJ_REDUCE] =          {0, 0, 1, 0, 0, 1, MJ_VALUES_NONE},
+    [MJ_SCAN] =            {0, 0, 1, 0, 0, 1, MJ_VALUES_NONE},
+    [MJ_LOAD_BALANCE] =    {0, 0, 0, 1, 0, 1, MJ_VALUES_NONE},
+    [MJ_INTERVAL_EXPAND] = {0, 0, 0, 1, 0, 1, MJ_VALUES_REQUIRED},
+    [MJ_SORTED_SEARCH] =   {0, 1, 0, 0, 0, 1, MJ_VALUES_NONE},
+    [MJ_BULK_REMOVE] =     {0, 0, 0, 0, 1, 1, MJ_VALUES_ANY},
+    [MJ_BULK_INSERT] =     {0, 0, 0, 0, 1, 1, MJ_VALUES_ANY},
+    [MJ_INTERVAL_MOVE] =   {0, 0, 0, 1, 0, 1, MJ_VALUES_REQUIRED},
     /* [MJ_PRIMITIVE_COUNT]: all zero, for unknown primitives */
 };
 
@@ -88,24 +88,31 @@ const mj_primitive_traits *mj__primitive_traits(mj_primitive p) {
     return &primitive_traits[(unsigned)p < MJ_PRIMITIVE_COUNT ? p : MJ_PRIMITIVE_COUNT];
 }
 
-/* Load-balancing search, expand and move: the key is the index type of the offsets and
- * outputs; lbs has no values, expand and move move values of 1 to MJ_MAX_VALUE_SIZE bytes. */
-static int check_lbs(const mj_kernel_spec *spec, char *err, size_t errcap) {
+/* value_size against the primitive's rule (its traits row). */
+static int check_values(const mj_kernel_spec *spec, char *err, size_t errcap) {
     const char *name = mj_primitive_name(spec->primitive);
-    if (spec->key != MJ_KEY_I32 && spec->key != MJ_KEY_I64) {
-        snprintf(err, errcap, "%s takes i32 or i64 keys (the index type of the offsets), not %s",
-                 name, spec->key == MJ_KEY_CUSTOM ? "a custom type" : mj_key_kind_name(spec->key));
-        return -1;
-    }
-    if (spec->primitive == MJ_LOAD_BALANCE && spec->value_size) {
-        snprintf(err, errcap, "lbs takes no values: value_size must be 0, not %zu",
+    int rule = mj__primitive_traits(spec->primitive)->values;
+    if (rule == MJ_VALUES_NONE && spec->value_size) {
+        snprintf(err, errcap, "%s takes no values: value_size must be 0, not %zu", name,
                  spec->value_size);
         return -1;
     }
-    if (spec->primitive != MJ_LOAD_BALANCE &&
+    if (rule == MJ_VALUES_REQUIRED &&
         (spec->value_size < 1 || spec->value_size > MJ_MAX_VALUE_SIZE)) {
         snprintf(err, errcap, "%s moves values of 1 to %d bytes: value_size %zu", name,
                  MJ_MAX_VALUE_SIZE, spec->value_size);
+        return -1;
+    }
+    return 0;
+}
+
+/* Load-balancing search, expand and move: the key is the index type of the offsets and
+ * outputs. */
+static int check_lbs(const mj_kernel_spec *spec, char *err, size_t errcap) {
+    if (spec->key != MJ_KEY_I32 && spec->key != MJ_KEY_I64) {
+        snprintf(err, errcap, "%s takes i32 or i64 keys (the index type of the offsets), not %s",
+                 mj_primitive_name(spec->primitive),
+                 spec->key == MJ_KEY_CUSTOM ? "a custom type" : mj_key_kind_name(spec->key));
         return -1;
     }
     return 0;
@@ -116,11 +123,6 @@ static int check_lbs(const mj_kernel_spec *spec, char *err, size_t errcap) {
  * here (NVRTC has no cuda_fp16.h without the toolkit), with no + to default to. */
 static int check_operator(const mj_kernel_spec *spec, char *err, size_t errcap) {
     const char *name = mj_primitive_name(spec->primitive);
-    if (spec->value_size) {
-        snprintf(err, errcap, "%s takes no values: value_size must be 0, not %zu", name,
-                 spec->value_size);
-        return -1;
-    }
     if (!spec->op) {
         if (spec->key == MJ_KEY_CUSTOM || spec->key == MJ_KEY_F16 || spec->key == MJ_KEY_BF16) {
             snprintf(err, errcap, "%s of %s keys needs an operator (op) and its identity: there "
@@ -187,6 +189,7 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
             return -1;
         }
     }
+    if (check_values(spec, err, errcap)) return -1;
     if (mj__is_reduce_or_scan(spec->primitive)) {
         if (check_operator(spec, err, errcap)) return -1;
     } else if (mj__is_lbs(spec->primitive)) {
@@ -195,10 +198,6 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
         /* Elements are only moved: no comparator is pasted, whatever less says. */
     } else if (spec->less && check_expression(spec->less, "comparator", " over a and b", err,
                                               errcap)) {
-        return -1;
-    } else if (spec->primitive == MJ_SORTED_SEARCH && spec->value_size) {
-        snprintf(err, errcap, "search takes no values: value_size must be 0, not %zu",
-                 spec->value_size);
         return -1;
     }
     return mj__tile_shape_check(spec->primitive, mj__spec_key_size(spec), spec->value_size,
