@@ -11,31 +11,13 @@
 #include "shared/bulk_remove.h"
 #include "shared/load_balance.h"
 
-/* A device array of a call: where it is, its bytes, its name in messages. */
-typedef struct bulk_array {
-    const void *p;
-    size_t bytes;
-    const char *name;
-} bulk_array;
-
 /* Sizes count * size of every array (MJ_ERR_TOO_LARGE when one does not fit in memory). */
-static mj_status array_bytes(mj_sorter *s, const char *fn, bulk_array *a, const size_t *count,
+static mj_status array_bytes(mj_sorter *s, const char *fn, mj_array *a, const size_t *count,
                              const size_t *size, int arrays) {
     for (int i = 0; i < arrays; ++i)
         if (__builtin_mul_overflow(count[i], size[i], &a[i].bytes))
             return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%s: %s does not fit in memory", fn,
                             a[i].name);
-    return MJ_OK;
-}
-
-/* Outputs a[first, arrays) must not overlap any array before them. */
-static mj_status no_overlap(mj_sorter *s, const char *fn, const bulk_array *a, int first,
-                            int arrays) {
-    for (int o = first; o < arrays; ++o)
-        for (int i = 0; i < o; ++i)
-            if (mj__ranges_overlap(a[o].p, a[o].bytes, a[i].p, a[i].bytes))
-                return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s overlaps %s", fn,
-                                a[o].name, a[i].name);
     return MJ_OK;
 }
 
@@ -58,7 +40,7 @@ static mj_status check_call(mj_sorter *s, const char *fn, size_t index_size,
 }
 
 /* Each non-empty array is device memory aligned to its element (call inside the context). */
-static mj_status check_pointers(mj_sorter *s, const bulk_array *a, const size_t *align,
+static mj_status check_pointers(mj_sorter *s, const mj_array *a, const size_t *align,
                                 int arrays) {
     mj_status st = MJ_OK;
     for (int i = 0; i < arrays && !st; ++i)
@@ -88,9 +70,9 @@ mj_status mj_sorter_bulk_remove(mj_sorter *s, const void *keys, const void *valu
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
                         n && !keys ? "keys" : num_indices && !indices ? "indices" : "out_keys");
     enum { KEYS, VALUES, INDICES, OUT_KEYS, OUT_VALUES, ARRAYS };
-    bulk_array a[ARRAYS] = {{keys, 0, "keys"},         {values, 0, "values"},
-                            {indices, 0, "indices"},   {out_keys, 0, "out_keys"},
-                            {out_values, 0, "out_values"}};
+    mj_array a[ARRAYS] = {{keys, 0, "keys"},         {values, 0, "values"},
+                          {indices, 0, "indices"},   {out_keys, 0, "out_keys"},
+                          {out_values, 0, "out_values"}};
     size_t vs = s->value_size;
     size_t count[ARRAYS] = {n, vs ? n : 0, num_indices, m, vs ? m : 0};
     size_t size[ARRAYS] = {s->key_size, vs, index_size, s->key_size, vs};
@@ -98,7 +80,7 @@ mj_status mj_sorter_bulk_remove(mj_sorter *s, const void *keys, const void *valu
                             s->value_align};
     size_t need = 0;
     if ((st = array_bytes(s, fn, a, count, size, ARRAYS)) ||
-        (st = no_overlap(s, fn, a, OUT_KEYS, ARRAYS)) || (st = mj__lbs_temp(s, n, &need)) ||
+        (st = mj__check_overlaps(s, fn, a, OUT_KEYS, ARRAYS)) || (st = mj__lbs_temp(s, n, &need)) ||
         (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
     if ((st = mj__ctx_enter(ctx))) return st;
@@ -153,10 +135,10 @@ mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const void *a_
                         : b_count && !b_keys    ? "b_keys"
                                                 : "out_keys");
     enum { A_KEYS, A_VALUES, POSITIONS, B_KEYS, B_VALUES, OUT_KEYS, OUT_VALUES, ARRAYS };
-    bulk_array a[ARRAYS] = {{a_keys, 0, "a_keys"},     {a_values, 0, "a_values"},
-                            {positions, 0, "positions"}, {b_keys, 0, "b_keys"},
-                            {b_values, 0, "b_values"}, {out_keys, 0, "out_keys"},
-                            {out_values, 0, "out_values"}};
+    mj_array a[ARRAYS] = {{a_keys, 0, "a_keys"},     {a_values, 0, "a_values"},
+                          {positions, 0, "positions"}, {b_keys, 0, "b_keys"},
+                          {b_values, 0, "b_values"}, {out_keys, 0, "out_keys"},
+                          {out_values, 0, "out_values"}};
     size_t vs = s->value_size;
     size_t count[ARRAYS] = {a_count, vs ? a_count : 0, a_count, b_count, vs ? b_count : 0, n,
                             vs ? n : 0};
@@ -165,7 +147,7 @@ mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const void *a_
                             s->value_align, s->key_align, s->value_align};
     size_t need = 0;
     if ((st = array_bytes(s, fn, a, count, size, ARRAYS)) ||
-        (st = no_overlap(s, fn, a, OUT_KEYS, ARRAYS)) || (st = mj__lbs_temp(s, n, &need)) ||
+        (st = mj__check_overlaps(s, fn, a, OUT_KEYS, ARRAYS)) || (st = mj__lbs_temp(s, n, &need)) ||
         (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
     if ((st = mj__ctx_enter(ctx))) return st;

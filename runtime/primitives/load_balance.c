@@ -36,26 +36,19 @@ typedef struct lbs_call {
     size_t in_count, out_count;   /* move: elements of in and out */
 } lbs_call;
 
-/* The first of the output's overlaps with what the run reads (and lbs's two outputs with each
- * other), or NULL. Sizes in bytes. */
-static const char *overlap(mj_primitive p, const lbs_call *c, size_t out_bytes, size_t off_bytes,
-                           size_t val_bytes) {
-    if (mj__ranges_overlap(c->out0, out_bytes, c->offsets, off_bytes))
-        return p == MJ_LOAD_BALANCE ? "objects overlaps offsets" : "out overlaps offsets";
-    if (p == MJ_INTERVAL_EXPAND && mj__ranges_overlap(c->out0, out_bytes, c->values, val_bytes))
-        return "out overlaps values";
-    if (p == MJ_INTERVAL_MOVE) {
-        if (mj__ranges_overlap(c->out0, out_bytes, c->values, val_bytes)) return "out overlaps in";
-        if (c->gather && mj__ranges_overlap(c->out0, out_bytes, c->gather, off_bytes))
-            return "out overlaps gather";
-        if (c->scatter && mj__ranges_overlap(c->out0, out_bytes, c->scatter, off_bytes))
-            return "out overlaps scatter";
-    }
-    if (c->ranks && mj__ranges_overlap(c->ranks, out_bytes, c->offsets, off_bytes))
-        return "ranks overlaps offsets";
-    if (c->ranks && mj__ranges_overlap(c->ranks, out_bytes, c->out0, out_bytes))
-        return "ranks overlaps objects";
-    return NULL;
+/* The outputs (out0 and lbs's ranks) must not overlap what the run reads, nor each other.
+ * Sizes in bytes. */
+static mj_status check_overlaps(mj_sorter *s, const lbs_call *c, size_t out_bytes,
+                                size_t off_bytes, size_t val_bytes) {
+    int lbs = s->primitive == MJ_LOAD_BALANCE, move = s->primitive == MJ_INTERVAL_MOVE;
+    enum { OFFSETS, VALUES, GATHER, SCATTER, OUT, RANKS, ARRAYS };
+    mj_array a[ARRAYS] = {{c->offsets, off_bytes, "offsets"},
+                          {c->values, val_bytes, move ? "in" : "values"},
+                          {c->gather, off_bytes, "gather"},
+                          {c->scatter, off_bytes, "scatter"},
+                          {c->out0, out_bytes, lbs ? "objects" : "out"},
+                          {c->ranks, out_bytes, "ranks"}};
+    return mj__check_overlaps(s, c->fn, a, OUT, ARRAYS);
 }
 
 static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_bytes,
@@ -93,10 +86,7 @@ static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_by
         (p != MJ_LOAD_BALANCE && __builtin_mul_overflow(val_count, s->value_size, &val_bytes)) ||
         (move && (c->in_count > (size_t)INT64_MAX || c->out_count > (size_t)INT64_MAX)))
         return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: the arrays do not fit in memory", fn);
-    if (c->items) {
-        const char *clash = overlap(p, c, out_bytes, off_bytes, val_bytes);
-        if (clash) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s", fn, clash);
-    }
+    if (c->items && (st = check_overlaps(s, c, out_bytes, off_bytes, val_bytes))) return st;
     if ((st = mj__ctx_enter(ctx))) return st;
     if (c->items == 0) {
         mj__ctx_leave(ctx);

@@ -114,3 +114,13 @@ int mj__ranges_overlap(const void *a, size_t an, const void *b, size_t bn) {
     uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
     return an && bn && x < y + bn && y < x + an;
 }
+
+mj_status mj__check_overlaps(mj_sorter *s, const char *fn, const mj_array *a, int first,
+                             int count) {
+    for (int o = first; o < count; ++o)
+        for (int i = 0; i < o; ++i)
+            if (a[o].p && a[i].p && mj__ranges_overlap(a[o].p, a[o].bytes, a[i].p, a[i].bytes))
+                return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s overlaps %s", fn,
+                                a[o].name, a[i].name);
+    return MJ_OK;
+}

@@ -55,6 +55,19 @@ mj_status mj__check_values(mj_sorter *s, const void *values, size_t n);
 /* 1 when [a, a + an) and [b, b + bn) share a byte (empty ranges share none). */
 int mj__ranges_overlap(const void *a, size_t an, const void *b, size_t bn);
 
+/* A device array of a call: where it is, its size in bytes, its name in messages. */
+typedef struct mj_array {
+    const void *p;
+    size_t bytes;
+    const char *name;
+} mj_array;
+
+/* Each given array of a[first, count) (the outputs) must not overlap any given array before
+ * it: MJ_ERR_INVALID_ARGUMENT "fn: X overlaps Y" for the first that does. NULL arrays are
+ * not given. */
+mj_status mj__check_overlaps(mj_sorter *s, const char *fn, const mj_array *a, int first,
+                             int count);
+
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 

@@ -55,12 +55,9 @@ static mj_status check_call(mj_sorter *s, const void *a, size_t a_count, const v
     for (int i = A; i <= B; ++i)
         if (bytes[i] && !p[i])
             return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": %s is NULL", array_names[i]);
-    for (int i = A_INDICES; i < ARRAYS; ++i)
-        for (int j = A; j < i; ++j)
-            if (p[i] && p[j] && mj__ranges_overlap(p[i], bytes[i], p[j], bytes[j]))
-                return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": %s overlaps %s",
-                                array_names[i], array_names[j]);
-    return MJ_OK;
+    mj_array arrays[ARRAYS];
+    for (int i = A; i < ARRAYS; ++i) arrays[i] = (mj_array){p[i], bytes[i], array_names[i]};
+    return mj__check_overlaps(s, FN, arrays, A_INDICES, ARRAYS);
 }
 
 /* Device pointers: those that will be read or written must be reachable and aligned. */
