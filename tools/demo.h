@@ -77,6 +77,12 @@ int demo_bulk_run(mj_context *ctx, const demo_opts *o, size_t n);
  * intervals in `out`, checked against the CPU, timed; CLI_OK on PASS. */
 int demo_move_run(mj_context *ctx, const demo_opts *o, size_t n);
 
+/* Times run(job) o->reps times on the device (mj__dev_time) into times (o->reps entries) and
+ * sets *median to their median in ms (0 with no reps): CLI_OK, or the status's error
+ * printed. For the merge-path family's demos, whose runs leave their input as it was. */
+int demo_time_runs(mj_context *ctx, const demo_opts *o, mj_status (*run)(void *job), void *job,
+                   float *times, float *median);
+
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
                           const unsigned char *keys_out, const unsigned char *values_out,

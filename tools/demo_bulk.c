@@ -151,12 +151,10 @@ int demo_bulk_run(mj_context *ctx, const demo_opts *o, size_t n)
                bad_v, m, bad ? first : first_v);
     else
         printf("check: %zu %s match the CPU\n", m, vs ? "keys and values" : "keys");
-    for (long r = 0; r < o->reps && rc == CLI_OK; r++)
-        if ((st = mj__dev_time(ctx, run_bulk, &j, &times[r])) != MJ_OK)
-            rc = cli_status_error(ctx, st);
+    float med = 0;
+    if (rc == CLI_OK)
+        rc = demo_time_runs(ctx, o, run_bulk, &j, times, &med);
     if (rc == CLI_OK && o->reps > 0) {
-        cli_sort_floats(times, (size_t)o->reps);
-        float med = times[o->reps / 2];
         printf("time: median %.3f ms over %ld runs: %.2f Gelements/s\n", med, o->reps,
                med > 0 ? (double)n / (med * 1e6) : 0.0);
     }

@@ -1,11 +1,13 @@
 /* `mergejit demo`'s host side: the primitive's input from random keys, the CPU stable sort the
- * result is checked against, and the report of a mismatch. */
+ * result is checked against, the report of a mismatch, and the timed runs of the merge-path
+ * family's demos. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "demo.h"
+#include "devmem.h"
 
 /* keys[0, n) in the order of perm. */
 static void permute(unsigned char *keys, size_t key_size, const uint64_t *perm, size_t n,
@@ -189,4 +191,20 @@ void demo_free_host(demo_host *h)
     free(h->values_out);
     free(h->perm);
     free(h->times);
+}
+
+int demo_time_runs(mj_context *ctx, const demo_opts *o, mj_status (*run)(void *job), void *job,
+                   float *times, float *median)
+{
+    *median = 0;
+    for (long r = 0; r < o->reps; r++) {
+        mj_status st = mj__dev_time(ctx, run, job, &times[r]);
+        if (st != MJ_OK)
+            return cli_status_error(ctx, st);
+    }
+    if (o->reps > 0) {
+        cli_sort_floats(times, (size_t)o->reps);
+        *median = times[o->reps / 2];
+    }
+    return CLI_OK;
 }

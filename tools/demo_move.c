@@ -131,12 +131,10 @@ int demo_move_run(mj_context *ctx, const demo_opts *o, size_t n)
                first);
     else
         printf("check: %zu elements moved as on the CPU\n", n);
-    for (long r = 0; r < o->reps && rc == CLI_OK; r++)
-        if ((st = mj__dev_time(ctx, run_move, &j, &times[r])) != MJ_OK)
-            rc = cli_status_error(ctx, st);
+    float med = 0;
+    if (rc == CLI_OK)
+        rc = demo_time_runs(ctx, o, run_move, &j, times, &med);
     if (rc == CLI_OK && o->reps > 0) {
-        cli_sort_floats(times, (size_t)o->reps);
-        float med = times[o->reps / 2];
         /* Elements read and written, and the offsets, gather and scatter entries read. */
         double moved = 2.0 * (double)n * (double)vs + 3.0 * (double)intervals * (double)ks;
         printf("time: median %.3f ms over %ld runs: %.2f Gitems/s, %.1f GB/s\n", med, o->reps,
