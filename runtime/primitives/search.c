@@ -87,6 +87,8 @@ static mj_status pass(mj_sorter *s, mj_bound bound, const void *a, size_t a_coun
     long long first_count = (long long)(upper ? b_count : a_count);
     long long second_count = (long long)(upper ? a_count : b_count);
     mj_search_side first_side = upper ? b_side : a_side, second_side = upper ? a_side : b_side;
+    if (a_side.matches || a_side.matched || b_side.matches || b_side.matched)
+        flags |= MJ_SEARCH_MATCHES;
     long long tiles = mj_tile_count(first_count + second_count, (long long)s->nt * s->vt);
     void *params[] = {&first, &first_count, &second, &second_count, &partitions, &first_side,
                       &second_side, &flags};

@@ -75,13 +75,14 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
     int pos[MJ_VT];
     mj_seg unsegmented = {0, total};
     mj_serial_merge(s, p, fl, fl + diag - p, total, unsegmented, keys, pos);
+    bool matches = flags & MJ_SEARCH_MATCHES; /* bounds alone need no comparison more */
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) {
         int j = diag + i;
         if (j < total) {
             int before = mj_search_before(j, pos[i], fl);
             int n = mj_search_neighbour(pos[i], before, fl);
-            bool match = mj_search_has_neighbour(n, total, lead, trail) &&
+            bool match = matches && mj_search_has_neighbour(n, total, lead, trail) &&
                          (pos[i] < fl ? !mj_less(keys[i], s[n]) : !mj_less(s[n], keys[i]));
             /* An exchange, not a store: sorted input gives every tile position to one thread,
              * but unsorted input (the caller's contract broken) can give one to two, and the

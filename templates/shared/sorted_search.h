@@ -32,9 +32,11 @@ typedef struct mj_search_side {
 } mj_search_side;
 
 /* The kernel's flags: indices of 8 bytes (else 4); counts = bound - the count already there
- * (the second of the two passes that a_counts takes; else counts = bound). */
+ * (the second of the two passes that a_counts takes; else counts = bound); match flags or
+ * counts are asked for (else the neighbour comparison is skipped and no key matches). */
 #define MJ_SEARCH_WIDE 1
 #define MJ_SEARCH_SUBTRACT 2
+#define MJ_SEARCH_MATCHES 4
 
 /* A tile's result for one key: its count of the other's keys before it within the tile, and
  * the match in the top bit. */
