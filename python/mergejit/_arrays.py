@@ -102,10 +102,10 @@ def _dl_dtype(t, what):
     if code == 4 and bits == 16:
         try:
             import ml_dtypes
-            return np.dtype(ml_dtypes.bfloat16)
         except ImportError:
-            # Same bits, sorted as bf16 all the same when the caller says dtype="bfloat16".
-            return np.dtype("u2")
+            raise DtypeError("%s holds bfloat16, which numpy knows only through the ml_dtypes "
+                             "package: install it" % what) from None
+        return np.dtype(ml_dtypes.bfloat16)
     kind = _DL_CODES.get(code)
     if kind is None or bits % 8:
         raise DtypeError("%s: DLPack dtype code %d with %d bits is not one mergejit sorts"
@@ -140,11 +140,11 @@ def _from_dlpack(obj, stream, what):
 
 
 def as_array(obj, what, stream=None, dtype=None):
-    """The Array for obj; dtype reinterprets its elements (same itemsize)."""
+    """The Array for obj; dtype views its memory as a 1-D array of that dtype."""
+    cai = None if isinstance(obj, Array) else getattr(obj, "__cuda_array_interface__", None)
     if isinstance(obj, Array):
-        return obj
-    cai = getattr(obj, "__cuda_array_interface__", None)
-    if cai is not None:
+        a = obj
+    elif cai is not None:
         a = _from_cai(obj, cai, what)
     elif hasattr(obj, "__dlpack__"):
         a = _from_dlpack(obj, stream, what)
@@ -153,10 +153,15 @@ def as_array(obj, what, stream=None, dtype=None):
                         "nor __dlpack__)" % (what, type(obj).__name__))
     if dtype is not None:
         dt = np.dtype(dtype)
-        if dt.itemsize != a.dtype.itemsize:
-            raise DtypeError("%s: dtype=%s has itemsize %d, the array's %s has %d"
-                             % (what, dt, dt.itemsize, a.dtype, a.dtype.itemsize))
-        a.dtype = dt
+        if dt != a.dtype:
+            # numpy's .view(dtype) of the whole (contiguous) array, flattened: CuPy and
+            # PyTorch have no structured dtypes, so records often travel as bytes.
+            total = a.n * a.row_bytes if a.shape else a.dtype.itemsize
+            if total % dt.itemsize:
+                raise DtypeError("%s: its %d bytes are not a whole number of dtype=%s elements "
+                                 "(%d bytes each)" % (what, total, dt, dt.itemsize))
+            a.shape, a.n, a.dtype, a.row_bytes = (total // dt.itemsize,), total // dt.itemsize, \
+                dt, dt.itemsize
     return a
 
 

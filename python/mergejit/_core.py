@@ -305,6 +305,8 @@ class Sorter:
 
     def _keys(self, obj, what, stream, writable=False):
         a = as_array(obj, what, stream)
+        if a.dtype == np.uint8 and self.dtype != a.dtype:
+            a = as_array(a, what, stream, self.dtype)       # bytes: viewed as the key dtype
         if a.dtype != self.dtype and key_type(a.dtype, self.key.type_name) != self.key:
             raise DtypeError("%s has dtype %s; this sorter was built for %s"
                              % (what, a.dtype, self.dtype))
@@ -510,62 +512,76 @@ class Sorter:
 # Each finds (or builds once) its context's sorter and runs it; the library allocates the
 # temporary storage in stream order.
 
-def _sorter(context, a, dtype, kw):
-    return _context(context, a).sorter(dtype, **kw)
+def _sorter(context, a, kw):
+    return _context(context, a).sorter(a.dtype, **kw)
 
 
 def _order_kw(order, less, type_name):
     return dict(order=order, less=less, type_name=type_name)
 
 
-def sort(keys, *, order="ascending", less=None, locality=False, type_name="record",
-         stream=None, context=None):
+def _new(a, n, dtype, what):
+    """An output of n elements of dtype allocated like a; records as bytes (CuPy and PyTorch
+    have no structured dtypes), which the run views as dtype."""
+    dt = np.dtype(dtype)
+    if dt.fields is None and dt.kind in "biuf":
+        return empty_like(a, (n,), dt, what)
+    return empty_like(a, (n * dt.itemsize,), np.uint8, what)
+
+
+# dtype= in the functions below views the key arrays' memory as a 1-D array of that dtype (as
+# numpy's .view), e.g. a CuPy byte array as records.
+
+def sort(keys, *, order="ascending", less=None, locality=False, dtype=None,
+         type_name="record", stream=None, context=None):
     """Sorts keys in place, stably (locality=True: a mergesort for nearly sorted keys).
     Returns keys."""
-    k = as_array(keys, "keys", stream_handle(stream))
-    s = _sorter(context, k, k.dtype, dict(_order_kw(order, less, type_name),
-                                          primitive="locality" if locality else "mergesort"))
+    k = as_array(keys, "keys", stream_handle(stream), dtype)
+    s = _sorter(context, k, dict(_order_kw(order, less, type_name),
+                                 primitive="locality" if locality else "mergesort"))
     s.sort(k, stream=stream)
     return keys
 
 
-def sort_by_key(keys, values, *, order="ascending", less=None, locality=False,
+def sort_by_key(keys, values, *, order="ascending", less=None, locality=False, dtype=None,
                 type_name="record", stream=None, context=None):
     """Sorts keys and their values (any dtype, 1..64 bytes per key: trailing dimensions count)
     in place, stably. Returns (keys, values)."""
     st = stream_handle(stream)
-    k = as_array(keys, "keys", st)
+    k = as_array(keys, "keys", st, dtype)
     v = as_array(values, "values", st)
-    s = _sorter(context, k, k.dtype, dict(_order_kw(order, less, type_name),
-                                          primitive="locality" if locality else "mergesort",
-                                          value_size=v.row_bytes))
+    s = _sorter(context, k, dict(_order_kw(order, less, type_name),
+                                 primitive="locality" if locality else "mergesort",
+                                 value_size=v.row_bytes))
     s.sort(k, v, stream=stream)
     return keys, values
 
 
-def argsort(keys, out=None, *, order="ascending", less=None, type_name="record", stream=None,
-            context=None):
+def argsort(keys, out=None, *, order="ascending", less=None, dtype=None, type_name="record",
+            stream=None, context=None):
     """The stable permutation that sorts keys (keys are left as they are), in out (4- or
     8-byte integers; default: a new int64 array like keys). Returns it."""
     st = stream_handle(stream)
-    k = as_array(keys, "keys", st)
+    k = as_array(keys, "keys", st, dtype)
     if out is None:
-        out = empty_like(k, (k.n,), np.int64, "out")
+        out = _new(k, k.n, np.int64, "out")
     o = as_array(out, "out", st)
-    s = _sorter(context, k, k.dtype, dict(_order_kw(order, less, type_name),
-                                          value_size=_index_size(o, "out")))
+    s = _sorter(context, k, dict(_order_kw(order, less, type_name),
+                                 value_size=_index_size(o, "out")))
     s.argsort(k, o, stream=stream)
     return out
 
 
 def merge(a, b, out=None, *, a_values=None, b_values=None, out_values=None, order="ascending",
-          less=None, type_name="record", stream=None, context=None):
+          less=None, dtype=None, type_name="record", stream=None, context=None):
     """Merges sorted a and b (with their values) into out (default: a new array like a).
     Returns out, or (out, out_values) with values."""
     st = stream_handle(stream)
-    ka, kb = as_array(a, "a", st), as_array(b, "b", st)
+    ka, kb = as_array(a, "a", st, dtype), as_array(b, "b", st, dtype)
+    n = ka.n + kb.n
     if out is None:
-        out = empty_like(ka, (ka.n + kb.n,), ka.dtype, "out")
+        out = _new(ka, n, ka.dtype, "out")
+    ko = as_array(out, "out", st, ka.dtype)
     value_size = 0
     if a_values is not None or b_values is not None:
         if a_values is None or b_values is None:
@@ -573,63 +589,70 @@ def merge(a, b, out=None, *, a_values=None, b_values=None, out_values=None, orde
         va = as_array(a_values, "a_values", st)
         value_size = va.row_bytes
         if out_values is None:
-            out_values = empty_like(va, (ka.n + kb.n,) + va.shape[1:], va.dtype, "out_values")
-    s = _sorter(context, ka, ka.dtype, dict(_order_kw(order, less, type_name), primitive="merge",
-                                            value_size=value_size))
-    return s.merge(ka, kb, out, a_values=a_values, b_values=b_values, out_values=out_values,
-                   stream=stream)
+            out_values = empty_like(va, (n,) + va.shape[1:], va.dtype, "out_values")
+    s = _sorter(context, ka, dict(_order_kw(order, less, type_name), primitive="merge",
+                                  value_size=value_size))
+    s.merge(ka, kb, ko, a_values=a_values, b_values=b_values, out_values=out_values,
+            stream=stream)
+    return out if out_values is None else (out, out_values)
 
 
 def segmented_sort(keys, segments, values=None, *, kind="offsets", order="ascending", less=None,
-                   type_name="record", stream=None, context=None):
+                   dtype=None, type_name="record", stream=None, context=None):
     """Sorts each segment of keys (and values) in place; segments as in Sorter.segmented_sort
     (default: CSR offsets, segments + 1 of them). Returns keys (or (keys, values))."""
     st = stream_handle(stream)
-    k = as_array(keys, "keys", st)
+    k = as_array(keys, "keys", st, dtype)
     v = None if values is None else as_array(values, "values", st)
-    s = _sorter(context, k, k.dtype, dict(_order_kw(order, less, type_name), primitive="segsort",
-                                          value_size=v.row_bytes if v is not None else 0))
+    s = _sorter(context, k, dict(_order_kw(order, less, type_name), primitive="segsort",
+                                 value_size=v.row_bytes if v is not None else 0))
     s.segmented_sort(k, segments, v, kind=kind, stream=stream)
     return keys if values is None else (keys, values)
 
 
-def reduce(x, out=None, *, op=None, identity=None, type_name="record", stream=None,
+def reduce(x, out=None, *, op=None, identity=None, dtype=None, type_name="record", stream=None,
            context=None):
     """x combined with op (default a + b) into out, a one-element device array (default: a
     new one like x). Returns out."""
-    a = as_array(x, "x", stream_handle(stream))
+    st = stream_handle(stream)
+    a = as_array(x, "x", st, dtype)
     if out is None:
-        out = empty_like(a, (1,), a.dtype, "out")
-    s = _sorter(context, a, a.dtype, dict(primitive="reduce", op=op, identity=identity,
-                                          type_name=type_name))
-    return s.reduce(a, out, stream=stream)
+        out = _new(a, 1, a.dtype, "out")
+    s = _sorter(context, a, dict(primitive="reduce", op=op, identity=identity,
+                                 type_name=type_name))
+    s.reduce(a, as_array(out, "out", st, a.dtype), stream=stream)
+    return out
 
 
-def scan(x, out=None, *, op=None, identity=None, inclusive=False, total=None,
+def scan(x, out=None, *, op=None, identity=None, inclusive=False, total=None, dtype=None,
          type_name="record", stream=None, context=None):
     """The exclusive (or inclusive) scan of x with op into out (default: a new array like x;
     out=x scans in place); total gets the combination of all. Returns out."""
-    a = as_array(x, "x", stream_handle(stream))
+    st = stream_handle(stream)
+    a = as_array(x, "x", st, dtype)
     if out is None:
-        out = empty_like(a, a.shape, a.dtype, "out")
-    s = _sorter(context, a, a.dtype, dict(primitive="scan", op=op, identity=identity,
-                                          type_name=type_name))
-    return s.scan(a, out, inclusive=inclusive, total=total, stream=stream)
+        out = _new(a, a.n, a.dtype, "out")
+    if total is not None:
+        total = as_array(total, "total", st, a.dtype)
+    s = _sorter(context, a, dict(primitive="scan", op=op, identity=identity,
+                                 type_name=type_name))
+    s.scan(a, as_array(out, "out", st, a.dtype), inclusive=inclusive, total=total,
+           stream=stream)
+    return out
 
 
-def sorted_search(a, b, *, bound="lower", order="ascending", less=None, type_name="record",
-                  stream=None, context=None, **outputs):
+def sorted_search(a, b, *, bound="lower", order="ascending", less=None, dtype=None,
+                  type_name="record", stream=None, context=None, **outputs):
     """Vectorized sorted search of sorted a in sorted b (and b in a). Outputs as keyword
     arguments (a_indices, a_matches, a_counts, b_indices, b_matches, match_counts); with none,
     a_indices is a new int64 array like a (numpy's searchsorted(b, a, side="left" for
     bound="lower", "right" for "upper")). Returns a SearchResult."""
     st = stream_handle(stream)
-    ka = as_array(a, "a", st)
+    ka, kb = as_array(a, "a", st, dtype), as_array(b, "b", st, dtype)
     if not any(v is not None for v in outputs.values()):
-        outputs["a_indices"] = empty_like(ka, (ka.n,), np.int64, "a_indices")
-    s = _sorter(context, ka, ka.dtype, dict(_order_kw(order, less, type_name),
-                                            primitive="search"))
-    return s.sorted_search(ka, b, bound=bound, stream=stream, **outputs)
+        outputs["a_indices"] = _new(ka, ka.n, np.int64, "a_indices")
+    s = _sorter(context, ka, dict(_order_kw(order, less, type_name), primitive="search"))
+    return s.sorted_search(ka, kb, bound=bound, stream=stream, **outputs)
 
 
 def load_balance(offsets, num_items, objects=None, ranks=None, *, stream=None, context=None):
@@ -640,6 +663,6 @@ def load_balance(offsets, num_items, objects=None, ranks=None, *, stream=None, c
     if off.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise DtypeError("offsets must be int32 or int64 (got %s)" % off.dtype)
     if objects is None:
-        objects = empty_like(off, (num_items,), off.dtype, "objects")
-    s = _sorter(context, off, off.dtype, dict(primitive="lbs"))
+        objects = _new(off, num_items, off.dtype, "objects")
+    s = _sorter(context, off, dict(primitive="lbs"))
     return s.load_balance(off, num_items, objects, ranks, stream=stream)

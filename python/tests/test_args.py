@@ -252,3 +252,25 @@ def test_context_errors(tmp_path):
     ctx.close()
     with pytest.raises(InvalidArgumentError, match="closed"):
         ctx.target_sm
+
+
+def test_dtype_views_bytes_as_records():
+    a = as_array(FakeArray((80,), "u1"), "keys", dtype=REC)
+    assert (a.n, a.dtype, a.row_bytes) == (10, REC, 8)
+    a = as_array(FakeArray((5, 4), "u4"), "keys", dtype=REC)    # 80 bytes, any shape
+    assert a.n == 10 and a.shape == (10,)
+    with pytest.raises(DtypeError, match="not a whole number"):
+        as_array(FakeArray((81,), "u1"), "keys", dtype=REC)
+
+
+def test_sorters_take_byte_arrays_as_their_dtype(compile_ctx):
+    s = compile_ctx.sorter(REC, less=LESS)
+    with pytest.raises(UnsupportedError):                       # past every package check
+        s.sort(FakeArray((80,), "u1"))
+    with pytest.raises(DtypeError, match="not a whole number"):
+        s.sort(FakeArray((81,), "u1"))
+    with pytest.raises(UnsupportedError):
+        mergejit.sort(FakeArray((80,), "u1"), dtype=REC, less=LESS, context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.merge(FakeArray((80,), "u1"), FakeArray((16,), "u1"), dtype=REC, less=LESS,
+                       context=compile_ctx)
