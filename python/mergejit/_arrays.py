@@ -139,9 +139,19 @@ def _from_dlpack(obj, stream, what):
     return Array(obj, ptr, shape, dtype, False, None, t.device.device_id)
 
 
+def _interface(obj):
+    try:
+        return getattr(obj, "__cuda_array_interface__", None)
+    except Exception:
+        # PyTorch refuses the interface for some tensors (bfloat16) that DLPack carries.
+        if hasattr(obj, "__dlpack__"):
+            return None
+        raise
+
+
 def as_array(obj, what, stream=None, dtype=None):
     """The Array for obj; dtype views its memory as a 1-D array of that dtype."""
-    cai = None if isinstance(obj, Array) else getattr(obj, "__cuda_array_interface__", None)
+    cai = None if isinstance(obj, Array) else _interface(obj)
     if isinstance(obj, Array):
         a = obj
     elif cai is not None:

@@ -274,3 +274,13 @@ def test_sorters_take_byte_arrays_as_their_dtype(compile_ctx):
     with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
         mergejit.merge(FakeArray((80,), "u1"), FakeArray((16,), "u1"), dtype=REC, less=LESS,
                        context=compile_ctx)
+
+
+def test_dlpack_when_the_interface_refuses():
+    class TorchBf16Like(DLPackArray):
+        @property
+        def __cuda_array_interface__(self):
+            raise TypeError("dtype bfloat16 is not supported")
+
+    a = as_array(TorchBf16Like(0x3000, (4,), "u2"), "keys")
+    assert (a.ptr, a.n) == (0x3000, 4)
