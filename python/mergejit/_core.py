@@ -170,10 +170,6 @@ def _choice(value, table, what):
     return table[v]
 
 
-def _opt(array, what, stream):
-    return None if array is None else as_array(array, what, stream)
-
-
 def _ptr(a):
     return a.ptr if a is not None else None
 
@@ -305,8 +301,8 @@ class Sorter:
 
     def _keys(self, obj, what, stream, writable=False):
         a = as_array(obj, what, stream)
-        if a.dtype == np.uint8 and self.dtype != a.dtype:
-            a = as_array(a, what, stream, self.dtype)       # bytes: viewed as the key dtype
+        if a.dtype == np.uint8 and self.key.kind == "custom":
+            a = as_array(a, what, stream, self.dtype)       # bytes: viewed as the records
         if a.dtype != self.dtype and key_type(a.dtype, self.key.type_name) != self.key:
             raise DtypeError("%s has dtype %s; this sorter was built for %s"
                              % (what, a.dtype, self.dtype))
@@ -529,8 +525,9 @@ def _new(a, n, dtype, what):
     return empty_like(a, (n * dt.itemsize,), np.uint8, what)
 
 
-# dtype= in the functions below views the key arrays' memory as a 1-D array of that dtype (as
-# numpy's .view), e.g. a CuPy byte array as records.
+# dtype= in the functions below views the key arrays' memory (and outputs of the key type) as
+# a 1-D array of that dtype (as numpy's .view), e.g. a CuPy byte array as records; sorters of
+# records view byte arrays so by themselves.
 
 def sort(keys, *, order="ascending", less=None, locality=False, dtype=None,
          type_name="record", stream=None, context=None):
@@ -581,7 +578,7 @@ def merge(a, b, out=None, *, a_values=None, b_values=None, out_values=None, orde
     n = ka.n + kb.n
     if out is None:
         out = _new(ka, n, ka.dtype, "out")
-    ko = as_array(out, "out", st, ka.dtype)
+    ko = as_array(out, "out", st, dtype)
     value_size = 0
     if a_values is not None or b_values is not None:
         if a_values is None or b_values is None:
@@ -620,7 +617,7 @@ def reduce(x, out=None, *, op=None, identity=None, dtype=None, type_name="record
         out = _new(a, 1, a.dtype, "out")
     s = _sorter(context, a, dict(primitive="reduce", op=op, identity=identity,
                                  type_name=type_name))
-    s.reduce(a, as_array(out, "out", st, a.dtype), stream=stream)
+    s.reduce(a, as_array(out, "out", st, dtype), stream=stream)
     return out
 
 
@@ -633,10 +630,10 @@ def scan(x, out=None, *, op=None, identity=None, inclusive=False, total=None, dt
     if out is None:
         out = _new(a, a.n, a.dtype, "out")
     if total is not None:
-        total = as_array(total, "total", st, a.dtype)
+        total = as_array(total, "total", st, dtype)
     s = _sorter(context, a, dict(primitive="scan", op=op, identity=identity,
                                  type_name=type_name))
-    s.scan(a, as_array(out, "out", st, a.dtype), inclusive=inclusive, total=total,
+    s.scan(a, as_array(out, "out", st, dtype), inclusive=inclusive, total=total,
            stream=stream)
     return out
 

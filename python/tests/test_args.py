@@ -284,3 +284,11 @@ def test_dlpack_when_the_interface_refuses():
 
     a = as_array(TorchBf16Like(0x3000, (4,), "u2"), "keys")
     assert (a.ptr, a.n) == (0x3000, 4)
+
+
+def test_outputs_are_not_reinterpreted(compile_ctx):
+    a, b = FakeArray((3,), "f8"), FakeArray((4,), "f8")
+    with pytest.raises(DtypeError, match="out has dtype float32"):
+        mergejit.merge(a, b, FakeArray((14,), "f4"), context=compile_ctx)
+    with pytest.raises(DtypeError, match="built for uint16"):
+        compile_ctx.sorter(np.uint16).sort(FakeArray((8,), "u1"))
