@@ -88,6 +88,9 @@ class DeviceArray:
         if self.nbytes:
             cu.check(cu.lib.cuMemcpyHtoD_v2(self.ptr, host.ctypes.data, self.nbytes),
                      "cuMemcpyHtoD")
+        # A copy from pageable memory may return before its DMA ends, and work on a
+        # non-blocking stream would not wait for it.
+        cu.sync()
         self.stream = stream
 
     @classmethod
