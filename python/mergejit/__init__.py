@@ -1,0 +1,46 @@
+"""mergejit: GPU sorting of any dtype, structured ones included, with kernels generated and
+compiled at run time (Modern GPU's merge-path algorithms, NVRTC, a disk cache).
+
+Arrays are any object with __cuda_array_interface__ or __dlpack__ (CuPy, PyTorch, Numba,
+cuda.core), used in place. Work is queued on the stream given (stream=: a handle or an object
+with __cuda_stream__), else the array interface's stream, else PyTorch's current stream for
+its tensors, else the legacy default stream; calls return once it is queued.
+
+    import cupy, mergejit
+    x = cupy.random.rand(1 << 20).astype(cupy.float32)
+    mergejit.sort(x)                                  # in place, ascending, NaNs last
+
+    rec = numpy.dtype([("x", "f4"), ("id", "u4")])
+    mergejit.sort(records, less="a.x < b.x || (a.x == b.x && a.id > b.id)")
+"""
+from . import _lib
+from ._core import (Context, SearchResult, Sorter, argsort, default_context, load_balance,
+                    merge, reduce, scan, segmented_sort, sort, sort_by_key, sorted_search)
+from ._dtypes import KeyType, key_type, struct_source
+from ._errors import (CacheError, CompileError, CudaError, DeviceMemoryError, DtypeError,
+                      FileError, HostMemoryError, InvalidArgumentError, MergejitError,
+                      NoCompilerError, NoDeviceError, NoDriverError, NotInBundleError,
+                      TooLargeError, UnsupportedError)
+
+__version__ = _lib.lib.mj_version().decode()
+library_path = _lib.PATH
+
+
+def driver_version():
+    """The CUDA driver's version (e.g. 13000), 0 without libcuda."""
+    return _lib.lib.mj_driver_version()
+
+
+def nvrtc_version():
+    """NVRTC's version as major * 1000 + minor * 10, 0 without libnvrtc."""
+    return _lib.lib.mj_nvrtc_version()
+
+
+__all__ = [
+    "Context", "Sorter", "SearchResult", "default_context", "sort", "sort_by_key", "argsort",
+    "merge", "segmented_sort", "reduce", "scan", "sorted_search", "load_balance",
+    "KeyType", "key_type", "struct_source", "driver_version", "nvrtc_version",
+    "MergejitError", "InvalidArgumentError", "DtypeError", "HostMemoryError", "NoDriverError",
+    "NoDeviceError", "NoCompilerError", "CompileError", "DeviceMemoryError", "CudaError",
+    "CacheError", "UnsupportedError", "TooLargeError", "FileError", "NotInBundleError",
+]

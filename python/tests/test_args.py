@@ -1,0 +1,294 @@
+"""Argument errors, array interfaces, streams and compile errors, without a GPU: arrays are fake
+(their addresses are never touched) and sorters are built in a compile-only context."""
+import numpy as np
+import pytest
+
+import mergejit
+from mergejit import CompileError, DtypeError, InvalidArgumentError, UnsupportedError
+from mergejit._arrays import as_array, call_stream, stream_handle
+from holders import DLPackArray, FakeArray
+
+REC = np.dtype([("x", "f4"), ("id", "u4")])
+LESS = "a.x < b.x || (a.x == b.x && a.id > b.id)"
+
+
+@pytest.fixture(scope="module")
+def u32(compile_ctx):
+    return compile_ctx.sorter(np.uint32)
+
+
+# ---------------------------------------------------------------- array interfaces
+
+def test_cuda_array_interface_fields():
+    a = as_array(FakeArray((10, 3), "f4", ptr=0x1000, stream=7), "x")
+    assert (a.ptr, a.n, a.row_bytes, a.dtype, a.stream) == (0x1000, 10, 12, np.float32, 7)
+    b = as_array(FakeArray((4,), REC), "x")
+    assert b.dtype == REC
+
+
+def test_cuda_array_interface_padded_descr():
+    dt = np.dtype([("a", "u1"), ("b", "f8")], align=True)
+    a = as_array(FakeArray((4,), dt), "x")
+    assert a.dtype == dt and a.dtype.itemsize == 16
+
+
+@pytest.mark.parametrize("shape,strides", [((4,), (4,)), ((4, 2), (8, 4)), ((1, 3), (64, 4)),
+                                           ((0, 3), (4, 8))])
+def test_contiguous_strides_accepted(shape, strides):
+    as_array(FakeArray(shape, "f4", strides=strides), "keys")
+
+
+@pytest.mark.parametrize("shape,strides", [((4,), (8,)), ((4, 2), (4, 16)), ((4,), (-4,))])
+def test_strided_arrays_refused(shape, strides):
+    with pytest.raises(InvalidArgumentError, match="not C-contiguous"):
+        as_array(FakeArray(shape, "f4", strides=strides), "keys")
+
+
+def test_old_interface_and_masks_refused():
+    with pytest.raises(InvalidArgumentError, match="version 1"):
+        as_array(FakeArray((4,), "f4", version=1), "keys")
+    with pytest.raises(InvalidArgumentError, match="masked"):
+        as_array(FakeArray((4,), "f4", mask=object()), "keys")
+
+
+def test_not_an_array():
+    with pytest.raises(InvalidArgumentError, match="not in CUDA device memory"):
+        mergejit.sort(np.arange(4))             # numpy's arrays speak DLPack, from the CPU
+    with pytest.raises(TypeError, match="not a GPU array"):
+        mergejit.sort([3, 1, 2])
+
+
+def test_dlpack_fields_and_stream():
+    d = DLPackArray(0x2000, (5, 2), "u2", byte_offset=16)
+    a = as_array(d, "x", stream=0)
+    assert (a.ptr, a.n, a.row_bytes, a.dtype) == (0x2010, 5, 4, np.uint16)
+    assert d.asked_stream == 1          # the legacy default stream, as the protocol spells it
+    as_array(d, "x", stream=1234)
+    assert d.asked_stream == 1234
+
+
+def test_dlpack_refusals():
+    with pytest.raises(InvalidArgumentError, match="not in CUDA device memory"):
+        as_array(DLPackArray(0x2000, (5,), "u4", device_type=1), "keys")
+    with pytest.raises(InvalidArgumentError, match="not C-contiguous"):
+        as_array(DLPackArray(0x2000, (5,), "u4", strides=(2,)), "keys")
+    as_array(DLPackArray(0x2000, (5, 1), "u4", strides=(1, 1)), "keys")
+
+
+def test_streams():
+    class CoreStream:
+        def __cuda_stream__(self):
+            return (0, 0xABC)
+
+    class TorchLike:
+        cuda_stream = 0xDEF
+
+    assert stream_handle(None) is None and stream_handle(5) == 5
+    assert stream_handle(CoreStream()) == 0xABC and stream_handle(TorchLike()) == 0xDEF
+    with pytest.raises(TypeError, match="__cuda_stream__"):
+        stream_handle("default")
+    a = as_array(FakeArray((4,), "u4", stream=42), "a")
+    b = as_array(FakeArray((4,), "u4"), "b")
+    assert call_stream(None, (b, a)) == 42 and call_stream(9, (a,)) == 9
+    assert call_stream(None, (b,)) == 0
+
+
+# ---------------------------------------------------------------- sorter arguments
+
+def test_wrong_dtype(u32):
+    with pytest.raises(DtypeError, match="built for uint32"):
+        u32.sort(FakeArray((8,), "f4"))
+    with pytest.raises(DtypeError, match="built for uint32"):
+        u32.sort(FakeArray((8,), "u8"))
+    with pytest.raises(DtypeError):
+        u32.sort(FakeArray((8,), "i4"))
+
+
+def test_keys_must_be_1d_and_writable(u32):
+    with pytest.raises(InvalidArgumentError, match="1-D"):
+        u32.sort(FakeArray((8, 2), "u4"))
+    with pytest.raises(InvalidArgumentError, match="read-only"):
+        u32.sort(FakeArray((8,), "u4", readonly=True))
+
+
+def test_values_rules(compile_ctx, u32):
+    with pytest.raises(InvalidArgumentError, match="keys only"):
+        u32.sort(FakeArray((8,), "u4"), FakeArray((8,), "u4"))
+    pairs = compile_ctx.sorter(np.uint32, value_size=12)
+    with pytest.raises(InvalidArgumentError, match="values is required"):
+        pairs.sort(FakeArray((8,), "u4"))
+    with pytest.raises(InvalidArgumentError, match="has 7 elements, expected 8"):
+        pairs.sort(FakeArray((8,), "u4"), FakeArray((7, 3), "f4"))
+    with pytest.raises(InvalidArgumentError, match="8 bytes per element"):
+        pairs.sort(FakeArray((8,), "u4"), FakeArray((8,), "f8"))
+
+
+def test_runs_need_a_device(u32, compile_ctx):
+    # Arguments that pass the package's checks reach the library, which refuses to run in a
+    # compile-only context: the status and the library's message come back.
+    with pytest.raises(UnsupportedError, match="compile-only") as e:
+        u32.sort(FakeArray((8,), "u4"))
+    assert e.value.status == "MJ_ERR_UNSUPPORTED" and "compile-only" in e.value.message
+    with pytest.raises(UnsupportedError):
+        mergejit.sort(FakeArray((8,), "u4"), context=compile_ctx)
+
+
+def test_argsort_out_rules(u32, compile_ctx):
+    idx = compile_ctx.sorter(np.uint32, value_size=8)
+    with pytest.raises(DtypeError, match="4- or 8-byte integers"):
+        idx.argsort(FakeArray((8,), "u4"), FakeArray((8,), "f8"))
+    with pytest.raises(DtypeError, match="4-byte indices; this sorter writes 8"):
+        idx.argsort(FakeArray((8,), "u4"), FakeArray((8,), "i4"))
+    with pytest.raises(InvalidArgumentError, match="expected 8"):
+        idx.argsort(FakeArray((8,), "u4"), FakeArray((9,), "i8"))
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.argsort(FakeArray((8,), "u4"), context=compile_ctx)
+
+
+def test_merge_rules(compile_ctx):
+    m = compile_ctx.sorter(np.float64, primitive="merge")
+    a, b = FakeArray((3,), "f8"), FakeArray((4,), "f8")
+    with pytest.raises(InvalidArgumentError, match="out has 6 elements, expected 7"):
+        m.merge(a, b, FakeArray((6,), "f8"))
+    with pytest.raises(DtypeError, match="b has dtype float32"):
+        m.merge(a, FakeArray((4,), "f4"), FakeArray((7,), "f8"))
+    with pytest.raises(InvalidArgumentError, match="go together"):
+        mergejit.merge(a, b, FakeArray((7,), "f8"), a_values=FakeArray((3,), "u4"),
+                       context=compile_ctx)
+
+
+def test_segmented_rules(compile_ctx):
+    s = compile_ctx.sorter(np.int32, primitive="segmented_sort")
+    keys = FakeArray((100,), "i4")
+    with pytest.raises(DtypeError, match="4- or 8-byte integers"):
+        s.segmented_sort(keys, FakeArray((5,), "i2"))
+    with pytest.raises(InvalidArgumentError, match="kind='csr'"):
+        s.segmented_sort(keys, FakeArray((5,), "i4"), kind="csr")
+    with pytest.raises(InvalidArgumentError, match="100 keys need 16"):
+        s.segmented_sort(keys, FakeArray((3,), "u4"), kind="flag_bits")
+
+
+def test_search_and_lbs_rules(compile_ctx):
+    s = compile_ctx.sorter(np.uint32, primitive="search")
+    a, b = FakeArray((3,), "u4"), FakeArray((5,), "u4")
+    with pytest.raises(InvalidArgumentError, match="at least one output"):
+        s.sorted_search(a, b)
+    with pytest.raises(DtypeError, match="one index width"):
+        s.sorted_search(a, b, a_indices=FakeArray((3,), "u4"), b_indices=FakeArray((5,), "u8"))
+    with pytest.raises(InvalidArgumentError, match="one-byte"):
+        s.sorted_search(a, b, a_matches=FakeArray((3,), "u4"))
+    with pytest.raises(InvalidArgumentError, match="bound='middle'"):
+        s.sorted_search(a, b, bound="middle", a_indices=FakeArray((3,), "u4"))
+    with pytest.raises(DtypeError, match="int32 or int64"):
+        mergejit.load_balance(FakeArray((3,), "u4"), 10, context=compile_ctx)
+
+
+def test_bad_choices(compile_ctx):
+    with pytest.raises(InvalidArgumentError, match="order='sideways'"):
+        compile_ctx.sorter(np.uint32, order="sideways")
+    with pytest.raises(InvalidArgumentError, match="primitive='quicksort'"):
+        compile_ctx.sorter(np.uint32, primitive="quicksort")
+    with pytest.raises(InvalidArgumentError, match="tile="):
+        compile_ctx.sorter(np.uint32, tile=(128,))
+
+
+def test_library_argument_errors(compile_ctx):
+    # Checked by the library at build time: the status and its message come back.
+    with pytest.raises(InvalidArgumentError, match="less") as e:
+        compile_ctx.sorter(REC)                     # a struct needs a comparator
+    assert e.value.status == "MJ_ERR_INVALID_ARGUMENT"
+    with pytest.raises(InvalidArgumentError):
+        compile_ctx.sorter(np.uint32, less="a < b; return true")
+    with pytest.raises(InvalidArgumentError):
+        compile_ctx.sorter(np.uint32, value_size=65)
+    with pytest.raises(InvalidArgumentError):
+        compile_ctx.sorter(np.uint32, tile=(100, 7))
+
+
+# ---------------------------------------------------------------- compile errors
+
+def test_compile_error_carries_nvrtc_log(compile_ctx):
+    with pytest.raises(CompileError) as e:
+        compile_ctx.sorter(REC, less="a.x < b.y")
+    err = e.value
+    assert err.status == "MJ_ERR_COMPILE"
+    assert 'comparator(1): error: class "record" has no member "y"' in err.message
+    assert "a.x < b.y" in err.message          # NVRTC quotes the user's expression
+
+
+def test_compile_error_in_operator(compile_ctx):
+    with pytest.raises(CompileError, match="operator"):
+        compile_ctx.sorter(np.float32, primitive="reduce", op="fmax(a)", identity="0")
+
+
+def test_struct_sorter_builds_once(compile_ctx):
+    s1 = compile_ctx.sorter(REC, less=LESS)
+    s2 = compile_ctx.sorter(REC, less=LESS)
+    assert s1 is s2
+    fresh = mergejit.Sorter(REC, less=LESS, context=compile_ctx)
+    assert fresh.source == "memory" and fresh is not s1
+    assert fresh.temp_size(1 << 20) > 0
+    fresh.close()
+    with pytest.raises(InvalidArgumentError, match="closed"):
+        fresh.temp_size(10)
+
+
+def test_context_facts(compile_ctx, cache_dir):
+    assert compile_ctx.target_sm == 90
+    assert compile_ctx.device_name == "" and compile_ctx.bundle == ""
+    assert compile_ctx.tuning_file == ""
+    assert "compile-only sm_90" in repr(compile_ctx)
+
+
+def test_context_errors(tmp_path):
+    with pytest.raises(mergejit.FileError, match="nope"):
+        mergejit.Context(compile_only=True, tuning_file=str(tmp_path / "nope"))
+    with pytest.raises(mergejit.FileError):
+        mergejit.Context(compile_only=True, tuning_file="", bundle=str(tmp_path / "nope.mjb"))
+    with pytest.raises(InvalidArgumentError, match="target_sm"):
+        mergejit.Context(compile_only=True, target_sm=-1, tuning_file="")
+    ctx = mergejit.Context(compile_only=True, tuning_file="", disk_cache=False)
+    assert ctx.cache_dir == ""
+    ctx.close()
+    with pytest.raises(InvalidArgumentError, match="closed"):
+        ctx.target_sm
+
+
+def test_dtype_views_bytes_as_records():
+    a = as_array(FakeArray((80,), "u1"), "keys", dtype=REC)
+    assert (a.n, a.dtype, a.row_bytes) == (10, REC, 8)
+    a = as_array(FakeArray((5, 4), "u4"), "keys", dtype=REC)    # 80 bytes, any shape
+    assert a.n == 10 and a.shape == (10,)
+    with pytest.raises(DtypeError, match="not a whole number"):
+        as_array(FakeArray((81,), "u1"), "keys", dtype=REC)
+
+
+def test_sorters_take_byte_arrays_as_their_dtype(compile_ctx):
+    s = compile_ctx.sorter(REC, less=LESS)
+    with pytest.raises(UnsupportedError):                       # past every package check
+        s.sort(FakeArray((80,), "u1"))
+    with pytest.raises(DtypeError, match="not a whole number"):
+        s.sort(FakeArray((81,), "u1"))
+    with pytest.raises(UnsupportedError):
+        mergejit.sort(FakeArray((80,), "u1"), dtype=REC, less=LESS, context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.merge(FakeArray((80,), "u1"), FakeArray((16,), "u1"), dtype=REC, less=LESS,
+                       context=compile_ctx)
+
+
+def test_dlpack_when_the_interface_refuses():
+    class TorchBf16Like(DLPackArray):
+        @property
+        def __cuda_array_interface__(self):
+            raise TypeError("dtype bfloat16 is not supported")
+
+    a = as_array(TorchBf16Like(0x3000, (4,), "u2"), "keys")
+    assert (a.ptr, a.n) == (0x3000, 4)
+
+
+def test_outputs_are_not_reinterpreted(compile_ctx):
+    a, b = FakeArray((3,), "f8"), FakeArray((4,), "f8")
+    with pytest.raises(DtypeError, match="out has dtype float32"):
+        mergejit.merge(a, b, FakeArray((14,), "f4"), context=compile_ctx)
+    with pytest.raises(DtypeError, match="built for uint16"):
+        compile_ctx.sorter(np.uint16).sort(FakeArray((8,), "u1"))
