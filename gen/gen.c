@@ -55,6 +55,12 @@ static const char *const search_templates[] = {
     "merge_frame.h", "load_balance.h", "sorted_search.h", "merge_path.cuh", "serial_merge.cuh",
     "tile_io.cuh", "cta_merge.cuh", "kernel_merge_arrays.cuh", "kernel_search.cuh", NULL,
 };
+/* The join: the search's list (same exception), then the scans' and lbs's blocks. */
+static const char *const join_templates[] = {
+    "merge_frame.h", "load_balance.h", "sorted_search.h", "merge_path.cuh", "serial_merge.cuh",
+    "tile_io.cuh", "cta_merge.cuh", "kernel_merge_arrays.cuh", "kernel_search.cuh",
+    "relational_join.h", "cta_count_scan.cuh", "cta_load_balance.cuh", "kernel_join.cuh", NULL,
+};
 static const char *const move_templates[] = {
     "load_balance.h",  "cta_load_balance.cuh", "kernel_lbs_partition.cuh",
     "interval_move.h", "kernel_move.cuh",      NULL,
@@ -82,6 +88,12 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_INSERT_PARTITION] = "mj_insert_partition",
     [MJ_K_INSERT] = "mj_insert_tiles",
     [MJ_K_MOVE] = "mj_move_tiles",
+    [MJ_K_JOIN_REDUCE] = "mj_join_reduce",
+    [MJ_K_JOIN_SPINE] = "mj_join_spine",
+    [MJ_K_JOIN_OFFSETS] = "mj_join_offsets",
+    [MJ_K_JOIN_UNMATCHED] = "mj_join_unmatched",
+    [MJ_K_JOIN_PARTITION] = "mj_join_partition",
+    [MJ_K_JOIN_TILES] = "mj_join_tiles",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -107,6 +119,10 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     case MJ_BULK_REMOVE: return K(MJ_K_REMOVE_PARTITION) | K(MJ_K_REMOVE);
     case MJ_BULK_INSERT: return K(MJ_K_INSERT_PARTITION) | K(MJ_K_INSERT);
     case MJ_INTERVAL_MOVE: return K(MJ_K_LBS_PARTITION) | K(MJ_K_MOVE);
+    case MJ_JOIN:
+        return K(MJ_K_MERGE_PARTITION) | K(MJ_K_SEARCH) | K(MJ_K_JOIN_REDUCE) |
+               K(MJ_K_JOIN_SPINE) | K(MJ_K_JOIN_OFFSETS) | K(MJ_K_JOIN_UNMATCHED) |
+               K(MJ_K_JOIN_PARTITION) | K(MJ_K_JOIN_TILES);
     default: return 0;
     }
 }
@@ -128,6 +144,7 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
     case MJ_BULK_REMOVE: return remove_templates;
     case MJ_BULK_INSERT: return insert_templates;
     case MJ_INTERVAL_MOVE: return move_templates;
+    case MJ_JOIN: return join_templates;
     default: return NULL;
     }
 }

@@ -30,6 +30,12 @@ typedef enum mj_kernel_id {
     MJ_K_INSERT_PARTITION, /* bulk insert */
     MJ_K_INSERT,          /* bulk insert */
     MJ_K_MOVE,            /* interval move */
+    MJ_K_JOIN_REDUCE,     /* join (with MJ_K_MERGE_PARTITION and MJ_K_SEARCH) */
+    MJ_K_JOIN_SPINE,      /* join */
+    MJ_K_JOIN_OFFSETS,    /* join */
+    MJ_K_JOIN_UNMATCHED,  /* join */
+    MJ_K_JOIN_PARTITION,  /* join */
+    MJ_K_JOIN_TILES,      /* join */
     MJ_K_COUNT
 } mj_kernel_id;
 

@@ -81,6 +81,7 @@ static const mj_primitive_traits primitive_traits[MJ_PRIMITIVE_COUNT + 1] = {
     [MJ_BULK_REMOVE] =     {0, 0, 0, 0, 1, 1, MJ_VALUES_ANY},
     [MJ_BULK_INSERT] =     {0, 0, 0, 0, 1, 1, MJ_VALUES_ANY},
     [MJ_INTERVAL_MOVE] =   {0, 0, 0, 1, 0, 1, MJ_VALUES_REQUIRED},
+    [MJ_JOIN] =            {0, 1, 0, 0, 0, 1, MJ_VALUES_NONE},
     /* [MJ_PRIMITIVE_COUNT]: all zero, for unknown primitives */
 };
 
@@ -293,6 +294,12 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
     if (mj__is_lbs(primitive)) return (nv + 1) * key_size + 4 * nv + 16;
     /* The tile's keys with the one before and the one after, and an int result per key. */
     if (primitive == MJ_SORTED_SEARCH) return (nv + 2) * key_size + 4 * nv + 16;
+    /* Join: the search's tile, or the larger of its lbs tile (8-byte offsets, one more than a
+     * tile, and an owner per row) and its scans' (a count a slot). */
+    if (primitive == MJ_JOIN) {
+        size_t search = (nv + 2) * key_size + 4 * nv + 16, lbs = 8 * (nv + 1) + 4 * nv + 16;
+        return search > lbs ? search : lbs;
+    }
     /* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one
      * more than a tile) and a source per output. Elements go straight to global memory. */
     if (primitive == MJ_BULK_REMOVE) return 4 * nv + 4 * (size_t)(nt / 32) + 16;

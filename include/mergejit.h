@@ -177,11 +177,12 @@ typedef enum mj_primitive {
     MJ_BULK_INSERT = 10,   /* mj_sorter_bulk_insert: one array's elements put into another at
                               positions */
     MJ_INTERVAL_MOVE = 11, /* mj_sorter_interval_move: many variable-length copies at once */
+    MJ_JOIN = 12,          /* mj_sorter_join: the relational join of two sorted key columns */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
 /* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search",
- * "remove", "insert", "move"; NULL for an unknown primitive. */
+ * "remove", "insert", "move", "join"; NULL for an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -285,7 +286,7 @@ MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *s
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
  * count for merges; num_items + num_objects for lbs, expand and move; a_count + b_count for
- * sorted searches and bulk inserts); indices != 0 asks for mj_sorter_sort_indices. */
+ * sorted searches, bulk inserts and joins); indices != 0 asks for mj_sorter_sort_indices. */
 MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
                                      size_t *bytes);
 
@@ -478,6 +479,47 @@ MJ_API mj_status mj_sorter_interval_move(mj_sorter *s, const void *offsets,
                                          size_t out_count, void *temp, size_t temp_bytes,
                                          void *stream);
 
+/* Relational join (sorters built for MJ_JOIN; any key, including custom keys, with the order or
+ * less of a merge; value_size 0): a merge-join of two key columns a and b, each sorted by the
+ * sorter's order. Keys are equivalent when neither is ordered before the other; each run of
+ * equivalent keys joins as the Cartesian product of its rows in a and its rows in b. The
+ * output is a table of row pairs (a_rows[k], b_rows[k]), in this order:
+ *   - for each row i of a, ascending: (i, j) for each row j of b equivalent to it, ascending;
+ *     left and outer joins give (i, NULL) to a row i that has none;
+ *   - then, right and outer joins only: (NULL, j) for each row j of b that no row of a is
+ *     equivalent to, ascending.
+ * NULL is all ones: UINT32_MAX or UINT64_MAX for index_size 4 or 8. */
+typedef enum mj_join_kind {
+    MJ_JOIN_INNER = 0, /* matched pairs only */
+    MJ_JOIN_LEFT = 1,  /* and every row of a without a match */
+    MJ_JOIN_RIGHT = 2, /* and every row of b without a match, at the end */
+    MJ_JOIN_OUTER = 3  /* both (full outer join) */
+} mj_join_kind;
+
+/* Counts the rows of the join and writes the count (one uint64_t, device memory) in stream
+ * order: no host synchronisation; read it back to size the outputs of mj_sorter_join. The
+ * temporary storage is mj_sorter_temp_size(sorter, a_count + b_count, 0), for both calls.
+ * Every row count the inputs allow is exact: inputs whose largest possible join
+ * (a_count * b_count + a_count + b_count rows) reaches 2^63 are refused (MJ_ERR_TOO_LARGE).
+ * Unsorted input gives an unspecified count (and rows), but every write stays inside
+ * out_count (and the row arrays). */
+MJ_API mj_status mj_sorter_join_count(mj_sorter *s, mj_join_kind kind, const void *a,
+                                      size_t a_count, const void *b, size_t b_count,
+                                      void *out_count, void *temp, size_t temp_bytes,
+                                      void *stream);
+/* Writes the join's rows k < capacity to a_rows[k] and b_rows[k] (device memory, capacity
+ * entries of index_size 4 (uint32_t) or 8 (uint64_t) each) and the full row count to
+ * out_count, as mj_sorter_join_count does: a count above capacity means the rows from
+ * capacity on were not written. Nothing is written past capacity. index_size 4 refuses
+ * a_count or b_count above 2^32 - 1 (MJ_ERR_TOO_LARGE; all ones is NULL), a condition known
+ * before the run; the count of rows may exceed 2^32 with either size. The work grows with
+ * min(capacity, the largest possible join): give the room the count asked for. Outputs must
+ * not overlap the inputs or one another. */
+MJ_API mj_status mj_sorter_join(mj_sorter *s, mj_join_kind kind, const void *a, size_t a_count,
+                                const void *b, size_t b_count, size_t index_size, void *a_rows,
+                                void *b_rows, size_t capacity, void *out_count, void *temp,
+                                size_t temp_bytes, void *stream);
+
 /* ---------------------------------------------------------------- one-call functions */
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
@@ -540,6 +582,15 @@ MJ_API mj_status mj_bulk_insert(mj_context *ctx, const mj_sort_desc *desc, const
                                 size_t index_size, const void *b_keys, const void *b_values,
                                 size_t b_count, void *out_keys, void *out_values,
                                 size_t value_size, void *stream);
+
+/* desc's primitive is set by this (MJ_JOIN). mj_sorter_join over caller buffers with
+ * library-allocated temporary storage; a_rows and b_rows may be NULL with capacity 0 (a count
+ * only, as mj_sorter_join_count). No host synchronisation: out_count says whether capacity
+ * was enough. */
+MJ_API mj_status mj_join(mj_context *ctx, const mj_sort_desc *desc, mj_join_kind kind,
+                         const void *a, size_t a_count, const void *b, size_t b_count,
+                         size_t index_size, void *a_rows, void *b_rows, size_t capacity,
+                         void *out_count, void *stream);
 
 /* ---------------------------------------------------------------- deployment bundles */
 

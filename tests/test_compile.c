@@ -81,9 +81,10 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     long spills = -1;
     int regs = -1;
     int kernels = mj__ptxas_report(log, &spills, &regs);
-    /* The search's module also holds the merge's mj_merge_arrays, unused (gen.c says why). */
+    /* The search's module, and the join's, also hold the merge's mj_merge_arrays, unused
+     * (gen.c says why). */
     int want = __builtin_popcount(mj__primitive_kernels(s->primitive)) +
-               (s->primitive == MJ_SORTED_SEARCH);
+               (s->primitive == MJ_SORTED_SEARCH || s->primitive == MJ_JOIN);
     ck_assert_msg(kernels == want, "%s (sm_%d): ptxas reported %d kernels, not %d; log:\n%s",
                   what, s->sm, kernels, want, log);
     ck_assert_msg(spills == 0, "%s (NT %d, VT %d, sm_%d): %ld bytes of spills; log:\n%s", what,
@@ -211,12 +212,13 @@ START_TEST(lbs_family_compile_clean)
 }
 END_TEST
 
-/* Sorted search: 1-, 2-, 4- and 8-byte built-in keys in both orders (floats through their total
- * order) and a 16-byte struct with a two-field comparator, with the default tiles on every
- * target: no spills. */
+/* Sorted search and join (the search's kernels and the key-independent scans and lbs): 1-, 2-,
+ * 4- and 8-byte built-in keys in both orders (floats through their total order) and a 16-byte
+ * struct with a two-field comparator, with the default tiles on every target: no spills. */
 START_TEST(search_compile_clean)
 {
     const mj_nvrtc_api *nv = nvrtc();
+    mj_primitive primitive = (mj_primitive)_i;
     static const int sms[] = {75, 80, 90};
     static const struct {
         mj_key_kind key;
@@ -228,17 +230,18 @@ START_TEST(search_compile_clean)
     for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
         for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
             mj_kernel_spec s =
-                primitive_spec(MJ_SORTED_SEARCH, cases[c].key, cases[c].order, 0, sms[i]);
+                primitive_spec(primitive, cases[c].key, cases[c].order, 0, sms[i]);
             if (cases[c].key == MJ_KEY_CUSTOM) {
                 s.type_name = "pair";
                 s.type_source = "struct pair { unsigned long long hi, lo; };\n";
                 s.type_size = 16;
                 s.type_align = 8;
                 s.less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
-                mj__default_tile(MJ_SORTED_SEARCH, sms[i], 16, 0, &s.nt, &s.vt, &s.bs_nt);
+                mj__default_tile(primitive, sms[i], 16, 0, &s.nt, &s.vt, &s.bs_nt);
             }
             char what[96];
-            snprintf(what, sizeof what, "search of %s keys, %s", mj_key_kind_name(cases[c].key),
+            snprintf(what, sizeof what, "%s of %s keys, %s", mj_primitive_name(primitive),
+                     mj_key_kind_name(cases[c].key),
                      cases[c].order == MJ_DESCENDING ? "descending" : "ascending");
             compile_clean(nv, &s, what);
         }
@@ -537,7 +540,8 @@ static Suite *compile_suite(void) {
     tcase_add_loop_test(tc, reduce_scan_compile_clean, MJ_REDUCE, MJ_SCAN + 1);
     tcase_add_loop_test(tc, lbs_family_compile_clean, MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND + 1);
     tcase_add_loop_test(tc, lbs_family_compile_clean, MJ_INTERVAL_MOVE, MJ_INTERVAL_MOVE + 1);
-    tcase_add_test(tc, search_compile_clean);
+    tcase_add_loop_test(tc, search_compile_clean, MJ_SORTED_SEARCH, MJ_SORTED_SEARCH + 1);
+    tcase_add_loop_test(tc, search_compile_clean, MJ_JOIN, MJ_JOIN + 1);
     tcase_add_loop_test(tc, bulk_compile_clean, MJ_BULK_REMOVE, MJ_BULK_INSERT + 1);
     suite_add_tcase(s, tc);
     TCase *tx = tcase_create("custom and errors");

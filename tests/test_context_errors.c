@@ -137,6 +137,14 @@ START_TEST(primitives_without_gpu)
     mjt_expect(ctx, mj_sorter_interval_expand(s[MJ_INTERVAL_MOVE], fake, 10, 100, fake, fake,
                                               NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "move", "expand with a move sorter");
+    mjt_expect(ctx, mj_sorter_join_count(s[MJ_SORTED_SEARCH], MJ_JOIN_INNER, fake, 5, fake, 5,
+                                         fake, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "search", "join count with a search sorter");
+    mjt_expect(ctx, mj_sorter_join(s[MJ_MERGE], MJ_JOIN_INNER, fake, 5, fake, 5, 4, fake, fake,
+                                   5, fake, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "merge", "join with a merge sorter");
+    mjt_expect(ctx, mj_sorter_sorted_search(s[MJ_JOIN], fake, 5, fake, 5, &so, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "join", "sorted search with a join sorter");
     /* Argument checks come before the missing device. */
     mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
                                     NULL, NULL, 0, NULL),

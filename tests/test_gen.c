@@ -158,9 +158,11 @@ END_TEST
 START_TEST(primitives_generate)
 {
     mj_primitive p = (mj_primitive)_i;
-    /* Reduce, scan, lbs and search carry no values; lbs, expand and move take an index type. */
+    /* Reduce, scan, lbs, search and join carry no values; lbs, expand and move take an index
+     * type. */
     int lbs = mj__is_lbs(p);
-    int no_values = p == MJ_REDUCE || p == MJ_SCAN || p == MJ_LOAD_BALANCE || p == MJ_SORTED_SEARCH;
+    int no_values = p == MJ_REDUCE || p == MJ_SCAN || p == MJ_LOAD_BALANCE ||
+                    p == MJ_SORTED_SEARCH || p == MJ_JOIN;
     mj_kernel_spec s = builtin_spec(lbs ? MJ_KEY_I32 : MJ_KEY_U32, no_values ? 0 : 4);
     s.primitive = p;
     char err[512] = "";
@@ -176,8 +178,10 @@ START_TEST(primitives_generate)
         int defined = 0;
         for (const char *at = strstr(src, decl); at && !defined; at = strstr(at + 1, decl))
             defined = at > src && (at[-1] == '\n' || at[-1] == ' '); /* not a call's prefix */
-        /* The search's source holds the merge's template whole, mj_merge_arrays too (gen.c). */
-        int want = !!(kernels & (1u << k)) || (p == MJ_SORTED_SEARCH && k == MJ_K_MERGE_ARRAYS);
+        /* The search's source (and the join's) holds the merge's template whole,
+         * mj_merge_arrays too (gen.c). */
+        int want = !!(kernels & (1u << k)) ||
+                   ((p == MJ_SORTED_SEARCH || p == MJ_JOIN) && k == MJ_K_MERGE_ARRAYS);
         ck_assert_msg(defined == want, "%s: kernel %s %s", mj_primitive_name(p),
                       mj__kernel_name((mj_kernel_id)k), defined ? "defined" : "missing");
     }

@@ -35,7 +35,9 @@ static const char usage[] =
     "                n / 4 of them put into the rest at random positions (any --type, moved\n"
     "                as bytes); move (i32 or i64, --values B):\n"
     "                n / 8 intervals of random counts, each gathered from a random place\n"
-    "                and scattered to a random permutation of the intervals\n"
+    "                and scattered to a random permutation of the intervals; join (u32,\n"
+    "                i32, u64, i64, f32, f64): two sorted columns of n / 2 keys from n / 4\n"
+    "                values, outer-joined, checked row by row against a CPU merge-join\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -459,6 +461,8 @@ int cmd_demo(int argc, char **argv)
         return rc;
     if (demo_is_search(o.primitive) && o.value_size > 0)
         return cli_usage_error(CMD, "search takes no --values");
+    if (demo_is_join(o.primitive) && (rc = demo_join_opts(&o)) != CLI_OK)
+        return rc;
     if (o.n > SIZE_MAX / 64) /* value bytes, permutation and reference sort buffers */
         return cli_tool_error(MJ_ERR_TOO_LARGE, "%llu keys do not fit in this machine's memory",
                               (unsigned long long)o.n);
@@ -473,6 +477,7 @@ int cmd_demo(int argc, char **argv)
         : demo_is_lbs(o.primitive)      ? demo_lbs_run
         : demo_is_search(o.primitive)   ? demo_search_run
         : demo_is_bulk(o.primitive)     ? demo_bulk_run
+        : demo_is_join(o.primitive)     ? demo_join_run
                                         : NULL;
     if (family) {
         rc = family(ctx, &o, n);

@@ -33,9 +33,9 @@ static const char usage[] =
     "  --primitives L  mergesort, merge, segsort, locality (default all four), reduce,\n"
     "                  scan, lbs (built once per key, without values: they take none),\n"
     "                  expand and move (the non-zero value sizes); lbs, expand and move\n"
-    "                  take i32, i64; search (built once per key and order, without\n"
-    "                  values), remove, insert (any key; built-in keys of one size share\n"
-    "                  an entry)\n"
+    "                  take i32, i64; search and join (built once per key and order,\n"
+    "                  without values), remove, insert (any key; built-in keys of one\n"
+    "                  size share an entry)\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
     "  --list F        print a bundle's entries and check its index\n"
@@ -393,7 +393,8 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm)
                 d.primitive = k->prim_count ? k->prims[p] : o->prims[p];
                 d.value_size = (size_t)(k->value_count ? k->values[v] : o->values[v]);
                 if (d.primitive == MJ_REDUCE || d.primitive == MJ_SCAN ||
-                    d.primitive == MJ_LOAD_BALANCE || d.primitive == MJ_SORTED_SEARCH) {
+                    d.primitive == MJ_LOAD_BALANCE || d.primitive == MJ_SORTED_SEARCH ||
+                    d.primitive == MJ_JOIN) {
                     if (v > 0)
                         continue; /* no values: one entry */
                     d.value_size = 0;

@@ -49,14 +49,9 @@ typedef struct sort_opts {
 static int set_type(void *opts, const char *v)
 {
     sort_opts *o = opts;
-    if (mj_key_kind_parse(v) == MJ_KEY_CUSTOM)
-        return cli_usage_error(CMD, "custom key types are not offered by 'sort' (they need "
-                                    "CUDA source; use the library API)");
-    if (cli_parse_builtin_kind(v, &o->kind) != 0)
-        return cli_usage_error(CMD, "unknown key type '%s' (use one of: %s)", v,
-                               cli_builtin_kind_list());
-    o->have_kind = 1;
-    return CLI_OK;
+    int rc = cli_key_type(CMD, v, &o->kind);
+    o->have_kind = rc == CLI_OK;
+    return rc;
 }
 
 static int set_order(void *opts, const char *v)
@@ -275,15 +270,9 @@ int cmd_sort(int argc, char **argv)
     cli_staged out_file = {NULL, "", ""}, values_file = {NULL, "", ""};
     rc = CLI_FAILURE;
 
-    if (cli_read_file(o.in, &keys, &key_bytes) != 0)
+    if (cli_read_keys(o.in, o.kind, &keys, &n) != 0)
         goto done;
-    if (key_bytes % key_size != 0) {
-        cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
-                       "'%s' holds %zu bytes, not a whole number of %zu-byte %s keys", o.in,
-                       key_bytes, key_size, mj_key_kind_name(o.kind));
-        goto done;
-    }
-    n = key_bytes / key_size;
+    key_bytes = n * key_size;
     if (o.values_in != NULL) {
         if (cli_read_file(o.values_in, &values, &value_bytes) != 0)
             goto done;

@@ -198,6 +198,10 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
         return cli_usage_error(CMD, "--primitives takes %s, each once, not '%s'",
                                cli_primitive_names(), a.prims);
     for (int p = 0; p < nprims; p++)
+        if (list[p] == MJ_JOIN) /* its timing and check are not written yet */
+            return cli_usage_error(CMD, "join is not tuned yet (its default tile follows "
+                                        "the sorted search's built-in rule)");
+    for (int p = 0; p < nprims; p++)
         for (int k = 0; k < a.nkeys; k++) {
             /* lbs, expand and move: i32 and i64 offsets only */
             if ((list[p] == MJ_LOAD_BALANCE || list[p] == MJ_INTERVAL_EXPAND ||

@@ -7,6 +7,7 @@
  * CLI_FAILURE or CLI_USAGE). */
 int cmd_demo(int argc, char **argv);
 int cmd_sort(int argc, char **argv);
+int cmd_join(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_tune(int argc, char **argv);

@@ -67,6 +67,13 @@ int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n);
  * (keys only), as demo_lbs_run. */
 int demo_is_search(mj_primitive primitive);
 int demo_search_run(mj_context *ctx, const demo_opts *o, size_t n);
+/* Relational join (demo_join.c): 1 for that primitive; its option rules (4- or 8-byte integer
+ * or float keys, no values; CLI_OK or a usage error printed); and the whole run on ctx's
+ * device: two sorted columns of n / 2 keys from n / 4 values, outer-joined, checked row by row
+ * against a CPU merge-join, timed (CLI_OK on PASS). */
+int demo_is_join(mj_primitive primitive);
+int demo_join_opts(const demo_opts *o);
+int demo_join_run(mj_context *ctx, const demo_opts *o, size_t n);
 /* Bulk remove and bulk insert (demo_bulk.c): 1 for those primitives; and the whole run on
  * ctx's device (any key type, moved as bytes, with --values): input, check, timing, verdict
  * (CLI_OK on PASS). */

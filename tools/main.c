@@ -16,6 +16,7 @@ static const char usage[] =
     "  demo     sort random keys on the GPU, check them against a CPU sort and time them\n"
     "           (without a GPU: build for a target and report the JIT cost)\n"
     "  sort     sort a binary file of keys (and a file of values) on the GPU\n"
+    "  join     the relational join of two sorted binary key files on the GPU\n"
     "  info     versions, device, target and disk cache\n"
     "  cache    'cache stats' or 'cache clear': the disk cache of compiled kernels\n"
     "  tune     find the fastest tiles on this GPU and write them to the tuning file\n"
@@ -37,6 +38,7 @@ typedef struct command {
 static const command commands[] = {
     {"demo", cmd_demo},
     {"sort", cmd_sort},
+    {"join", cmd_join},
     {"info", cmd_info},
     {"cache", cmd_cache},
     {"tune", cmd_tune},
@@ -54,7 +56,7 @@ static const command *find_command(const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return cli_usage_error(NULL, "expected a command: demo, sort, info, cache, tune or gen");
+        return cli_usage_error(NULL, "expected a command: demo, sort, join, info, cache, tune or gen");
 
     const char *first = argv[1];
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {

@@ -192,3 +192,15 @@ mj_status mj_interval_move(mj_context *ctx, const mj_sort_desc *desc, const void
     mj_sorter_destroy(s);
     return st;
 }
+
+mj_status mj_join(mj_context *ctx, const mj_sort_desc *desc, mj_join_kind kind, const void *a,
+                  size_t a_count, const void *b, size_t b_count, size_t index_size, void *a_rows,
+                  void *b_rows, size_t capacity, void *out_count, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_JOIN, 0, &s);
+    if (st) return st;
+    st = mj_sorter_join(s, kind, a, a_count, b, b_count, index_size, a_rows, b_rows, capacity,
+                        out_count, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}

@@ -8,6 +8,7 @@
 #include "core/tile_choice.h"
 #include "gen.h"
 #include "mergejit.h"
+#include "primitives/join.h"
 #include "primitives/load_balance.h"
 #include "primitives/merge.h"
 #include "primitives/mergesort.h"
@@ -80,6 +81,7 @@ mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t 
     case MJ_INTERVAL_MOVE:
     case MJ_BULK_REMOVE:
     case MJ_BULK_INSERT: return mj__lbs_temp(s, n, bytes);
+    case MJ_JOIN: return mj__join_temp(s, n, bytes);
     default: return mj__mergesort_temp(s, n, indices, bytes);
     }
 }

@@ -153,10 +153,11 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
         *vt = 11;
         return;
     }
-    /* Sorted search: the lbs tile, 128 x 11, for keys up to 8 bytes (a thread holds VT keys and
-     * positions through its walk), fewer steps for larger keys; within static shared memory
-     * (the tile's keys and an int result each). Not yet tuned. */
-    if (primitive == MJ_SORTED_SEARCH) {
+    /* Sorted search, and the join whose first kernels are the search's: the lbs tile, 128 x 11,
+     * for keys up to 8 bytes (a thread holds VT keys and positions through its walk), fewer
+     * steps for larger keys; within static shared memory (the tile's keys and an int result
+     * each). Not yet tuned. */
+    if (primitive == MJ_SORTED_SEARCH || primitive == MJ_JOIN) {
         *nt = *bs_nt = 128;
         *vt = key_size <= 8 ? 11 : key_size <= 16 ? 7 : key_size <= 32 ? 5 : 3;
         while (*vt > 1 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)

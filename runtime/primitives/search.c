@@ -8,6 +8,7 @@
 #include "gen.h"
 #include "primitives/merge.h"
 #include "primitives/run.h"
+#include "primitives/search.h"
 #include "shared/merge_frame.h"
 #include "shared/sorted_search.h"
 
@@ -97,6 +98,31 @@ static mj_status pass(mj_sorter *s, mj_bound bound, const void *a, size_t a_coun
     return st ? st : mj__launch_overlapped(s, MJ_K_SEARCH, tiles, (unsigned)s->nt, params, stream);
 }
 
+mj_status mj__search_passes(mj_sorter *s, const void *a, size_t a_count, const void *b,
+                            size_t b_count, const mj_search_outputs *out, CUdeviceptr partitions,
+                            CUstream stream) {
+    int wide = out->index_size == 8 ? MJ_SEARCH_WIDE : 0;
+    mj_status st = MJ_OK;
+    unsigned long long *matched = out->match_counts;
+    mj_search_side a_side = {out->a_indices, out->a_matches, out->a_counts, matched};
+    mj_search_side b_side = {out->b_indices, out->b_matches, NULL, matched ? matched + 1 : NULL};
+    mj_search_side none = {NULL, NULL, NULL, NULL};
+    mj_search_side counts_only = {NULL, NULL, out->a_counts, NULL};
+    /* a_counts: the lower bound, then the upper bound minus it (each pass's own thread reads
+     * back what its key got). The pass of the other bound writes only a_counts. */
+    if (out->a_counts && out->bound == MJ_BOUND_UPPER)
+        st = pass(s, MJ_BOUND_LOWER, a, a_count, b, b_count, counts_only, none, wide, partitions,
+                  stream);
+    int subtract = out->a_counts && out->bound == MJ_BOUND_UPPER ? MJ_SEARCH_SUBTRACT : 0;
+    if (!st)
+        st = pass(s, out->bound, a, a_count, b, b_count, a_side, b_side, wide | subtract,
+                  partitions, stream);
+    if (!st && out->a_counts && out->bound == MJ_BOUND_LOWER)
+        st = pass(s, MJ_BOUND_UPPER, a, a_count, b, b_count, counts_only, none,
+                  wide | MJ_SEARCH_SUBTRACT, partitions, stream);
+    return st;
+}
+
 mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_count, const void *b,
                                   size_t b_count, const mj_search_outputs *out, void *temp,
                                   size_t temp_bytes, void *stream) {
@@ -126,23 +152,7 @@ mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_count, c
         mj__ctx_leave(ctx);
         return st;
     }
-    int wide = out->index_size == 8 ? MJ_SEARCH_WIDE : 0;
-    mj_search_side a_side = {out->a_indices, out->a_matches, out->a_counts, matched};
-    mj_search_side b_side = {out->b_indices, out->b_matches, NULL, matched ? matched + 1 : NULL};
-    mj_search_side none = {NULL, NULL, NULL, NULL};
-    mj_search_side counts_only = {NULL, NULL, out->a_counts, NULL};
-    /* a_counts: the lower bound, then the upper bound minus it (each pass's own thread reads
-     * back what its key got). The pass of the other bound writes only a_counts. */
-    if (out->a_counts && out->bound == MJ_BOUND_UPPER)
-        st = pass(s, MJ_BOUND_LOWER, a, a_count, b, b_count, counts_only, none, wide, rn.base,
-                  rn.stream);
-    int subtract = out->a_counts && out->bound == MJ_BOUND_UPPER ? MJ_SEARCH_SUBTRACT : 0;
-    if (!st)
-        st = pass(s, out->bound, a, a_count, b, b_count, a_side, b_side, wide | subtract, rn.base,
-                  rn.stream);
-    if (!st && out->a_counts && out->bound == MJ_BOUND_LOWER)
-        st = pass(s, MJ_BOUND_UPPER, a, a_count, b, b_count, counts_only, none,
-                  wide | MJ_SEARCH_SUBTRACT, rn.base, rn.stream);
+    st = mj__search_passes(s, a, a_count, b, b_count, out, rn.base, rn.stream);
     mj__run_end(s, &rn);
     mj__ctx_leave(ctx);
     return st;

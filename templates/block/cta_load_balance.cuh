@@ -34,15 +34,17 @@ MJ_DEVICE mj_i64 mj_lbs_path(const Offsets &offsets, mj_i64 objects, mj_i64 item
 }
 
 /* The coarse partition, one thread an entry (blocks of MJ_LBS_PARTITION_THREADS):
- * partitions[t] for t in [0, tiles] is how many of the first t * MJ_LBS_NV outputs of the
- * merge are items. (A warp an entry, 32 probes a round, cut the dependent loads from 20 to 4
- * but was 13% slower at 2^27 items on an H100: 32 times the loads; docs/TUNING.md.) */
+ * partitions[t] for t in [0, tiles] is how many of the first (first + t) * MJ_LBS_NV outputs
+ * of the merge are items (first: the launch's first tile, for a join's launches over a part
+ * of the tiles at a time). (A warp an entry, 32 probes a round, cut the dependent loads from
+ * 20 to 4 but was 13% slower at 2^27 items on an H100: 32 times the loads; docs/TUNING.md.) */
 template <typename Offsets>
 MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj_i64 items,
-                                      mj_i64 tiles, mj_i64 *partitions) {
+                                      mj_i64 tiles, mj_i64 *partitions, mj_i64 first = 0) {
     mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_THREADS + threadIdx.x;
     if (t > tiles) return;
-    partitions[t] = mj_lbs_path(offsets, objects, items, mj_min(t * MJ_LBS_NV, items + objects));
+    partitions[t] = mj_lbs_path(offsets, objects, items,
+                                mj_min((first + t) * MJ_LBS_NV, items + objects));
 }
 
 /* The tile's share of the merge: loads the offsets from r.base into s_off, then each thread
@@ -50,14 +52,16 @@ MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj
  * x, met after y of the tile's offsets, 0 for its offset y, met after x items; yb is 1 when
  * s_off[0] is the offset before the tile (s_off[yb + y] is offset y). Each output x + y of the
  * tile is visited exactly once, whatever the offsets hold (they only decide which of x and y
- * steps). s_off and what visit wrote are valid after it returns. */
+ * steps). s_off and what visit wrote are valid after it returns. The block's tile is
+ * first + blockIdx.x, its partition entries those of blockIdx.x (mj_lbs_partition_entry with
+ * the same first). */
 template <typename Offsets, typename Off, typename Visit>
 MJ_DEVICE mj_lbs_range mj_cta_lbs_walk(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                        const mj_i64 *partitions, Off *s_off, int tid,
-                                       const Visit &visit) {
+                                       const Visit &visit, mj_i64 first = 0) {
     mj_i64 tile = blockIdx.x;
-    mj_lbs_range r = mj_lbs_tile_range(tile, MJ_LBS_NV, items, objects, partitions[tile],
-                                       partitions[tile + 1]);
+    mj_lbs_range r = mj_lbs_tile_range(first + tile, MJ_LBS_NV, items, objects,
+                                       partitions[tile], partitions[tile + 1]);
     int loads = (int)r.loads;
     for (int i = tid; i < loads; i += MJ_NT) s_off[i] = offsets[r.base + i];
     __syncthreads();

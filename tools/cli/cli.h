@@ -89,6 +89,9 @@ int cli_parse_u64(const char *s, uint64_t *out);
 int cli_parse_order(const char *s, mj_order *out);
 /* A built-in key type name (u8 ... f64); "custom" and unknown names fail. 0 on success. */
 int cli_parse_builtin_kind(const char *s, mj_key_kind *out);
+/* A command's --type: a built-in kind into *out (CLI_OK), else the usage error for `cmd`
+ * (custom types need CUDA source, which the file commands do not take). */
+int cli_key_type(const char *cmd, const char *s, mj_key_kind *out);
 /* A target: "90", "sm_90", "sm90" or "9.0". 0 on success. */
 int cli_parse_sm(const char *s, int *out);
 
@@ -147,6 +150,11 @@ void cli_print_build(const mj_sorter *sorter);
 /* Reads a whole file into a malloc'ed buffer (*data never NULL on success, even when empty).
  * Prints the error and returns -1 on failure. */
 int cli_read_file(const char *path, void **data, size_t *size);
+
+/* Reads a file of raw keys of a built-in kind (the machine's byte order) into a malloc'ed
+ * buffer: *n keys. Prints the error and returns -1 when it cannot be read or does not hold a
+ * whole number of keys. */
+int cli_read_keys(const char *path, mj_key_kind kind, void **keys, size_t *n);
 
 /* An output file written next to its destination and renamed into place on commit, so that
  * a command replaces several outputs only when all of them were written. */

@@ -26,6 +26,23 @@ int cli_read_file(const char *path, void **data, size_t *size)
     return -1;
 }
 
+int cli_read_keys(const char *path, mj_key_kind kind, void **keys, size_t *n)
+{
+    size_t bytes, key_size = mj_key_kind_size(kind);
+    if (cli_read_file(path, keys, &bytes) != 0)
+        return -1;
+    if (bytes % key_size != 0) {
+        cli_tool_error(MJ_ERR_INVALID_ARGUMENT,
+                       "'%s' holds %zu bytes, not a whole number of %zu-byte %s keys", path,
+                       bytes, key_size, mj_key_kind_name(kind));
+        free(*keys);
+        *keys = NULL;
+        return -1;
+    }
+    *n = bytes / key_size;
+    return 0;
+}
+
 int cli_stage_file(const char *path, const void *data, size_t size, cli_staged *staged)
 {
     char err[1024];

@@ -233,6 +233,17 @@ int cli_parse_builtin_kind(const char *s, mj_key_kind *out)
     return 0;
 }
 
+int cli_key_type(const char *cmd, const char *s, mj_key_kind *out)
+{
+    if (mj_key_kind_parse(s) == MJ_KEY_CUSTOM)
+        return cli_usage_error(cmd, "custom key types are not offered by '%s' (they need "
+                                    "CUDA source; use the library API)", cmd);
+    if (cli_parse_builtin_kind(s, out) != 0)
+        return cli_usage_error(cmd, "unknown key type '%s' (use one of: %s)", s,
+                               cli_builtin_kind_list());
+    return CLI_OK;
+}
+
 int cli_parse_sm(const char *s, int *out)
 {
     long v;

@@ -1,0 +1,423 @@
+/* Relational join on the GPU against a C merge-join: u32, i64, f32 (with -inf, -0, +0, +inf and
+ * NaNs of both signs: the header's total order), u32 and f32 descending, and a custom 12-byte
+ * struct whose comparator reads two of its fields (keys that differ in the third are
+ * equivalent); every kind (inner, left, right, outer); 4- and 8-byte rows; empty sides, one
+ * key, the tile edges, many tiles and 10^7 keys (not with MJ_TEST_SMALL); random keys with
+ * duplicates on both sides, all keys equal (the full product), no matches, long runs of
+ * duplicates on one side only; room for every row, for fewer (no write past it, the count
+ * still whole) and for none; unsorted keys (every write inside the outputs); a count of 2^33
+ * rows from all-equal keys through mj_sorter_join_count alone; a caller's temporary buffer and
+ * the one-call function. Outputs are poisoned before a run and have a guard after them. One
+ * assertion a run. Skips (exit 77) where there is no GPU. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/devmem.h"
+#include "gpu_primitives_support.h"
+#include "test_support.h"
+
+/* ---------------------------------------------------------------- key kinds */
+
+/* Keys are made from ranks r in [0, range): each kind's map is increasing in its order and
+ * one-to-one on equivalence classes, so the reference joins the ranks. */
+typedef struct kind {
+    const char *name;
+    mj_key_kind key;
+    mj_order order;
+    size_t size;
+    void (*make)(void *dst, uint64_t r, uint64_t range, uint64_t *rng);
+} kind;
+
+static void make_u32(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
+    (void)range, (void)rng;
+    uint32_t k = (uint32_t)r;
+    memcpy(d, &k, 4);
+}
+static void make_u32_desc(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
+    (void)range, (void)rng;
+    uint32_t k = UINT32_MAX - (uint32_t)r;
+    memcpy(d, &k, 4);
+}
+static void make_i64(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
+    (void)rng;
+    int64_t k = ((int64_t)r - (int64_t)(range / 2)) * 1000003;
+    memcpy(d, &k, 8);
+}
+/* -inf, negatives, -0, +0, positives, +inf; NaN (either sign) at range - 1. */
+static float f32_value(uint64_t m, uint64_t range) {
+    if (m == 0) return -1.0f / 0.0f;
+    if (m == range - 2) return 1.0f / 0.0f;
+    int64_t d = (int64_t)m - (int64_t)(range / 2);
+    return d < 0 ? (float)d * 0.5f : d == 0 ? -0.0f : (float)(d - 1) * 0.5f;
+}
+static void make_f32(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
+    uint32_t nan = mjt_rand(rng) % 2 ? 0x7fc00000u : 0xffc00123u;
+    float v = f32_value(r, range);
+    if (r == range - 1) memcpy(&v, &nan, 4);
+    memcpy(d, &v, 4);
+}
+/* Descending: +inf first, -inf, then the NaNs (last in both orders). */
+static void make_f32_desc(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
+    if (r == range - 1) {
+        make_f32(d, r, range, rng);
+        return;
+    }
+    float v = f32_value(range - 2 - r, range);
+    memcpy(d, &v, 4);
+}
+typedef struct rec {
+    uint32_t hi, lo, tag;
+} rec;
+static void make_rec(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
+    (void)range;
+    rec k = {(uint32_t)(r >> 2), (uint32_t)(r & 3), (uint32_t)mjt_rand(rng)};
+    memcpy(d, &k, sizeof k);
+}
+
+static const kind kinds[] = {
+    {"u32", MJ_KEY_U32, MJ_ASCENDING, 4, make_u32},
+    {"i64", MJ_KEY_I64, MJ_ASCENDING, 8, make_i64},
+    {"f32", MJ_KEY_F32, MJ_ASCENDING, 4, make_f32},
+    {"f32 descending", MJ_KEY_F32, MJ_DESCENDING, 4, make_f32_desc},
+    {"u32 descending", MJ_KEY_U32, MJ_DESCENDING, 4, make_u32_desc},
+    {"rec (hi, lo)", MJ_KEY_CUSTOM, MJ_ASCENDING, sizeof(rec), make_rec},
+};
+#define KINDS (int)(sizeof kinds / sizeof *kinds)
+
+static mj_sort_desc desc_of(const kind *k) {
+    mj_sort_desc d;
+    memset(&d, 0, sizeof d);
+    d.primitive = MJ_JOIN;
+    d.key = k->key;
+    d.order = k->order;
+    if (k->key == MJ_KEY_CUSTOM) {
+        d.type_name = "rec";
+        d.type_source = "struct rec { unsigned hi, lo, tag; };";
+        d.type_size = sizeof(rec);
+        d.type_align = 4;
+        d.less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+    }
+    return d;
+}
+
+static mj_sorter *make(const kind *k) {
+    mj_sort_desc d = desc_of(k);
+    mj_sorter *s = NULL;
+    mj_status st = mj_sorter_create(ctx, &d, &s);
+    ck_assert_msg(st == MJ_OK, "%s: %s: %s", k->name, mj_status_name(st),
+                  mj_context_last_error(ctx));
+    return s;
+}
+
+static size_t tile_of(mj_sorter *s) {
+    int nt, vt;
+    mj_sorter_tile(s, &nt, &vt);
+    return (size_t)nt * (size_t)vt;
+}
+
+/* ---------------------------------------------------------------- inputs and reference */
+
+typedef enum pattern { RANDOM, EQUAL, NO_MATCH, RUNS_IN_A, RUNS_IN_B, UNSORTED, PATTERNS } pattern;
+static const char *const pattern_names[] = {"random", "all equal", "no matches",
+                                            "long runs in a only", "long runs in b only",
+                                            "unsorted"};
+static const char *const join_names[] = {"inner", "left", "right", "outer"};
+
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The ranks of a and b for a pattern, sorted but for UNSORTED; about 4 keys a rank for RANDOM
+ * (2 a side); *range is one more than the largest (so the special f32 keys occur). */
+static void make_ranks(pattern p, uint64_t *a, size_t ac, uint64_t *b, size_t bc,
+                       uint64_t *range, uint64_t *rng) {
+    uint64_t R = (ac + bc) / 4 + 8;
+    for (size_t i = 0; i < ac; ++i) {
+        uint64_t u = mjt_rand(rng) % R;
+        a[i] = p == EQUAL ? R / 2 : p == NO_MATCH ? 2 * u : p == RUNS_IN_A ? u / 64 * 64 : u;
+        if (p == RUNS_IN_B) a[i] = i * 3; /* distinct, increasing */
+    }
+    for (size_t j = 0; j < bc; ++j) {
+        uint64_t u = mjt_rand(rng) % R;
+        b[j] = p == EQUAL ? R / 2 : p == NO_MATCH ? 2 * u + 1 : p == RUNS_IN_B ? u / 64 * 192 : u;
+        if (p == RUNS_IN_A) b[j] = j * 2;
+    }
+    *range = 1;
+    for (size_t i = 0; i < ac; ++i) *range = a[i] >= *range ? a[i] + 1 : *range;
+    for (size_t j = 0; j < bc; ++j) *range = b[j] >= *range ? b[j] + 1 : *range;
+    if (p == UNSORTED) return;
+    qsort(a, ac, sizeof *a, cmp_u64);
+    qsort(b, bc, sizeof *b, cmp_u64);
+}
+
+#define NULL_ROW UINT64_MAX
+
+/* The merge-join of the ranks in the documented order: its count; the first cap rows into ar
+ * and br (NULL_ROW for NULL). */
+static uint64_t reference(const uint64_t *a, size_t ac, const uint64_t *b, size_t bc, int kind,
+                          uint64_t *ar, uint64_t *br, uint64_t cap) {
+    unsigned char *matched = calloc(bc + 1, 1);
+    ck_assert_ptr_nonnull(matched);
+    uint64_t k = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < ac; ++i) {
+        while (j < bc && b[j] < a[i]) ++j;
+        size_t e = j;
+        for (; e < bc && b[e] == a[i]; ++e, ++k) {
+            matched[e] = 1;
+            if (k < cap) ar[k] = i, br[k] = e;
+        }
+        if (e == j && (kind & MJ_JOIN_LEFT)) {
+            if (k < cap) ar[k] = i, br[k] = NULL_ROW;
+            ++k;
+        }
+    }
+    for (size_t e = 0; (kind & MJ_JOIN_RIGHT) && e < bc; ++e)
+        if (!matched[e]) {
+            if (k < cap) ar[k] = NULL_ROW, br[k] = e;
+            ++k;
+        }
+    free(matched);
+    return k;
+}
+
+/* ---------------------------------------------------------------- device buffers */
+
+#define GUARD 64
+#define POISON 0xA5
+
+static void *dev_bytes(const void *h, size_t bytes) {
+    void *d = NULL;
+    ck_assert_int_eq(mj__dev_alloc(ctx, &d, bytes ? bytes : 1), MJ_OK);
+    if (bytes) ck_assert_int_eq(mj__dev_upload(ctx, d, h, bytes), MJ_OK);
+    return d;
+}
+
+static void *poisoned(size_t bytes) {
+    unsigned char *h = malloc(bytes + GUARD);
+    ck_assert_ptr_nonnull(h);
+    memset(h, POISON, bytes + GUARD);
+    void *d = dev_bytes(h, bytes + GUARD);
+    free(h);
+    return d;
+}
+
+static unsigned char *fetch(void *d, size_t bytes, size_t *overrun) {
+    unsigned char *h = host_copy(d, bytes + GUARD);
+    for (size_t i = 0; i < GUARD; ++i) *overrun += h[bytes + i] != POISON;
+    return h;
+}
+
+static uint64_t row_at(const unsigned char *p, size_t is, size_t i) {
+    if (is == 4) {
+        uint32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        return v == UINT32_MAX ? NULL_ROW : v;
+    }
+    uint64_t v;
+    memcpy(&v, p + 8 * i, 8);
+    return v;
+}
+
+static uint64_t count_at(void *d) {
+    uint64_t c;
+    ck_assert_int_eq(mj__dev_download(ctx, &c, d, 8), MJ_OK);
+    return c;
+}
+
+/* ---------------------------------------------------------------- one run */
+
+typedef enum room { ROOM_ALL, ROOM_FEWER, ROOM_NONE } room;
+static const char *const room_names[] = {"room for all", "room for fewer", "no room"};
+
+typedef struct run_opts {
+    void *temp;
+    size_t temp_bytes;
+    int one_call;
+} run_opts;
+
+/* Joins ranks a and b of pattern p as keys of kind k: the count alone, then the rows with the
+ * room asked for; checks both against the reference (only the guards for unsorted keys). */
+static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, int jk,
+                  size_t is, room rm, const run_opts *o, uint64_t seed) {
+    char what[220];
+    snprintf(what, sizeof what, "%s, %s, %zu x %zu keys, %s join, %zu-byte rows, %s%s%s",
+             k->name, pattern_names[p], ac, bc, join_names[jk], is, room_names[rm],
+             o && o->temp ? ", caller's temp" : "", o && o->one_call ? ", mj_join" : "");
+    say(what);
+    uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1, range;
+    uint64_t *ra = malloc(sizeof *ra * (ac + 1)), *rb = malloc(sizeof *rb * (bc + 1));
+    unsigned char *ka = malloc(ac * k->size + 1), *kb = malloc(bc * k->size + 1);
+    ck_assert(ra && rb && ka && kb);
+    make_ranks(p, ra, ac, rb, bc, &range, &rng);
+    for (size_t i = 0; i < ac; ++i) k->make(ka + i * k->size, ra[i], range, &rng);
+    for (size_t j = 0; j < bc; ++j) k->make(kb + j * k->size, rb[j], range, &rng);
+    void *da = dev_bytes(ka, ac * k->size), *db = dev_bytes(kb, bc * k->size);
+    int sorted = p != UNSORTED;
+    uint64_t full = sorted ? reference(ra, ac, rb, bc, jk, NULL, NULL, 0) : ac + bc;
+    uint64_t cap = rm == ROOM_ALL ? full : rm == ROOM_FEWER ? full - full / 3 : 0;
+    size_t bytes = (size_t)cap * is;
+    void *d_ar = poisoned(bytes), *d_br = poisoned(bytes), *d_count = poisoned(8);
+    void *temp = o ? o->temp : NULL;
+    size_t temp_bytes = o ? o->temp_bytes : 0;
+    mj_status st = mj_sorter_join_count(s, (mj_join_kind)jk, da, ac, db, bc, d_count, temp,
+                                        temp_bytes, NULL);
+    ck_assert_msg(st == MJ_OK, "%s: count: %s: %s", what, mj_status_name(st),
+                  mj_context_last_error(ctx));
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    uint64_t counted = count_at(d_count); /* unsorted keys: unspecified, maybe changing */
+    if (o && o->one_call) {
+        mj_sort_desc d = desc_of(k);
+        st = mj_join(ctx, &d, (mj_join_kind)jk, da, ac, db, bc, is, d_ar, d_br, cap, d_count,
+                     NULL);
+    } else {
+        st = mj_sorter_join(s, (mj_join_kind)jk, da, ac, db, bc, is, d_ar, d_br, cap, d_count,
+                            temp, temp_bytes, NULL);
+    }
+    ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st),
+                  mj_context_last_error(ctx));
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    uint64_t joined = count_at(d_count);
+    size_t overrun = 0, bad = 0;
+    unsigned char *har = fetch(d_ar, bytes, &overrun), *hbr = fetch(d_br, bytes, &overrun);
+    char first[200] = "";
+    if (sorted) {
+        uint64_t *wa = malloc(sizeof *wa * (size_t)(cap + 1));
+        uint64_t *wb = malloc(sizeof *wb * (size_t)(cap + 1));
+        ck_assert(wa && wb);
+        reference(ra, ac, rb, bc, jk, wa, wb, cap);
+        if (counted != full || joined != full)
+            snprintf(first, sizeof first, "counts %llu and %llu, not %llu",
+                     (unsigned long long)counted, (unsigned long long)joined,
+                     (unsigned long long)full), ++bad;
+        for (uint64_t r = 0; r < cap; ++r) {
+            uint64_t x = row_at(har, is, r), y = row_at(hbr, is, r);
+            if ((x != wa[r] || y != wb[r]) && bad++ == 0)
+                snprintf(first, sizeof first, "row %llu is (%lld, %lld), not (%lld, %lld)",
+                         (unsigned long long)r, (long long)x, (long long)y, (long long)wa[r],
+                         (long long)wb[r]);
+        }
+        free(wa);
+        free(wb);
+    }
+    ck_assert_msg(bad == 0 && overrun == 0, "%s: %zu wrong, the first %s; %zu guard bytes "
+                  "written", what, bad, first, overrun);
+    free(har);
+    free(hbr);
+    mj__dev_free(ctx, d_ar);
+    mj__dev_free(ctx, d_br);
+    mj__dev_free(ctx, d_count);
+    mj__dev_free(ctx, da);
+    mj__dev_free(ctx, db);
+    free(ra), free(rb), free(ka), free(kb);
+}
+
+/* ---------------------------------------------------------------- cases */
+
+/* Every pattern and size, every kind of join, 4- and 8-byte rows in turn, room for all. */
+START_TEST(test_sizes_and_patterns)
+{
+    const kind *k = &kinds[_i];
+    mj_sorter *s = make(k);
+    size_t nv = tile_of(s), big = small ? 200000 : 10000000;
+    const size_t sizes[][2] = {{0, 0},      {0, 5},          {5, 0},     {1, 1},
+                               {nv - 1, nv + 1}, {2 * nv + 1, 1}, {1, 2 * nv + 1},
+                               {33 * nv + 7, 5 * nv}, {big / 2, big / 2}};
+    size_t cases = sizeof sizes / sizeof *sizes;
+    for (size_t z = 0; z < cases; ++z)
+        for (int p = 0; p < PATTERNS; ++p)
+            for (int jk = 0; jk < 4; ++jk) {
+                /* 10^7 keys: random keys, inner and outer joins, are enough; all keys equal
+                 * up to 2^24 rows. */
+                if (z + 1 == cases && (p != RANDOM || jk % 3)) continue;
+                if (p == EQUAL && (uint64_t)sizes[z][0] * sizes[z][1] > (1u << 24)) continue;
+                check(s, k, (pattern)p, sizes[z][0], sizes[z][1], jk, (z + jk) % 2 ? 8 : 4,
+                      ROOM_ALL, NULL, 100u * z + 10u * (unsigned)p + (unsigned)jk);
+            }
+    mj_sorter_destroy(s);
+}
+END_TEST
+
+/* Less room than rows, and none: nothing past it, the count whole. */
+START_TEST(test_room)
+{
+    const kind *k = &kinds[_i];
+    mj_sorter *s = make(k);
+    size_t nv = tile_of(s);
+    for (int jk = 0; jk < 4; ++jk)
+        for (int p = 0; p < UNSORTED; ++p) {
+            size_t ac = p == EQUAL ? nv + 3 : 7 * nv + 3, bc = p == EQUAL ? nv / 2 : 4 * nv + 1;
+            check(s, k, (pattern)p, ac, bc, jk, 4, ROOM_FEWER, NULL,
+                  7u * (unsigned)jk + (unsigned)p);
+            check(s, k, (pattern)p, 3 * nv, 2 * nv, jk, 8, ROOM_NONE, NULL,
+                  9u * (unsigned)jk + (unsigned)p);
+        }
+    mj_sorter_destroy(s);
+}
+END_TEST
+
+/* A caller's temporary buffer of the size query's bytes for a_count + b_count, and the
+ * one-call function. */
+START_TEST(test_temp_and_one_call)
+{
+    const kind *k = &kinds[0];
+    mj_sorter *s = make(k);
+    size_t nv = tile_of(s), ac = 9 * nv + 5, bc = 6 * nv, bytes = 0;
+    ck_assert_int_eq(mj_sorter_temp_size(s, ac + bc, 0, &bytes), MJ_OK);
+    void *temp = NULL;
+    ck_assert_int_eq(mj__dev_alloc(ctx, &temp, bytes), MJ_OK);
+    run_opts o = {temp, bytes, 0};
+    for (int jk = 0; jk < 4; ++jk) check(s, k, RANDOM, ac, bc, jk, 4, ROOM_ALL, &o, 1u + jk);
+    /* The same buffer for a split of the same total the other way round. */
+    check(s, k, RUNS_IN_B, bc, ac, MJ_JOIN_OUTER, 8, ROOM_ALL, &o, 11);
+    mj__dev_free(ctx, temp);
+    run_opts one = {NULL, 0, 1};
+    for (int jk = 0; jk < 4; ++jk) check(s, k, RANDOM, ac, bc, jk, 8, ROOM_FEWER, &one, 21u + jk);
+    mj_sorter_destroy(s);
+}
+END_TEST
+
+/* 2^17 x 2^16 equal keys: 2^33 rows (2^33 + 0 for outer), counted without a row written; the
+ * 32-bit sums a tile would give wrap. */
+START_TEST(test_count_past_2_32)
+{
+    const kind *k = &kinds[0];
+    mj_sorter *s = make(k);
+    size_t ac = (size_t)1 << 17, bc = (size_t)1 << 16;
+    uint32_t *h = malloc(4 * ac);
+    ck_assert_ptr_nonnull(h);
+    for (size_t i = 0; i < ac; ++i) h[i] = 42;
+    void *da = dev_bytes(h, 4 * ac), *db = dev_bytes(h, 4 * bc), *d_count = poisoned(8);
+    for (int jk = 0; jk < 4; ++jk) {
+        mj_status st = mj_sorter_join_count(s, (mj_join_kind)jk, da, ac, db, bc, d_count, NULL,
+                                            0, NULL);
+        ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+        ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+        uint64_t c = count_at(d_count);
+        ck_assert_msg(c == (uint64_t)1 << 33, "%s join of 2^17 x 2^16 equal keys: %llu rows",
+                      join_names[jk], (unsigned long long)c);
+    }
+    free(h);
+    mj__dev_free(ctx, da);
+    mj__dev_free(ctx, db);
+    mj__dev_free(ctx, d_count);
+    mj_sorter_destroy(s);
+}
+END_TEST
+
+static Suite *gpu_join_suite(void) {
+    Suite *s = suite_create("gpu_join");
+    TCase *tc = tcase_create("join");
+    tcase_set_timeout(tc, 1200);
+    tcase_add_loop_test(tc, test_sizes_and_patterns, 0, KINDS);
+    tcase_add_loop_test(tc, test_room, 0, KINDS);
+    tcase_add_test(tc, test_temp_and_one_call);
+    tcase_add_test(tc, test_count_past_2_32);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return run_gpu_suite("test_gpu_join", gpu_join_suite()); }

@@ -1,0 +1,228 @@
+/* Relational join without a GPU: the generator's checks (no values, a comparator for custom
+ * keys, no blocksort, shared memory, default tiles), the temporary storage, and every argument
+ * check of mj_sorter_join_count, mj_sorter_join and mj_join in a compile-only context, which
+ * all come before the missing device is noticed. CPU (and NVRTC for the sorters). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tile_choice.h"
+#include "gen.h"
+#include "gen_support.h"
+#include "test_support.h"
+
+static void refused(const mj_kernel_spec *s, const char *needle, const char *what) {
+    char err[512] = "";
+    char *src = NULL;
+    size_t len = 0;
+    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) != 0, "%s: accepted", what);
+    ck_assert_ptr_null(src);
+    ck_assert_msg(strstr(err, needle) != NULL, "%s: '%s' is not in: %s", what, needle, err);
+}
+
+static mj_kernel_spec join_spec(mj_key_kind key, size_t value_size) {
+    mj_kernel_spec s = builtin_spec(key, value_size);
+    s.primitive = MJ_JOIN;
+    s.nt = 128;
+    s.vt = 11;
+    return s;
+}
+
+START_TEST(spec_checks)
+{
+    mj_kernel_spec s = join_spec(MJ_KEY_U32, 4);
+    refused(&s, "value_size", "join with values");
+    s = join_spec(MJ_KEY_U32, 0);
+    s.bs_nt = 256;
+    refused(&s, "blocksort", "join with a blocksort tile");
+    s = join_spec(MJ_KEY_U32, 0);
+    s.nt = 1024;
+    s.vt = 7; /* the lbs tile's 8-byte offsets alone are 56 KiB */
+    refused(&s, "shared memory", "join with a tile over the shared memory");
+    s = custom_spec();
+    s.primitive = MJ_JOIN;
+    s.less = NULL;
+    refused(&s, "comparator", "custom join without less");
+    /* The source holds the search's kernels, the join's and the comparator. */
+    s = custom_spec();
+    s.primitive = MJ_JOIN;
+    char err[512] = "", *src = NULL;
+    size_t len = 0;
+    ck_assert_msg(mj__gen_source(&s, &src, &len, err, sizeof err) == 0, "%s", err);
+    ck_assert_ptr_nonnull(strstr(src, "mj_search_tiles("));
+    ck_assert_ptr_nonnull(strstr(src, "mj_join_tiles("));
+    ck_assert_ptr_nonnull(strstr(src, custom_less));
+    free(src);
+    /* The lbs tile takes more than the search's for small keys. */
+    ck_assert_uint_ge(mj__tile_smem(MJ_JOIN, 128, 11, 4, 0), 12 * 128 * 11);
+    ck_assert_uint_ge(mj__tile_smem(MJ_JOIN, 128, 11, 64, 0),
+                      mj__tile_smem(MJ_SORTED_SEARCH, 128, 11, 64, 0));
+    static const size_t key_sizes[] = {1, 2, 4, 8, 12, 16, 32, 64, 256};
+    for (size_t i = 0; i < sizeof key_sizes / sizeof *key_sizes; ++i) {
+        mj_tile t = {MJ_JOIN, key_sizes[i], 0, 0, 0, 0, 0, 0};
+        mj__default_tile(MJ_JOIN, 90, key_sizes[i], 0, &t.nt, &t.vt, &t.bs_nt);
+        ck_assert_msg(mj_tile_check(&t, err, sizeof err) == MJ_OK, "%zu-byte keys: %s",
+                      key_sizes[i], err);
+    }
+}
+END_TEST
+
+START_TEST(temp_size)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    d.primitive = MJ_JOIN;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    size_t small = 0, big = 0;
+    ck_assert_int_eq(mj_sorter_temp_size(s, 0, 0, &small), MJ_OK);
+    ck_assert_uint_gt(small, 0);
+    /* Per a row two 8-byte words and a byte, per b row a byte, for any split of n. */
+    ck_assert_int_eq(mj_sorter_temp_size(s, 1000000, 0, &big), MJ_OK);
+    ck_assert_uint_ge(big, 17u * 1000000);
+    ck_assert_uint_gt(big, small);
+    mjt_expect(ctx, mj_sorter_temp_size(s, SIZE_MAX, 0, &big), MJ_ERR_TOO_LARGE, NULL,
+               "join temp of SIZE_MAX");
+    mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(api_arguments)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    mj_sorter *join = NULL, *bad = NULL;
+    d.primitive = MJ_JOIN;
+    d.value_size = 4;
+    mjt_expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "value_size",
+               "join with values");
+    d.value_size = 0;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &join), MJ_OK);
+
+    char *a = (char *)(uintptr_t)0x100000, *b = a + (1 << 20);
+    char *ar = a + (2 << 20), *br = a + (3 << 20), *cnt = a + (4 << 20), *tmp = a + (5 << 20);
+    mj_join_kind inner = MJ_JOIN_INNER;
+#define COUNT(k, ac, bc, oc) mj_sorter_join_count(join, k, a, ac, b, bc, oc, NULL, 0, NULL)
+#define JOIN(k, ac, bc, is, x, y, cap, oc)                                                       \
+    mj_sorter_join(join, k, a, ac, b, bc, is, x, y, cap, oc, NULL, 0, NULL)
+    ck_assert_int_eq(mj_sorter_join(NULL, inner, a, 10, b, 10, 4, ar, br, 10, cnt, NULL, 0,
+                                    NULL),
+                     MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(mj_sorter_join_count(NULL, inner, a, 10, b, 10, cnt, NULL, 0, NULL),
+                     MJ_ERR_INVALID_ARGUMENT);
+    /* Kind and index size. */
+    mjt_expect(ctx, COUNT((mj_join_kind)4, 10, 10, cnt), MJ_ERR_INVALID_ARGUMENT, "kind",
+               "an unknown kind");
+    mjt_expect(ctx, JOIN((mj_join_kind)-1, 10, 10, 4, ar, br, 10, cnt), MJ_ERR_INVALID_ARGUMENT,
+               "kind", "a negative kind");
+    mjt_expect(ctx, JOIN(inner, 10, 10, 2, ar, br, 10, cnt), MJ_ERR_INVALID_ARGUMENT, "4",
+               "2-byte rows");
+    mjt_expect(ctx, JOIN(inner, 10, 10, 0, ar, br, 10, cnt), MJ_ERR_INVALID_ARGUMENT, "4",
+               "0-byte rows");
+    /* NULL arrays that hold something. */
+    mjt_expect(ctx, mj_sorter_join_count(join, inner, NULL, 10, b, 10, cnt, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "a is NULL", "NULL a");
+    mjt_expect(ctx, mj_sorter_join_count(join, inner, a, 10, NULL, 10, cnt, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "b is NULL", "NULL b");
+    mjt_expect(ctx, COUNT(inner, 10, 10, NULL), MJ_ERR_INVALID_ARGUMENT, "out_count is NULL",
+               "NULL out_count");
+    mjt_expect(ctx, JOIN(inner, 10, 10, 4, ar, br, 10, NULL), MJ_ERR_INVALID_ARGUMENT,
+               "out_count is NULL", "NULL out_count (rows)");
+    mjt_expect(ctx, JOIN(inner, 10, 10, 4, NULL, br, 10, cnt), MJ_ERR_INVALID_ARGUMENT,
+               "a_rows is NULL", "NULL a_rows");
+    mjt_expect(ctx, JOIN(MJ_JOIN_OUTER, 10, 10, 8, ar, NULL, 10, cnt), MJ_ERR_INVALID_ARGUMENT,
+               "b_rows is NULL", "NULL b_rows");
+    /* Sizes: the largest possible join, 4-byte rows, the rows' bytes. */
+    mjt_expect(ctx, COUNT(inner, SIZE_MAX, 1, cnt), MJ_ERR_TOO_LARGE, "2^63",
+               "a_count + b_count overflowing");
+    mjt_expect(ctx, COUNT(MJ_JOIN_LEFT, 1ull << 32, 1ull << 31, cnt), MJ_ERR_TOO_LARGE, "2^63",
+               "a product of 2^63 rows");
+    mjt_expect(ctx, JOIN(inner, 1ull << 32, 10, 4, ar, br, 10, cnt), MJ_ERR_TOO_LARGE,
+               "index_size 8", "2^32 a rows with 4-byte rows");
+    mjt_expect(ctx, JOIN(inner, 10, 1ull << 32, 4, ar, br, 10, cnt), MJ_ERR_TOO_LARGE,
+               "index_size 8", "2^32 b rows with 4-byte rows");
+    mjt_expect(ctx, JOIN(inner, 10, 10, 8, ar, br, SIZE_MAX / 4, cnt), MJ_ERR_TOO_LARGE,
+               "memory", "rows beyond memory");
+    mjt_expect(ctx, COUNT(MJ_JOIN_LEFT, 1ull << 62, 0, cnt), MJ_ERR_TOO_LARGE, "memory",
+               "2^62 keys");
+    char *big = (char *)(uintptr_t)(1ull << 44);
+    mjt_expect(ctx, mj_sorter_join_count(join, inner, big, 1ull << 42, big + (1ull << 45),
+                                         1ull << 20, cnt, NULL, 0, NULL),
+               MJ_ERR_TOO_LARGE, "blocks", "2^42 keys: more tiles than a grid");
+    /* Overlaps: outputs with inputs and with one another. */
+    mjt_expect(ctx, JOIN(inner, 10, 10, 4, a + 36, br, 10, cnt), MJ_ERR_INVALID_ARGUMENT,
+               "a_rows overlaps a", "a_rows over a");
+    mjt_expect(ctx, JOIN(inner, 10, 10, 4, ar, b + 39, 10, cnt), MJ_ERR_INVALID_ARGUMENT,
+               "b_rows overlaps b", "b_rows over b");
+    mjt_expect(ctx, JOIN(inner, 10, 10, 8, ar, ar + 72, 10, cnt), MJ_ERR_INVALID_ARGUMENT,
+               "b_rows overlaps a_rows", "b_rows over a_rows");
+    mjt_expect(ctx, JOIN(inner, 10, 10, 4, ar, br, 10, br + 36), MJ_ERR_INVALID_ARGUMENT,
+               "out_count overlaps b_rows", "out_count in b_rows");
+    mjt_expect(ctx, COUNT(inner, 10, 10, a + 8), MJ_ERR_INVALID_ARGUMENT,
+               "out_count overlaps a", "out_count in a");
+    /* Temp. */
+    mjt_expect(ctx, mj_sorter_join(join, inner, a, 10, b, 10, 4, ar, br, 10, cnt, tmp, 1, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "too small", "temp too small");
+    mjt_expect(ctx, mj_sorter_join_count(join, inner, a, 10, b, 10, cnt, tmp + 8, 1 << 20,
+                                         NULL),
+               MJ_ERR_INVALID_ARGUMENT, "aligned", "misaligned temp");
+    /* Valid calls reach the missing device: adjacent arrays, no room (rows NULL), empty
+     * sides, 2^32 - 1 rows a side with 4-byte rows, 2^32 rows with 8-byte ones. */
+    mjt_expect(ctx, JOIN(inner, 10, 10, 4, ar, ar + 40, 10, ar + 80), MJ_ERR_UNSUPPORTED,
+               "compile-only", "adjacent outputs");
+    mjt_expect(ctx, JOIN(MJ_JOIN_RIGHT, 10, 10, 4, NULL, NULL, 0, cnt), MJ_ERR_UNSUPPORTED,
+               "compile-only", "no room");
+    mjt_expect(ctx, mj_sorter_join_count(join, MJ_JOIN_OUTER, NULL, 0, NULL, 0, cnt, NULL, 0,
+                                         NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "nothing to join");
+    mjt_expect(ctx, mj_sorter_join(join, MJ_JOIN_LEFT, a, 10, NULL, 0, 8, ar, br, 10, cnt, NULL,
+                                   0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "an empty b");
+    mjt_expect(ctx, mj_sorter_join(join, inner, big, UINT32_MAX, b, 10, 4, ar, br, 10, cnt, NULL,
+                                   0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "2^32 - 1 rows, 4-byte rows");
+    mjt_expect(ctx, mj_sorter_join(join, inner, big, 1ull << 32, b, 10, 8, ar, br, 10, cnt,
+                                   NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "2^32 rows, 8-byte rows");
+    /* The one-call function. */
+    mj_sort_desc_init(&d, MJ_KEY_F64, MJ_DESCENDING);
+    d.value_size = 8; /* the call's value size (none) wins */
+    mjt_expect(ctx, mj_join(ctx, &d, MJ_JOIN_OUTER, a, 10, b, 10, 8, ar, br, 10, cnt, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "mj_join");
+    mjt_expect(ctx, mj_join(ctx, NULL, MJ_JOIN_OUTER, a, 10, b, 10, 8, ar, br, 10, cnt, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "desc", "mj_join without a description");
+    mjt_expect(ctx, mj_join(ctx, &d, MJ_JOIN_OUTER, a, 10, b, 10, 8, ar, br, 10, NULL, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "out_count", "mj_join without out_count");
+    ck_assert_int_eq(mj_join(NULL, &d, inner, a, 10, b, 10, 8, ar, br, 10, cnt, NULL),
+                     MJ_ERR_INVALID_ARGUMENT);
+#undef COUNT
+#undef JOIN
+    mj_sorter_destroy(join);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+static Suite *join_args_suite(void) {
+    Suite *s = suite_create("join_args");
+    TCase *tg = tcase_create("gen");
+    tcase_add_test(tg, spec_checks);
+    suite_add_tcase(s, tg);
+    TCase *ta = tcase_create("api");
+    tcase_set_timeout(ta, 300);
+    tcase_add_test(ta, temp_size);
+    tcase_add_test(ta, api_arguments);
+    suite_add_tcase(s, ta);
+    return s;
+}
+
+int main(void) { return mjt_run(join_args_suite(), 1); }
