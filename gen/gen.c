@@ -1,6 +1,7 @@
 #include "gen.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/strbuf.h"
@@ -200,6 +201,51 @@ static void emit_operator(mj_strbuf *sb, const mj_kernel_spec *spec) {
     mj__sb_puts(sb, "#line 1 \"identity\"\n    return (mj_key)(");
     mj__sb_puts(sb, spec->identity ? spec->identity : "0");
     mj__sb_puts(sb, "\n    );\n}\n");
+}
+
+/* The kernel a definition starting at `at` (just past `extern "C" __global__ void`) defines:
+ * its name's start and length (0 when the text is not a definition of that form). */
+static size_t kernel_name_at(const char *at, const char **name) {
+    *name = at;
+    while (*at == ' ' || *at == '\n') ++at;
+    if (strncmp(at, "__launch_bounds__(", 18) == 0) {
+        at = strchr(at, ')');
+        if (!at) return 0; /* *name is not used */
+        ++at;
+        while (*at == ' ' || *at == '\n') ++at;
+    }
+    size_t n = 0;
+    while ((at[n] >= 'a' && at[n] <= 'z') || (at[n] >= 'A' && at[n] <= 'Z') ||
+           (at[n] >= '0' && at[n] <= '9') || at[n] == '_')
+        ++n;
+    *name = at;
+    return at[n] == '(' ? n : 0;
+}
+
+int mj__gen_kernel_source(const char *module_source, const char *kernel, char **out,
+                          size_t *len) {
+    static const char linkage[] = "extern \"C\"", head[] = "extern \"C\" __global__ void";
+    mj_strbuf sb;
+    mj__sb_init(&sb);
+    int found = 0;
+    const char *p = module_source;
+    for (const char *at; (at = strstr(p, head)) != NULL; p = at + sizeof linkage - 1) {
+        const char *name;
+        size_t n = kernel_name_at(at + sizeof head - 1, &name);
+        int keep = n == strlen(kernel) && strncmp(name, kernel, n) == 0;
+        found += keep;
+        mj__sb_append(&sb, p, (size_t)(at - p));
+        mj__sb_puts(&sb, n && !keep ? "template <int>" : linkage);
+    }
+    mj__sb_puts(&sb, p);
+    *out = mj__sb_take(&sb, len);
+    if (!*out) return MJ_GEN_NO_MEMORY;
+    if (found != 1) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 mj_status mj__gen_status(int rc) {
