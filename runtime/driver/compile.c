@@ -150,6 +150,7 @@ mj_status mj__compile_jobs(const mj_nvrtc_api *nv, mj_target target, mj_compile_
                            int count, int threads, mj_build_times *times, char *err,
                            size_t errcap) {
     job_queue q = {nv, target, jobs, count, errcap, 0};
+    if (threads > count) threads = count;
     pthread_t helpers[64];
     int started = 0;
     /* A thread that cannot be started leaves its share to the others. */
