@@ -278,9 +278,10 @@ MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
 /* Where a build with NVRTC spent its time. A primitive's kernels compile as separate NVRTC
  * programs, up to one per CPU at once (MERGEJIT_JIT_THREADS=N caps the threads), so a build
  * costs about its slowest program. frontend_ms is NVRTC's front end (C++ to PTX) and ptxas_ms
- * ptxas (PTX to cubin, as ptxas reports it), each summed over the programs: CPU time, which
- * exceeds the build's wall time when the programs ran at once; -1 when they cannot be told
- * apart (PTX targets, a ptxas that does not report its time). */
+ * ptxas (PTX to cubin, as ptxas reports it), each summed over the programs, so their sum
+ * exceeds the build's wall time when the programs ran at once. ptxas_ms is -1 for PTX targets
+ * (the driver finishes them at load), and both are -1 with a ptxas that does not report its
+ * time. */
 typedef struct mj_build_times {
     int programs, threads;  /* programs compiled; host threads they ran on */
     double frontend_ms, ptxas_ms;

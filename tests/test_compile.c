@@ -627,6 +627,7 @@ START_TEST(parallel_build_ptx)
     char *src = gen(&s);
     mj_binary b = module_build(nv, &s, (mj_target){90, 1}, 3, src);
     ck_assert_double_eq(b.times.ptxas_ms, -1);
+    ck_assert(b.times.frontend_ms > 0 && b.times.slowest_ms > 0);
     ck_assert_int_eq(b.meta.registers, -1);
     mj_kernel_image images[MJ_PACK_MAX];
     char err[256];

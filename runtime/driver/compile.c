@@ -160,15 +160,19 @@ mj_status mj__compile_jobs(const mj_nvrtc_api *nv, mj_target target, mj_compile_
     run_jobs(&q);
     for (int t = 0; t < started; ++t) pthread_join(helpers[t], NULL);
     if (times) {
-        *times = (mj_build_times){count, started + 1, 0, target.ptx ? -1 : 0, 0};
+        *times = (mj_build_times){count, started + 1, 0, 0, 0};
+        int reported = 1;
         for (int i = 0; i < count; ++i) {
             double ptxas = target.ptx ? 0 : mj__ptxas_ms(jobs[i].log);
-            if (ptxas < 0) times->ptxas_ms = -1; /* this ptxas does not report its time */
-            else if (times->ptxas_ms >= 0) times->ptxas_ms += ptxas;
+            reported &= ptxas >= 0;
+            times->ptxas_ms += ptxas > 0 ? ptxas : 0;
             times->frontend_ms += jobs[i].ms - (ptxas > 0 ? ptxas : 0);
             if (jobs[i].ms > times->slowest_ms) times->slowest_ms = jobs[i].ms;
         }
-        if (times->ptxas_ms < 0) times->frontend_ms = -1; /* not separable */
+        if (target.ptx)
+            times->ptxas_ms = -1; /* the driver finishes PTX when it loads it */
+        else if (!reported)
+            times->frontend_ms = times->ptxas_ms = -1; /* this ptxas does not report its time */
     }
     for (int i = 0; i < count; ++i)
         if (jobs[i].status != MJ_OK) {

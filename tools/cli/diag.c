@@ -131,7 +131,7 @@ void cli_print_build(const mj_sorter *sorter)
         printf(" (%d programs on %d threads, slowest %.1f ms", t.programs, t.threads,
                t.slowest_ms);
         if (t.ptxas_ms >= 0)
-            printf("; CPU: front end %.1f ms + ptxas %.1f ms", t.frontend_ms, t.ptxas_ms);
+            printf("; summed: front end %.1f ms + ptxas %.1f ms", t.frontend_ms, t.ptxas_ms);
         printf(")");
     }
     printf("; tile %d threads x %d values per thread\n", nt, vt);
