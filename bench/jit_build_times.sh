@@ -2,7 +2,7 @@
 # Cold and disk-cache build times of a few sorters through `mergejit demo` (on a machine
 # without a GPU it builds in a compile-only context; with one it also sorts 1000 keys): for
 # each sorter, R runs each with a fresh cache directory, then the median (and range) of the
-# cold build, its CPU split (NVRTC front end + ptxas, summed over the kernels' programs), and
+# cold build, its split (NVRTC front end + ptxas, summed over the kernels' programs), and
 # of a load from the disk cache in a second process.
 #   bench/jit_build_times.sh [-r R] [--sm SM] path/to/mergejit
 # MERGEJIT_JIT_THREADS=1 in the environment builds one program after another, for comparison.
