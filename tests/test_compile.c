@@ -425,6 +425,10 @@ START_TEST(choose_target)
     int no_cache = 0;
     for (int i = 0; i < n; ++i) no_cache |= strcmp(opts[i], "--no-cache") == 0;
     ck_assert_int_eq(no_cache, nv->major > 12 || (nv->major == 12 && nv->minor >= 9));
+    /* NVRTC 12.4 and later parse without the runtime API's declarations. */
+    int minimal = 0;
+    for (int i = 0; i < n; ++i) minimal |= strcmp(opts[i], "--minimal") == 0;
+    ck_assert_int_eq(minimal, nv->major > 12 || (nv->major == 12 && nv->minor >= 4));
     n = mj__compile_options(nv, ptx, opts, storage);
     char want[64];
     snprintf(want, sizeof want, "--gpu-architecture=compute_%d", newest);

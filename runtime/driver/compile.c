@@ -43,6 +43,9 @@ int mj__compile_options(const mj_nvrtc_api *nv, mj_target target, const char *op
     opts[n++] = storage;
     opts[n++] = "-std=c++17";
     if (!target.ptx) opts[n++] = "--ptxas-options=-v";
+    /* From NVRTC 12.4 on, --minimal leaves out the runtime API's types and functions, which
+     * the templates never use: a shorter parse in every program, the same PTX. */
+    if (nv->major > 12 || (nv->major == 12 && nv->minor >= 4)) opts[n++] = "--minimal";
     if (nv->major > 12 || (nv->major == 12 && nv->minor >= 9)) opts[n++] = "--no-cache";
     opts[n] = NULL;
     return n;

@@ -16,9 +16,10 @@ typedef struct mj_target {
  * newest sm it knows when the device is newer; -1 with err when the sm is older than any. */
 int mj__choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err, size_t errcap);
 
-/* The NVRTC options for a target, NULL-terminated; stable for hashing. From NVRTC 12.9 on,
- * --no-cache: NVRTC's own cache would hide ptxas's report on a hit, and the disk cache here
- * already keeps every binary. */
+/* The NVRTC options for a target, NULL-terminated; stable for hashing. From NVRTC 12.4 on,
+ * --minimal (no runtime API declarations: a shorter parse). From NVRTC 12.9 on, --no-cache:
+ * NVRTC's own cache would hide ptxas's report on a hit, and the disk cache here already keeps
+ * every binary. */
 int mj__compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
                         char storage[64]);
 
