@@ -361,10 +361,14 @@ int main(int argc, char **argv)
                 .count();
         int nt = 0, vt = 0;
         mj_sorter_tile(sorter, &nt, &vt);
-        printf("# %s: key %zu B, value %zu B; mergejit sorter %s in %.1f ms (create %.1f ms), "
+        mj_build_times bt;
+        mj_sorter_build_times(sorter, &bt);
+        printf("# %s: key %zu B, value %zu B; mergejit sorter %s in %.1f ms (create %.1f ms; "
+               "%d programs on %d threads, front end %.1f ms + ptxas %.1f ms summed), "
                "tile NT=%d VT=%d\n",
                c.name, c.key_size, c.value_size, source_name(mj_sorter_source(sorter)),
-               mj_sorter_build_ms(sorter), wall_ms, nt, vt);
+               mj_sorter_build_ms(sorter), wall_ms, bt.programs, bt.threads, bt.frontend_ms,
+               bt.ptxas_ms, nt, vt);
         fflush(stdout);
 
         for (int l : sizes) {

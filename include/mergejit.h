@@ -276,6 +276,21 @@ MJ_API void mj_sorter_destroy(mj_sorter *sorter);
  * context's memory, 3 from the context's bundle; and how long that took in milliseconds. */
 MJ_API int mj_sorter_source(const mj_sorter *sorter);
 MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
+/* Where a build with NVRTC spent its time. A primitive's kernels compile as separate NVRTC
+ * programs, up to one per CPU at once (MERGEJIT_JIT_THREADS=N caps the threads), so a build
+ * costs about its slowest program. frontend_ms is NVRTC's front end (C++ to PTX) and ptxas_ms
+ * ptxas (PTX to cubin, as ptxas reports it), each summed over the programs, so their sum
+ * exceeds the build's wall time when the programs ran at once. ptxas_ms is -1 for PTX targets
+ * (the driver finishes them at load), and both are -1 with a ptxas that does not report its
+ * time. */
+typedef struct mj_build_times {
+    int programs, threads;  /* programs compiled; host threads they ran on */
+    double frontend_ms, ptxas_ms;
+    double slowest_ms;      /* the longest program, wall time */
+} mj_build_times;
+/* The sorter's build times when it was compiled with NVRTC (mj_sorter_source 0); otherwise
+ * programs and threads 0 and the times -1. */
+MJ_API void mj_sorter_build_times(const mj_sorter *sorter, mj_build_times *out);
 /* The merge tile in use: threads per block and values per thread. (The blocksort pass may run
  * a power-of-two multiple of those threads with the same values per thread.) */
 MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);

@@ -5,15 +5,19 @@
  * expand and move over i32 and i64 offsets with 1- to 64-byte values; sorted search over
  * built-in keys and a 16-byte struct; bulk remove and insert); custom
  * types; comparator and type errors reported with NVRTC's log; the choice of target; the
- * cache key; and the ptxas report parser. Needs NVRTC (required on CI), no GPU. */
+ * cache key; the ptxas report parser; and the module's build (core/loader.c), its kernels as
+ * separate programs on several threads: the same bytes as one after another, a compile error
+ * reported once. Needs NVRTC (required on CI), no GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver/compile.h"
+#include "core/loader.h"
 #include "core/tile_choice.h"
 #include "driver/dl_nvrtc.h"
 #include "gen.h"
+#include "store/kernel_pack.h"
 #include "test_support.h"
 
 #define ERR_CAP 32768
@@ -424,6 +428,10 @@ START_TEST(choose_target)
     int no_cache = 0;
     for (int i = 0; i < n; ++i) no_cache |= strcmp(opts[i], "--no-cache") == 0;
     ck_assert_int_eq(no_cache, nv->major > 12 || (nv->major == 12 && nv->minor >= 9));
+    /* NVRTC 12.4 and later parse without the runtime API's declarations. */
+    int minimal = 0;
+    for (int i = 0; i < n; ++i) minimal |= strcmp(opts[i], "--minimal") == 0;
+    ck_assert_int_eq(minimal, nv->major > 12 || (nv->major == 12 && nv->minor >= 4));
     n = mj__compile_options(nv, ptx, opts, storage);
     char want[64];
     snprintf(want, sizeof want, "--gpu-architecture=compute_%d", newest);
@@ -530,6 +538,184 @@ START_TEST(ptxas_report_parse)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the module's build */
+
+static int count_of(const char *text, const char *needle) {
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle)) ++n;
+    return n;
+}
+
+/* Builds s's module (core/loader.c) with `threads` programs at once; checks it succeeds. */
+static mj_binary module_build(const mj_nvrtc_api *nv, const mj_kernel_spec *s, mj_target t,
+                              int threads, const char *src) {
+    char *why = malloc(ERR_CAP);
+    ck_assert_ptr_nonnull(why);
+    why[0] = '\0';
+    mj_binary b;
+    memset(&b, 0, sizeof b);
+    mj_status st = mj__module_build(nv, t, s, src, threads, &b, why, ERR_CAP);
+    ck_assert_msg(st == MJ_OK, "%s, %d threads: %s: %s", mj_primitive_name(s->primitive),
+                  threads, mj_status_name(st), why);
+    free(why);
+    return b;
+}
+
+/* The kernels build as separate programs on several threads: the same bytes as one after
+ * another, one image per kernel of the primitive (the search's without the merge's unused
+ * mj_merge_arrays), and ptxas's figures those of the module compiled as one program, whose
+ * kernels have the same PTX. */
+START_TEST(parallel_build_matches_serial)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec specs[4] = {
+        spec_for(MJ_KEY_U32, MJ_ASCENDING, 0, 90),
+        primitive_spec(MJ_SEGMENTED_SORT, MJ_KEY_U32, MJ_ASCENDING, 0, 80),
+        primitive_spec(MJ_SORTED_SEARCH, MJ_KEY_U32, MJ_ASCENDING, 0, 90),
+        u128_spec(16, 8),
+    };
+    for (int i = 0; i < 4; ++i) {
+        const mj_kernel_spec *s = &specs[i];
+        char *src = gen(s);
+        mj_target t = cubin_target(nv, s->sm);
+        mj_binary serial = module_build(nv, s, t, 1, src);
+        mj_binary parallel = module_build(nv, s, t, 4, src);
+        unsigned kernels = mj__primitive_kernels(s->primitive);
+        int count = __builtin_popcount(kernels);
+        ck_assert_uint_eq(serial.size, parallel.size);
+        ck_assert_msg(memcmp(serial.data, parallel.data, serial.size) == 0,
+                      "%s: the parallel build differs from the serial one",
+                      mj_primitive_name(s->primitive));
+        ck_assert_int_eq(serial.times.programs, count);
+        ck_assert_int_eq(serial.times.threads, 1);
+        ck_assert_int_eq(parallel.times.threads, (count < 4 ? count : 4));
+        ck_assert(parallel.times.slowest_ms > 0 && parallel.times.ptxas_ms > 0 &&
+                  parallel.times.frontend_ms > 0);
+
+        mj_kernel_image images[MJ_PACK_MAX];
+        char err[256];
+        ck_assert_int_eq(mj__unpack_kernels(parallel.data, parallel.size, images, err,
+                                            sizeof err), count);
+        for (int k = 0, at = 0; k < MJ_K_COUNT; ++k) {
+            if (!(kernels & (1u << k))) continue;
+            ck_assert_str_eq(images[at].kernel, mj__kernel_name((mj_kernel_id)k));
+            ck_assert_msg(images[at].size > 4 && memcmp(images[at].data, "\177ELF", 4) == 0,
+                          "%s: not a cubin", images[at].kernel);
+            ++at;
+        }
+
+        /* The figures of the module as one program. */
+        char *whole_err = malloc(ERR_CAP);
+        void *bin = NULL;
+        size_t size = 0;
+        char *log = NULL;
+        ck_assert_int_eq(mj__compile(nv, src, t, &bin, &size, &log, whole_err, ERR_CAP), MJ_OK);
+        long spills;
+        int regs;
+        mj__ptxas_report(log, &spills, &regs);
+        ck_assert_int_eq(parallel.meta.registers, regs);
+        ck_assert_int_eq(parallel.meta.spill_bytes, spills);
+        ck_assert_int_eq(spills, 0);
+        free(log);
+        free(bin);
+        free(whole_err);
+        free(serial.data);
+        free(parallel.data);
+        free(src);
+    }
+}
+END_TEST
+
+/* PTX targets: one NUL-terminated PTX text per kernel, holding that kernel alone. */
+START_TEST(parallel_build_ptx)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec s = spec_for(MJ_KEY_U32, MJ_ASCENDING, 4, 90);
+    char *src = gen(&s);
+    mj_binary b = module_build(nv, &s, (mj_target){90, 1}, 3, src);
+    ck_assert_double_eq(b.times.ptxas_ms, -1);
+    ck_assert(b.times.frontend_ms > 0 && b.times.slowest_ms > 0);
+    ck_assert_int_eq(b.meta.registers, -1);
+    mj_kernel_image images[MJ_PACK_MAX];
+    char err[256];
+    ck_assert_int_eq(mj__unpack_kernels(b.data, b.size, images, err, sizeof err), 3);
+    for (int i = 0; i < 3; ++i) {
+        const char *text = images[i].data;
+        ck_assert_int_eq(text[images[i].size - 1], '\0');
+        ck_assert_int_eq(count_of(text, ".entry "), 1);
+        char entry[64];
+        snprintf(entry, sizeof entry, ".entry %s(", images[i].kernel);
+        ck_assert_msg(strstr(text, entry) != NULL, "no %s in its PTX", entry);
+    }
+    free(b.data);
+    free(src);
+}
+END_TEST
+
+/* A comparator that does not compile fails every program alike: the message is NVRTC's log
+ * once, as when the module compiled as one program, through the library too. */
+START_TEST(parallel_build_error_reports_log_once)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec s = u128_spec(16, 8);
+    s.less = "a.hi < b.middle";
+    char *src = gen(&s);
+    mj_target t = cubin_target(nv, 90);
+    char *why = malloc(ERR_CAP), *whole = malloc(ERR_CAP);
+    ck_assert(why && whole);
+    mj_binary b;
+    ck_assert_int_eq(mj__module_build(nv, t, &s, src, 3, &b, why, ERR_CAP), MJ_ERR_COMPILE);
+    ck_assert_ptr_null(b.data);
+    void *bin = NULL;
+    size_t size = 0;
+    ck_assert_int_eq(mj__compile(nv, src, t, &bin, &size, NULL, whole, ERR_CAP), MJ_ERR_COMPILE);
+    ck_assert_int_eq(count_of(why, "NVRTC could not compile"), 1);
+    ck_assert_int_eq(count_of(why, "middle"), count_of(whole, "middle"));
+    ck_assert_int_ge(count_of(why, "middle"), 1);
+    ck_assert_ptr_nonnull(strstr(why, "comparator"));
+
+    setenv("MERGEJIT_JIT_THREADS", "3", 1);
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_CUSTOM, MJ_ASCENDING);
+    d.type_name = "u128";
+    d.type_source = u128_source;
+    d.type_size = 16;
+    d.type_align = 8;
+    d.less = "a.hi < b.middle";
+    mj_sorter *sorter = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &sorter), MJ_ERR_COMPILE);
+    const char *msg = mj_context_last_error(ctx);
+    ck_assert_int_eq(count_of(msg, "NVRTC could not compile"), 1);
+    ck_assert_int_eq(count_of(msg, "middle"), count_of(whole, "middle"));
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+    unsetenv("MERGEJIT_JIT_THREADS");
+    free(why);
+    free(whole);
+    free(src);
+}
+END_TEST
+
+START_TEST(compile_threads)
+{
+    setenv("MERGEJIT_JIT_THREADS", "2", 1);
+    ck_assert_int_eq(mj__compile_threads(6), 2);
+    ck_assert_int_eq(mj__compile_threads(1), 1);
+    setenv("MERGEJIT_JIT_THREADS", "0", 1); /* not a cap: the CPUs */
+    ck_assert_int_ge(mj__compile_threads(6), 1);
+    ck_assert_int_le(mj__compile_threads(6), 6);
+    unsetenv("MERGEJIT_JIT_THREADS");
+    ck_assert_int_eq(mj__compile_threads(1), 1);
+    ck_assert_double_eq(mj__ptxas_ms("ptxas info    : Compile time = 1.5 ms\n"
+                                     "ptxas info    : Compile time = 2.25 ms\n"), 3.75);
+    ck_assert_double_eq(mj__ptxas_ms("ptxas info    : Used 17 registers\n"), -1);
+    ck_assert_double_eq(mj__ptxas_ms(NULL), -1);
+}
+END_TEST
+
 static Suite *compile_suite(void) {
     Suite *s = suite_create("compile");
     TCase *tc = tcase_create("builtin");
@@ -556,7 +742,14 @@ static Suite *compile_suite(void) {
     tcase_add_test(tt, choose_target);
     tcase_add_test(tt, compile_key);
     tcase_add_test(tt, ptxas_report_parse);
+    tcase_add_test(tt, compile_threads);
     suite_add_tcase(s, tt);
+    TCase *tp = tcase_create("parallel build");
+    tcase_set_timeout(tp, 300);
+    tcase_add_test(tp, parallel_build_matches_serial);
+    tcase_add_test(tp, parallel_build_ptx);
+    tcase_add_test(tp, parallel_build_error_reports_log_once);
+    suite_add_tcase(s, tp);
     return s;
 }
 

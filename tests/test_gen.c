@@ -2,6 +2,7 @@
  * a self-contained, deterministic translation unit; the spec's fields reach the output; custom
  * types are pasted with their static_asserts; each primitive's source defines exactly its
  * kernels. CPU only. Invalid specs: test_gen_invalid.c; template lists: test_gen_templates.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,14 @@ START_TEST(custom_type)
 }
 END_TEST
 
-/* Each primitive's source defines exactly its kernels, segmented code only for segmented sorts,
+static int count_of(const char *text, const char *needle) {
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle)) ++n;
+    return n;
+}
+
+/* Each primitive's source defines exactly its kernels (and each kernel's program that one
+ * alone), segmented code only for segmented sorts,
  * and its tile limits; names parse back. */
 START_TEST(primitives_generate)
 {
@@ -185,6 +193,34 @@ START_TEST(primitives_generate)
         ck_assert_msg(defined == want, "%s: kernel %s %s", mj_primitive_name(p),
                       mj__kernel_name((mj_kernel_id)k), defined ? "defined" : "missing");
     }
+    /* Each kernel's own program (built at once with the others): the same lines, that kernel
+     * the only extern "C" one, the others uninstantiated templates. */
+    int lines = count_of(src, "\n"), definitions = count_of(src, "extern \"C\" __global__");
+    for (int k = 0; k < MJ_K_COUNT; ++k) {
+        const char *name = mj__kernel_name((mj_kernel_id)k);
+        char *one = NULL;
+        size_t one_len = 0;
+        int rc = mj__gen_kernel_source(src, name, &one, &one_len);
+        if (!(kernels & (1u << k))) {
+            if (!(p == MJ_SORTED_SEARCH && k == MJ_K_MERGE_ARRAYS))
+                ck_assert_int_eq(rc, -1);
+            free(one);
+            continue;
+        }
+        ck_assert_msg(rc == 0, "%s: no program for %s", mj_primitive_name(p), name);
+        ck_assert_uint_eq(one_len, strlen(one));
+        ck_assert_int_eq(count_of(one, "\n"), lines);
+        ck_assert_int_eq(count_of(one, "extern \"C\" __global__"), 1);
+        ck_assert_int_eq(count_of(one, "template <int> __global__"), definitions - 1);
+        const char *def = strstr(one, "extern \"C\" __global__");
+        const char *paren = strchr(def, '(');
+        if (strncmp(paren, "(MJ_", 4) == 0) paren = strchr(paren + 1, '('); /* launch bounds */
+        ck_assert_msg(paren - def > (ptrdiff_t)strlen(name) &&
+                      strncmp(paren - strlen(name), name, strlen(name)) == 0,
+                      "%s: the program for %s keeps another kernel", mj_primitive_name(p), name);
+        free(one);
+    }
+
     char flag[32];
     snprintf(flag, sizeof flag, "#define MJ_SEGMENTED %d\n", p == MJ_SEGMENTED_SORT);
     ck_assert_ptr_nonnull(strstr(src, flag));

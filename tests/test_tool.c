@@ -1,5 +1,6 @@
 /* The mergejit tool's exit statuses and messages without a GPU: --help, the demo building for
- * the target and saying on one line that there is no GPU, and bad command lines. */
+ * the target, saying on one line that there is no GPU, with its build split per program, then
+ * loading from the disk cache; and bad command lines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,17 @@ START_TEST(tool)
     ck_assert_msg(r.status == 0, "demo exited %d:\n%s\n%s", r.status, r.out, r.err);
     ck_assert_msg(count_lines_with(r.out, "no GPU") == 1, "demo printed:\n%s", r.out);
     ck_assert_msg(count_lines_with(r.out, "/nonexistent") == 1, "demo printed:\n%s", r.out);
+    /* Its build line splits the cold build: the mergesort's 3 kernels, one program each. */
+    ck_assert_msg(count_lines_with(r.out, "build: compiled with NVRTC in") == 1 &&
+                      count_lines_with(r.out, "(3 programs on ") == 1 &&
+                      count_lines_with(r.out, " + ptxas ") == 1,
+                  "demo printed:\n%s", r.out);
+    mjt_tool_run_free(&r);
+    /* A second run loads it from the disk cache: no split. */
+    r = mjt_run_tool(demo, env);
+    ck_assert_msg(count_lines_with(r.out, "build: loaded from the disk cache in") == 1 &&
+                      count_lines_with(r.out, "programs on") == 0,
+                  "demo printed:\n%s", r.out);
     mjt_tool_run_free(&r);
     mjt_rmtree(cache);
     free(cache);

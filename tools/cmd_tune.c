@@ -370,9 +370,16 @@ static int measure_all(tuner *t, tune_bench *b, size_t *measured)
 static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, size_t *measured)
 {
     int threads = o->threads;
-    if (threads <= 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads <= 0)
         threads = cpus > 2 ? (int)cpus - 1 : 1;
+    /* A candidate's kernels build on threads of their own (MERGEJIT_JIT_THREADS caps them):
+     * the builders share the processors rather than each taking all of them. Set before any
+     * thread starts, as setenv must be. */
+    if (!getenv("MERGEJIT_JIT_THREADS")) {
+        char per[24];
+        snprintf(per, sizeof per, "%ld", cpus / threads > 1 ? cpus / threads : 1);
+        setenv("MERGEJIT_JIT_THREADS", per, 1);
     }
     pthread_t *workers = calloc((size_t)threads, sizeof *workers);
     int started = 0;

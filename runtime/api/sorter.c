@@ -58,6 +58,14 @@ void mj_sorter_destroy(mj_sorter *sorter) { free(sorter); }
 
 int mj_sorter_source(const mj_sorter *s) { return s ? s->source : -1; }
 double mj_sorter_build_ms(const mj_sorter *s) { return s ? s->build_ms : 0; }
+
+void mj_sorter_build_times(const mj_sorter *s, mj_build_times *out) {
+    if (!out) return;
+    if (s && s->source == MJ_SOURCE_COMPILED)
+        *out = s->mod->times;
+    else
+        *out = (mj_build_times){0, 0, -1, -1, -1};
+}
 void mj_sorter_tile(const mj_sorter *s, int *nt, int *vt) {
     if (nt) *nt = s ? s->nt : 0;
     if (vt) *vt = s ? s->vt : 0;

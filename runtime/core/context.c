@@ -149,7 +149,7 @@ static void modules_free(mj_context *ctx) {
     mj_module *m = ctx->modules;
     while (m) {
         mj_module *next = m->next;
-        if (m->module) ctx->cu->module_unload(m->module);
+        for (int i = 0; i < m->image_count; ++i) ctx->cu->module_unload(m->images[i]);
         free(m);
         m = next;
     }

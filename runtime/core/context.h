@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "driver/compile.h"
 #include "driver/dl_cuda.h"
 #include "gen.h"
 #include "mergejit.h"
@@ -22,10 +23,13 @@ enum { MJ_SOURCE_COMPILED = 0, MJ_SOURCE_DISK = 1, MJ_SOURCE_MEMORY = 2, MJ_SOUR
 typedef struct mj_module {
     struct mj_module *next;
     uint8_t key[32];
-    CUmodule module;       /* 0 in compile-only contexts */
+    CUmodule images[MJ_K_COUNT]; /* one per kernel image (store/kernel_pack.h); none in
+                                    compile-only contexts */
+    int image_count;
     CUfunction fn[MJ_K_COUNT]; /* those of mj__primitive_kernels(primitive) */
     int source;            /* MJ_SOURCE_COMPILED, _DISK or _BUNDLE: how it first arrived */
     double build_ms;
+    mj_build_times times;  /* compiled in this process: how the build spent its time */
     size_t binary_size;
     int registers;         /* ptxas's figures; -1 unknown */
     long spill_bytes;

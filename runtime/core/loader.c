@@ -16,6 +16,7 @@
 #include "store/bundle_file.h"
 #include "store/bundle_read.h"
 #include "store/cache.h"
+#include "store/kernel_pack.h"
 
 static mj_module *find(mj_context *ctx, const uint8_t key[32]) {
     for (mj_module *m = ctx->modules; m; m = m->next)
@@ -23,29 +24,45 @@ static mj_module *find(mj_context *ctx, const uint8_t key[32]) {
     return NULL;
 }
 
-/* Loads the binary into the primary context, looks up the kernels, and for merges and sorted
- * searches counts the tile blocks the GPU holds at once. */
-static mj_status load_module(mj_context *ctx, const void *binary, const mj_kernel_spec *spec,
-                             mj_module *m) {
+/* Unloads the module's images (inside the primary context). */
+static void unload_images(mj_context *ctx, mj_module *m) {
+    for (int i = 0; i < m->image_count; ++i) ctx->cu->module_unload(m->images[i]);
+    m->image_count = 0;
+}
+
+/* Loads the binary (a kernel pack, or one image of every kernel) into the primary context,
+ * looks up the kernels, and for merges and sorted searches counts the tile blocks the GPU
+ * holds at once. */
+static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
+                             const mj_kernel_spec *spec, mj_module *m) {
     if (!ctx->cu) return MJ_OK; /* compile-only: nothing to load */
+    mj_kernel_image images[MJ_PACK_MAX];
+    char err[256];
+    int count = mj__unpack_kernels(binary, size, images, err, sizeof err);
+    if (count < 0 || count > MJ_K_COUNT)
+        return mj__fail(ctx, MJ_ERR_CUDA, "cannot load the module: %s",
+                        count < 0 ? err : "more images than kernels");
     mj_status st = mj__ctx_enter(ctx);
     if (st) return st;
-    CUresult r = ctx->cu->module_load_data(&m->module, binary);
-    if (r != CUDA_SUCCESS) {
-        m->module = NULL;
-        mj__ctx_leave(ctx);
-        return mj__fail_cuda(ctx, r, "cuModuleLoadData");
+    CUresult r = CUDA_SUCCESS;
+    for (; m->image_count < count; ++m->image_count) {
+        r = ctx->cu->module_load_data(&m->images[m->image_count], images[m->image_count].data);
+        if (r != CUDA_SUCCESS) break;
     }
+    const char *what = "cuModuleLoadData";
     unsigned wanted = mj__primitive_kernels(spec->primitive);
-    for (int k = 0; k < MJ_K_COUNT; ++k) {
+    for (int k = 0; k < MJ_K_COUNT && r == CUDA_SUCCESS; ++k) {
         if (!(wanted & (1u << k))) continue;
-        r = ctx->cu->module_function(&m->fn[k], m->module, mj__kernel_name((mj_kernel_id)k));
-        if (r != CUDA_SUCCESS) {
-            ctx->cu->module_unload(m->module);
-            m->module = NULL;
-            mj__ctx_leave(ctx);
-            return mj__fail_cuda(ctx, r, mj__kernel_name((mj_kernel_id)k));
-        }
+        what = mj__kernel_name((mj_kernel_id)k);
+        r = CUDA_ERROR_NOT_FOUND; /* unless an image holds it */
+        for (int i = 0; i < count && r != CUDA_SUCCESS; ++i)
+            if (!images[i].kernel || strcmp(images[i].kernel, what) == 0)
+                r = ctx->cu->module_function(&m->fn[k], m->images[i], what);
+    }
+    if (r != CUDA_SUCCESS) {
+        unload_images(ctx, m);
+        mj__ctx_leave(ctx);
+        return mj__fail_cuda(ctx, r, what);
     }
     /* The kernel of one block a tile after the merge partitions: the merge's or the search's. */
     mj_kernel_id tiles = wanted & (1u << MJ_K_SEARCH) ? MJ_K_SEARCH : MJ_K_MERGE_ARRAYS;
@@ -69,7 +86,8 @@ static mj_module *remembered(mj_context *ctx, const uint8_t key[32]) {
  * key meanwhile, keeps that one. */
 static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uint8_t key[32],
                           const void *binary, size_t size, const mj_cache_meta *meta,
-                          int source, double t0, const mj_module **out) {
+                          const mj_build_times *times, int source, double t0,
+                          const mj_module **out) {
     mj_module *m = mj__calloc(1, sizeof *m);
     if (!m) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     memcpy(m->key, key, 32);
@@ -77,7 +95,8 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uin
     m->binary_size = size;
     m->registers = meta->registers;
     m->spill_bytes = (long)meta->spill_bytes;
-    mj_status st = load_module(ctx, binary, spec, m);
+    m->times = *times;
+    mj_status st = load_module(ctx, binary, size, spec, m);
     if (st != MJ_OK) {
         free(m);
         return st;
@@ -86,8 +105,8 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uin
     mj_module *other = find(ctx, key);
     if (other) {
         pthread_mutex_unlock(&ctx->lock);
-        if (m->module && mj__ctx_enter(ctx) == MJ_OK) {
-            ctx->cu->module_unload(m->module);
+        if (m->image_count && mj__ctx_enter(ctx) == MJ_OK) {
+            unload_images(ctx, m);
             mj__ctx_leave(ctx);
         }
         free(m);
@@ -100,6 +119,61 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uin
     }
     *out = m;
     return MJ_OK;
+}
+
+/* The times of a module that was not compiled here. */
+static const mj_build_times no_times = {0, 0, -1, -1, -1};
+
+mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target,
+                           const mj_kernel_spec *spec, const char *src, int threads,
+                           mj_binary *out, char *why, size_t whycap) {
+    mj_compile_job jobs[MJ_K_COUNT];
+    mj_kernel_image images[MJ_K_COUNT];
+    char *sources[MJ_K_COUNT];
+    int count = 0;
+    mj_status st = MJ_OK;
+    memset(jobs, 0, sizeof jobs);
+    out->data = NULL;
+    out->size = 0;
+    out->meta.registers = -1;
+    out->meta.spill_bytes = -1;
+    out->times = no_times;
+    unsigned wanted = mj__primitive_kernels(spec->primitive);
+    for (int k = 0; k < MJ_K_COUNT && st == MJ_OK; ++k) {
+        if (!(wanted & (1u << k))) continue;
+        images[count].kernel = mj__kernel_name((mj_kernel_id)k);
+        int rc = mj__gen_kernel_source(src, images[count].kernel, &sources[count], NULL);
+        if (rc == 0) {
+            jobs[count].source = sources[count];
+            ++count;
+        } else if (rc == MJ_GEN_NO_MEMORY) {
+            st = MJ_ERR_HOST_MEMORY;
+            snprintf(why, whycap, "out of host memory");
+        } else { /* a template list without the kernel: a bug that test_gen catches */
+            st = MJ_ERR_UNSUPPORTED;
+            snprintf(why, whycap, "the generated source does not define kernel %s once",
+                     images[count].kernel);
+        }
+    }
+    if (threads <= 0) threads = mj__compile_threads(count);
+    if (st == MJ_OK)
+        st = mj__compile_jobs(nv, target, jobs, count, threads, &out->times, why, whycap);
+    for (int i = 0; i < count && st == MJ_OK; ++i) {
+        images[i].data = jobs[i].binary;
+        images[i].size = jobs[i].size;
+        long spills;
+        int regs;
+        if (!target.ptx && mj__ptxas_report(jobs[i].log, &spills, &regs) > 0) {
+            out->meta.registers = regs > out->meta.registers ? regs : out->meta.registers;
+            out->meta.spill_bytes = (out->meta.spill_bytes < 0 ? 0 : out->meta.spill_bytes) +
+                                    spills;
+        }
+    }
+    if (st == MJ_OK && mj__pack_kernels(images, count, &out->data, &out->size, why, whycap))
+        st = MJ_ERR_HOST_MEMORY;
+    mj__compile_jobs_free(jobs, count);
+    for (int i = 0; i < count; ++i) free(sources[i]);
+    return st;
 }
 
 mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
@@ -118,6 +192,7 @@ mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_d
     mj__compile_key(nv, target, src, out->key);
     out->meta.registers = -1;
     out->meta.spill_bytes = -1;
+    out->times = no_times;
     out->source = MJ_SOURCE_COMPILED;
     if (!need_data && remembered(ctx, out->key)) { /* loaded: the caller needs no binary */
         free(src);
@@ -132,22 +207,11 @@ mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_d
         return MJ_OK;
     }
     char *why = mj__malloc(MJ_ERROR_CAP);
-    char *log = NULL;
-    mj_status st = why ? mj__compile(nv, src, target, &out->data, &out->size, &log, why,
-                                     MJ_ERROR_CAP)
+    mj_status st = why ? mj__module_build(nv, target, spec, src, 0, out, why, MJ_ERROR_CAP)
                        : MJ_ERR_HOST_MEMORY;
     free(src);
     if (st != MJ_OK) mj__fail(ctx, st, "%s", why ? why : "out of host memory");
     free(why);
-    if (st == MJ_OK && !target.ptx) {
-        long spills;
-        int regs;
-        if (mj__ptxas_report(log, &spills, &regs) > 0) {
-            out->meta.registers = regs;
-            out->meta.spill_bytes = spills;
-        }
-    }
-    free(log);
     /* A cache that cannot be written (read-only, full) costs a recompile next time, never
      * this sort. */
     if (st == MJ_OK && ctx->cache_dir[0])
@@ -176,7 +240,7 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
     if (rc) return mj__fail(ctx, mj__io_status(rc), "%s", err);
     mj_cache_meta meta = {entry->registers, entry->spill_bytes};
     st = remember(ctx, spec, entry->source_key, binary, (size_t)entry->size, &meta,
-                  MJ_SOURCE_BUNDLE, t0, out);
+                  &no_times, MJ_SOURCE_BUNDLE, t0, out);
     free(binary);
     if (st == MJ_OK) *source = MJ_SOURCE_BUNDLE;
     return st;
@@ -206,7 +270,7 @@ mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
         *out = remembered(ctx, b.key);
         *source = MJ_SOURCE_MEMORY;
     } else {
-        st = remember(ctx, spec, b.key, b.data, b.size, &b.meta, b.source, t0, out);
+        st = remember(ctx, spec, b.key, b.data, b.size, &b.meta, &b.times, b.source, t0, out);
         *source = b.source;
     }
     free(b.data);

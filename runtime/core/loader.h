@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "core/context.h"
+#include "driver/compile.h"
+#include "driver/dl_nvrtc.h"
 #include "gen.h"
 #include "mergejit.h"
 #include "store/bundle_file.h"
@@ -18,6 +20,7 @@ typedef struct mj_binary {
     void *data;            /* malloc'd; NULL when source is MJ_SOURCE_MEMORY */
     size_t size;
     mj_cache_meta meta;    /* ptxas's figures, -1 unknown */
+    mj_build_times times;  /* compiled: how the build spent its time; else -1s */
     int source;            /* MJ_SOURCE_COMPILED, _DISK, or _MEMORY (already loaded) */
 } mj_binary;
 
@@ -25,6 +28,15 @@ typedef struct mj_binary {
  * (source MJ_SOURCE_MEMORY, data NULL) when the context has loaded it already. */
 mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
                          mj_binary *out);
+
+/* Builds spec's module from its generated source src: each kernel of the primitive as its
+ * own NVRTC program (mj__gen_kernel_source), `threads` of them at once (0: as many as
+ * mj__compile_threads gives), their binaries packed into out->data (store/kernel_pack.h),
+ * ptxas's figures into out->meta and the times into out->times. The bytes do not depend on threads. MJ_OK, or a status with the reason (one
+ * NVRTC log) in why. Leaves out->key and out->source alone. */
+mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target,
+                           const mj_kernel_spec *spec, const char *src, int threads,
+                           mj_binary *out, char *why, size_t whycap);
 
 /* The module for spec: from the context's bundle (entry: its record for spec's request, or
  * NULL), memory, the disk cache, or NVRTC. *source tells which (MJ_SOURCE_*), *ms how long

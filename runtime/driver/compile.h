@@ -16,9 +16,10 @@ typedef struct mj_target {
  * newest sm it knows when the device is newer; -1 with err when the sm is older than any. */
 int mj__choose_target(const mj_nvrtc_api *nv, int sm, mj_target *out, char *err, size_t errcap);
 
-/* The NVRTC options for a target, NULL-terminated; stable for hashing. From NVRTC 12.9 on,
- * --no-cache: NVRTC's own cache would hide ptxas's report on a hit, and the disk cache here
- * already keeps every binary. */
+/* The NVRTC options for a target, NULL-terminated; stable for hashing. From NVRTC 12.4 on,
+ * --minimal (no runtime API declarations: a shorter parse). From NVRTC 12.9 on, --no-cache:
+ * NVRTC's own cache would hide ptxas's report on a hit, and the disk cache here already keeps
+ * every binary. */
 int mj__compile_options(const mj_nvrtc_api *nv, mj_target target, const char *opts[8],
                         char storage[64]);
 
@@ -28,6 +29,33 @@ int mj__compile_options(const mj_nvrtc_api *nv, mj_target target, const char *op
 mj_status mj__compile(const mj_nvrtc_api *nv, const char *source, mj_target target,
                       void **binary, size_t *size, char **log, char *err, size_t errcap);
 
+/* One program of a module's build: a kernel's source in; its binary, NVRTC's log, the time it
+ * took and its status out. */
+typedef struct mj_compile_job {
+    const char *source;
+    void *binary;      /* malloc'd; NULL on failure */
+    size_t size;
+    char *log;         /* malloc'd; NULL when there was none */
+    double ms;         /* wall-clock time of the whole program (front end and ptxas) */
+    mj_status status;
+    char *err;         /* malloc'd message when status is not MJ_OK */
+} mj_compile_job;
+
+/* Compiles jobs[0..count) on up to `threads` host threads at once, the caller's among them
+ * (NVRTC is thread-safe across programs), so a build costs about its slowest program rather
+ * than their sum on enough cores. The results do not depend on the thread count. Returns
+ * MJ_OK, or the status of the first failed job in order with its message in err: one log,
+ * however many programs failed alike. The caller frees the jobs' results
+ * (mj__compile_jobs_free) either way. *times (may be NULL) gets the times. */
+mj_status mj__compile_jobs(const mj_nvrtc_api *nv, mj_target target, mj_compile_job *jobs,
+                           int count, int threads, mj_build_times *times, char *err,
+                           size_t errcap);
+void mj__compile_jobs_free(mj_compile_job *jobs, int count);
+
+/* Threads for a build of `jobs` programs: MERGEJIT_JIT_THREADS when it is a positive number,
+ * else the CPUs this process may run on; at most jobs. */
+int mj__compile_threads(int jobs);
+
 /* The cache key: SHA-256 over the library version, NVRTC version, options, target and source. */
 void mj__compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source,
                      uint8_t key[32]);
@@ -35,6 +63,10 @@ void mj__compile_key(const mj_nvrtc_api *nv, mj_target target, const char *sourc
 /* Reads ptxas's report in a compile log: spill stores and loads summed over every kernel, and
  * the largest register count. Returns the number of kernels reported (0: no report). */
 int mj__ptxas_report(const char *log, long *spill_bytes, int *max_registers);
+
+/* ptxas's own time in a compile log: its "Compile time = T ms" lines summed over the kernels,
+ * or -1 when the log has none (PTX targets; a ptxas that does not report it). */
+double mj__ptxas_ms(const char *log);
 
 /* Test hook, never set by the library: when non-zero, mj__compile fails as if
  * nvrtcCompileProgram had returned this nvrtcResult. Hidden from the shared library. */

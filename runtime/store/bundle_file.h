@@ -2,7 +2,7 @@
  *
  * Layout, integers little-endian:
  *   0  char[8]   magic "MJBUNDLE"
- *   8  uint32    format version (1)
+ *   8  uint32    format version (2; version 1 is read too)
  *  12  uint32    entry count
  *  16  char[16]  library version that wrote it (NUL-padded; for messages only)
  *  32  uint8[32] SHA-256 of the index (the entry records)
@@ -12,7 +12,8 @@
  * A record holds the entry's request key (what a context asks for: see
  * core/bundle_match.c), its source key (hash of the generated source it was compiled from),
  * the tile, the target, ptxas's register and spill figures, a label for people, and the
- * payload's offset, size and SHA-256. Reading checks the magic, version, index hash, that every
+ * payload's offset, size and SHA-256. A payload is the module's kernel pack
+ * (store/kernel_pack.h); in version 1, one image of every kernel. Reading checks the magic, version, index hash, that every
  * payload lies inside the file and does not overlap the index, and that no two records share a
  * request key; a payload's own hash is checked when it is read.
  *

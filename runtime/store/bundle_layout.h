@@ -40,7 +40,10 @@
 #include "store/bundle_file.h"
 
 #define MAGIC "MJBUNDLE"
-#define FORMAT_VERSION 1u
+/* Version 2 payloads are kernel packs (store/kernel_pack.h); version 1 payloads, one image of
+ * every kernel, still load. */
+#define FORMAT_VERSION 2u
+#define OLDEST_FORMAT_VERSION 1u
 #define HEADER_SIZE 64
 #define MJ_BUNDLE_RECORD 256
 #define MAX_ENTRIES ((uint32_t)1 << 20)

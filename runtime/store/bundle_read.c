@@ -119,9 +119,10 @@ static int read_index_fd(int fd, const char *path, mj_bundle_index *out, char *e
         return -1;
     }
     uint32_t version = mj__get_le32(hdr + H_VERSION);
-    if (version != FORMAT_VERSION) {
-        mj__set_err(err, errcap, "%s is bundle format version %u; this library reads version %u",
-                    path, (unsigned)version, FORMAT_VERSION);
+    if (version < OLDEST_FORMAT_VERSION || version > FORMAT_VERSION) {
+        mj__set_err(err, errcap, "%s is bundle format version %u; this library reads versions "
+                                "%u to %u", path, (unsigned)version, OLDEST_FORMAT_VERSION,
+                    FORMAT_VERSION);
         return -1;
     }
     if (!libver_ok(hdr + H_LIBVER)) {

@@ -2,14 +2,15 @@
  *
  * Entry layout, integers little-endian:
  *   0  char[8]   magic "MJCACHE1"
- *   8  uint32    format version (2)
+ *   8  uint32    format version (3)
  *  12  int32     ptxas's register count (-1 unknown)
  *  16  uint8[32] key
  *  48  uint64    payload size
  *  56  uint8[32] SHA-256 of the register count, the spill bytes and the payload, in that order
  *  88  int64     ptxas's spill bytes (-1 unknown)
- *  96  payload
- * Version 1 entries (no ptxas figures) are reported as damaged and rebuilt. */
+ *  96  payload: the module's kernel pack (store/kernel_pack.h)
+ * Older entries are reported as damaged and rebuilt: version 1 has no ptxas figures, and
+ * version 2 holds one image of every kernel, compiled as one program. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* PATH_MAX, O_CLOEXEC/O_NOFOLLOW, unlinkat when built on its own */
 #endif
@@ -31,7 +32,7 @@
 #include <unistd.h>
 
 #define MAGIC "MJCACHE1"
-#define FORMAT_VERSION 2u
+#define FORMAT_VERSION 3u
 #define HEADER_SIZE 96
 #define OFF_VERSION 8
 #define OFF_REGISTERS 12

@@ -123,8 +123,18 @@ void cli_print_build(const mj_sorter *sorter)
 {
     int nt = 0, vt = 0;
     mj_sorter_tile(sorter, &nt, &vt);
-    printf("build: %s in %.1f ms; tile %d threads x %d values per thread\n",
-           cli_source_phrase(mj_sorter_source(sorter)), mj_sorter_build_ms(sorter), nt, vt);
+    mj_build_times t;
+    mj_sorter_build_times(sorter, &t);
+    printf("build: %s in %.1f ms", cli_source_phrase(mj_sorter_source(sorter)),
+           mj_sorter_build_ms(sorter));
+    if (t.programs > 0) {
+        printf(" (%d programs on %d threads, slowest %.1f ms", t.programs, t.threads,
+               t.slowest_ms);
+        if (t.ptxas_ms >= 0)
+            printf("; summed: front end %.1f ms + ptxas %.1f ms", t.frontend_ms, t.ptxas_ms);
+        printf(")");
+    }
+    printf("; tile %d threads x %d values per thread\n", nt, vt);
 }
 
 static int cmp_float(const void *a, const void *b)
