@@ -60,6 +60,11 @@ static const char *const move_templates[] = {
     "interval_move.h", "kernel_move.cuh",      NULL,
 };
 
+static const char *const setops_templates[] = {
+    "balanced_path.h", "merge_path.cuh", "balanced_search.cuh", "tile_io.cuh",
+    "cta_count_scan.cuh", "kernel_setops.cuh", NULL,
+};
+
 static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_BLOCKSORT] = "mj_blocksort",
     [MJ_K_PARTITION] = "mj_partition",
@@ -82,6 +87,9 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_INSERT_PARTITION] = "mj_insert_partition",
     [MJ_K_INSERT] = "mj_insert_tiles",
     [MJ_K_MOVE] = "mj_move_tiles",
+    [MJ_K_SETOP_PARTITION] = "mj_setop_partition",
+    [MJ_K_SETOP_COUNT] = "mj_setop_count",
+    [MJ_K_SETOP_WRITE] = "mj_setop_write",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -107,6 +115,7 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     case MJ_BULK_REMOVE: return K(MJ_K_REMOVE_PARTITION) | K(MJ_K_REMOVE);
     case MJ_BULK_INSERT: return K(MJ_K_INSERT_PARTITION) | K(MJ_K_INSERT);
     case MJ_INTERVAL_MOVE: return K(MJ_K_LBS_PARTITION) | K(MJ_K_MOVE);
+    case MJ_SET_OPS: return K(MJ_K_SETOP_PARTITION) | K(MJ_K_SETOP_COUNT) | K(MJ_K_SETOP_WRITE);
     default: return 0;
     }
 }
@@ -128,6 +137,7 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
     case MJ_BULK_REMOVE: return remove_templates;
     case MJ_BULK_INSERT: return insert_templates;
     case MJ_INTERVAL_MOVE: return move_templates;
+    case MJ_SET_OPS: return setops_templates;
     default: return NULL;
     }
 }

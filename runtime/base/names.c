@@ -63,6 +63,7 @@ static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
     [MJ_BULK_REMOVE] = "remove",
     [MJ_BULK_INSERT] = "insert",
     [MJ_INTERVAL_MOVE] = "move",
+    [MJ_SET_OPS] = "setops",
 };
 
 const char *mj_primitive_name(mj_primitive primitive) {
