@@ -137,6 +137,12 @@ START_TEST(primitives_without_gpu)
     mjt_expect(ctx, mj_sorter_interval_expand(s[MJ_INTERVAL_MOVE], fake, 10, 100, fake, fake,
                                               NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "move", "expand with a move sorter");
+    mjt_expect(ctx, mj_sorter_set_op(s[MJ_MERGE], MJ_SET_UNION, fake, NULL, 5, fake, NULL, 5,
+                                     fake, NULL, fake, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "merge", "set op with a merge sorter");
+    mjt_expect(ctx, mj_sorter_merge(s[MJ_SET_OPS], fake, NULL, 5, fake, NULL, 5, fake, NULL,
+                                    NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "setops", "merge with a setops sorter");
     /* Argument checks come before the missing device. */
     mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
                                     NULL, NULL, 0, NULL),
