@@ -16,7 +16,9 @@
 //   insert    against thrust::merge_by_key of (positions, a) with (counting iterator, b)
 //             (bench_bulk_cases.h);
 //   move      interval gather, scatter and move against the same upper_bound as lbs plus a
-//             thrust::for_each_n copying each item's element (bench_move_cases.h).
+//             thrust::for_each_n copying each item's element (bench_move_cases.h);
+//   setops    intersection, union, difference and symmetric difference against Thrust's
+//             set_* and set_*_by_key (bench_setops_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run.
@@ -28,7 +30,7 @@
 //
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
-//                           insert|move]
+//                           insert|move|setops]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
@@ -315,6 +317,7 @@ static void measure_copy()
 #include "bench_search_cases.h"
 #include "bench_bulk_cases.h"
 #include "bench_move_cases.h"
+#include "bench_setops_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -339,7 +342,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
-                            "remove|insert|move] "
+                            "remove|insert|move|setops] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] "
                             "[--csv FILE]\n");
             return 2;
@@ -440,6 +443,17 @@ int main(int argc, char **argv)
                 for (int mode = 0; mode < 3; mode++) // gather, scatter, both
                     bench_move<int32_t, uint32_t>("i32", MJ_KEY_I32, lg, mode != 1, mode != 0);
             if (want_case("i64")) bench_move<int64_t, uint64_t>("i64", MJ_KEY_I64, lg, true, true);
+        }
+    }
+    if (want("setops")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            for (int op = 0; op < 4; op++) {
+                if (want_case("u32"))
+                    bench_setops<uint32_t, void>("u32", MJ_KEY_U32, lg, (mj_set_op)op);
+                if (want_case("pairs_u32"))
+                    bench_setops<uint32_t, uint32_t>("pairs_u32", MJ_KEY_U32, lg, (mj_set_op)op);
+            }
         }
     }
     if (g_csv) fclose(g_csv);
