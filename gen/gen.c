@@ -88,8 +88,7 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_INSERT] = "mj_insert_tiles",
     [MJ_K_MOVE] = "mj_move_tiles",
     [MJ_K_SETOP_PARTITION] = "mj_setop_partition",
-    [MJ_K_SETOP_COUNT] = "mj_setop_count",
-    [MJ_K_SETOP_WRITE] = "mj_setop_write",
+    [MJ_K_SETOP] = "mj_setop_tiles",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -115,7 +114,7 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     case MJ_BULK_REMOVE: return K(MJ_K_REMOVE_PARTITION) | K(MJ_K_REMOVE);
     case MJ_BULK_INSERT: return K(MJ_K_INSERT_PARTITION) | K(MJ_K_INSERT);
     case MJ_INTERVAL_MOVE: return K(MJ_K_LBS_PARTITION) | K(MJ_K_MOVE);
-    case MJ_SET_OPS: return K(MJ_K_SETOP_PARTITION) | K(MJ_K_SETOP_COUNT) | K(MJ_K_SETOP_WRITE);
+    case MJ_SET_OPS: return K(MJ_K_SETOP_PARTITION) | K(MJ_K_SETOP);
     default: return 0;
     }
 }

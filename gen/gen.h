@@ -31,8 +31,7 @@ typedef enum mj_kernel_id {
     MJ_K_INSERT,          /* bulk insert */
     MJ_K_MOVE,            /* interval move */
     MJ_K_SETOP_PARTITION, /* set operations */
-    MJ_K_SETOP_COUNT,     /* set operations */
-    MJ_K_SETOP_WRITE,     /* set operations */
+    MJ_K_SETOP,           /* set operations */
     MJ_K_COUNT
 } mj_kernel_id;
 

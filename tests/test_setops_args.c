@@ -56,8 +56,7 @@ START_TEST(spec_checks)
     size_t len = 0;
     ck_assert_msg(mj__gen_source(&s, &src, &len, err, sizeof err) == 0, "%s", err);
     ck_assert_ptr_nonnull(strstr(src, "mj_setop_partition("));
-    ck_assert_ptr_nonnull(strstr(src, "mj_setop_count("));
-    ck_assert_ptr_nonnull(strstr(src, "mj_setop_write("));
+    ck_assert_ptr_nonnull(strstr(src, "mj_setop_tiles("));
     ck_assert_ptr_null(strstr(src, "mj_merge_arrays("));
     ck_assert_ptr_nonnull(strstr(src, custom_less));
     free(src);

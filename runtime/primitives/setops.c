@@ -1,6 +1,6 @@
 /* The host side of the multiset operations (kernel_setops.cuh): argument checks, then the
- * balanced-path partitions, the count pass (which scans the tiles' counts as it goes and
- * writes the total) and the write pass. Every check comes before the first launch. */
+ * balanced-path partitions and one pass of the tiles (which scan their counts as they go and
+ * write the total). Every check comes before the first launch. */
 #include "primitives/setops.h"
 
 #include <stdint.h>
@@ -125,8 +125,7 @@ mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys,
     CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values), oc = DPTR(out_count);
     CUdeviceptr parts = rn.base + l.partitions, states = rn.base + l.states;
     void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &parts};
-    void *cp[] = {&ak, &ac, &bk, &bc, &parts, &keep, &states, &cap, &oc};
-    void *wp[] = {&ak, &av, &ac, &bk, &bv, &bc, &parts, &keep, &states, &ok, &ov, &cap};
+    void *tp[] = {&ak, &av, &ac, &bk, &bv, &bc, &parts, &keep, &states, &ok, &ov, &cap, &oc};
     long long grid = (tiles + 1 + MJ_SETOP_PARTITION_NT - 1) / MJ_SETOP_PARTITION_NT;
     /* The states and the tile counter start at zero, in stream order. */
     CUresult r = ctx->cu->memset_d8_async(states, 0, ((size_t)tiles + 1) * sizeof(uint64_t),
@@ -135,8 +134,7 @@ mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys,
         st = mj__fail_cuda(ctx, r, "clearing the tile states");
     if (!st)
         st = mj__launch(s, MJ_K_SETOP_PARTITION, grid, MJ_SETOP_PARTITION_NT, pp, rn.stream);
-    if (!st) st = mj__launch(s, MJ_K_SETOP_COUNT, tiles, (unsigned)s->nt, cp, rn.stream);
-    if (!st) st = mj__launch(s, MJ_K_SETOP_WRITE, tiles, (unsigned)s->nt, wp, rn.stream);
+    if (!st) st = mj__launch(s, MJ_K_SETOP, tiles, (unsigned)s->nt, tp, rn.stream);
     mj__run_end(s, &rn);
     mj__ctx_leave(ctx);
     return st;

@@ -1,11 +1,9 @@
 /* Multiset operations (std::set_intersection, set_union, set_difference and
- * set_symmetric_difference over sorted a and b; see shared/balanced_path.h), in three kernels:
+ * set_symmetric_difference over sorted a and b; see shared/balanced_path.h), in two kernels:
  *   mj_setop_partition: the balanced path's crossing of every tile's first diagonal;
- *   mj_setop_count: each tile walks its part of the path and counts what it emits; the counts
- *     are scanned across tiles in the same pass (decoupled look-back), and the last tile
- *     writes the total;
- *   mj_setop_write: each tile walks its part again and stores what it emits from its start
- *     in the output, keys from shared memory and values from global memory, coalesced.
+ *   mj_setop_tiles: each tile walks its part of the path, finds where its output starts with
+ *     a decoupled look-back over the tiles' counts (one pass over the input, as the scan
+ *     primitive's), stores what it emits and, the last, the total.
  * The operation is the `keep` argument (MJ_KEEP_*), so one module serves all four. */
 #ifndef MJ_KERNEL_SETOPS_CUH
 #define MJ_KERNEL_SETOPS_CUH
@@ -123,15 +121,21 @@ MJ_DEVICE mj_u64 mj_count_look_back(mj_u64 *states, mj_i64 tile, mj_u64 count, i
     return before;
 }
 
-/* states: one word per tile and then the tile counter, all zero before the launch. The last
- * tile writes the total, at most cap (what the output holds), to *out_count. */
+/* One block a tile, numbered in the order the blocks start (the counter after the states;
+ * states and counter all zero before the launch): walks the tile's part of the path, numbers
+ * what it emits (a block scan of the threads' counts), learns how many the tiles before it
+ * emit (mj_count_look_back), and stores its elements from there: keys from shared memory,
+ * values from global memory, coalesced, only below cap (what the output holds) whatever the
+ * input. The last tile writes the total, at most cap, to *out_count. */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
-mj_setop_count(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_count,
-               const mj_i64 *partitions, int keep, mj_u64 *states, mj_i64 cap,
-               mj_u64 *out_count) {
+mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
+               const mj_key *b_keys, const mj_value *b_values, mj_i64 b_count,
+               const mj_i64 *partitions, int keep, mj_u64 *states, mj_key *out_keys,
+               mj_value *out_values, mj_i64 cap, mj_u64 *out_count) {
     MJ_SETOP_SHARED(s);
-    __shared__ mj_i64 s_tile;
-    __shared__ int s_total;
+    __shared__ int s_pos[MJ_NV]; /* the emitted elements' tile positions, in output order */
+    __shared__ mj_i64 s_tile, s_base;
+    __shared__ int s_count;
     int tid = threadIdx.x;
     mj_i64 tiles = gridDim.x;
     if (tid == 0) s_tile = (mj_i64)atomicAdd(states + tiles, 1ull);
@@ -140,43 +144,24 @@ mj_setop_count(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_count,
     mj_setop_range r = mj_setop_tile_range(tile, MJ_NV, a_count, b_count, partitions[tile],
                                            partitions[tile + 1]);
     int pos[MJ_VT];
-    int emitted = __popcll(mj_setop_walk(a, b, r, keep, s_keys, s_a, s_b, pos, tid));
-    int before = mj_cta_count_scan(emitted, s_warps, tid);
-    if (tid == MJ_NT - 1) s_total = before + emitted;
-    __syncthreads();
-    if (tid < 32) {
-        mj_u64 prior = mj_count_look_back(states, tile, (mj_u64)s_total, tid);
-        if (tid == 0 && tile == tiles - 1)
-            *out_count = (mj_u64)mj_min((mj_i64)(prior + s_total), cap);
-    }
-}
-
-/* states: the PREFIX words mj_setop_count left. Writes only below cap, whatever the input. */
-extern "C" __global__ void __launch_bounds__(MJ_NT)
-mj_setop_write(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
-               const mj_key *b_keys, const mj_value *b_values, mj_i64 b_count,
-               const mj_i64 *partitions, int keep, const mj_u64 *states, mj_key *out_keys,
-               mj_value *out_values, mj_i64 cap) {
-    MJ_SETOP_SHARED(s);
-    __shared__ int s_pos[MJ_NV]; /* the emitted elements' tile positions, in output order */
-    int tid = threadIdx.x;
-    mj_i64 tile = blockIdx.x;
-    mj_setop_range r = mj_setop_tile_range(tile, MJ_NV, a_count, b_count, partitions[tile],
-                                           partitions[tile + 1]);
-    int pos[MJ_VT];
     mj_u64 emit = mj_setop_walk(a_keys, b_keys, r, keep, s_keys, s_a, s_b, pos, tid);
-    __shared__ int s_count;
     int slot = mj_cta_count_scan(__popcll(emit), s_warps, tid);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i)
         if (emit >> i & 1) s_pos[slot++] = pos[i];
     if (tid == MJ_NT - 1) s_count = slot;
     __syncthreads();
-
-    /* The count this walk found, not the one the count pass published: the same for any
-     * input, but only these positions are in s_pos. */
     int count = s_count;
-    mj_i64 out_base = tile ? (mj_i64)(states[tile - 1] & MJ_COUNT_BITS) : 0;
+    if (tid < 32) {
+        mj_u64 before = mj_count_look_back(states, tile, (mj_u64)count, tid);
+        if (tid == 0) {
+            s_base = (mj_i64)before;
+            if (tile == tiles - 1) *out_count = (mj_u64)mj_min((mj_i64)before + count, cap);
+        }
+    }
+    __syncthreads();
+
+    mj_i64 out_base = s_base;
     int a_len = (int)(r.a1 - r.a0);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) {
