@@ -295,10 +295,10 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
     /* The tile's keys with the one before and the one after, and an int result per key. */
     if (primitive == MJ_SORTED_SEARCH) return (nv + 2) * key_size + 4 * nv + 16;
     /* Set operations: the tile's keys and one more, an output position per key, two path
-     * starts per thread and the tile's end, the warp totals, and a few words. Values go from
-     * global memory to global memory. */
+     * starts per thread and the tile's end, the warp totals, a few words, and room for the
+     * arrays' alignment. Values go from global memory to global memory. */
     if (primitive == MJ_SET_OPS)
-        return (nv + 1) * key_size + 4 * nv + 8 * (size_t)(nt + 1) + 4 * (size_t)(nt / 32) + 32;
+        return (nv + 1) * key_size + 4 * nv + 8 * (size_t)(nt + 1) + 4 * (size_t)(nt / 32) + 96;
     /* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one
      * more than a tile) and a source per output. Elements go straight to global memory. */
     if (primitive == MJ_BULK_REMOVE) return 4 * nv + 4 * (size_t)(nt / 32) + 16;

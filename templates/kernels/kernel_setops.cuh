@@ -34,12 +34,13 @@ mj_setop_partition(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_co
     __shared__ int name##_a[MJ_NT + 1], name##_b[MJ_NT + 1];                                    \
     __shared__ int name##_warps[MJ_COUNT_SCAN_WARPS]
 
-/* Loads tile `tile`'s elements into s, finds each thread's part of the tile's path (the
- * balanced path at its first diagonal, tid * MJ_VT, up to the next thread's) and walks it, a
- * slot a step: bit i of the result is set when step i emits, pos[i] then holds the emitted
- * element's tile position. A thread's part has at most MJ_VT slots (MJ_VT + 1 elements only
- * when it ends with a pair). Reads stay inside the tile whatever the input; unsorted input
- * only changes what is emitted, never more than MJ_VT a thread. */
+/* Loads the tile's elements (a[r.a0, r.a1), then b[r.b0, r.b1)) into s, finds each thread's
+ * part of the tile's path (the balanced path at its first diagonal, tid * MJ_VT, up to the
+ * next thread's) and walks it, a slot a step: bit i of the result is set when step i emits,
+ * pos[i] then holds the emitted element's tile position. A thread's part has at most MJ_VT
+ * slots (MJ_VT + 1 elements only when it ends with a pair). Reads stay inside the tile
+ * whatever the input; unsorted input only changes what is emitted, never more than MJ_VT a
+ * thread. */
 MJ_DEVICE mj_u64 mj_setop_walk(const mj_key *a, const mj_key *b, const mj_setop_range &r,
                                int keep, mj_key *s, int *s_a, int *s_b, int pos[MJ_VT],
                                int tid) {
