@@ -5,8 +5,8 @@
  * fields (the third tells equivalent keys apart, so the output must take each key from the
  * right side); random keys with about half in common, few keys with many copies, all keys
  * equal with different multiplicities, disjoint and identical inputs, a run of three tiles of
- * one key on one side only; sizes 0, 1, around the tile edges, many tiles and 10^7 (not with
- * MJ_TEST_SMALL). Each value names its element (side and index), so stability and where each
+ * one key on one side only; sizes 0, 1, around the tile edges, many tiles, 10^6 and 10^7 a
+ * side (not with MJ_TEST_SMALL). Each value names its element (side and index), so stability and where each
  * value comes from are checked. Every output lies between guard bytes that must stay as they
  * were, also for unsorted input (whose output is otherwise unspecified; the count must stay
  * within the bound). A caller's temporary buffer and the one-call function. Skips (exit 77)
@@ -300,12 +300,14 @@ static size_t sizes_for(size_t nv, size_t (*out)[2]) {
     size_t z = 0;
     const size_t pairs[][2] = {{0, 0},      {0, 1},          {1, 0},         {1, 1},
                                {0, nv + 1}, {nv - 1, 0},     {nv / 2, nv / 2}, {nv, nv},
-                               {nv + 1, nv - 1}, {3 * nv + 5, 2 * nv}, {100000, 70000}};
+                               {nv + 1, nv - 1}, {3 * nv + 5, 2 * nv}, {20 * nv, 15 * nv}};
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; ++i) {
         out[z][0] = pairs[i][0];
         out[z++][1] = pairs[i][1];
     }
     if (!small) {
+        out[z][0] = 100000;
+        out[z++][1] = 70000;
         out[z][0] = 1000000;
         out[z++][1] = 1300000;
     }
@@ -368,7 +370,7 @@ START_TEST(test_unsorted)
     cur = c;
     mj_sorter *s = make(c);
     size_t nv = tile_of(s), ks = c->ks;
-    size_t sizes[][2] = {{5 * nv + 3, 4 * nv}, {nv, 7 * nv + 1}, {100000, 30000}};
+    size_t sizes[][2] = {{5 * nv + 3, 4 * nv}, {nv, 7 * nv + 1}, {small ? 20000 : 100000, 30000}};
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; ++z) {
         size_t ac = sizes[z][0], bc = sizes[z][1];
         unsigned char *a = malloc(ac * ks), *b = malloc(bc * ks);
