@@ -61,7 +61,7 @@ static const char *const move_templates[] = {
 };
 
 static const char *const setops_templates[] = {
-    "balanced_path.h", "merge_path.cuh", "balanced_search.cuh", "tile_io.cuh",
+    "merge_frame.h", "balanced_path.h", "merge_path.cuh", "balanced_search.cuh", "tile_io.cuh",
     "cta_count_scan.cuh", "kernel_setops.cuh", NULL,
 };
 

@@ -9,6 +9,7 @@
 #include "gen.h"
 #include "primitives/run.h"
 #include "shared/balanced_path.h"
+#include "shared/merge_frame.h"
 
 #define FN "mj_sorter_set_op"
 
@@ -124,9 +125,10 @@ mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys,
     CUdeviceptr ak = DPTR(a_keys), av = DPTR(a_values), bk = DPTR(b_keys), bv = DPTR(b_values);
     CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values), oc = DPTR(out_count);
     CUdeviceptr parts = rn.base + l.partitions, states = rn.base + l.states;
-    void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &parts};
+    int lanes = mj_search_lanes(tiles + 1);
+    void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &parts, &lanes};
     void *tp[] = {&ak, &av, &ac, &bk, &bv, &bc, &parts, &keep, &states, &ok, &ov, &cap, &oc};
-    long long grid = (tiles + 1 + MJ_SETOP_PARTITION_NT - 1) / MJ_SETOP_PARTITION_NT;
+    long long grid = ((tiles + 1) * lanes + MJ_SETOP_PARTITION_NT - 1) / MJ_SETOP_PARTITION_NT;
     /* The states and the tile counter start at zero, in stream order. */
     CUresult r = ctx->cu->memset_d8_async(states, 0, ((size_t)tiles + 1) * sizeof(uint64_t),
                                           rn.stream);

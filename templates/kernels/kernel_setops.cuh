@@ -9,21 +9,28 @@
 #define MJ_KERNEL_SETOPS_CUH
 
 #include "common/spec_default.cuh"
+#include "shared/merge_frame.h"
 #include "shared/balanced_path.h"
 #include "thread/merge_path.cuh"
 #include "thread/balanced_search.cuh"
 #include "block/tile_io.cuh"
 #include "block/cta_count_scan.cuh"
 
+/* partitions[t] for t in [0, tiles]: the balanced path's crossing of diagonal t * MJ_NV
+ * (mj_bp_entry). A group of `lanes` threads an entry finds the merge path's split
+ * (mj_search_lanes, as mergesort's partitions), its first lane the runs around it. */
 extern "C" __global__ void __launch_bounds__(MJ_SETOP_PARTITION_NT)
 mj_setop_partition(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_count,
-                   mj_i64 tiles, mj_i64 *partitions) {
-    mj_i64 t = (mj_i64)blockIdx.x * MJ_SETOP_PARTITION_NT + threadIdx.x;
-    if (t > tiles) return;
-    int star;
-    mj_i64 p = mj_balanced_path(a, a_count, b, b_count, mj_min(t * MJ_NV, a_count + b_count),
-                                &star);
-    partitions[t] = mj_bp_entry(p, star);
+                   mj_i64 tiles, mj_i64 *partitions, int lanes) {
+    mj_i64 t = ((mj_i64)blockIdx.x * MJ_SETOP_PARTITION_NT + threadIdx.x) / lanes;
+    /* Groups past the end search an empty range: their lanes still take part in the ballots. */
+    mj_i64 diag = t <= tiles ? mj_min(t * MJ_NV, a_count + b_count) : 0;
+    mj_i64 ai = mj_group_merge_path(lanes, a, a_count, b, b_count, diag);
+    if (t <= tiles && (threadIdx.x & (lanes - 1)) == 0) {
+        int star;
+        ai = mj_balance_split(a, b, b_count, diag, ai, &star);
+        partitions[t] = mj_bp_entry(ai, star);
+    }
 }
 
 /* A tile's shared memory: its elements (a's part, then b's; one more than a tile when its

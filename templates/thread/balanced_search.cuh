@@ -59,14 +59,14 @@ MJ_DEVICE I mj_run_end(const mj_key *keys, I begin, I limit, const mj_key &x) {
     return lo;
 }
 
-/* How many of a the balanced path takes before output diagonal d of sorted a and b, and in
- * *star whether the diagonal is starred (b then gives one element more, d - result + 1, to
- * the part before it). Whatever the input, the result is in [0, min(d, a_count)] and
- * d - result + *star in [0, b_count]. */
+/* How many of a the balanced path takes before output diagonal d of sorted a and b, given
+ * ai, how many the merge path takes there, and in *star whether the diagonal is starred (b
+ * then gives one element more, d - result + 1, to the part before it). Whatever the input,
+ * for ai in [d - b_count, d] the result is in [0, ai] and d - result + *star in [0, b_count]. */
 template <typename I>
-MJ_DEVICE I mj_balanced_path(const mj_key *a, I a_count, const mj_key *b, I b_count, I d,
+MJ_DEVICE I mj_balance_split(const mj_key *a, const mj_key *b, I b_count, I d, I ai,
                              int *star) {
-    I ai = mj_merge_path(a, a_count, b, b_count, d), bi = d - ai;
+    I bi = d - ai;
     *star = 0;
     if (bi >= b_count) return ai;
     mj_key x = b[bi];
@@ -78,6 +78,13 @@ MJ_DEVICE I mj_balanced_path(const mj_key *a, I a_count, const mj_key *b, I b_co
     mj_bp_point p = mj_bp_balance(a_run, b_run, b_have);
     *star = p.star;
     return a_start + (I)p.a_take;
+}
+
+/* mj_balance_split at the merge path's split. */
+template <typename I>
+MJ_DEVICE I mj_balanced_path(const mj_key *a, I a_count, const mj_key *b, I b_count, I d,
+                             int *star) {
+    return mj_balance_split(a, b, b_count, d, mj_merge_path(a, a_count, b, b_count, d), star);
 }
 
 #endif
