@@ -18,7 +18,9 @@
 //   move      interval gather, scatter and move against the same upper_bound as lbs plus a
 //             thrust::for_each_n copying each item's element (bench_move_cases.h);
 //   join      an inner join against thrust::lower_bound, upper_bound, exclusive_scan and an
-//             expand by upper_bound over the rows (bench_join_cases.h; rates in output rows).
+//             expand by upper_bound over the rows (bench_join_cases.h; rates in output rows);
+//   setops    intersection, union, difference and symmetric difference against Thrust's
+//             set_* and set_*_by_key (bench_setops_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run.
@@ -30,7 +32,7 @@
 //
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
-//                           insert|move|join]
+//                           insert|move|join|setops]
 //                    [--case u32|u64|pairs_u32] [--csv FILE]
 
 #include <cub/device/device_merge.cuh>
@@ -318,6 +320,7 @@ static void measure_copy()
 #include "bench_bulk_cases.h"
 #include "bench_move_cases.h"
 #include "bench_join_cases.h"
+#include "bench_setops_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -342,7 +345,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
-                            "remove|insert|move|join] "
+                            "remove|insert|move|join|setops] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] "
                             "[--csv FILE]\n");
             return 2;
@@ -449,6 +452,17 @@ int main(int argc, char **argv)
         for (int lg : {24, 27}) {
             if (quick && lg == 27) continue;
             for (bool with_count : {false, true}) bench_join(lg, with_count);
+        }
+    }
+    if (want("setops")) {
+        for (int lg : {24, 27}) {
+            if (quick && lg == 27) continue;
+            for (int op = 0; op < 4; op++) {
+                if (want_case("u32"))
+                    bench_setops<uint32_t, void>("u32", MJ_KEY_U32, lg, (mj_set_op)op);
+                if (want_case("pairs_u32"))
+                    bench_setops<uint32_t, uint32_t>("pairs_u32", MJ_KEY_U32, lg, (mj_set_op)op);
+            }
         }
     }
     if (g_csv) fclose(g_csv);

@@ -68,6 +68,11 @@ static const char *const move_templates[] = {
     "interval_move.h", "kernel_move.cuh",      NULL,
 };
 
+static const char *const setops_templates[] = {
+    "merge_frame.h", "balanced_path.h", "merge_path.cuh", "balanced_search.cuh", "tile_io.cuh",
+    "cta_count_scan.cuh", "kernel_setops.cuh", NULL,
+};
+
 static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_BLOCKSORT] = "mj_blocksort",
     [MJ_K_PARTITION] = "mj_partition",
@@ -96,6 +101,8 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_JOIN_UNMATCHED] = "mj_join_unmatched",
     [MJ_K_JOIN_PARTITION] = "mj_join_partition",
     [MJ_K_JOIN_TILES] = "mj_join_tiles",
+    [MJ_K_SETOP_PARTITION] = "mj_setop_partition",
+    [MJ_K_SETOP] = "mj_setop_tiles",
 };
 
 const char *mj__kernel_name(mj_kernel_id id) {
@@ -125,6 +132,7 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
         return K(MJ_K_MERGE_PARTITION) | K(MJ_K_SEARCH) | K(MJ_K_JOIN_REDUCE) |
                K(MJ_K_JOIN_SPINE) | K(MJ_K_JOIN_OFFSETS) | K(MJ_K_JOIN_UNMATCHED) |
                K(MJ_K_JOIN_PARTITION) | K(MJ_K_JOIN_TILES);
+    case MJ_SET_OPS: return K(MJ_K_SETOP_PARTITION) | K(MJ_K_SETOP);
     default: return 0;
     }
 }
@@ -147,6 +155,7 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
     case MJ_BULK_INSERT: return insert_templates;
     case MJ_INTERVAL_MOVE: return move_templates;
     case MJ_JOIN: return join_templates;
+    case MJ_SET_OPS: return setops_templates;
     default: return NULL;
     }
 }

@@ -36,6 +36,8 @@ typedef enum mj_kernel_id {
     MJ_K_JOIN_UNMATCHED,  /* join */
     MJ_K_JOIN_PARTITION,  /* join */
     MJ_K_JOIN_TILES,      /* join */
+    MJ_K_SETOP_PARTITION, /* set operations */
+    MJ_K_SETOP,           /* set operations */
     MJ_K_COUNT
 } mj_kernel_id;
 

@@ -82,6 +82,7 @@ static const mj_primitive_traits primitive_traits[MJ_PRIMITIVE_COUNT + 1] = {
     [MJ_BULK_INSERT] =     {0, 0, 0, 0, 1, 1, MJ_VALUES_ANY},
     [MJ_INTERVAL_MOVE] =   {0, 0, 0, 1, 0, 1, MJ_VALUES_REQUIRED},
     [MJ_JOIN] =            {0, 1, 0, 0, 0, 1, MJ_VALUES_NONE},
+    [MJ_SET_OPS] =         {0, 1, 0, 0, 0, 1, MJ_VALUES_ANY},
     /* [MJ_PRIMITIVE_COUNT]: all zero, for unknown primitives */
 };
 
@@ -300,6 +301,11 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
         size_t search = (nv + 2) * key_size + 4 * nv + 16, lbs = 8 * (nv + 1) + 4 * nv + 16;
         return search > lbs ? search : lbs;
     }
+    /* Set operations: the tile's keys and one more, an output position per key, two path
+     * starts per thread and the tile's end, the warp totals, a few words, and room for the
+     * arrays' alignment. Values go from global memory to global memory. */
+    if (primitive == MJ_SET_OPS)
+        return (nv + 1) * key_size + 4 * nv + 8 * (size_t)(nt + 1) + 4 * (size_t)(nt / 32) + 96;
     /* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one
      * more than a tile) and a source per output. Elements go straight to global memory. */
     if (primitive == MJ_BULK_REMOVE) return 4 * nv + 4 * (size_t)(nt / 32) + 16;

@@ -40,7 +40,8 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec);
  * lbs and expand, a tile of offsets and one more, and an int per item; for sorted search, a
  * tile of keys and two more, and an int per key; for bulk remove and insert, index
  * bookkeeping only (no elements); for move, lbs's and a source and a destination shift (8
- * bytes each) per offset. */
+ * bytes each) per offset; for set operations, a tile of keys and one more, an int per key and
+ * two per thread. */
 size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
                      size_t value_size);
 

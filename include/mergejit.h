@@ -178,11 +178,13 @@ typedef enum mj_primitive {
                               positions */
     MJ_INTERVAL_MOVE = 11, /* mj_sorter_interval_move: many variable-length copies at once */
     MJ_JOIN = 12,          /* mj_sorter_join: the relational join of two sorted key columns */
+    MJ_SET_OPS = 13,       /* mj_sorter_set_op: intersection, union, difference or symmetric
+                              difference of two sorted multisets */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
 /* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search",
- * "remove", "insert", "move", "join"; NULL for an unknown primitive. */
+ * "remove", "insert", "move", "join", "setops"; NULL for an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -301,7 +303,8 @@ MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *s
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
  * count for merges; num_items + num_objects for lbs, expand and move; a_count + b_count for
- * sorted searches, bulk inserts and joins); indices != 0 asks for mj_sorter_sort_indices. */
+ * sorted searches, bulk inserts, joins and set operations); indices != 0 asks for
+ * mj_sorter_sort_indices. */
 MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
                                      size_t *bytes);
 
@@ -535,6 +538,38 @@ MJ_API mj_status mj_sorter_join(mj_sorter *s, mj_join_kind kind, const void *a, 
                                 void *b_rows, size_t capacity, void *out_count, void *temp,
                                 size_t temp_bytes, void *stream);
 
+/* Multiset operations (sorters built for MJ_SET_OPS; any key, including custom keys, with the
+ * order or less of a merge; values of 0 to 64 bytes). The operation is chosen per call. */
+typedef enum mj_set_op {
+    MJ_SET_INTERSECTION = 0,        /* std::set_intersection */
+    MJ_SET_UNION = 1,               /* std::set_union */
+    MJ_SET_DIFFERENCE = 2,          /* std::set_difference: a - b */
+    MJ_SET_SYMMETRIC_DIFFERENCE = 3 /* std::set_symmetric_difference */
+} mj_set_op;
+
+/* The most elements op can produce from a_count and b_count, what out_keys and out_values
+ * must hold: min(a_count, b_count) for the intersection, a_count for the difference,
+ * a_count + b_count (saturated) for the others; 0 for an unknown op. */
+MJ_API size_t mj_set_op_bound(mj_set_op op, size_t a_count, size_t b_count);
+
+/* Runs op over a (a_count keys, with a_values) and b (b_count keys, with b_values), both
+ * sorted by the sorter's order, with the semantics of the C++ standard's set algorithms over
+ * multisets: keys are equivalent when neither is ordered before the other, and the i-th copy
+ * of a key in a matches the i-th copy in b. The output is sorted and stable; each element
+ * keeps its value: an element of a (or of b) its own, a matched pair (intersection, union)
+ * a's key and value. Values are given exactly when the sorter has value_size > 0 (NULL
+ * allowed for an empty side). out_keys (and out_values) hold mj_set_op_bound(op, a_count,
+ * b_count) elements; how many were written goes to *out_count, one uint64_t in device memory,
+ * in stream order (no host synchronization). Unsorted input gives unspecified output, but
+ * every write stays inside those arrays and *out_count is at most the bound. Outputs must not
+ * overlap the inputs or one another. a_count + b_count must be below 2^62
+ * (MJ_ERR_TOO_LARGE). The temporary storage is mj_sorter_temp_size(s, a_count + b_count, 0). */
+MJ_API mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys,
+                                  const void *a_values, size_t a_count, const void *b_keys,
+                                  const void *b_values, size_t b_count, void *out_keys,
+                                  void *out_values, void *out_count, void *temp,
+                                  size_t temp_bytes, void *stream);
+
 /* ---------------------------------------------------------------- one-call functions */
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
@@ -597,6 +632,12 @@ MJ_API mj_status mj_bulk_insert(mj_context *ctx, const mj_sort_desc *desc, const
                                 size_t index_size, const void *b_keys, const void *b_values,
                                 size_t b_count, void *out_keys, void *out_values,
                                 size_t value_size, void *stream);
+/* desc's primitive is set by this (MJ_SET_OPS; value_size too: 0 with NULL values). */
+MJ_API mj_status mj_set_op_run(mj_context *ctx, const mj_sort_desc *desc, mj_set_op op,
+                               const void *a_keys, const void *a_values, size_t a_count,
+                               const void *b_keys, const void *b_values, size_t b_count,
+                               void *out_keys, void *out_values, void *out_count,
+                               size_t value_size, void *stream);
 
 /* desc's primitive is set by this (MJ_JOIN). mj_sorter_join over caller buffers with
  * library-allocated temporary storage; a_rows and b_rows may be NULL with capacity 0 (a count

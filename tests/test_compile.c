@@ -3,7 +3,8 @@
  * and no spills (mergesort for every kind; merge, segmented and locality sort for a few; reduce
  * and scan for u32, u64, f64 and 12- and 16-byte structs with their own operators; lbs,
  * expand and move over i32 and i64 offsets with 1- to 64-byte values; sorted search over
- * built-in keys and a 16-byte struct; bulk remove and insert); custom
+ * built-in keys and a 16-byte struct; bulk remove and insert; set operations over built-in
+ * keys and a 16-byte struct with 0- to 64-byte values); custom
  * types; comparator and type errors reported with NVRTC's log; the choice of target; the
  * cache key; the ptxas report parser; and the module's build (core/loader.c), its kernels as
  * separate programs on several threads: the same bytes as one after another, a compile error
@@ -247,6 +248,43 @@ START_TEST(search_compile_clean)
             snprintf(what, sizeof what, "%s of %s keys, %s", mj_primitive_name(primitive),
                      mj_key_kind_name(cases[c].key),
                      cases[c].order == MJ_DESCENDING ? "descending" : "ascending");
+            compile_clean(nv, &s, what);
+        }
+}
+END_TEST
+
+/* Set operations: 1-, 2-, 4- and 8-byte built-in keys in both orders and a 16-byte struct
+ * with a two-field comparator, alone and with 4-, 12- and 64-byte values, with the default
+ * tiles on every target: no spills. */
+START_TEST(setops_compile_clean)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    static const int sms[] = {75, 80, 90};
+    static const struct {
+        mj_key_kind key;
+        mj_order order;
+        size_t value_size;
+    } cases[] = {{MJ_KEY_U8, MJ_ASCENDING, 0},   {MJ_KEY_F16, MJ_DESCENDING, 4},
+                 {MJ_KEY_U32, MJ_ASCENDING, 0},  {MJ_KEY_U32, MJ_ASCENDING, 4},
+                 {MJ_KEY_F32, MJ_DESCENDING, 12}, {MJ_KEY_I64, MJ_ASCENDING, 64},
+                 {MJ_KEY_F64, MJ_ASCENDING, 8},  {MJ_KEY_CUSTOM, MJ_ASCENDING, 12}};
+    for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+            size_t vs = cases[c].value_size;
+            mj_kernel_spec s = primitive_spec(MJ_SET_OPS, cases[c].key, cases[c].order, vs,
+                                              sms[i]);
+            if (cases[c].key == MJ_KEY_CUSTOM) {
+                s.type_name = "pair";
+                s.type_source = "struct pair { unsigned long long hi, lo; };\n";
+                s.type_size = 16;
+                s.type_align = 8;
+                s.less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+                mj__default_tile(MJ_SET_OPS, sms[i], 16, vs, &s.nt, &s.vt, &s.bs_nt);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "setops of %s keys, %s, %zu-byte values",
+                     mj_key_kind_name(cases[c].key),
+                     cases[c].order == MJ_DESCENDING ? "descending" : "ascending", vs);
             compile_clean(nv, &s, what);
         }
 }
@@ -729,6 +767,7 @@ static Suite *compile_suite(void) {
     tcase_add_loop_test(tc, search_compile_clean, MJ_SORTED_SEARCH, MJ_SORTED_SEARCH + 1);
     tcase_add_loop_test(tc, search_compile_clean, MJ_JOIN, MJ_JOIN + 1);
     tcase_add_loop_test(tc, bulk_compile_clean, MJ_BULK_REMOVE, MJ_BULK_INSERT + 1);
+    tcase_add_test(tc, setops_compile_clean);
     suite_add_tcase(s, tc);
     TCase *tx = tcase_create("custom and errors");
     tcase_set_timeout(tx, 300);

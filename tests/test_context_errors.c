@@ -145,6 +145,12 @@ START_TEST(primitives_without_gpu)
                MJ_ERR_INVALID_ARGUMENT, "merge", "join with a merge sorter");
     mjt_expect(ctx, mj_sorter_sorted_search(s[MJ_JOIN], fake, 5, fake, 5, &so, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "join", "sorted search with a join sorter");
+    mjt_expect(ctx, mj_sorter_set_op(s[MJ_MERGE], MJ_SET_UNION, fake, NULL, 5, fake, NULL, 5,
+                                     fake, NULL, fake, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "merge", "set op with a merge sorter");
+    mjt_expect(ctx, mj_sorter_merge(s[MJ_SET_OPS], fake, NULL, 5, fake, NULL, 5, fake, NULL,
+                                    NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "setops", "merge with a setops sorter");
     /* Argument checks come before the missing device. */
     mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
                                     NULL, NULL, 0, NULL),

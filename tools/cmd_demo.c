@@ -1,5 +1,6 @@
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
- * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c, move
+ * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c,
+ * set operations in demo_setops.c, move
  * in demo_move.c) on random keys on the GPU, check the result against the CPU's, time it.
  * Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
@@ -37,7 +38,11 @@ static const char usage[] =
     "                n / 8 intervals of random counts, each gathered from a random place\n"
     "                and scattered to a random permutation of the intervals; join (u32,\n"
     "                i32, u64, i64, f32, f64): two sorted columns of n / 2 keys from n / 4\n"
-    "                values, outer-joined, checked row by row against a CPU merge-join\n"
+    "                values, outer-joined, checked row by row against a CPU merge-join;\n"
+    "                setops: the\n"
+    "                intersection, union, difference and symmetric difference of the two\n"
+    "                halves of the keys (about half of b copied from a), each sorted on\n"
+    "                the CPU (any --type, --values B)\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -478,6 +483,7 @@ int cmd_demo(int argc, char **argv)
         : demo_is_search(o.primitive)   ? demo_search_run
         : demo_is_bulk(o.primitive)     ? demo_bulk_run
         : demo_is_join(o.primitive)     ? demo_join_run
+        : demo_is_setops(o.primitive)   ? demo_setops_run
                                         : NULL;
     if (family) {
         rc = family(ctx, &o, n);

@@ -35,7 +35,7 @@ static const char usage[] =
     "                  expand and move (the non-zero value sizes); lbs, expand and move\n"
     "                  take i32, i64; search and join (built once per key and order,\n"
     "                  without values), remove, insert (any key; built-in keys of one\n"
-    "                  size share an entry)\n"
+    "                  size share an entry), setops (any key, order and value size)\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
     "  --list F        print a bundle's entries and check its index\n"

@@ -140,8 +140,8 @@ static mj_status lbs_inputs(mj_context *ctx, const tune_config *c, tune_inputs *
 }
 
 /* Generates the primitive's input on the host and uploads it: random keys (mergesort,
- * segsort), two sorted runs (merge, search: the first and second half), or sorted keys with local
- * swaps (locality). Values are left as the allocator gives them: their bytes do not change
+ * segsort), two sorted runs (merge, search, setops: the first and second half; setops' count
+ * in `offsets`), or sorted keys with local swaps (locality). Values are left as the allocator gives them: their bytes do not change
  * the work. */
 static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, size_t seglen,
                              tune_inputs *in)
@@ -156,7 +156,8 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, si
     uint64_t s = 0x5eed + n + ks, run = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t r = kg_splitmix(&s);
-        if (c->primitive == MJ_MERGE || c->primitive == MJ_SORTED_SEARCH) {
+        if (c->primitive == MJ_MERGE || c->primitive == MJ_SORTED_SEARCH ||
+            c->primitive == MJ_SET_OPS) {
             if (i == n / 2)
                 run = 0;
             run += r % 4; /* sorted, with ties inside and across the runs */
@@ -195,6 +196,8 @@ static mj_status make_inputs(mj_context *ctx, const tune_config *c, size_t n, si
         st = lbs_inputs(ctx, c, in, s);
     if (!st && is_bulk(c))
         st = bulk_inputs(ctx, c, in, s);
+    if (!st && c->primitive == MJ_SET_OPS)
+        st = mj__dev_alloc(ctx, &in->offsets, sizeof(uint64_t));
     if (!st && c->primitive == MJ_SEGMENTED_SORT) {
         in->offset_count = (n + seglen - 1) / seglen + 1;
         uint32_t *off = malloc(in->offset_count * sizeof *off);
@@ -245,6 +248,11 @@ static mj_status run_once(void *arg)
                                        (char *)in->src_keys + na * ks, in->n - na, &out, j->temp,
                                        j->temp_bytes, NULL);
     }
+    if (j->c->primitive == MJ_SET_OPS) /* the union: the most output */
+        return mj_sorter_set_op(j->sorter, MJ_SET_UNION, in->src_keys, in->src_values, na,
+                                (char *)in->src_keys + na * ks,
+                                vs ? (char *)in->src_values + na * vs : NULL, in->n - na,
+                                in->keys, in->values, in->offsets, j->temp, j->temp_bytes, NULL);
     if (j->c->primitive == MJ_LOAD_BALANCE)
         return mj_sorter_load_balance(j->sorter, in->offsets, in->offset_count, in->n, in->keys,
                                       NULL, j->temp, j->temp_bytes, NULL);
@@ -279,7 +287,8 @@ static mj_status run_once(void *arg)
 static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN ||
-        c->primitive == MJ_SORTED_SEARCH || is_lbs(c) || is_bulk(c))
+        c->primitive == MJ_SORTED_SEARCH || c->primitive == MJ_SET_OPS || is_lbs(c) ||
+        is_bulk(c))
         return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
@@ -384,6 +393,43 @@ static const char *check_search(mj_context *ctx, const tune_config *c, tune_inpu
     return bad;
 }
 
+/* Setops: the union of the two halves (keys compared by their words), its count and every
+ * key against the std walk on the host. */
+static const char *check_setops(mj_context *ctx, const tune_config *c, tune_inputs *in)
+{
+    size_t ks = c->key_size, na = in->n / 2, n = in->n;
+    unsigned char *h = malloc(n * ks + 1), *got = malloc(n * ks + 1);
+    uint64_t count = 0;
+    const char *bad = NULL;
+    if (!h || !got)
+        bad = "no host memory to check the result";
+    else if (mj__dev_download(ctx, h, in->src_keys, n * ks) != MJ_OK ||
+             mj__dev_download(ctx, &count, in->offsets, 8) != MJ_OK || count > n ||
+             mj__dev_download(ctx, got, in->keys, (size_t)count * ks) != MJ_OK)
+        bad = "the result could not be read back";
+    size_t i = 0, j = na, o = 0;
+    while (!bad && (i < na || j < n)) {
+        uint64_t ah = 0, al = 0, bh = 0, bl = 0;
+        if (i < na)
+            key_words(h, ks, i, &ah, &al);
+        if (j < n)
+            key_words(h, ks, j, &bh, &bl);
+        int a_first = j == n || (i < na && (ah < bh || (ah == bh && al < bl)));
+        int b_first = i == na || (!a_first && (bh < ah || (bh == ah && bl < al)));
+        size_t from = b_first ? j : i; /* a's element for a matched pair */
+        if (o >= count || memcmp(got + o * ks, h + from * ks, ks) != 0)
+            bad = "the union is wrong";
+        o++;
+        i += !b_first;
+        j += !a_first;
+    }
+    if (!bad && o != count)
+        bad = "the union has the wrong count";
+    free(h);
+    free(got);
+    return bad;
+}
+
 /* Bulk remove and insert: the output keys against the input, element by element (the values
  * are whatever the allocator left: their bytes do not change the work). */
 static const char *check_bulk(mj_context *ctx, const tune_config *c, tune_inputs *in)
@@ -420,7 +466,7 @@ static const char *check_bulk(mj_context *ctx, const tune_config *c, tune_inputs
 
 /* Checks the result: ordered (within each segment) and the same keys (their sum); reduce and
  * scan by check_sums, lbs, expand and move by check_lbs, search by check_search, remove and
- * insert by check_bulk. NULL when right, else what is wrong. */
+ * insert by check_bulk, setops by check_setops. NULL when right, else what is wrong. */
 static const char *check_result(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN)
@@ -431,6 +477,8 @@ static const char *check_result(mj_context *ctx, const tune_config *c, tune_inpu
         return check_search(ctx, c, in);
     if (is_bulk(c))
         return check_bulk(ctx, c, in);
+    if (c->primitive == MJ_SET_OPS)
+        return check_setops(ctx, c, in);
     size_t ks = c->key_size;
     unsigned char *h = malloc(in->n * ks);
     if (!h)

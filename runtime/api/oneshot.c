@@ -204,3 +204,17 @@ mj_status mj_join(mj_context *ctx, const mj_sort_desc *desc, mj_join_kind kind, 
     mj_sorter_destroy(s);
     return st;
 }
+
+mj_status mj_set_op_run(mj_context *ctx, const mj_sort_desc *desc, mj_set_op op,
+                        const void *a_keys, const void *a_values, size_t a_count,
+                        const void *b_keys, const void *b_values, size_t b_count,
+                        void *out_keys, void *out_values, void *out_count, size_t value_size,
+                        void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_SET_OPS, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_set_op(s, op, a_keys, a_values, a_count, b_keys, b_values, b_count, out_keys,
+                          out_values, out_count, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}

@@ -15,6 +15,7 @@
 #include "primitives/queued.h"
 #include "primitives/run.h"
 #include "primitives/scan.h"
+#include "primitives/setops.h"
 
 /* The alignment the generated value type needs (see gen.c's value types). */
 static size_t value_alignment(size_t v) {
@@ -90,6 +91,7 @@ mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t 
     case MJ_BULK_REMOVE:
     case MJ_BULK_INSERT: return mj__lbs_temp(s, n, bytes);
     case MJ_JOIN: return mj__join_temp(s, n, bytes);
+    case MJ_SET_OPS: return mj__setops_temp(s, n, bytes);
     default: return mj__mergesort_temp(s, n, indices, bytes);
     }
 }

@@ -64,6 +64,7 @@ static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
     [MJ_BULK_INSERT] = "insert",
     [MJ_INTERVAL_MOVE] = "move",
     [MJ_JOIN] = "join",
+    [MJ_SET_OPS] = "setops",
 };
 
 const char *mj_primitive_name(mj_primitive primitive) {

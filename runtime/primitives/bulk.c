@@ -11,16 +11,6 @@
 #include "shared/bulk_remove.h"
 #include "shared/load_balance.h"
 
-/* Sizes count * size of every array (MJ_ERR_TOO_LARGE when one does not fit in memory). */
-static mj_status array_bytes(mj_sorter *s, const char *fn, mj_array *a, const size_t *count,
-                             const size_t *size, int arrays) {
-    for (int i = 0; i < arrays; ++i)
-        if (__builtin_mul_overflow(count[i], size[i], &a[i].bytes))
-            return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%s: %s does not fit in memory", fn,
-                            a[i].name);
-    return MJ_OK;
-}
-
 /* The checks common to both before the arrays: the index size and the output values. */
 static mj_status check_call(mj_sorter *s, const char *fn, size_t index_size,
                             const void *out_values, size_t out_count) {
@@ -37,15 +27,6 @@ static mj_status check_call(mj_sorter *s, const char *fn, size_t index_size,
                         "%s: this sorter moves keys only (value_size 0) but out_values was "
                         "given", fn);
     return MJ_OK;
-}
-
-/* Each non-empty array is device memory aligned to its element (call inside the context). */
-static mj_status check_pointers(mj_sorter *s, const mj_array *a, const size_t *align,
-                                int arrays) {
-    mj_status st = MJ_OK;
-    for (int i = 0; i < arrays && !st; ++i)
-        if (a[i].bytes) st = mj__check_pointer(s, a[i].p, align[i], a[i].name);
-    return st;
 }
 
 mj_status mj_sorter_bulk_remove(mj_sorter *s, const void *keys, const void *values, size_t n,
@@ -79,7 +60,7 @@ mj_status mj_sorter_bulk_remove(mj_sorter *s, const void *keys, const void *valu
     size_t align[ARRAYS] = {s->key_align, s->value_align, index_size, s->key_align,
                             s->value_align};
     size_t need = 0;
-    if ((st = array_bytes(s, fn, a, count, size, ARRAYS)) ||
+    if ((st = mj__array_bytes(s, fn, a, count, size, ARRAYS)) ||
         (st = mj__check_overlaps(s, fn, a, OUT_KEYS, ARRAYS)) || (st = mj__lbs_temp(s, n, &need)) ||
         (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
@@ -89,7 +70,7 @@ mj_status mj_sorter_bulk_remove(mj_sorter *s, const void *keys, const void *valu
         return MJ_OK;
     }
     mj_run rn;
-    if ((st = check_pointers(s, a, align, ARRAYS)) ||
+    if ((st = mj__check_array_pointers(s, a, align, ARRAYS)) ||
         (st = mj__run_begin(s, need, temp, stream, &rn))) {
         mj__ctx_leave(ctx);
         return st;
@@ -146,7 +127,7 @@ mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const void *a_
     size_t align[ARRAYS] = {s->key_align, s->value_align, index_size, s->key_align,
                             s->value_align, s->key_align, s->value_align};
     size_t need = 0;
-    if ((st = array_bytes(s, fn, a, count, size, ARRAYS)) ||
+    if ((st = mj__array_bytes(s, fn, a, count, size, ARRAYS)) ||
         (st = mj__check_overlaps(s, fn, a, OUT_KEYS, ARRAYS)) || (st = mj__lbs_temp(s, n, &need)) ||
         (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
@@ -156,7 +137,7 @@ mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const void *a_
         return MJ_OK;
     }
     mj_run rn;
-    if ((st = check_pointers(s, a, align, ARRAYS)) ||
+    if ((st = mj__check_array_pointers(s, a, align, ARRAYS)) ||
         (st = mj__run_begin(s, need, temp, stream, &rn))) {
         mj__ctx_leave(ctx);
         return st;

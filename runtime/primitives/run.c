@@ -115,6 +115,23 @@ int mj__ranges_overlap(const void *a, size_t an, const void *b, size_t bn) {
     return an && bn && x < y + bn && y < x + an;
 }
 
+mj_status mj__array_bytes(mj_sorter *s, const char *fn, mj_array *a, const size_t *count,
+                          const size_t *size, int arrays) {
+    for (int i = 0; i < arrays; ++i)
+        if (__builtin_mul_overflow(count[i], size[i], &a[i].bytes))
+            return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%s: %s does not fit in memory", fn,
+                            a[i].name);
+    return MJ_OK;
+}
+
+mj_status mj__check_array_pointers(mj_sorter *s, const mj_array *a, const size_t *align,
+                                   int arrays) {
+    mj_status st = MJ_OK;
+    for (int i = 0; i < arrays && !st; ++i)
+        if (a[i].bytes) st = mj__check_pointer(s, a[i].p, align[i], a[i].name);
+    return st;
+}
+
 mj_status mj__check_overlaps(mj_sorter *s, const char *fn, const mj_array *a, int first,
                              int count) {
     for (int o = first; o < count; ++o)

@@ -68,6 +68,15 @@ typedef struct mj_array {
 mj_status mj__check_overlaps(mj_sorter *s, const char *fn, const mj_array *a, int first,
                              int count);
 
+/* Sizes each array's bytes, count[i] * size[i] (MJ_ERR_TOO_LARGE "fn: X does not fit in
+ * memory" when one does not fit in size_t). */
+mj_status mj__array_bytes(mj_sorter *s, const char *fn, mj_array *a, const size_t *count,
+                          const size_t *size, int arrays);
+
+/* Each non-empty array is device memory aligned to align[i] (call inside the context). */
+mj_status mj__check_array_pointers(mj_sorter *s, const mj_array *a, const size_t *align,
+                                   int arrays);
+
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 
