@@ -25,15 +25,26 @@ def random_keys(dtype, n):
         else RNG.integers(info.min, info.max, n, dtype=dt, endpoint=True)
 
 
+def total_order(keys):
+    """Float keys as integers in the library's total order (-0 before +0; NaNs are handled
+    by the caller): numpy's own comparison takes -0 and +0 as equal."""
+    ints = {2: np.int16, 4: np.int32, 8: np.int64}[keys.dtype.itemsize]
+    b = keys.view(ints).astype(np.int64)
+    magnitude = b & ((1 << (8 * keys.dtype.itemsize - 1)) - 1)
+    return np.where(b < 0, -magnitude - 1, magnitude)
+
+
 def stable_order(keys, descending=False):
-    """numpy's stable permutation; descending reverses the non-NaN keys, NaNs stay last."""
-    if not descending:
-        return np.argsort(keys, kind="stable")
+    """The stable permutation of the library's order; descending reverses the non-NaN keys,
+    NaNs stay last."""
     if keys.dtype.kind == "f":
         nan = np.isnan(keys)
         idx = np.arange(keys.size)
-        body = idx[~nan][np.argsort(-keys[~nan].astype(np.float64), kind="stable")]
+        o = total_order(keys[~nan])
+        body = idx[~nan][np.argsort(-o if descending else o, kind="stable")]
         return np.concatenate([body, idx[nan]])
+    if not descending:
+        return np.argsort(keys, kind="stable")
     return np.argsort(~keys, kind="stable")          # ~ reverses any integer order
 
 

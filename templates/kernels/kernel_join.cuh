@@ -16,11 +16,15 @@
 
 #define MJ_JOIN_NV (MJ_NT * MJ_VT)
 
-/* Element i's count in a scan. */
+/* Element i's count in a scan. Unsorted keys (the caller's contract broken) can put an upper
+ * bound below the lower one, a count below zero once subtracted: it counts 0, so that the
+ * offsets still ascend and the lbs walk over them visits each row once (racecheck found two
+ * threads writing one owner slot otherwise). */
 MJ_DEVICE mj_u64 mj_join_count(const mj_join_counts &c, mj_i64 i) {
     if (!c.counts) return c.matches[i] ? 0 : 1;
-    mj_u64 k = c.counts[i];
-    return c.at_least_one && k == 0 ? 1 : k;
+    mj_i64 k = (mj_i64)c.counts[i];
+    if (k < 0) k = 0;
+    return c.at_least_one && k == 0 ? 1 : (mj_u64)k;
 }
 
 /* The sum of every thread's x (after mj_cta_count_scan, before the next barrier). */
