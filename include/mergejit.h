@@ -102,7 +102,8 @@ typedef struct mj_context_options {
      * compile-only context those of the first device in the file with its target sm. */
     const char *tuning_file;
     /* A deployment bundle written by `mergejit gen` / mj_bundle_builder_write. NULL:
-     * $MERGEJIT_BUNDLE when set; "": none. With a bundle, sorters are built from it and never
+     * $MERGEJIT_BUNDLE when set; "": none. With a bundle, sorters are built from it (a cubin
+     * for the device, else PTX the driver compiles: see mj_bundle_builder_add_ptx) and never
      * call NVRTC; what it lacks fails with MJ_ERR_NOT_IN_BUNDLE unless flags has
      * MJ_CONTEXT_BUNDLE_FALLBACK. A bundle that cannot be read fails creation (MJ_ERR_FILE). */
     const char *bundle;
