@@ -9,6 +9,8 @@
 #include "core/bundle_match.h"
 #include "core/tile_choice.h"
 #include "store/bundle_file.h"
+#include "store/bundle_read.h"
+#include "store/kernel_pack.h"
 #include "test_support.h"
 
 #define CUBIN(sm) ((mj_bundle_target){(sm), 0})
@@ -180,6 +182,32 @@ START_TEST(served_by_target) {
     ck_assert_int_eq(l.info[1].registers, -1); /* ptxas runs in the driver, unreported */
     ck_assert_int_eq(l.info[1].spill_bytes, -1);
     ck_assert_int_eq(l.info[1].nt, l.info[0].nt); /* sm_80's tile for both */
+
+    /* What the loader hands the driver: cubins are ELF files, and PTX images are text that
+     * ends in its NUL inside the image (the driver reads up to it). */
+    mj_bundle_index idx;
+    ck_assert_int_eq(mj__bundle_read_index(with_ptx, &idx, err, sizeof err), 0);
+    for (size_t i = 0; i < idx.count; i++) {
+        void *payload = NULL;
+        ck_assert_int_eq(mj__bundle_read_payload(with_ptx, &idx.entries[i], &payload, err,
+                                                 sizeof err), 0);
+        mj_kernel_image images[MJ_PACK_MAX];
+        int count = mj__unpack_kernels(payload, (size_t)idx.entries[i].size, images, err,
+                                       sizeof err);
+        ck_assert_int_gt(count, 0);
+        for (int k = 0; k < count; k++) {
+            const char *data = images[k].data;
+            int elf = images[k].size >= 4 && memcmp(data, "\177ELF", 4) == 0;
+            ck_assert_int_eq(elf, !idx.entries[i].ptx);
+            if (idx.entries[i].ptx) {
+                ck_assert_int_eq(data[images[k].size - 1], '\0');
+                ck_assert_uint_eq(strlen(data), images[k].size - 1);
+                ck_assert_ptr_nonnull(strstr(data, ".target sm_80"));
+            }
+        }
+        free(payload);
+    }
+    mj__bundle_index_free(&idx);
 
     mj_status st;
     int nt = 0, vt = 0;
