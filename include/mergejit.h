@@ -102,7 +102,8 @@ typedef struct mj_context_options {
      * compile-only context those of the first device in the file with its target sm. */
     const char *tuning_file;
     /* A deployment bundle written by `mergejit gen` / mj_bundle_builder_write. NULL:
-     * $MERGEJIT_BUNDLE when set; "": none. With a bundle, sorters are built from it and never
+     * $MERGEJIT_BUNDLE when set; "": none. With a bundle, sorters are built from it (a cubin
+     * for the device, else PTX the driver compiles: see mj_bundle_builder_add_ptx) and never
      * call NVRTC; what it lacks fails with MJ_ERR_NOT_IN_BUNDLE unless flags has
      * MJ_CONTEXT_BUNDLE_FALLBACK. A bundle that cannot be read fails creation (MJ_ERR_FILE). */
     const char *bundle;
@@ -275,7 +276,9 @@ MJ_API mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_
 MJ_API void mj_sorter_destroy(mj_sorter *sorter);
 
 /* How the sorter got its binary: 0 compiled with NVRTC, 1 from the disk cache, 2 from the
- * context's memory, 3 from the context's bundle; and how long that took in milliseconds. */
+ * context's memory, 3 from the context's bundle (a cubin), 4 from the context's bundle as
+ * PTX, which the driver compiled for the device (one newer than the bundle's cubins); and how
+ * long that took in milliseconds. */
 MJ_API int mj_sorter_source(const mj_sorter *sorter);
 MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
 /* Where a build with NVRTC spent its time. A primitive's kernels compile as separate NVRTC
@@ -665,6 +668,13 @@ MJ_API const char *mj_bundle_builder_last_error(const mj_bundle_builder *builder
  * nothing. Failures are reported by the builder (with NVRTC's log for a compile error). */
 MJ_API mj_status mj_bundle_builder_add(mj_bundle_builder *builder, mj_context *ctx,
                                        const mj_sort_desc *desc);
+/* mj_bundle_builder_add, but PTX for compute_<ctx's target sm> rather than a cubin: the driver
+ * compiles it when a context loads it, on a GPU of that compute capability or any newer one
+ * (as the PTX in a fat binary). A context prefers a cubin for its device's sm, then one of
+ * the same major version and a lower minor, then the newest PTX not above its sm. The PTX
+ * entry and a cubin of one request and sm are two entries. */
+MJ_API mj_status mj_bundle_builder_add_ptx(mj_bundle_builder *builder, mj_context *ctx,
+                                           const mj_sort_desc *desc);
 MJ_API size_t mj_bundle_builder_count(const mj_bundle_builder *builder);
 /* Writes the bundle to path atomically. */
 MJ_API mj_status mj_bundle_builder_write(mj_bundle_builder *builder, const char *path);
@@ -680,6 +690,8 @@ typedef struct mj_bundle_info {
     int registers;          /* as in mj_sorter_resources */
     long spill_bytes;
     size_t bytes;           /* the binary's size */
+    int ptx;                /* 1: PTX for compute_<sm> (runs there and on newer GPUs, compiled
+                               by the driver); 0: a cubin for sm_<sm> */
 } mj_bundle_info;
 
 /* Reads a bundle's index and calls fn for each entry in order (the entry and its label are

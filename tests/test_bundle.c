@@ -290,12 +290,14 @@ START_TEST(tool_without_nvrtc) {
                          "--primitives", "mergesort", NULL};
     mjt_tool_run r = mjt_run_tool(gen, NULL);
     ck_assert_msg(r.status == 0, "gen: %s%s", r.out, r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "wrote 1 entry"));
+    ck_assert_ptr_nonnull(strstr(r.out, "wrote 2 entries")); /* the cubin, and PTX beside it */
     mjt_tool_run_free(&r);
     const char *list[] = {"gen", "--list", path, NULL};
     r = mjt_run_tool(list, NULL);
     ck_assert_int_eq(r.status, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "u32 asc"));
+    ck_assert_ptr_nonnull(strstr(r.out, "sm_90       cubin mergesort"));
+    ck_assert_ptr_nonnull(strstr(r.out, "compute_90  PTX   mergesort"));
     mjt_tool_run_free(&r);
 
     const char *demo[] = {"demo", "--n", "100000", "--reps", "1", NULL};

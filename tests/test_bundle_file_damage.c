@@ -219,12 +219,12 @@ START_TEST(future_version)
     fixture_init(&f);
     size_t len = 0;
     uint8_t *file = mjt_read_file(f.path, &len);
-    put32(file + H_VERSION, 3);
+    put32(file + H_VERSION, 4);
     mjt_write_file(f.path, file, len);
     char err[512] = "", want[4200];
     mj_bundle_index b;
     ck_assert_int_ne(mj__bundle_read_index(f.path, &b, err, sizeof err), 0);
-    snprintf(want, sizeof want, "%s is bundle format version 3; this library reads versions 1 to 2",
+    snprintf(want, sizeof want, "%s is bundle format version 4; this library reads versions 1 to 3",
              f.path);
     ck_assert_str_eq(err, want);
     free(file);
@@ -269,7 +269,10 @@ START_TEST(bad_records_with_good_hash)
     CASE(put32(r1 + R_NT, 0), "not positive", "nt 0");
     CASE(put32(r1 + R_VT, (uint32_t)-2), "not positive", "vt -2");
     CASE(put32(r1 + R_BS_NT, 0), "not positive", "bs_nt 0");
-    CASE(r2[R_PAD + 3] = 1, "reserved", "padding");
+    CASE(r2[RECORD - 1] = 1, "reserved", "padding");
+    CASE(r2[R_PAD] = 1, "reserved", "padding after the form");
+    CASE(r1[R_FORM] = 2, "unknown binary form", "form 2");
+    CASE(r0[R_FORM] = 0xff, "unknown binary form", "form 255");
     CASE(memcpy(r2 + R_REQUEST, r0 + R_REQUEST, 32), "same request key", "duplicate keys");
     /* The header's count: more than the cap or than the file holds must be refused before
      * anything is hashed or allocated for it (so the hash is left as it is). */
@@ -302,6 +305,70 @@ START_TEST(bad_records_with_good_hash)
 }
 END_TEST
 
+/* Formats 1 and 2 had no form byte (every entry a cubin): their files still read, with the
+ * byte reserved, so a PTX flag there is refused rather than taken. */
+START_TEST(older_versions)
+{
+    fixture f;
+    fixture_init(&f);
+    size_t len = 0;
+    uint8_t *file = mjt_read_file(f.path, &len);
+    for (uint32_t version = 1; version <= 2; version++) {
+        put32(file + H_VERSION, version);
+        file[HEADER_SIZE + RECORD + R_FORM] = 1; /* entry 1, PTX in format 3 */
+        mjt_write_file(f.path, file, len);
+        read_fails(f.path, "entry 1", "a form byte in an old format");
+        read_fails(f.path, "reserved", "a form byte in an old format");
+        file[HEADER_SIZE + RECORD + R_FORM] = 0;
+        rehash(file);
+        mjt_write_file(f.path, file, len);
+        mj_bundle_index b;
+        read_ok(f.path, &b);
+        ck_assert_uint_eq(b.count, N3);
+        for (unsigned i = 0; i < N3; i++)
+            ck_assert_int_eq(b.entries[i].ptx, 0);
+        assert_payload(f.path, &b.entries[1], f.payload[1]);
+        mj__bundle_index_free(&b);
+        file[HEADER_SIZE + RECORD + R_FORM] = 1;
+        rehash(file);
+    }
+    free(file);
+    fixture_free(&f);
+}
+END_TEST
+
+/* More distinct targets than a bundle may hold (a file no writer makes): refused. */
+START_TEST(too_many_targets)
+{
+    char *dir = mjt_tmpdir();
+    char path[4096];
+    path_in(path, sizeof path, dir, "targets.mjb");
+    uint8_t *p = make_payload(32, 5);
+    mj_bundle_entry e[65];
+    for (unsigned i = 0; i < 65; i++) {
+        fill_entry(&e[i], i, p, 32);
+        e[i].sm = 10 + (int)(i % 64); /* the 65th repeats the first target */
+        e[i].ptx = 0;
+        e[i].nt = 128; /* fill_entry's 128 << i is for a few entries */
+    }
+    write_ok(path, e, 65);
+    mj_bundle_index b;
+    read_ok(path, &b);
+    ck_assert_uint_eq(b.target_count, 64);
+    mj__bundle_index_free(&b);
+    size_t len = 0;
+    uint8_t *file = mjt_read_file(path, &len);
+    put32(file + HEADER_SIZE + 64 * RECORD + R_SM, 200); /* the 65th: a new target */
+    rehash(file);
+    mjt_write_file(path, file, len);
+    read_fails(path, "most distinct targets", "65 targets");
+    free(file);
+    free(p);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 static Suite *bundle_damage_suite(void)
 {
     Suite *s = suite_create("bundle_file_damage");
@@ -313,6 +380,8 @@ static Suite *bundle_damage_suite(void)
     tcase_add_test(tc, foreign_files);
     tcase_add_test(tc, future_version);
     tcase_add_test(tc, bad_records_with_good_hash);
+    tcase_add_test(tc, older_versions);
+    tcase_add_test(tc, too_many_targets);
     suite_add_tcase(s, tc);
     return s;
 }

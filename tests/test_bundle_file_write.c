@@ -32,6 +32,8 @@ START_TEST(roundtrip_three)
         ck_assert_int_eq(memcmp(g->request, w->request, 32), 0);
         ck_assert_int_eq(memcmp(g->source_key, w->source_key, 32), 0);
         ck_assert_int_eq(g->sm, w->sm);
+        ck_assert_int_eq(g->ptx, w->ptx);
+        ck_assert_uint_eq(file[HEADER_SIZE + i * RECORD + R_FORM], i == 1);
         ck_assert_int_eq(g->primitive, w->primitive);
         ck_assert_int_eq(g->key, w->key);
         ck_assert_uint_eq(g->key_size, w->key_size);
@@ -61,6 +63,13 @@ START_TEST(roundtrip_three)
     }
     ck_assert_uint_eq(file_len, b.entries[N3 - 1].offset + b.entries[N3 - 1].size);
     ck_assert_int_eq(memcmp(file, "MJBUNDLE", 8), 0);
+    ck_assert_uint_eq(file[H_VERSION], 3);
+    /* The distinct targets, in the order they first appear. */
+    ck_assert_uint_eq(b.target_count, N3);
+    for (unsigned i = 0; i < N3; i++) {
+        ck_assert_int_eq(b.targets[i].sm, f.e[i].sm);
+        ck_assert_int_eq(b.targets[i].ptx, f.e[i].ptx);
+    }
 
     for (unsigned i = 0; i < N3; i++) {
         ck_assert_ptr_eq(mj__bundle_find(&b, f.e[i].request), &b.entries[i]);
@@ -183,8 +192,26 @@ START_TEST(writer_refusals)
     e[1].payload = NULL;
     write_refused(dir, e, 3, "no payload");
     fill_entry(&e[1], 1, p, 64);
+    e[1].ptx = 2;
+    write_refused(dir, e, 3, "unknown binary form");
+    fill_entry(&e[1], 1, p, 64);
+
+    /* At most 64 distinct targets (sm and form): 64 are written, a 65th is refused. */
+    mj_bundle_entry many[65];
+    for (unsigned i = 0; i < 65; i++) {
+        fill_entry(&many[i], i, p, 64);
+        many[i].sm = 10 + (int)(i / 2);
+        many[i].ptx = (int)(i % 2);
+        many[i].nt = 128; /* fill_entry's 128 << i is for a few entries */
+    }
+    write_refused(dir, many, 65, "most distinct targets");
+    write_ok(path, many, 64);
+    many[64].sm = many[0].sm; /* a target already there */
+    many[64].ptx = many[0].ptx;
+    write_ok(path, many, 65);
 
     write_ok(path, e, 3); /* all fixed: accepted */
+
     free(p);
     mjt_rmtree(dir);
     free(dir);

@@ -1,5 +1,6 @@
-/* `mergejit gen`: writes a deployment bundle (cubins for sm targets x key types x value sizes x
- * primitives, and custom types and comparators from a spec file), or lists one. */
+/* `mergejit gen`: writes a deployment bundle (cubins for sm targets and PTX for compute
+ * capabilities x key types x value sizes x primitives, and custom types and comparators from
+ * a spec file), or lists one. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 
 #include <stdio.h>
@@ -21,11 +22,19 @@ static const char usage[] =
     "index and a SHA-256 per entry. A context opened with the bundle (MERGEJIT_BUNDLE=FILE, or\n"
     "mj_context_options.bundle) sorts without NVRTC. Each entry keeps the tile it was built\n"
     "with: the tuning file's (--tuning) for its sm, else the built-in default. Compiles go\n"
-    "through the disk cache.\n"
+    "through the disk cache. Beside the cubins it keeps PTX (--ptx), which the driver\n"
+    "compiles when a context loads it on a GPU of that compute capability or a newer one, so\n"
+    "that the bundle also runs on GPUs newer than its targets: a context takes a cubin for\n"
+    "its sm, else one of the same major version and a lower minor, else the newest PTX not\n"
+    "above its sm.\n"
     "\n"
     "Options:\n"
     "  -o, --output F  the bundle to write (replaced atomically)\n"
-    "  --sm L          targets, comma-separated (default 90): e.g. 75,80,90\n"
+    "  --sm L          cubin targets, comma-separated (default 90): e.g. 75,80,90; 'none'\n"
+    "                  for PTX only\n"
+    "  --ptx L         PTX for these compute capabilities, e.g. 80 or compute_80 (default:\n"
+    "                  the newest --sm target, as nvcc -arch=sm_XY keeps compute_XY; about\n"
+    "                  as large again as that target's cubins); 'none' for cubins only\n"
     "  --types L       built-in key types (default u32,u64,f32,f64); 'none' for only the\n"
     "                  spec file's keys\n"
     "  --orders L      asc, desc or asc,desc (default asc)\n"
@@ -38,7 +47,8 @@ static const char usage[] =
     "                  size share an entry), setops (any key, order and value size)\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
-    "  --list F        print a bundle's entries and check its index\n"
+    "  --list F        print a bundle's entries (cubin sm_XY or PTX compute_XY) and check\n"
+    "                  its index\n"
     "  -h, --help      show this help\n"
     "\n"
     "Spec file: blocks that start with a line '[key]', then 'name = value' lines ('#' starts\n"
@@ -70,6 +80,9 @@ typedef struct gen_opts {
     const char *types, *orders; /* built-in keys: --types x --orders */
     long sms[MAX_LIST];
     int sm_count;
+    long ptx_sms[MAX_LIST];
+    int ptx_count;
+    int ptx_given;     /* --ptx was given; else PTX for the newest --sm target */
     long values[MAX_LIST];
     int value_count;
     mj_primitive prims[MJ_PRIMITIVE_COUNT];
@@ -268,10 +281,12 @@ static void print_entry(void *arg, const mj_bundle_info *e)
 {
     size_t *n = arg;
     char bytes[32];
-    printf("  sm_%-4d %-9s %-24.24s key %2zu B value %2zu B  tile %4dx%-2d bs %4d  regs %3d "
-           "spills %ld  %s\n",
-           e->sm, mj_primitive_name(e->primitive), e->label, e->key_size, e->value_size, e->nt,
-           e->vt, e->bs_nt, e->registers, e->spill_bytes,
+    char target[32];
+    snprintf(target, sizeof target, "%s_%d", e->ptx ? "compute" : "sm", e->sm);
+    printf("  %-11s %-5s %-9s %-24.24s key %2zu B value %2zu B  tile %4dx%-2d bs %4d  "
+           "regs %3d spills %ld  %s\n",
+           target, e->ptx ? "PTX" : "cubin", mj_primitive_name(e->primitive), e->label,
+           e->key_size, e->value_size, e->nt, e->vt, e->bs_nt, e->registers, e->spill_bytes,
            cli_format_bytes(e->bytes, bytes, sizeof bytes));
     ++*n;
 }
@@ -290,21 +305,41 @@ static int list_bundle(const char *path)
 
 /* ---------------------------------------------------------------- building */
 
+/* A list of targets for --sm or --ptx (prefix: "compute_", which --ptx's may have), or
+ * "none". */
+static int parse_targets(const char *opt, const char *prefix, const char *v, long *out,
+                         int *count)
+{
+    char list[256], *save = NULL;
+    snprintf(list, sizeof list, "%s", v);
+    *count = 0;
+    if (strcmp(v, "none") == 0)
+        return CLI_OK;
+    for (char *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+        int sm;
+        if (prefix && strncmp(s, prefix, strlen(prefix)) == 0)
+            s += strlen(prefix);
+        if (*count == MAX_LIST || cli_parse_sm(s, &sm) != 0)
+            return cli_usage_error(CMD, "%s takes targets like 75,80,90 or none, not '%s'", opt,
+                                   v);
+        out[(*count)++] = sm;
+    }
+    if (*count == 0)
+        return cli_usage_error(CMD, "%s names no target", opt);
+    return CLI_OK;
+}
+
 static int set_sm(void *opts, const char *v)
 {
     gen_opts *o = opts;
-    char list[256], *save = NULL;
-    snprintf(list, sizeof list, "%s", v);
-    o->sm_count = 0;
-    for (char *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-        int sm;
-        if (o->sm_count == MAX_LIST || cli_parse_sm(s, &sm) != 0)
-            return cli_usage_error(CMD, "--sm takes targets like 75,80,90, not '%s'", v);
-        o->sms[o->sm_count++] = sm;
-    }
-    if (o->sm_count == 0)
-        return cli_usage_error(CMD, "--sm names no target");
-    return CLI_OK;
+    return parse_targets("--sm", NULL, v, o->sms, &o->sm_count);
+}
+
+static int set_ptx(void *opts, const char *v)
+{
+    gen_opts *o = opts;
+    o->ptx_given = 1;
+    return parse_targets("--ptx", "compute_", v, o->ptx_sms, &o->ptx_count);
 }
 
 static int set_values(void *opts, const char *v)
@@ -332,6 +367,7 @@ static const cli_option options[] = {
     CLI_OPT_STRING("--types", NULL, gen_opts, types),
     CLI_OPT_STRING("--orders", NULL, gen_opts, orders),
     CLI_OPT_PARSED("--sm", set_sm),
+    CLI_OPT_PARSED("--ptx", set_ptx),
     CLI_OPT_PARSED("--values", set_values),
     CLI_OPT_PARSED("--primitives", set_primitives),
     CLI_OPT_END,
@@ -363,11 +399,20 @@ static int parse_opts(int argc, char **argv, gen_opts *o)
         return -1;
     if (o->key_count == 0)
         return cli_usage_error(CMD, "no keys to build: --types none and no --spec");
+    if (!o->ptx_given && o->sm_count > 0) { /* PTX for the newest cubin target */
+        o->ptx_sms[0] = o->sms[0];
+        for (int i = 1; i < o->sm_count; i++)
+            if (o->sms[i] > o->ptx_sms[0])
+                o->ptx_sms[0] = o->sms[i];
+        o->ptx_count = 1;
+    }
+    if (o->sm_count == 0 && o->ptx_count == 0)
+        return cli_usage_error(CMD, "no targets: --sm none and --ptx none");
     return 0;
 }
 
-/* Adds every entry of one target. */
-static int build_target(gen_opts *o, mj_bundle_builder *b, int sm)
+/* Adds every entry of one target: cubins for sm_<sm>, or with ptx PTX for compute_<sm>. */
+static int build_target(gen_opts *o, mj_bundle_builder *b, int sm, int ptx)
 {
     mj_context_options opts;
     mj_context_options_init(&opts);
@@ -403,7 +448,8 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm)
                     d.value_size == 0)
                     continue; /* expand and move move values: only the non-zero sizes */
                 size_t before = mj_bundle_builder_count(b);
-                st = mj_bundle_builder_add(b, ctx, &d);
+                st = ptx ? mj_bundle_builder_add_ptx(b, ctx, &d)
+                         : mj_bundle_builder_add(b, ctx, &d);
                 if (st != MJ_OK) {
                     fprintf(stderr, "mergejit gen: %s: ", mj_status_name(st));
                     if (k->line)
@@ -412,8 +458,8 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm)
                     rc = CLI_FAILURE;
                 } else if (mj_bundle_builder_count(b) > before) {
                     int op = d.primitive == MJ_REDUCE || d.primitive == MJ_SCAN;
-                    printf("  sm_%d %-9s %s%s%s, %zu-byte values\n", sm,
-                           mj_primitive_name(d.primitive),
+                    printf("  %s_%d %-9s %s%s%s, %zu-byte values\n", ptx ? "compute" : "sm",
+                           sm, mj_primitive_name(d.primitive),
                            d.key == MJ_KEY_CUSTOM ? d.type_name : mj_key_kind_name(d.key),
                            op ? ": " : d.less ? " (custom order)" : d.order ? " desc" : "",
                            op ? (d.op ? d.op : "a + b") : "", d.value_size);
@@ -444,7 +490,9 @@ int cmd_gen(int argc, char **argv)
             rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "out of host memory");
         } else {
             for (int s = 0; s < o->sm_count && rc == CLI_OK; s++)
-                rc = build_target(o, b, (int)o->sms[s]);
+                rc = build_target(o, b, (int)o->sms[s], 0);
+            for (int s = 0; s < o->ptx_count && rc == CLI_OK; s++)
+                rc = build_target(o, b, (int)o->ptx_sms[s], 1);
             mj_status st = rc == CLI_OK ? mj_bundle_builder_write(b, o->output) : MJ_OK;
             if (st != MJ_OK) {
                 fprintf(stderr, "mergejit: %s: ", mj_status_name(st));

@@ -13,7 +13,7 @@ from ._errors import DtypeError, InvalidArgumentError, error_for
 
 lib = _lib.lib
 
-_SOURCES = ("nvrtc", "disk", "memory", "bundle")
+_SOURCES = ("nvrtc", "disk", "memory", "bundle", "bundle-ptx")
 _PRIMITIVE_ALIASES = {"sort": "mergesort", "segmented_sort": "segsort", "locality_sort": "locality",
                       "load_balance": "lbs", "sorted_search": "search"}
 _ORDER_ALIASES = {"asc": "ascending", "desc": "descending"}
@@ -249,7 +249,8 @@ class Sorter:
 
     @property
     def source(self):
-        """How the kernels were obtained: "nvrtc", "disk", "memory" or "bundle"."""
+        """How the kernels were obtained: "nvrtc", "disk", "memory", "bundle", or "bundle-ptx"
+        (the bundle's PTX, compiled by the driver for a GPU newer than its cubins)."""
         return _SOURCES[lib.mj_sorter_source(self._handle())]
 
     @property

@@ -47,8 +47,9 @@ static mj_status from_context(mj_bundle_builder *b, mj_context *ctx, mj_status s
     return st;
 }
 
-mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
-                                const mj_sort_desc *desc) {
+/* Adds desc's kernels for ctx's target: a cubin, or with ptx PTX for its compute
+ * capability. */
+static mj_status add(mj_bundle_builder *b, mj_context *ctx, const mj_sort_desc *desc, int ptx) {
     if (!b) return MJ_ERR_INVALID_ARGUMENT;
     if (!ctx || !desc) {
         snprintf(b->error, sizeof b->error, "a context and a description are required");
@@ -60,7 +61,7 @@ mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
     if (st) return from_context(b, ctx, st);
     mj_bundle_entry e;
     memset(&e, 0, sizeof e);
-    mj__bundle_request_key(&spec, e.request);
+    (ptx ? mj__bundle_ptx_request_key : mj__bundle_request_key)(&spec, e.request);
     for (size_t i = 0; i < b->count; ++i)
         if (memcmp(b->entries[i].request, e.request, 32) == 0) return MJ_OK;
 
@@ -71,10 +72,10 @@ mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
         snprintf(b->error, sizeof b->error, "%s", err);
         return mj__gen_status(rc);
     }
-    mj__bundle_source_key(src, spec.sm, e.source_key);
+    mj__bundle_source_key(src, spec.sm, ptx, e.source_key);
     free(src);
     mj_binary bin;
-    if ((st = mj__binary_get(ctx, &spec, 1, &bin))) return from_context(b, ctx, st);
+    if ((st = mj__binary_get(ctx, &spec, 1, ptx, &bin))) return from_context(b, ctx, st);
     if (b->count == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 16;
         mj_bundle_entry *grown = mj__realloc(b->entries, cap * sizeof *grown);
@@ -87,6 +88,7 @@ mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
         b->cap = cap;
     }
     e.sm = spec.sm;
+    e.ptx = ptx;
     e.primitive = spec.primitive;
     e.key = spec.key;
     e.key_size = mj__spec_key_size(&spec);
@@ -101,6 +103,16 @@ mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
     e.payload = bin.data;
     b->entries[b->count++] = e;
     return MJ_OK;
+}
+
+mj_status mj_bundle_builder_add(mj_bundle_builder *b, mj_context *ctx,
+                                const mj_sort_desc *desc) {
+    return add(b, ctx, desc, 0);
+}
+
+mj_status mj_bundle_builder_add_ptx(mj_bundle_builder *b, mj_context *ctx,
+                                    const mj_sort_desc *desc) {
+    return add(b, ctx, desc, 1);
 }
 
 mj_status mj_bundle_builder_write(mj_bundle_builder *b, const char *path) {
@@ -133,6 +145,7 @@ mj_status mj_bundle_list(const char *path, void (*fn)(void *arg, const mj_bundle
         const mj_bundle_entry *e = &b.entries[i];
         mj_bundle_info info = {
             .sm = e->sm,
+            .ptx = e->ptx,
             .primitive = e->primitive,
             .key = e->key,
             .label = e->label,

@@ -17,7 +17,14 @@ struct mj_bundle_index; /* store/bundle_file.h */
 #define MJ_ERROR_CAP 32768
 #define MJ_PATH_CAP 4096
 
-enum { MJ_SOURCE_COMPILED = 0, MJ_SOURCE_DISK = 1, MJ_SOURCE_MEMORY = 2, MJ_SOURCE_BUNDLE = 3 };
+/* mj_sorter_source's values; _BUNDLE_PTX: the bundle's PTX, compiled by the driver at load. */
+enum {
+    MJ_SOURCE_COMPILED = 0,
+    MJ_SOURCE_DISK = 1,
+    MJ_SOURCE_MEMORY = 2,
+    MJ_SOURCE_BUNDLE = 3,
+    MJ_SOURCE_BUNDLE_PTX = 4
+};
 
 /* One loaded binary and its kernels; lives until the context is destroyed. */
 typedef struct mj_module {
@@ -27,7 +34,10 @@ typedef struct mj_module {
                                     compile-only contexts */
     int image_count;
     CUfunction fn[MJ_K_COUNT]; /* those of mj__primitive_kernels(primitive) */
-    int source;            /* MJ_SOURCE_COMPILED, _DISK or _BUNDLE: how it first arrived */
+    int source;            /* MJ_SOURCE_COMPILED, _DISK, _BUNDLE or _BUNDLE_PTX: how it
+                              first arrived */
+    int code_sm;           /* the sm its code was compiled for, which may be older than the
+                              device's (PTX, a same-major cubin) */
     double build_ms;
     mj_build_times times;  /* compiled in this process: how the build spent its time */
     size_t binary_size;

@@ -30,6 +30,38 @@ static void unload_images(mj_context *ctx, mj_module *m) {
     m->image_count = 0;
 }
 
+/* A cubin is an ELF file; anything else NVRTC wrote is PTX text, which the driver reads up to
+ * its NUL, so it must end in one inside the image. */
+static int is_cubin(const mj_kernel_image *image) {
+    return image->size >= 4 && memcmp(image->data, "\177ELF", 4) == 0;
+}
+
+/* Loads one image with cuModuleLoadDataEx; PTX is compiled for the device there, and what
+ * the driver's compiler says about a failure goes into the message. */
+static mj_status load_image(mj_context *ctx, const mj_kernel_image *image, CUmodule *out) {
+    int cubin = is_cubin(image);
+    if (!cubin && (image->size == 0 || ((const char *)image->data)[image->size - 1] != '\0'))
+        return mj__fail(ctx, MJ_ERR_CUDA, "cannot load the module: its image of %s is neither "
+                        "a cubin nor NUL-terminated PTX (damaged)",
+                        image->kernel ? image->kernel : "every kernel");
+    char log[2048] = "";
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, (void *)(uintptr_t)sizeof log};
+    CUresult r = ctx->cu->module_load_data_ex(out, image->data, 2, keys, values);
+    if (r == CUDA_SUCCESS) return MJ_OK;
+    log[sizeof log - 1] = '\0';
+    char what[2600];
+    snprintf(what, sizeof what, "cuModuleLoadDataEx (%s%s%s%s%s)",
+             image->kernel ? image->kernel : "every kernel",
+             cubin ? ", a cubin" : ", PTX the driver compiles for this GPU",
+             r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                 ? ": the PTX is newer than this driver reads; update the driver, or build the "
+                   "bundle with an NVRTC no newer than it"
+                 : "",
+             log[0] ? "; the driver's log: " : "", log);
+    return mj__fail_cuda(ctx, r, what);
+}
+
 /* Loads the binary (a kernel pack, or one image of every kernel) into the primary context,
  * looks up the kernels, and for merges and sorted searches counts the tile blocks the GPU
  * holds at once. */
@@ -44,12 +76,17 @@ static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
                         count < 0 ? err : "more images than kernels");
     mj_status st = mj__ctx_enter(ctx);
     if (st) return st;
-    CUresult r = CUDA_SUCCESS;
-    for (; m->image_count < count; ++m->image_count) {
-        r = ctx->cu->module_load_data(&m->images[m->image_count], images[m->image_count].data);
-        if (r != CUDA_SUCCESS) break;
+    while (m->image_count < count) {
+        st = load_image(ctx, &images[m->image_count], &m->images[m->image_count]);
+        if (st != MJ_OK) {
+            unload_images(ctx, m);
+            mj__ctx_leave(ctx);
+            return st;
+        }
+        ++m->image_count;
     }
-    const char *what = "cuModuleLoadData";
+    CUresult r = CUDA_SUCCESS;
+    const char *what = "cuModuleGetFunction";
     unsigned wanted = mj__primitive_kernels(spec->primitive);
     for (int k = 0; k < MJ_K_COUNT && r == CUDA_SUCCESS; ++k) {
         if (!(wanted & (1u << k))) continue;
@@ -86,12 +123,13 @@ static mj_module *remembered(mj_context *ctx, const uint8_t key[32]) {
  * key meanwhile, keeps that one. */
 static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uint8_t key[32],
                           const void *binary, size_t size, const mj_cache_meta *meta,
-                          const mj_build_times *times, int source, double t0,
+                          const mj_build_times *times, int source, int code_sm, double t0,
                           const mj_module **out) {
     mj_module *m = mj__calloc(1, sizeof *m);
     if (!m) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     memcpy(m->key, key, 32);
     m->source = source;
+    m->code_sm = code_sm;
     m->binary_size = size;
     m->registers = meta->registers;
     m->spill_bytes = (long)meta->spill_bytes;
@@ -176,7 +214,7 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target,
     return st;
 }
 
-mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
+mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data, int ptx,
                          mj_binary *out) {
     memset(out, 0, sizeof *out);
     char err[1024];
@@ -185,6 +223,12 @@ mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_d
     mj_target target;
     if (mj__choose_target(nv, spec->sm, &target, err, sizeof err))
         return mj__fail(ctx, MJ_ERR_UNSUPPORTED, "%s", err);
+    if (ptx && target.ptx)
+        return mj__fail(ctx, MJ_ERR_UNSUPPORTED, "NVRTC %d.%d cannot compile PTX for compute_%d: "
+                        "the newest target it knows is sm_%d", nv->major, nv->minor, spec->sm,
+                        target.sm);
+    target.ptx |= ptx;
+    out->target = target;
     char *src = NULL;
     size_t len = 0;
     int rc = mj__gen_source(spec, &src, &len, err, sizeof err);
@@ -239,10 +283,11 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
     int rc = mj__bundle_read_payload(ctx->bundle_path, entry, &binary, err, sizeof err);
     if (rc) return mj__fail(ctx, mj__io_status(rc), "%s", err);
     mj_cache_meta meta = {entry->registers, entry->spill_bytes};
-    st = remember(ctx, spec, entry->source_key, binary, (size_t)entry->size, &meta,
-                  &no_times, MJ_SOURCE_BUNDLE, t0, out);
+    int from = entry->ptx ? MJ_SOURCE_BUNDLE_PTX : MJ_SOURCE_BUNDLE;
+    st = remember(ctx, spec, entry->source_key, binary, (size_t)entry->size, &meta, &no_times,
+                  from, entry->sm, t0, out);
     free(binary);
-    if (st == MJ_OK) *source = MJ_SOURCE_BUNDLE;
+    if (st == MJ_OK) *source = from;
     return st;
 }
 
@@ -265,12 +310,13 @@ mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
     /* Compiles run outside the lock so that threads of one context build different kernels
      * at once; two threads building the same one keep the first to finish. */
     mj_binary b;
-    if ((st = mj__binary_get(ctx, spec, 0, &b))) return st;
+    if ((st = mj__binary_get(ctx, spec, 0, 0, &b))) return st;
     if (b.source == MJ_SOURCE_MEMORY) {
         *out = remembered(ctx, b.key);
         *source = MJ_SOURCE_MEMORY;
     } else {
-        st = remember(ctx, spec, b.key, b.data, b.size, &b.meta, &b.times, b.source, t0, out);
+        st = remember(ctx, spec, b.key, b.data, b.size, &b.meta, &b.times, b.source,
+                      b.target.sm, t0, out);
         *source = b.source;
     }
     free(b.data);

@@ -22,11 +22,14 @@ typedef struct mj_binary {
     mj_cache_meta meta;    /* ptxas's figures, -1 unknown */
     mj_build_times times;  /* compiled: how the build spent its time; else -1s */
     int source;            /* MJ_SOURCE_COMPILED, _DISK, or _MEMORY (already loaded) */
+    mj_target target;      /* what it was compiled for */
 } mj_binary;
 
 /* The binary for spec from the disk cache or NVRTC; unless need_data, only the news
- * (source MJ_SOURCE_MEMORY, data NULL) when the context has loaded it already. */
-mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data,
+ * (source MJ_SOURCE_MEMORY, data NULL) when the context has loaded it already. ptx: PTX for
+ * compute_<spec's sm> (MJ_ERR_UNSUPPORTED when NVRTC does not know that sm), for bundles;
+ * else a cubin for spec's sm, or PTX for the newest sm NVRTC knows when that is older. */
+mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data, int ptx,
                          mj_binary *out);
 
 /* Builds spec's module from its generated source src: each kernel of the primitive as its

@@ -60,7 +60,7 @@ static void load(void) {
     RESOLVE(primary_release, "cuDevicePrimaryCtxRelease", 1);
     RESOLVE(ctx_push, "cuCtxPushCurrent", 1);
     RESOLVE(ctx_pop, "cuCtxPopCurrent", 1);
-    RESOLVE(module_load_data, "cuModuleLoadData", 1);
+    RESOLVE(module_load_data_ex, "cuModuleLoadDataEx", 1);
     RESOLVE(module_unload, "cuModuleUnload", 1);
     RESOLVE(module_function, "cuModuleGetFunction", 1);
     RESOLVE(launch, "cuLaunchKernel", 1);

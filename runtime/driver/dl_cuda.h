@@ -19,7 +19,8 @@ typedef struct mj_cuda_api {
     CUresult (*primary_release)(CUdevice);
     CUresult (*ctx_push)(CUcontext);
     CUresult (*ctx_pop)(CUcontext *);
-    CUresult (*module_load_data)(CUmodule *, const void *);
+    CUresult (*module_load_data_ex)(CUmodule *, const void *, unsigned, CUjit_option *,
+                                    void **);
     CUresult (*module_unload)(CUmodule);
     CUresult (*module_function)(CUfunction *, CUmodule, const char *);
     CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,

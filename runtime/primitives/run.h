@@ -84,7 +84,9 @@ mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned bloc
                      void **params, CUstream stream);
 /* mj__launch, but the kernel may start before the kernel ahead of it in the stream has ended,
  * once every block of that one has called mj_allow_next_kernel (mj_common.cuh; programmatic
- * dependent launch on sm_90 and newer, a plain launch before). The kernel itself must wait for
+ * dependent launch when the module's code was compiled for sm_90 or newer, a plain launch
+ * otherwise: code for an older sm, PTX among it, run on a newer device lacks the
+ * griddepcontrol instructions that make the overlap safe). The kernel itself must wait for
  * what it reads of the other's output, and call mj_await_prior_kernels before it ends, so
  * that later work in the stream finds both kernels over. */
 mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,

@@ -58,6 +58,17 @@ const mj_bundle_entry *mj__bundle_find(const mj_bundle_index *b, const uint8_t r
     return NULL;
 }
 
+int mj__bundle_add_target(mj_bundle_target *targets, size_t *count, mj_bundle_target t)
+{
+    for (size_t i = 0; i < *count; i++)
+        if (targets[i].sm == t.sm && targets[i].ptx == t.ptx)
+            return 0;
+    if (*count == MJ_BUNDLE_TARGETS_MAX)
+        return -1;
+    targets[(*count)++] = t;
+    return 0;
+}
+
 void mj__bundle_index_free(mj_bundle_index *b)
 {
     if (!b)

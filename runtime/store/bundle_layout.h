@@ -19,7 +19,9 @@
  *  148  int64     spill bytes (-1 unknown)
  *  156  char[96]  label, NUL-padded (the writer always leaves a NUL; the reader terminates it
  *                 anyway)
- *  252  uint8[4]  zero
+ *  252  uint8     form: 0 a cubin for sm_<sm>, 1 PTX for compute_<sm> (format 3 on; zero
+ *                 before, when every entry was a cubin)
+ *  253  uint8[3]  zero
  *
  * The index (all records, in the order given to the writer) starts at byte 64. The payloads
  * follow it in the same order, each at the next multiple of 16 with zero bytes between. The
@@ -40,9 +42,11 @@
 #include "store/bundle_file.h"
 
 #define MAGIC "MJBUNDLE"
-/* Version 2 payloads are kernel packs (store/kernel_pack.h); version 1 payloads, one image of
- * every kernel, still load. */
-#define FORMAT_VERSION 2u
+/* Version 3 records say whether an entry is a cubin or PTX (R_FORM); version 2 payloads are
+ * kernel packs (store/kernel_pack.h), as version 3's are; version 1 payloads, one image of
+ * every kernel, still load. Versions 1 and 2 hold cubins only. */
+#define FORMAT_VERSION 3u
+#define FORM_VERSION 3u /* the first version with R_FORM */
 #define OLDEST_FORMAT_VERSION 1u
 #define HEADER_SIZE 64
 #define MJ_BUNDLE_RECORD 256
@@ -73,7 +77,8 @@
 #define R_REGISTERS 144
 #define R_SPILL 148
 #define R_LABEL 156
-#define R_PAD (R_LABEL + MJ_BUNDLE_LABEL_CAP)
+#define R_FORM (R_LABEL + MJ_BUNDLE_LABEL_CAP)
+#define R_PAD (R_FORM + 1)
 
 _Static_assert(R_PAD <= MJ_BUNDLE_RECORD, "bundle record fields overflow the record");
 _Static_assert(MJ_BUNDLE_RECORD % PAYLOAD_ALIGN == 0 && HEADER_SIZE % PAYLOAD_ALIGN == 0,

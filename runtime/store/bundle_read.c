@@ -28,8 +28,8 @@ static int64_t get_le64s(const uint8_t *p) { return (int64_t)mj__get_le64(p); }
 
 /* Decodes record r into e, or says what is wrong with it (its payload's bounds and fields;
  * duplicates are checked over the whole index afterwards). */
-static const char *get_record(const uint8_t *r, uint64_t index_end, uint64_t file_size,
-                              mj_bundle_entry *e)
+static const char *get_record(const uint8_t *r, uint32_t version, uint64_t index_end,
+                              uint64_t file_size, mj_bundle_entry *e)
 {
     memset(e, 0, sizeof *e);
     memcpy(e->request, r + R_REQUEST, 32);
@@ -60,9 +60,14 @@ static const char *get_record(const uint8_t *r, uint64_t index_end, uint64_t fil
     if (spill < LONG_MIN || spill > LONG_MAX)
         return "has a spill count too large for this process";
 #endif
-    for (int i = R_PAD; i < MJ_BUNDLE_RECORD; i++)
+    /* Before format 3 the form byte was reserved: every entry was a cubin. */
+    int has_form = version >= FORM_VERSION;
+    if (has_form && r[R_FORM] > 1)
+        return "has an unknown binary form (neither cubin nor PTX)";
+    for (int i = has_form ? R_PAD : R_FORM; i < MJ_BUNDLE_RECORD; i++)
         if (r[i] != 0)
             return "has nonzero reserved bytes";
+    e->ptx = has_form ? r[R_FORM] : 0;
     e->sm = (int)sm;
     e->primitive = (mj_primitive)primitive;
     e->key = (mj_key_kind)key;
@@ -167,9 +172,14 @@ static int read_index_fd(int fd, const char *path, mj_bundle_index *out, char *e
         mj__set_err(err, errcap, "bundle %s: index is damaged (checksum mismatch)", path);
         goto done;
     }
+    mj_bundle_target targets[MJ_BUNDLE_TARGETS_MAX];
+    size_t target_count = 0;
     for (size_t i = 0; i < count; i++) {
-        const char *bad =
-            get_record(index + i * MJ_BUNDLE_RECORD, index_end, file_size, &entries[i]);
+        const char *bad = get_record(index + i * MJ_BUNDLE_RECORD, version, index_end,
+                                     file_size, &entries[i]);
+        mj_bundle_target t = {entries[i].sm, entries[i].ptx};
+        if (!bad && mj__bundle_add_target(targets, &target_count, t) != 0)
+            bad = "has a target beyond the most distinct targets (sm and form) a bundle may hold";
         if (bad) {
             mj__set_err(err, errcap, "bundle %s: entry %zu (%s) %s", path, i, entries[i].label,
                         bad);
@@ -194,6 +204,8 @@ static int read_index_fd(int fd, const char *path, mj_bundle_index *out, char *e
     out->version[H_LIBVER_CAP] = '\0';
     out->entries = entries;
     out->count = count;
+    memcpy(out->targets, targets, target_count * sizeof *targets);
+    out->target_count = target_count;
     entries = NULL;
     rc = 0;
 done:

@@ -26,6 +26,8 @@ static const char *check_entry_in(const mj_bundle_entry *e)
         return "has no payload";
     if (e->sm < 0)
         return "has a negative sm";
+    if (e->ptx != 0 && e->ptx != 1)
+        return "has an unknown binary form (ptx is neither 0 nor 1)";
     if ((unsigned)e->primitive >= MJ_PRIMITIVE_COUNT)
         return "has an unknown primitive";
     if ((unsigned)e->key >= MJ_KEY_KIND_COUNT)
@@ -58,6 +60,7 @@ static void put_record(uint8_t *r, const mj_bundle_entry *e, uint64_t offset,
     mj__put_le32(r + R_BS_NT, (uint32_t)e->bs_nt);
     mj__put_le32(r + R_REGISTERS, (uint32_t)(int32_t)e->registers);
     mj__put_le64(r + R_SPILL, (uint64_t)(int64_t)e->spill_bytes);
+    r[R_FORM] = (uint8_t)e->ptx;
     /* Only up to the NUL, so whatever follows it in the caller's buffer stays out. */
     memcpy(r + R_LABEL, e->label, strlen(e->label));
 }
@@ -126,8 +129,13 @@ int mj__bundle_write_file(const char *path, const mj_bundle_entry *entries, size
                     (unsigned)MAX_ENTRIES);
         return -1;
     }
+    mj_bundle_target targets[MJ_BUNDLE_TARGETS_MAX];
+    size_t target_count = 0;
     for (size_t i = 0; i < count; i++) {
         const char *bad = check_entry_in(&entries[i]);
+        mj_bundle_target t = {entries[i].sm, entries[i].ptx};
+        if (!bad && mj__bundle_add_target(targets, &target_count, t) != 0)
+            bad = "has a target beyond the most distinct targets (sm and form) a bundle may hold";
         if (bad) {
             mj__set_err(err, errcap, "cannot write bundle %s: entry %zu %s", path, i, bad);
             return -1;

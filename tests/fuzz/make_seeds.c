@@ -34,6 +34,7 @@ int main(int argc, char **argv)
         memset(e[i].request, 0x11 * (i + 1), 32);
         memset(e[i].source_key, 0x21 * (i + 1), 32);
         e[i].sm = 90;
+        e[i].ptx = i; /* a cubin and PTX */
         e[i].primitive = i ? MJ_MERGE : MJ_MERGESORT;
         e[i].key = i ? MJ_KEY_CUSTOM : MJ_KEY_U32;
         e[i].key_size = i ? 8 : 4;

@@ -31,13 +31,15 @@
 #define R_REQUEST 0
 #define R_OFFSET 96
 #define R_SIZE 104
+#define R_SM 112
 #define R_PRIMITIVE 116
 #define R_KEY 120
 #define R_NT 132
 #define R_VT 136
 #define R_BS_NT 140
 #define R_LABEL 156
-#define R_PAD 252
+#define R_FORM 252
+#define R_PAD 253
 
 static inline void path_in(char *out, size_t cap, const char *dir, const char *name)
 {
@@ -65,6 +67,7 @@ static inline void fill_entry(mj_bundle_entry *e, unsigned i, const void *payloa
     mj__sha256_hash(name, strlen(name), e->source_key);
     /* Every field differs between entries, so a mixed-up field cannot pass. */
     e->sm = 80 + (int)i * 5;
+    e->ptx = i == 1; /* entry 1 is PTX */
     e->primitive = (mj_primitive)(i % MJ_PRIMITIVE_COUNT);
     e->key = (mj_key_kind)((4 + i * 3) % MJ_KEY_KIND_COUNT);
     e->key_size = 4 + i;

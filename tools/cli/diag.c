@@ -115,6 +115,7 @@ const char *cli_source_phrase(int source)
     case 1: return "loaded from the disk cache";
     case 2: return "found in the context's memory";
     case 3: return "loaded from the bundle";
+    case 4: return "loaded from the bundle as PTX, compiled by the driver for this GPU,";
     default: return "built (unknown source)";
     }
 }
