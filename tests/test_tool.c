@@ -68,6 +68,15 @@ START_TEST(tool)
     ck_assert_int_eq(r.status, 2);
     ck_assert(strstr(r.err, "--no-such-option") != NULL);
     mjt_tool_run_free(&r);
+    /* Every command that takes --device parses it alike (one option kind). */
+    static const char *const cmds[] = {"demo", "sort", "join", "info", "tune"};
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        const char *const bad_device[] = {cmds[c], "--device", "-1", NULL};
+        r = mjt_run_tool(bad_device, NULL);
+        ck_assert_msg(r.status == 2 && strstr(r.err, "bad device ordinal '-1'") != NULL,
+                      "%s --device -1 exited %d:\n%s", cmds[c], r.status, r.err);
+        mjt_tool_run_free(&r);
+    }
     static const char *const bad_top[] = {"--no-such-option", NULL};
     r = mjt_run_tool(bad_top, NULL);
     ck_assert_int_eq(r.status, 2);

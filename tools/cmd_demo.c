@@ -111,16 +111,6 @@ static int set_order(void *opts, const char *v)
     return CLI_OK;
 }
 
-static int set_device(void *opts, const char *v)
-{
-    demo_opts *o = opts;
-    long l;
-    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-    o->device = (int)l;
-    return CLI_OK;
-}
-
 static int set_sm(void *opts, const char *v)
 {
     demo_opts *o = opts;
@@ -152,7 +142,7 @@ static const cli_option options[] = {
     CLI_OPT_PARSED("--n", set_n),
     CLI_OPT_PARSED("--values", set_values),
     CLI_OPT_PARSED("--order", set_order),
-    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_DEVICE(demo_opts, device),
     CLI_OPT_PARSED("--sm", set_sm),
     CLI_OPT_PARSED("--reps", set_reps),
     CLI_OPT_PARSED("--seed", set_seed),

@@ -62,17 +62,8 @@ typedef struct info_opts {
     int device;
 } info_opts;
 
-static int set_device(void *opts, const char *v)
-{
-    long l;
-    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-    ((info_opts *)opts)->device = (int)l;
-    return CLI_OK;
-}
-
 static const cli_option options[] = {
-    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_DEVICE(info_opts, device),
     CLI_OPT_STRING("--dir", NULL, info_opts, dir),
     CLI_OPT_END,
 };

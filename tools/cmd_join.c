@@ -80,16 +80,6 @@ static int set_index_size(void *opts, const char *v)
     return CLI_OK;
 }
 
-static int set_device(void *opts, const char *v)
-{
-    join_opts *o = opts;
-    long l;
-    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-    o->device = (int)l;
-    return CLI_OK;
-}
-
 static int take_operand(void *opts, const char *arg)
 {
     join_opts *o = opts;
@@ -104,7 +94,7 @@ static const cli_option options[] = {
     CLI_OPT_PARSED("--order", set_order),
     CLI_OPT_PARSED("--kind", set_kind),
     CLI_OPT_PARSED("--index-size", set_index_size),
-    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_DEVICE(join_opts, device),
     CLI_OPT_END,
 };
 

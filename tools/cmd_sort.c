@@ -72,16 +72,6 @@ static int set_value_size(void *opts, const char *v)
     return CLI_OK;
 }
 
-static int set_device(void *opts, const char *v)
-{
-    sort_opts *o = opts;
-    long l;
-    if (cli_parse_int(v, 0, 1 << 20, &l) != 0)
-        return cli_usage_error(CMD, "bad device ordinal '%s'", v);
-    o->device = (int)l;
-    return CLI_OK;
-}
-
 static int take_operand(void *opts, const char *arg)
 {
     sort_opts *o = opts;
@@ -98,7 +88,7 @@ static const cli_option options[] = {
     CLI_OPT_STRING("--values", NULL, sort_opts, values_in),
     CLI_OPT_STRING("--segments", NULL, sort_opts, segments),
     CLI_OPT_PARSED("--value-size", set_value_size),
-    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_DEVICE(sort_opts, device),
     CLI_OPT_END,
 };
 

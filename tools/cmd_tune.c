@@ -63,7 +63,8 @@ typedef struct tune_args {
     long keys[3], values[8], nts[8], sizes[TUNE_MAX_SIZES];
     int nkeys, nvalues, nnt, nsizes; /* 0 for --nt and --sizes: the default */
     long reps;                       /* 0: the default */
-    long seglen, threads, device;
+    long seglen, threads;
+    int device;
     int quick, no_save;
     const char *output, *json, *plot;
 } tune_args;
@@ -129,13 +130,6 @@ static int set_threads(void *opts, const char *v)
     return CLI_OK;
 }
 
-static int set_device(void *opts, const char *v)
-{
-    if (cli_parse_int(v, 0, 1024, &((tune_args *)opts)->device) != 0)
-        return cli_usage_error(CMD, "--device takes an ordinal");
-    return CLI_OK;
-}
-
 static const cli_option options[] = {
     CLI_OPT_FLAG("--quick", tune_args, quick),
     CLI_OPT_FLAG("--no-save", tune_args, no_save),
@@ -147,7 +141,7 @@ static const cli_option options[] = {
     CLI_OPT_PARSED("--reps", set_reps),
     CLI_OPT_PARSED("--seglen", set_seglen),
     CLI_OPT_PARSED("--threads", set_threads),
-    CLI_OPT_PARSED("--device", set_device),
+    CLI_OPT_DEVICE(tune_args, device),
     CLI_OPT_STRING("--output", "-o", tune_args, output),
     CLI_OPT_STRING("--json", NULL, tune_args, json),
     CLI_OPT_STRING("--plot", NULL, tune_args, plot),
@@ -168,7 +162,7 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     o->save = !a.no_save;
     o->seglen = a.seglen;
     o->threads = (int)a.threads;
-    o->device = (int)a.device;
+    o->device = a.device;
     o->output = a.output;
     o->json = a.json;
     o->plot = a.plot;

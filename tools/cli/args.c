@@ -94,6 +94,11 @@ int cli_parse_args(const cli_syntax *syntax, int argc, char **argv, void *opts)
         }
         if (o->kind == CLI_STRING) {
             *(const char **)(void *)((char *)opts + o->offset) = value;
+        } else if (o->kind == CLI_DEVICE) {
+            long l;
+            if (cli_parse_int(value, 0, 1 << 20, &l) != 0)
+                return cli_usage_error(cmd, "bad device ordinal '%s'", value);
+            *(int *)(void *)((char *)opts + o->offset) = (int)l;
         } else {
             int rc = o->parse(opts, value);
             if (rc != CLI_OK)
