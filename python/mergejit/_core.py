@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _lib
+from . import _driver, _lib
 from ._arrays import as_array, call_stream, empty_like, stream_handle
 from ._dtypes import key_type
 from ._errors import DtypeError, InvalidArgumentError, error_for
@@ -15,7 +15,10 @@ lib = _lib.lib
 
 _SOURCES = ("nvrtc", "disk", "memory", "bundle", "bundle-ptx")
 _PRIMITIVE_ALIASES = {"sort": "mergesort", "segmented_sort": "segsort", "locality_sort": "locality",
-                      "load_balance": "lbs", "sorted_search": "search"}
+                      "load_balance": "lbs", "sorted_search": "search",
+                      "interval_expand": "expand", "interval_move": "move",
+                      "bulk_remove": "remove", "bulk_insert": "insert",
+                      "set_operation": "setops"}
 _ORDER_ALIASES = {"asc": "ascending", "desc": "descending"}
 
 
@@ -186,6 +189,19 @@ def _need_length(a, n, what):
         raise InvalidArgumentError("%s has %d elements, expected %d" % (what, a.n, n))
 
 
+def _need_room(a, n, what):
+    if a is not None and a.n < n:
+        raise InvalidArgumentError("%s has %d elements, at least %d are needed" % (what, a.n, n))
+
+
+def _count_array(a, what):
+    """A device uint64 the library writes a count to (one element, 8 bytes)."""
+    if a.dtype.kind not in "iu" or a.dtype.itemsize != 8 or a.n < 1:
+        raise InvalidArgumentError("%s needs one uint64 (got %s of shape %s)"
+                                   % (what, a.dtype, a.shape))
+    _writable(a, what)
+
+
 def _writable(a, what):
     if a.readonly:
         raise InvalidArgumentError("%s is read-only, and this call writes to it" % what)
@@ -202,10 +218,13 @@ class Sorter:
 
     dtype: the key (element) dtype: a numpy built-in (bool sorts as uint8; bfloat16 from
     ml_dtypes) or a structured dtype, which becomes `struct <type_name> {...}` in CUDA.
-    primitive: "mergesort", "locality", "merge", "segsort", "reduce", "scan", "search", "lbs".
+    primitive: "mergesort", "locality", "merge", "segsort", "reduce", "scan", "search", "lbs",
+    "expand", "move" (keyed by the int32/int64 offsets), "remove", "insert" (any dtype, moved
+    as bytes: no order), "join", "setops" (or the functions' names: "interval_expand", ...).
     order: "ascending" or "descending" (floats: NaNs last in both), or less: a CUDA boolean
     expression over `a` and `b` (const KEY &), required for structured dtypes.
-    value_size: bytes of the value carried with each key (0: none; 4 or 8 for argsort).
+    value_size: bytes of the value carried with each key (0: none; 4 or 8 for argsort; for
+    expand and move, the bytes of an element moved).
     op, identity: reduce and scan (CUDA expressions; default a + b and 0).
     tile: (nt, vt) or (nt, vt, bs_nt), for experiments; default the context's choice."""
 
@@ -315,7 +334,8 @@ class Sorter:
         return a
 
     def _values(self, obj, n, what, stream, writable=False):
-        """The value array for n keys: required exactly when the sorter carries values."""
+        """The value array for n keys (None: any number): required exactly when the sorter
+        carries values."""
         if obj is None:
             if self.value_size:
                 raise InvalidArgumentError("this sorter carries %d-byte values: %s is required"
@@ -325,6 +345,8 @@ class Sorter:
             raise InvalidArgumentError("this sorter sorts keys only (value_size 0) but %s was "
                                        "given" % what)
         a = as_array(obj, what, stream)
+        if n is None:
+            n = a.n
         _need_length(a, n, what)
         if a.row_bytes != self.value_size and n:
             raise InvalidArgumentError("%s has %d bytes per element (dtype %s, shape %s); this "
@@ -504,6 +526,149 @@ class Sorter:
                                                call_stream(s, (off, obj))))
         return objects if ranks is None else (objects, ranks)
 
+    def interval_expand(self, offsets, num_items, values, out, *, temp=None, stream=None):
+        """out[i] = values[object of item i] for num_items work items (offsets as in
+        load_balance; a sorter of the offsets' dtype with value_size the bytes of a value):
+        each object's value repeated its count times. Returns out."""
+        s = stream_handle(stream)
+        off = self._keys(offsets, "offsets", s)
+        v = self._values(values, off.n, "values", s)
+        o = self._values(out, num_items, "out", s, writable=True)
+        tp, tb = self._temp(temp, s)
+        self._check(lib.mj_sorter_interval_expand(self._handle(), off.ptr, off.n, num_items,
+                                                  v.ptr, o.ptr, tp, tb,
+                                                  call_stream(s, (off, v, o))))
+        return out
+
+    def interval_move(self, offsets, num_items, x, out, *, gather=None, scatter=None, temp=None,
+                      stream=None):
+        """For interval j (items offsets[j] to offsets[j + 1], the last ending at num_items) and
+        its item of rank r: out[scatter[j] + r] = x[gather[j] + r]; without gather the source
+        is the item's own index i, without scatter the destination. gather and scatter have the
+        offsets' dtype; x and out any length, value_size bytes per element. Items whose source
+        or destination falls outside x or out are skipped. Returns out."""
+        s = stream_handle(stream)
+        off = self._keys(offsets, "offsets", s)
+        g = None if gather is None else self._keys(gather, "gather", s)
+        sc = None if scatter is None else self._keys(scatter, "scatter", s)
+        for name, a in (("gather", g), ("scatter", sc)):
+            if a is not None:
+                _need_length(a, off.n, name)
+        src = self._values(x, None, "x", s)
+        o = self._values(out, None, "out", s, writable=True)
+        tp, tb = self._temp(temp, s)
+        self._check(lib.mj_sorter_interval_move(self._handle(), off.ptr, off.n, num_items,
+                                                _ptr(g), _ptr(sc), src.ptr, src.n, o.ptr, o.n,
+                                                tp, tb, call_stream(s, (off, src, o))))
+        return out
+
+    def bulk_remove(self, keys, indices, out, values=None, out_values=None, *, temp=None,
+                    stream=None):
+        """Copies keys (and values) to out (out_values) without the elements at indices (4- or
+        8-byte integers, ascending, distinct, each below len(keys)): out holds len(keys) -
+        len(indices) elements, in order. Returns out (or (out, out_values))."""
+        s = stream_handle(stream)
+        k = self._keys(keys, "keys", s)
+        ix = as_array(indices, "indices", s)
+        index_size = _index_size(ix, "indices")
+        if ix.n > k.n:
+            raise InvalidArgumentError("%d indices to remove from %d keys" % (ix.n, k.n))
+        o = self._keys(out, "out", s, writable=True)
+        _need_length(o, k.n - ix.n, "out")
+        v = self._values(values, k.n, "values", s)
+        vo = self._values(out_values, o.n, "out_values", s, writable=True)
+        tp, tb = self._temp(temp, s)
+        self._check(lib.mj_sorter_bulk_remove(self._handle(), k.ptr, _ptr(v), k.n, ix.ptr, ix.n,
+                                              index_size, o.ptr, _ptr(vo), tp, tb,
+                                              call_stream(s, (k, ix, o))))
+        return out if out_values is None else (out, out_values)
+
+    def bulk_insert(self, a, positions, b, out, a_values=None, b_values=None, out_values=None,
+                    *, temp=None, stream=None):
+        """Inserts a (and a_values) into b (and b_values) into out: a[i] just before
+        b[positions[i]] (4- or 8-byte integers, ascending, each at most len(b); len(b)
+        appends), a's of equal position in their order. Returns out (or (out, out_values))."""
+        s = stream_handle(stream)
+        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
+        p = as_array(positions, "positions", s)
+        index_size = _index_size(p, "positions")
+        _need_length(p, ka.n, "positions")
+        o = self._keys(out, "out", s, writable=True)
+        _need_length(o, ka.n + kb.n, "out")
+        va = self._values(a_values, ka.n, "a_values", s)
+        vb = self._values(b_values, kb.n, "b_values", s)
+        vo = self._values(out_values, o.n, "out_values", s, writable=True)
+        tp, tb = self._temp(temp, s)
+        self._check(lib.mj_sorter_bulk_insert(self._handle(), ka.ptr, _ptr(va), p.ptr, ka.n,
+                                              index_size, kb.ptr, _ptr(vb), kb.n, o.ptr,
+                                              _ptr(vo), tp, tb, call_stream(s, (ka, kb, o))))
+        return out if out_values is None else (out, out_values)
+
+    def set_operation(self, op, a, b, out, count, a_values=None, b_values=None,
+                      out_values=None, *, temp=None, stream=None):
+        """The multiset operation op ("intersection", "union", "difference": a - b,
+        "symmetric_difference", as the C++ standard's set algorithms) of sorted a and b (with
+        their values) into out (and out_values), which hold at least the bound of op
+        (mj_set_op_bound: min(len(a), len(b)) for the intersection, len(a) for the difference,
+        len(a) + len(b) for the others); the number written goes to count (one uint64, device
+        memory) in stream order, not read back. Returns out (or (out, out_values))."""
+        s = stream_handle(stream)
+        code = _choice(op, _lib.SET_OPS, "op")
+        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
+        bound = lib.mj_set_op_bound(code, ka.n, kb.n)
+        o = self._keys(out, "out", s, writable=True)
+        _need_room(o, bound, "out")
+        c = as_array(count, "count", s)
+        _count_array(c, "count")
+        va = self._values(a_values, ka.n, "a_values", s)
+        vb = self._values(b_values, kb.n, "b_values", s)
+        vo = self._values(out_values, None, "out_values", s, writable=True)
+        _need_room(vo, bound, "out_values")
+        tp, tb = self._temp(temp, s)
+        self._check(lib.mj_sorter_set_op(self._handle(), code, ka.ptr, _ptr(va), ka.n, kb.ptr,
+                                         _ptr(vb), kb.n, o.ptr, _ptr(vo), c.ptr, tp, tb,
+                                         call_stream(s, (ka, kb, o, c))))
+        return out if out_values is None else (out, out_values)
+
+    def join_count(self, a, b, count, *, kind="inner", temp=None, stream=None):
+        """Writes the row count of the join of sorted key columns a and b (kind "inner",
+        "left", "right" or "outer") to count (one uint64, device memory) in stream order, not
+        read back. Returns count."""
+        s = stream_handle(stream)
+        code = _choice(kind, _lib.JOIN_KINDS, "kind")
+        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
+        c = as_array(count, "count", s)
+        _count_array(c, "count")
+        tp, tb = self._temp(temp, s)
+        self._check(lib.mj_sorter_join_count(self._handle(), code, ka.ptr, ka.n, kb.ptr, kb.n,
+                                             c.ptr, tp, tb, call_stream(s, (ka, kb, c))))
+        return count
+
+    def join(self, a, b, a_rows, b_rows, count, *, kind="inner", temp=None, stream=None):
+        """The join's row pairs (a_rows[k], b_rows[k]) for k below len(a_rows) (4- or 8-byte
+        integers, one width, one length: the capacity; NULL rows all ones), and the full row
+        count to count (one uint64, device memory), in stream order: a count above the
+        capacity means the rows past it were not written. Rows: for each row of a in order,
+        its matches in b in order (left and outer: (i, NULL) for none), then (right and outer)
+        (NULL, j) for each unmatched row of b. Returns (a_rows, b_rows)."""
+        s = stream_handle(stream)
+        code = _choice(kind, _lib.JOIN_KINDS, "kind")
+        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
+        ra, rb = as_array(a_rows, "a_rows", s), as_array(b_rows, "b_rows", s)
+        index_size = _index_size(ra, "a_rows")
+        if ra.dtype != rb.dtype:
+            raise DtypeError("a_rows and b_rows must have one dtype (got %s and %s)"
+                             % (ra.dtype, rb.dtype))
+        _need_length(rb, ra.n, "b_rows")
+        _writable(ra, "a_rows")
+        _writable(rb, "b_rows")
+        c = as_array(count, "count", s)
+        _count_array(c, "count")
+        tp, tb = self._temp(temp, s)
+        self._check(lib.mj_sorter_join(self._handle(), code, ka.ptr, ka.n, kb.ptr, kb.n,
+                                       index_size, ra.ptr, rb.ptr, ra.n, c.ptr, tp, tb,
+                                       call_stream(s, (ka, kb, ra, rb, c))))
+        return a_rows, b_rows
 
 # ---------------------------------------------------------------- one-call functions
 # Each finds (or builds once) its context's sorter and runs it; the library allocates the
@@ -580,16 +745,11 @@ def merge(a, b, out=None, *, a_values=None, b_values=None, out_values=None, orde
     if out is None:
         out = _new(ka, n, ka.dtype, "out")
     ko = as_array(out, "out", st, dtype)
-    value_size = 0
-    if a_values is not None or b_values is not None:
-        if a_values is None or b_values is None:
-            raise InvalidArgumentError("a_values and b_values go together")
-        va = as_array(a_values, "a_values", st)
-        value_size = va.row_bytes
-        if out_values is None:
-            out_values = empty_like(va, (n,) + va.shape[1:], va.dtype, "out_values")
+    va = _paired_values(a_values, b_values, st)
+    if va is not None and out_values is None:
+        out_values = empty_like(va, (n,) + va.shape[1:], va.dtype, "out_values")
     s = _sorter(context, ka, dict(_order_kw(order, less, type_name), primitive="merge",
-                                  value_size=value_size))
+                                  value_size=va.row_bytes if va is not None else 0))
     s.merge(ka, kb, ko, a_values=a_values, b_values=b_values, out_values=out_values,
             stream=stream)
     return out if out_values is None else (out, out_values)
@@ -657,10 +817,171 @@ def load_balance(offsets, num_items, objects=None, ranks=None, *, stream=None, c
     """Load-balancing search over int32 or int64 offsets (the exclusive scan of the objects'
     counts; num_items their total): each item's object into objects (default: a new array
     like offsets) and its rank into ranks when given. Returns objects (or (objects, ranks))."""
-    off = as_array(offsets, "offsets", stream_handle(stream))
-    if off.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
-        raise DtypeError("offsets must be int32 or int64 (got %s)" % off.dtype)
+    off = _index_offsets(offsets, stream_handle(stream))
     if objects is None:
         objects = _new(off, num_items, off.dtype, "objects")
     s = _sorter(context, off, dict(primitive="lbs"))
     return s.load_balance(off, num_items, objects, ranks, stream=stream)
+
+
+def interval_expand(offsets, num_items, values, out=None, *, stream=None, context=None):
+    """Each object's value repeated its count times: out[i] = values[object of item i] for the
+    num_items work items of int32 or int64 offsets (as in load_balance); values of 1 to 64
+    bytes each (trailing dimensions count). out defaults to a new array like values. Returns
+    out."""
+    st = stream_handle(stream)
+    off = _index_offsets(offsets, st)
+    v = as_array(values, "values", st)
+    if out is None:
+        out = empty_like(v, (num_items,) + v.shape[1:], v.dtype, "out")
+    s = _sorter(context, off, dict(primitive="expand", value_size=v.row_bytes))
+    return s.interval_expand(off, num_items, v, out, stream=stream)
+
+
+def interval_move(offsets, num_items, x, out=None, *, gather=None, scatter=None, stream=None,
+                  context=None):
+    """Many variable-length copies at once: interval j covers the work items offsets[j] to
+    offsets[j + 1] (int32 or int64 offsets, as in load_balance; the last ends at num_items),
+    and its item of rank r copies out[scatter[j] + r] = x[gather[j] + r], the item's own
+    index i standing in for an omitted gather or scatter (gather only: a gather; scatter
+    only: a scatter). gather and scatter have the offsets' dtype. out defaults, without
+    scatter, to a new array of num_items elements like x; with scatter pass it. Items whose
+    source or destination falls outside x or out are skipped. Returns out."""
+    st = stream_handle(stream)
+    off = _index_offsets(offsets, st)
+    src = as_array(x, "x", st)
+    if out is None:
+        if scatter is not None:
+            raise InvalidArgumentError("interval_move with scatter needs out: the scatter "
+                                       "decides its size")
+        out = empty_like(src, (num_items,) + src.shape[1:], src.dtype, "out")
+    s = _sorter(context, off, dict(primitive="move", value_size=src.row_bytes))
+    return s.interval_move(off, num_items, src, out, gather=gather, scatter=scatter,
+                           stream=stream)
+
+
+def bulk_remove(keys, indices, values=None, out=None, out_values=None, *, dtype=None,
+                type_name="record", stream=None, context=None):
+    """keys (and values) without the elements at indices (4- or 8-byte integers, ascending,
+    distinct, each below len(keys)), into out (out_values): default new arrays like the
+    inputs. Any dtype (moved as bytes). Returns out (or (out, out_values))."""
+    st = stream_handle(stream)
+    k = as_array(keys, "keys", st, dtype)
+    ix = as_array(indices, "indices", st)
+    if ix.n > k.n:
+        raise InvalidArgumentError("%d indices to remove from %d keys" % (ix.n, k.n))
+    n = k.n - ix.n
+    v = None if values is None else as_array(values, "values", st)
+    if out is None:
+        out = _new(k, n, k.dtype, "out")
+    if v is not None and out_values is None:
+        out_values = empty_like(v, (n,) + v.shape[1:], v.dtype, "out_values")
+    s = _sorter(context, k, dict(primitive="remove", type_name=type_name,
+                                 value_size=v.row_bytes if v is not None else 0))
+    s.bulk_remove(k, ix, as_array(out, "out", st, dtype), v, out_values, stream=stream)
+    return out if values is None else (out, out_values)
+
+
+def bulk_insert(a, positions, b, a_values=None, b_values=None, out=None, out_values=None, *,
+                dtype=None, type_name="record", stream=None, context=None):
+    """b with a's elements inserted: a[i] just before b[positions[i]] (4- or 8-byte integers,
+    ascending, each at most len(b); len(b) appends), a's of equal position in their order;
+    values go together. out (out_values) default to new arrays like a (a_values). Any dtype
+    (moved as bytes). Returns out (or (out, out_values))."""
+    st = stream_handle(stream)
+    ka, kb = as_array(a, "a", st, dtype), as_array(b, "b", st, dtype)
+    n = ka.n + kb.n
+    va = _paired_values(a_values, b_values, st)
+    if out is None:
+        out = _new(ka, n, ka.dtype, "out")
+    if va is not None and out_values is None:
+        out_values = empty_like(va, (n,) + va.shape[1:], va.dtype, "out_values")
+    s = _sorter(context, ka, dict(primitive="insert", type_name=type_name,
+                                  value_size=va.row_bytes if va is not None else 0))
+    s.bulk_insert(ka, positions, kb, as_array(out, "out", st, dtype), va, b_values, out_values,
+                  stream=stream)
+    return out if va is None else (out, out_values)
+
+
+def set_operation(op, a, b, a_values=None, b_values=None, *, out=None, out_values=None,
+                  order="ascending", less=None, dtype=None, type_name="record", stream=None,
+                  context=None):
+    """The multiset operation op of sorted a and b, as the C++ standard's set algorithms:
+    "intersection", "union", "difference" (a - b) or "symmetric_difference"; the i-th copy of
+    a key in a matches the i-th in b, and each element keeps its value (a matched pair a's).
+    out (out_values) default to new arrays like a (a_values) of the operation's bound.
+    Returns out trimmed to the count written (or (out, out_values) trimmed): the count is read
+    back to the host in stream order, so this call waits for its stream."""
+    st = stream_handle(stream)
+    code = _choice(op, _lib.SET_OPS, "op")
+    ka, kb = as_array(a, "a", st, dtype), as_array(b, "b", st, dtype)
+    va = _paired_values(a_values, b_values, st)
+    s = _sorter(context, ka, dict(_order_kw(order, less, type_name), primitive="setops",
+                                  value_size=va.row_bytes if va is not None else 0))
+    s._keys(kb, "b", st)            # a's and b's dtypes, before anything is allocated
+    bound = lib.mj_set_op_bound(code, ka.n, kb.n)
+    if out is None:
+        out = _new(ka, bound, ka.dtype, "out")
+    if va is not None and out_values is None:
+        out_values = empty_like(va, (bound,) + va.shape[1:], va.dtype, "out_values")
+    ko = as_array(out, "out", st, dtype)
+    count = _new(ka, 1, np.int64, "count")
+    strm = call_stream(st, (ka, kb, ko))
+    s.set_operation(op, ka, kb, ko, count, va, b_values, out_values, stream=strm)
+    n = _read_count(s, count, strm)
+    keys = _trim(out, ko, n, st)
+    return keys if out_values is None else (keys, out_values[:n])
+
+
+def join(a, b, kind="inner", *, index_dtype=np.int64, order="ascending", less=None, dtype=None,
+         type_name="record", stream=None, context=None):
+    """The relational join of sorted key columns a and b (kind "inner", "left", "right" or
+    "outer"): (a_rows, b_rows), new arrays like a of index_dtype (4- or 8-byte integers) sized
+    exactly: for each row i of a in order, (i, j) for each equivalent row j of b in order
+    (left and outer: (i, NULL) when there is none), then, right and outer, (NULL, j) for each
+    row j of b without a match. NULL is all ones: -1 in a signed index_dtype, its maximum in
+    an unsigned one. The row count is read back to the host between the count and the join,
+    in stream order, so this call waits for its stream."""
+    st = stream_handle(stream)
+    _choice(kind, _lib.JOIN_KINDS, "kind")
+    idt = np.dtype(index_dtype)
+    if idt.kind not in "iu" or idt.itemsize not in (4, 8):
+        raise DtypeError("index_dtype must be a 4- or 8-byte integer type (got %s)" % idt)
+    ka, kb = as_array(a, "a", st, dtype), as_array(b, "b", st, dtype)
+    s = _sorter(context, ka, dict(_order_kw(order, less, type_name), primitive="join"))
+    s._keys(kb, "b", st)            # a's and b's dtypes, before anything is allocated
+    count = _new(ka, 1, np.int64, "count")
+    strm = call_stream(st, (ka, kb))
+    s.join_count(ka, kb, count, kind=kind, stream=strm)
+    n = _read_count(s, count, strm)
+    a_rows, b_rows = _new(ka, n, idt, "a_rows"), _new(ka, n, idt, "b_rows")
+    if n:
+        s.join(ka, kb, a_rows, b_rows, count, kind=kind, stream=strm)
+    return a_rows, b_rows
+
+
+def _index_offsets(offsets, stream):
+    off = as_array(offsets, "offsets", stream)
+    if off.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise DtypeError("offsets must be int32 or int64 (got %s)" % off.dtype)
+    return off
+
+
+def _paired_values(a_values, b_values, stream):
+    """a's value array, None without values; a_values and b_values come together."""
+    if (a_values is None) != (b_values is None):
+        raise InvalidArgumentError("a_values and b_values go together")
+    return None if a_values is None else as_array(a_values, "a_values", stream)
+
+
+def _read_count(sorter, count, stream):
+    """The count a run wrote to the device array `count`, waiting for the stream."""
+    return _driver.read_u64(sorter.context.device, as_array(count, "count", stream).ptr, stream)
+
+
+def _trim(obj, viewed, n, stream):
+    """obj's first n elements (viewed: obj as the run saw it, maybe bytes viewed as records):
+    a slice of obj, whose first dimension may count bytes rather than elements."""
+    rows = as_array(obj, "out", stream).n
+    per = rows // viewed.n if viewed.n else 1
+    return obj[:n * per]

@@ -50,6 +50,8 @@ ORDERS = {"ascending": 0, "descending": 1}
 BOUNDS = {"lower": 0, "upper": 1}
 SCAN_KINDS = {"exclusive": 0, "inclusive": 1}
 SEGMENT_KINDS = {"flags": 0, "flag_bits": 1, "heads": 2, "offsets": 3}
+JOIN_KINDS = {"inner": 0, "left": 1, "right": 2, "outer": 3}
+SET_OPS = {"intersection": 0, "union": 1, "difference": 2, "symmetric_difference": 3}
 
 _CTX, _SORTER = c_void_p, c_void_p
 _PROTOTYPES = {
@@ -93,6 +95,26 @@ _PROTOTYPES = {
                                         c_void_p]),
     "mj_sorter_load_balance": (c_int, [_SORTER, c_void_p, c_size_t, c_size_t, c_void_p,
                                        c_void_p, c_void_p, c_size_t, c_void_p]),
+    "mj_sorter_interval_expand": (c_int, [_SORTER, c_void_p, c_size_t, c_size_t, c_void_p,
+                                          c_void_p, c_void_p, c_size_t, c_void_p]),
+    "mj_sorter_interval_move": (c_int, [_SORTER, c_void_p, c_size_t, c_size_t, c_void_p,
+                                        c_void_p, c_void_p, c_size_t, c_void_p, c_size_t,
+                                        c_void_p, c_size_t, c_void_p]),
+    "mj_sorter_bulk_remove": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_void_p,
+                                      c_size_t, c_size_t, c_void_p, c_void_p, c_void_p,
+                                      c_size_t, c_void_p]),
+    "mj_sorter_bulk_insert": (c_int, [_SORTER, c_void_p, c_void_p, c_void_p, c_size_t,
+                                      c_size_t, c_void_p, c_void_p, c_size_t, c_void_p,
+                                      c_void_p, c_void_p, c_size_t, c_void_p]),
+    "mj_sorter_join_count": (c_int, [_SORTER, c_int, c_void_p, c_size_t, c_void_p, c_size_t,
+                                     c_void_p, c_void_p, c_size_t, c_void_p]),
+    "mj_sorter_join": (c_int, [_SORTER, c_int, c_void_p, c_size_t, c_void_p, c_size_t,
+                               c_size_t, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p,
+                               c_size_t, c_void_p]),
+    "mj_set_op_bound": (c_size_t, [c_int, c_size_t, c_size_t]),
+    "mj_sorter_set_op": (c_int, [_SORTER, c_int, c_void_p, c_void_p, c_size_t, c_void_p,
+                                 c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p,
+                                 c_size_t, c_void_p]),
     "mj_driver_version": (c_int, []),
     "mj_nvrtc_version": (c_int, []),
 }
@@ -119,7 +141,7 @@ PATH = _library_path()
 
 PRIMITIVES = {n: lib.mj_primitive_parse(n.encode())
               for n in ("mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs",
-                        "search")}
+                        "expand", "search", "remove", "insert", "move", "join", "setops")}
 KEY_KINDS = {n: lib.mj_key_kind_parse(n.encode())
              for n in ("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "bf16",
                        "f32", "f64", "custom")}

@@ -92,10 +92,23 @@ class DeviceArray:
         # non-blocking stream would not wait for it.
         cu.sync()
         self.stream = stream
+        self.owner = None           # the array a view was taken of (views free nothing)
 
     @classmethod
     def empty(cls, shape, dtype, stream=None):
         return cls(np.zeros(shape, dtype), stream)
+
+    def __getitem__(self, key):
+        """A view of the first n rows, for key [:n] only (how the package trims outputs)."""
+        if not isinstance(key, slice) or key.start not in (None, 0) or key.step not in (None, 1):
+            raise TypeError("DeviceArray takes [:n] only")
+        rows = self.shape[0]
+        n = rows if key.stop is None else max(0, min(key.stop, rows))
+        v = object.__new__(DeviceArray)
+        v.shape, v.dtype, v.ptr, v.stream = (n,) + self.shape[1:], self.dtype, self.ptr, self.stream
+        v.nbytes = self.nbytes // rows * n if rows else 0
+        v.owner = self
+        return v
 
     @property
     def __cuda_array_interface__(self):
@@ -115,7 +128,7 @@ class DeviceArray:
         return host
 
     def __del__(self):
-        if _cuda is not None and self.ptr:
+        if _cuda is not None and self.ptr and self.owner is None:
             _cuda.sync()
             _cuda.lib.cuMemFree_v2(self.ptr)
             self.ptr = 0

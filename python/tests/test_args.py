@@ -1,5 +1,7 @@
 """Argument errors, array interfaces, streams and compile errors, without a GPU: arrays are fake
 (their addresses are never touched) and sorters are built in a compile-only context."""
+import itertools
+
 import numpy as np
 import pytest
 
@@ -292,3 +294,134 @@ def test_outputs_are_not_reinterpreted(compile_ctx):
         mergejit.merge(a, b, FakeArray((14,), "f4"), context=compile_ctx)
     with pytest.raises(DtypeError, match="built for uint16"):
         compile_ctx.sorter(np.uint16).sort(FakeArray((8,), "u1"))
+
+
+# ---------------------------------------------------------------- the merge-path family
+# Fake arrays that get past the package's checks need addresses of their own: the library
+# refuses outputs that overlap inputs before it finds that the context cannot run.
+
+_next_fake = itertools.count(1)
+
+
+def fakes(*specs):
+    """FakeArrays (shape, dtype), each at an address of its own, far from any other."""
+    return [FakeArray(shape, dt, ptr=0x7F0000000000 + (next(_next_fake) << 32))
+            for shape, dt in specs]
+
+
+def at(fake, offset=0):
+    return fake.__cuda_array_interface__["data"][0] + offset
+
+
+def test_set_operation_rules(compile_ctx):
+    a, b, out, count = fakes(((3,), "f4"), ((4,), "f4"), ((7,), "f4"), ((1,), "u8"))
+    with pytest.raises(InvalidArgumentError, match="op='xor': one of difference, "
+                                                   "intersection, symmetric_difference, union"):
+        mergejit.set_operation("xor", a, b, context=compile_ctx)
+    with pytest.raises(DtypeError, match="b has dtype float64"):
+        mergejit.set_operation("union", a, FakeArray((4,), "f8"), context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="go together"):
+        mergejit.set_operation("union", a, b, a_values=FakeArray((3,), "u4"),
+                               context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.set_operation("union", a, b, context=compile_ctx)
+    s = compile_ctx.sorter(np.float32, primitive="set_operation")
+    with pytest.raises(InvalidArgumentError, match="out has 6 elements, at least 7"):
+        s.set_operation("union", a, b, FakeArray((6,), "f4"), count)
+    with pytest.raises(InvalidArgumentError, match="count needs one uint64"):
+        s.set_operation("union", a, b, out, FakeArray((1,), "u4"))
+    with pytest.raises(InvalidArgumentError, match="out_keys overlaps a_keys"):
+        s.set_operation("union", a, b, FakeArray((7,), "f4", ptr=at(a)), count)
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        s.set_operation("difference", a, b, FakeArray((3,), "f4", ptr=0x10000), count)
+    pairs = compile_ctx.sorter(np.float32, primitive="setops", value_size=8)
+    av, bv, ov = fakes(((3,), "f8"), ((4,), "f8"), ((2,), "f8"))
+    with pytest.raises(InvalidArgumentError, match="out_values has 2 elements, at least 3"):
+        pairs.set_operation("intersection", a, b, out, count, av, bv, ov)
+
+
+def test_join_rules(compile_ctx):
+    a, b, ra, rb, count = fakes(((3,), "i8"), ((4,), "i8"), ((5,), "u4"), ((5,), "u4"),
+                                ((1,), "i8"))
+    with pytest.raises(InvalidArgumentError, match="kind='cross': one of inner, left, outer"):
+        mergejit.join(a, b, "cross", context=compile_ctx)
+    with pytest.raises(DtypeError, match="index_dtype must be a 4- or 8-byte integer"):
+        mergejit.join(a, b, index_dtype=np.float32, context=compile_ctx)
+    with pytest.raises(DtypeError, match="b has dtype int32"):
+        mergejit.join(a, FakeArray((4,), "i4"), context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.join(a, b, "outer", context=compile_ctx)
+    s = compile_ctx.sorter(np.int64, primitive="join")
+    with pytest.raises(DtypeError, match="one dtype"):
+        s.join(a, b, ra, FakeArray((5,), "u8", ptr=0x10000), count)
+    with pytest.raises(InvalidArgumentError, match="b_rows has 4 elements, expected 5"):
+        s.join(a, b, ra, FakeArray((4,), "u4", ptr=0x10000), count)
+    with pytest.raises(DtypeError, match="4- or 8-byte integers"):
+        s.join(a, b, FakeArray((5,), "f4"), rb, count)
+    with pytest.raises(InvalidArgumentError, match="b_rows overlaps a_rows"):
+        s.join(a, b, ra, FakeArray((5,), "u4", ptr=at(ra, 8)), count)
+    with pytest.raises(InvalidArgumentError, match="kind='semi'"):
+        s.join_count(a, b, count, kind="semi")
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        s.join(a, b, ra, rb, count, kind="left")
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        s.join_count(a, b, count, kind="right")
+
+
+def test_bulk_rules(compile_ctx):
+    keys, idx, out = fakes(((10,), REC), ((3,), "u4"), ((7,), REC))
+    with pytest.raises(DtypeError, match="indices must be a 1-D array of 4- or 8-byte"):
+        mergejit.bulk_remove(keys, FakeArray((3,), "i2"), out=out, context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="11 indices to remove from 10 keys"):
+        mergejit.bulk_remove(keys, FakeArray((11,), "u4"), context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="out has 8 elements, expected 7"):
+        mergejit.bulk_remove(keys, idx, out=FakeArray((8,), REC), context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="keys only"):
+        mergejit.bulk_remove(keys, idx, out=out, out_values=FakeArray((7,), "u4"),
+                             context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="out_keys overlaps keys"):
+        mergejit.bulk_remove(keys, idx, out=FakeArray((7,), REC, ptr=at(keys, 16)),
+                             context=compile_ctx)
+    with pytest.raises(UnsupportedError):             # records need no comparator to move
+        mergejit.bulk_remove(keys, idx, out=out, context=compile_ctx)
+    a, pos, b, out2 = fakes(((3,), "f4"), ((3,), "i8"), ((5,), "f4"), ((8,), "f4"))
+    with pytest.raises(InvalidArgumentError, match="positions has 2 elements, expected 3"):
+        mergejit.bulk_insert(a, FakeArray((2,), "i8"), b, out=out2, context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="out has 7 elements, expected 8"):
+        mergejit.bulk_insert(a, pos, b, out=FakeArray((7,), "f4", ptr=0x10000),
+                             context=compile_ctx)
+    with pytest.raises(DtypeError, match="b has dtype float64"):
+        mergejit.bulk_insert(a, pos, FakeArray((5,), "f8"), out=out2, context=compile_ctx)
+    with pytest.raises(UnsupportedError):
+        mergejit.bulk_insert(a, pos, b, out=out2, context=compile_ctx)
+
+
+def test_interval_rules(compile_ctx):
+    off, vals, out = fakes(((4,), "i4"), ((4, 3), "f4"), ((20, 3), "f4"))
+    with pytest.raises(DtypeError, match="int32 or int64"):
+        mergejit.interval_expand(FakeArray((4,), "u4"), 20, vals, out, context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="out has 19 elements, expected 20"):
+        mergejit.interval_expand(off, 20, vals, FakeArray((19, 3), "f4", ptr=0x10000),
+                                 context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="8 bytes per element"):
+        mergejit.interval_expand(off, 20, vals, FakeArray((20, 2), "f4", ptr=0x10000),
+                                 context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="overlaps"):
+        mergejit.interval_expand(off, 20, vals, FakeArray((20, 3), "f4", ptr=at(vals)),
+                                 context=compile_ctx)
+    with pytest.raises(UnsupportedError):
+        mergejit.interval_expand(off, 20, vals, out, context=compile_ctx)
+    x, gather, scatter = fakes(((50, 3), "f4"), ((4,), "i4"), ((4,), "i4"))
+    with pytest.raises(InvalidArgumentError, match="with scatter needs out"):
+        mergejit.interval_move(off, 20, x, scatter=scatter, context=compile_ctx)
+    with pytest.raises(DtypeError, match="gather has dtype int64; this sorter was built for int32"):
+        mergejit.interval_move(off, 20, x, out, gather=FakeArray((4,), "i8"),
+                               context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="scatter has 3 elements, expected 4"):
+        mergejit.interval_move(off, 20, x, out, scatter=FakeArray((3,), "i4"),
+                               context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.interval_move(off, 20, x, gather=gather, context=compile_ctx)
+    with pytest.raises(UnsupportedError):
+        mergejit.interval_move(off, 20, x, FakeArray((60, 3), "f4", ptr=0x10000),
+                               gather=gather, scatter=scatter, context=compile_ctx)

@@ -347,3 +347,243 @@ def test_records_as_bytes(gpu):
     d = DeviceArray(rec.view(np.uint8))
     gpu.sorter(REC, less=LESS).sort(d)
     assert same_bits(d.get(), rec[struct_order(rec)])
+
+
+# ---------------------------------------------------------------- the merge-path family
+
+@pytest.fixture
+def alloc(monkeypatch):
+    """Outputs the package allocates ("like the input") come as DeviceArray holders here: the
+    package allocates only like CuPy, PyTorch and Numba arrays, and the tests use none."""
+    import mergejit._core
+    monkeypatch.setattr(mergejit._core, "empty_like",
+                        lambda a, shape, dtype, what: DeviceArray.empty(shape, dtype))
+
+
+def ordinals(keys):
+    """Keys as int64 in the library's ascending order, equal exactly where the library finds
+    them equivalent: for floats, -0 before +0 (not equivalent), every NaN equivalent and last."""
+    if keys.dtype.kind != "f":
+        return keys.astype(np.int64)
+    o = total_order(keys)
+    o[np.isnan(keys)] = np.iinfo(np.int64).max
+    return o
+
+
+def sorted_floats(n, distinct):
+    """float32 keys in the library's order, with ties, -0 and +0, infinities and NaNs."""
+    k = RNG.integers(-distinct, distinct, n).astype(np.float32)
+    k[RNG.integers(0, n, n // 20)] = -0.0
+    k[RNG.integers(0, n, n // 50)] = np.nan
+    k[RNG.integers(0, n, n // 50)] = -np.inf
+    return k[stable_order(k)]
+
+
+def set_reference(op, oa, ob):
+    """The C++ standard's set algorithm over sorted ordinals: the (side, index) of each output
+    element, side 0 for a, 1 for b; a matched pair gives a's element."""
+    keep_a = op in ("union", "difference", "symmetric_difference")
+    keep_b = op in ("union", "symmetric_difference")
+    out, i, j = [], 0, 0
+    while i < len(oa) and j < len(ob):
+        if oa[i] < ob[j]:
+            if keep_a:
+                out.append((0, i))
+            i += 1
+        elif ob[j] < oa[i]:
+            if keep_b:
+                out.append((1, j))
+            j += 1
+        else:
+            if op in ("intersection", "union"):
+                out.append((0, i))
+            i, j = i + 1, j + 1
+    if keep_a:
+        out += [(0, x) for x in range(i, len(oa))]
+    if keep_b:
+        out += [(1, x) for x in range(j, len(ob))]
+    return out
+
+
+def pick(ref, a, b):
+    """The elements set_reference names, from a and b."""
+    if not ref:
+        return a[:0]
+    return np.stack([a[i] if side == 0 else b[i] for side, i in ref])
+
+
+SET_OPS = ["intersection", "union", "difference", "symmetric_difference"]
+
+
+@pytest.mark.parametrize("op", SET_OPS)
+@pytest.mark.parametrize("sizes", [(5000, 7000), (0, 300), (300, 0), (40000, 1000)])
+def test_set_operation_floats(gpu, alloc, op, sizes):
+    a, b = sorted_floats(sizes[0], 300), sorted_floats(sizes[1], 300)
+    av = np.arange(a.size, dtype=np.uint64)
+    bv = np.arange(b.size, dtype=np.uint64) + (1 << 40)
+    keys, vals = mergejit.set_operation(op, DeviceArray(a), DeviceArray(b), DeviceArray(av),
+                                        DeviceArray(bv), context=gpu)
+    ref = set_reference(op, ordinals(a), ordinals(b))
+    assert keys.shape == (len(ref),) and vals.shape == (len(ref),)
+    assert same_bits(keys.get(), pick(ref, a, b))
+    assert np.array_equal(vals.get(), pick(ref, av, bv))
+
+
+@pytest.mark.parametrize("op", SET_OPS)
+def test_set_operation_keys_descending_on_a_stream(gpu, alloc, op):
+    a = np.sort(RNG.integers(0, 2000, 60000).astype(np.int32))[::-1].copy()
+    b = np.sort(RNG.integers(0, 2000, 30000).astype(np.int32))[::-1].copy()
+    handle = cuda().stream()
+    keys = mergejit.set_operation(op, DeviceArray(a), DeviceArray(b), order="descending",
+                                  stream=handle, context=gpu)
+    ref = set_reference(op, -a.astype(np.int64), -b.astype(np.int64))
+    assert np.array_equal(keys.get(), pick(ref, a, b))
+    cuda().lib.cuStreamDestroy_v2(handle)
+
+
+def test_set_operation_structs_and_sorter(gpu, alloc):
+    a, b = struct_keys(3000), struct_keys(2000)
+    a, b = a[struct_order(a)], b[struct_order(b)]
+    # Equivalence is the comparator's: equal x and equal id (ids are mostly distinct, so
+    # the comparator on x alone makes the ties).
+    keys = mergejit.set_operation("intersection", DeviceArray(a), DeviceArray(b),
+                                  less="a.x < b.x", dtype=REC, context=gpu)
+    oa, ob = a["x"].astype(np.int64), b["x"].astype(np.int64)
+    ref = set_reference("intersection", oa, ob)
+    assert same_bits(keys.get(), pick(ref, a, b))
+    # The Sorter writes the count to the device and reads nothing back.
+    s = mergejit.Sorter(np.int64, primitive="setops", context=gpu)
+    x, y = np.arange(0, 1000, 2, dtype=np.int64), np.arange(0, 1000, 3, dtype=np.int64)
+    out, count = DeviceArray.empty(x.size + y.size, np.int64), DeviceArray.empty(1, np.uint64)
+    s.set_operation("union", DeviceArray(x), DeviceArray(y), out, count)
+    want = np.union1d(x, y)
+    assert count.get()[0] == want.size and np.array_equal(out.get()[:want.size], want)
+
+
+def merge_join(kind, oa, ob, null):
+    """A merge-join of sorted ordinals: the (a row, b row) pairs in the library's order."""
+    rows, matched, j = [], np.zeros(len(ob), bool), 0
+    for i in range(len(oa)):
+        while j < len(ob) and ob[j] < oa[i]:
+            j += 1
+        k = j
+        while k < len(ob) and ob[k] == oa[i]:
+            rows.append((i, k))
+            matched[k] = True
+            k += 1
+        if k == j and kind in ("left", "outer"):
+            rows.append((i, null))
+    if kind in ("right", "outer"):
+        rows += [(null, int(k)) for k in np.flatnonzero(~matched)]
+    return rows
+
+
+@pytest.mark.parametrize("kind", ["inner", "left", "right", "outer"])
+@pytest.mark.parametrize("index", [np.int64, np.uint32])
+@pytest.mark.parametrize("sizes", [(3000, 4000), (0, 500), (500, 0), (20000, 300)])
+def test_join(gpu, alloc, kind, index, sizes):
+    a, b = sorted_floats(sizes[0], 400), sorted_floats(sizes[1], 400)
+    a_rows, b_rows = mergejit.join(DeviceArray(a), DeviceArray(b), kind, index_dtype=index,
+                                   context=gpu)
+    null = int(np.array(-1).astype(index))           # all ones: -1, or the unsigned maximum
+    want = merge_join(kind, ordinals(a), ordinals(b), null)
+    assert a_rows.shape == (len(want),) and b_rows.shape == (len(want),)
+    assert a_rows.dtype == index and b_rows.dtype == index
+    got = list(zip(a_rows.get().tolist(), b_rows.get().tolist()))
+    assert got == want
+
+
+def test_join_structs_and_sorter(gpu, alloc):
+    a, b = struct_keys(2000), struct_keys(2500)
+    a, b = a[np.argsort(a["x"], kind="stable")], b[np.argsort(b["x"], kind="stable")]
+    a_rows, b_rows = mergejit.join(DeviceArray(a), DeviceArray(b), "outer", less="a.x < b.x",
+                                   context=gpu)
+    want = merge_join("outer", a["x"].astype(np.int64), b["x"].astype(np.int64), -1)
+    assert list(zip(a_rows.get().tolist(), b_rows.get().tolist())) == want
+    # The Sorter: a count, then rows into caller arrays; too little room writes what fits.
+    s = mergejit.Sorter(np.uint16, primitive="join", context=gpu)
+    x = np.repeat(np.arange(10, dtype=np.uint16), 3)
+    y = np.repeat(np.arange(5, 15, dtype=np.uint16), 2)
+    dx, dy, count = DeviceArray(x), DeviceArray(y), DeviceArray.empty(1, np.uint64)
+    s.join_count(dx, dy, count, kind="inner")
+    assert count.get()[0] == 5 * 3 * 2
+    ra, rb = DeviceArray.empty(7, np.uint64), DeviceArray.empty(7, np.uint64)
+    s.join(dx, dy, ra, rb, count)
+    want = merge_join("inner", x.astype(np.int64), y.astype(np.int64), None)
+    assert count.get()[0] == 30
+    assert list(zip(ra.get().tolist(), rb.get().tolist())) == want[:7]
+
+
+@pytest.mark.parametrize("index", [np.uint32, np.int64])
+def test_bulk_remove(gpu, alloc, index):
+    n = 50000
+    rec, vals = struct_keys(n), RNG.standard_normal((n, 2)).astype(np.float32)
+    idx = np.unique(RNG.integers(0, n, 20000)).astype(index)
+    out, out_vals = mergejit.bulk_remove(DeviceArray(rec), DeviceArray(idx),
+                                         DeviceArray(vals), context=gpu)
+    assert same_bits(out.get(), np.delete(rec, idx))   # records need no comparator to move
+    assert same_bits(out_vals.get(), np.delete(vals, idx, axis=0))
+    keys = RNG.integers(0, 1 << 30, 1000).astype(np.int32)
+    out = DeviceArray.empty(0, np.int32)
+    mergejit.bulk_remove(DeviceArray(keys), DeviceArray(np.arange(1000, dtype=index)),
+                         out=out, context=gpu)
+    keep = DeviceArray.empty(1000, np.int32)
+    mergejit.bulk_remove(DeviceArray(keys), DeviceArray(np.zeros(0, index)), out=keep,
+                         context=gpu)
+    assert np.array_equal(keep.get(), keys)
+
+
+@pytest.mark.parametrize("index", [np.uint32, np.int64])
+def test_bulk_insert(gpu, alloc, index):
+    b = RNG.standard_normal(40000)
+    a = RNG.standard_normal(15000)
+    pos = np.sort(RNG.integers(0, b.size + 1, a.size)).astype(index)
+    pos[-10:] = b.size                                  # appends
+    av, bv = np.arange(a.size, dtype=np.uint32), np.arange(b.size, dtype=np.uint32) + a.size
+    out, out_vals = mergejit.bulk_insert(DeviceArray(a), DeviceArray(pos), DeviceArray(b),
+                                         DeviceArray(av), DeviceArray(bv), context=gpu)
+    # numpy inserts each a[i] before b[pos[i]], a's of equal position in their order.
+    assert same_bits(out.get(), np.insert(b, pos.astype(np.int64), a))
+    assert np.array_equal(out_vals.get(), np.insert(bv, pos.astype(np.int64), av))
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+def test_interval_expand(gpu, alloc, index):
+    counts = RNG.integers(0, 12, 4000)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(index)
+    values = RNG.standard_normal((counts.size, 3)).astype(np.float32)   # 12-byte values
+    m = int(counts.sum())
+    out = mergejit.interval_expand(DeviceArray(offsets), m, DeviceArray(values), context=gpu)
+    assert out.shape == (m, 3)
+    assert same_bits(out.get(), np.repeat(values, counts, axis=0))
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+def test_interval_move(gpu, alloc, index):
+    counts = RNG.integers(0, 40, 3000)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(index)
+    m = int(counts.sum())
+    x = RNG.integers(0, 1 << 62, 3 * m, dtype=np.int64)
+    gather = RNG.integers(0, x.size - 40, counts.size).astype(index)
+    # Destinations: the intervals laid out in a shuffled order, one after another.
+    perm = RNG.permutation(counts.size)
+    starts = np.empty(counts.size, np.int64)
+    starts[perm] = np.concatenate([[0], np.cumsum(counts[perm])[:-1]])
+    scatter = starts.astype(index)
+    dx, doff = DeviceArray(x), DeviceArray(offsets)
+    want_g = np.concatenate([x[g:g + c] for g, c in zip(gather, counts)])
+    out = mergejit.interval_move(doff, m, dx, gather=DeviceArray(gather), context=gpu)
+    assert np.array_equal(out.get(), want_g)
+    want_s = np.zeros(m, np.int64)
+    for s, o, c in zip(starts, offsets, counts):        # the source: the item's own index
+        want_s[s:s + c] = x[o:o + c]
+    out = DeviceArray.empty(m, np.int64)
+    mergejit.interval_move(doff, m, dx, out, scatter=DeviceArray(scatter), context=gpu)
+    assert np.array_equal(out.get(), want_s)
+    want_m = np.zeros(m, np.int64)
+    for s, g, c in zip(starts, gather, counts):
+        want_m[s:s + c] = x[g:g + c]
+    out = DeviceArray.empty(m, np.int64)
+    mergejit.interval_move(doff, m, dx, out, gather=DeviceArray(gather),
+                           scatter=DeviceArray(scatter), context=gpu)
+    assert np.array_equal(out.get(), want_m)

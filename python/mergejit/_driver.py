@@ -1,0 +1,73 @@
+"""The one device transfer the package makes itself: a count read back to the host, on the stream
+of the run that wrote it (set_operation and join size their outputs with it).
+
+libcuda is opened here through ctypes on first use only, so importing the package and
+compile-only contexts still need no driver. The copy runs in the device's primary context,
+the one the library and the CUDA runtime (CuPy, PyTorch, Numba) use.
+"""
+import ctypes
+import threading
+
+from ._errors import CudaError, NoDriverError
+
+_lock = threading.Lock()
+_cu = None
+_primary = {}   # device ordinal -> its primary context, retained for the process's life
+
+
+def _check(cu, r, what):
+    if r:
+        name = ctypes.c_char_p()
+        cu.cuGetErrorName(r, ctypes.byref(name))
+        raise CudaError("%s failed: %s" % (what, (name.value or b"CUresult %d" % r).decode()))
+
+
+def _driver():
+    global _cu
+    with _lock:
+        if _cu is None:
+            try:
+                cu = ctypes.CDLL("libcuda.so.1")
+            except OSError as e:
+                raise NoDriverError("cannot load libcuda.so.1 (%s)" % e) from None
+            vp, u64, sz = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t
+            for name, args in (("cuInit", [ctypes.c_uint]),
+                               ("cuGetErrorName", [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
+                               ("cuDeviceGet", [ctypes.POINTER(ctypes.c_int), ctypes.c_int]),
+                               ("cuDevicePrimaryCtxRetain", [ctypes.POINTER(vp), ctypes.c_int]),
+                               ("cuCtxPushCurrent_v2", [vp]),
+                               ("cuCtxPopCurrent_v2", [ctypes.POINTER(vp)]),
+                               ("cuMemcpyDtoHAsync_v2", [vp, u64, sz, vp]),
+                               ("cuStreamSynchronize", [vp])):
+                getattr(cu, name).argtypes = args
+                getattr(cu, name).restype = ctypes.c_int
+            _check(cu, cu.cuInit(0), "cuInit")
+            _cu = cu
+        return _cu
+
+
+def _context(cu, device):
+    with _lock:
+        ctx = _primary.get(device)
+        if ctx is None:
+            dev, handle = ctypes.c_int(), ctypes.c_void_p()
+            _check(cu, cu.cuDeviceGet(ctypes.byref(dev), device), "cuDeviceGet")
+            _check(cu, cu.cuDevicePrimaryCtxRetain(ctypes.byref(handle), dev),
+                   "cuDevicePrimaryCtxRetain")
+            ctx = _primary[device] = handle.value
+        return ctx
+
+
+def read_u64(device, ptr, stream):
+    """The uint64 at device address ptr, copied in stream order: the host waits for the stream
+    (all work queued on it so far) and then returns the value."""
+    cu = _driver()
+    _check(cu, cu.cuCtxPushCurrent_v2(_context(cu, device)), "cuCtxPushCurrent")
+    try:
+        host = ctypes.c_uint64()
+        _check(cu, cu.cuMemcpyDtoHAsync_v2(ctypes.byref(host), ptr, 8, stream),
+               "cuMemcpyDtoHAsync (reading the count back)")
+        _check(cu, cu.cuStreamSynchronize(stream), "cuStreamSynchronize")
+    finally:
+        cu.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
+    return host.value
