@@ -81,12 +81,8 @@ typedef struct mj_primitive_traits {
     unsigned char index_key;  /* the key is the index type of offsets (i32 or i64) */
     unsigned char moves;      /* only moves elements, as bytes (no comparator, no operator) */
     unsigned char fixed_nt;   /* refuses blocksort threads other than NT */
-    unsigned char values;     /* MJ_VALUES_*: what value_size may be */
+    unsigned char values;     /* mj_values_rule (mergejit.h): what value_size may be */
 } mj_primitive_traits;
-
-#define MJ_VALUES_ANY 0      /* 0 (keys only) to MJ_MAX_VALUE_SIZE */
-#define MJ_VALUES_NONE 1     /* 0 */
-#define MJ_VALUES_REQUIRED 2 /* 1 to MJ_MAX_VALUE_SIZE */
 
 /* The primitive's row; an all-zero one for an unknown primitive (a known one has exactly one
  * of comparator, op, index_key and moves: test_gen). */

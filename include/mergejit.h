@@ -190,6 +190,25 @@ MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
 
+/* What a primitive's value_size may be. */
+typedef enum mj_values_rule {
+    MJ_VALUES_ANY = 0,     /* 0 (keys only) to 64 bytes */
+    MJ_VALUES_NONE = 1,    /* 0 only */
+    MJ_VALUES_REQUIRED = 2 /* 1 to 64 bytes: the primitive moves values */
+} mj_values_rule;
+
+/* What a primitive's sorter takes from mj_sort_desc, so that a tool or a binding can build
+ * requests for every primitive without a list of its own. */
+typedef struct mj_primitive_info {
+    int comparator;        /* keys are ordered: order, or less for a custom key */
+    int op;                /* keys are combined: op and identity (built-ins default to a + b) */
+    int index_keys;        /* the keys are offsets or indices: MJ_KEY_I32 or MJ_KEY_I64 only */
+    mj_values_rule values; /* what value_size may be */
+} mj_primitive_info;
+
+/* Fills info for a primitive; MJ_ERR_INVALID_ARGUMENT for an unknown one or a NULL info. */
+MJ_API mj_status mj_primitive_query(mj_primitive primitive, mj_primitive_info *info);
+
 /* What to sort. Strings are copied by mj_sorter_create; they need not outlive the call. */
 typedef struct mj_sort_desc {
     mj_primitive primitive;  /* MJ_MERGESORT unless set */

@@ -234,6 +234,22 @@ START_TEST(primitives_generate)
     ck_assert_int_eq(t->comparator + t->op + t->index_key + t->moves, 1);
     ck_assert_int_eq(t->blocksort, !!(kernels & (1u << MJ_K_BLOCKSORT)));
     ck_assert_int_eq(mj__primitive_traits(MJ_PRIMITIVE_COUNT)->comparator, 0);
+    /* The public view of the row, and the spec check keeping its value rule. */
+    mj_primitive_info info;
+    ck_assert_int_eq(mj_primitive_query(p, &info), MJ_OK);
+    ck_assert_int_eq(info.comparator, t->comparator);
+    ck_assert_int_eq(info.op, t->op);
+    ck_assert_int_eq(info.index_keys, t->index_key);
+    ck_assert_int_eq(info.values, t->values);
+    for (size_t vs = 0; vs <= 4; vs += 4) {
+        mj_kernel_spec v = s;
+        v.value_size = vs;
+        int ok = info.values == MJ_VALUES_ANY || (info.values == MJ_VALUES_NONE) == (vs == 0);
+        ck_assert_msg((mj__spec_check(&v, err, sizeof err) == 0) == ok, "%s, %zu-byte values: %s",
+                      mj_primitive_name(p), vs, err);
+    }
+    ck_assert_int_eq(mj_primitive_query(MJ_PRIMITIVE_COUNT, &info), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(mj_primitive_query(p, NULL), MJ_ERR_INVALID_ARGUMENT);
 
     /* A segmented sort's head flags are one word per thread: VT up to 32. */
     s.vt = 33;

@@ -437,16 +437,15 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm, int ptx)
                 mj_sort_desc d = k->desc;
                 d.primitive = k->prim_count ? k->prims[p] : o->prims[p];
                 d.value_size = (size_t)(k->value_count ? k->values[v] : o->values[v]);
-                if (d.primitive == MJ_REDUCE || d.primitive == MJ_SCAN ||
-                    d.primitive == MJ_LOAD_BALANCE || d.primitive == MJ_SORTED_SEARCH ||
-                    d.primitive == MJ_JOIN) {
+                mj_primitive_info info;
+                mj_primitive_query(d.primitive, &info);
+                if (info.values == MJ_VALUES_NONE) {
                     if (v > 0)
                         continue; /* no values: one entry */
                     d.value_size = 0;
                 }
-                if ((d.primitive == MJ_INTERVAL_EXPAND || d.primitive == MJ_INTERVAL_MOVE) &&
-                    d.value_size == 0)
-                    continue; /* expand and move move values: only the non-zero sizes */
+                if (info.values == MJ_VALUES_REQUIRED && d.value_size == 0)
+                    continue; /* it moves values: only the non-zero sizes */
                 size_t before = mj_bundle_builder_count(b);
                 st = ptx ? mj_bundle_builder_add_ptx(b, ctx, &d)
                          : mj_bundle_builder_add(b, ctx, &d);
@@ -457,7 +456,7 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm, int ptx)
                     cli_put_one_line(stderr, mj_bundle_builder_last_error(b));
                     rc = CLI_FAILURE;
                 } else if (mj_bundle_builder_count(b) > before) {
-                    int op = d.primitive == MJ_REDUCE || d.primitive == MJ_SCAN;
+                    int op = info.op;
                     printf("  %s_%d %-9s %s%s%s, %zu-byte values\n", ptx ? "compute" : "sm",
                            sm, mj_primitive_name(d.primitive),
                            d.key == MJ_KEY_CUSTOM ? d.type_name : mj_key_kind_name(d.key),

@@ -196,27 +196,26 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
         if (list[p] == MJ_JOIN) /* its timing and check are not written yet */
             return cli_usage_error(CMD, "join is not tuned yet (its default tile follows "
                                         "the sorted search's built-in rule)");
-    for (int p = 0; p < nprims; p++)
+    for (int p = 0; p < nprims; p++) {
+        mj_primitive_info info;
+        mj_primitive_query(list[p], &info);
         for (int k = 0; k < a.nkeys; k++) {
-            /* lbs, expand and move: i32 and i64 offsets only */
-            if ((list[p] == MJ_LOAD_BALANCE || list[p] == MJ_INTERVAL_EXPAND ||
-                 list[p] == MJ_INTERVAL_MOVE) &&
-                a.keys[k] != 4 && a.keys[k] != 8)
+            /* Offsets and indices: i32 and i64 only. */
+            if (info.index_keys && a.keys[k] != 4 && a.keys[k] != 8)
                 continue;
-            /* Reduce, scan, lbs and search carry no values: one configuration per key size. */
-            if (list[p] == MJ_REDUCE || list[p] == MJ_SCAN || list[p] == MJ_LOAD_BALANCE ||
-                list[p] == MJ_SORTED_SEARCH) {
+            /* No values: one configuration per key size. */
+            if (info.values == MJ_VALUES_NONE) {
                 o->configs[o->config_count++] = (tune_config){list[p], (size_t)a.keys[k], 0};
                 continue;
             }
             for (int v = 0; v < a.nvalues; v++) {
-                if ((list[p] == MJ_INTERVAL_EXPAND || list[p] == MJ_INTERVAL_MOVE) &&
-                    a.values[v] == 0)
-                    continue; /* expand and move move values */
+                if (info.values == MJ_VALUES_REQUIRED && a.values[v] == 0)
+                    continue; /* it moves values */
                 o->configs[o->config_count++] =
                     (tune_config){list[p], (size_t)a.keys[k], (size_t)a.values[v]};
             }
         }
+    }
     return 0;
 }
 

@@ -21,9 +21,9 @@ void tune_key_desc(const tune_config *c, const tune_point *p, mj_sort_desc *d)
         d->op = "k16{a.hi + b.hi, a.lo + b.lo}";
         d->identity = "k16{0, 0}";
     }
-    /* Load-balancing search, expand and move: the key is the offsets' index type. */
-    if (c->primitive == MJ_LOAD_BALANCE || c->primitive == MJ_INTERVAL_EXPAND ||
-        c->primitive == MJ_INTERVAL_MOVE)
+    /* Offsets or indices (lbs, expand, move): the key is their index type. */
+    mj_primitive_info info;
+    if (mj_primitive_query(c->primitive, &info) == MJ_OK && info.index_keys)
         d->key = c->key_size == 4 ? MJ_KEY_I32 : MJ_KEY_I64;
     d->primitive = c->primitive;
     d->value_size = c->value_size;
