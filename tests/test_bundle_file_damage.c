@@ -349,7 +349,6 @@ START_TEST(too_many_targets)
         fill_entry(&e[i], i, p, 32);
         e[i].sm = 10 + (int)(i % 64); /* the 65th repeats the first target */
         e[i].ptx = 0;
-        e[i].nt = 128; /* fill_entry's 128 << i is for a few entries */
     }
     write_ok(path, e, 65);
     mj_bundle_index b;

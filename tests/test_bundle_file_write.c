@@ -202,7 +202,6 @@ START_TEST(writer_refusals)
         fill_entry(&many[i], i, p, 64);
         many[i].sm = 10 + (int)(i / 2);
         many[i].ptx = (int)(i % 2);
-        many[i].nt = 128; /* fill_entry's 128 << i is for a few entries */
     }
     write_refused(dir, many, 65, "most distinct targets");
     write_ok(path, many, 64);

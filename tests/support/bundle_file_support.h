@@ -72,7 +72,7 @@ static inline void fill_entry(mj_bundle_entry *e, unsigned i, const void *payloa
     e->key = (mj_key_kind)((4 + i * 3) % MJ_KEY_KIND_COUNT);
     e->key_size = 4 + i;
     e->value_size = i * 8;
-    e->nt = 128 << i;
+    e->nt = 128 << (i % 4); /* a valid power of two for any i (no shift past int) */
     e->vt = 7 + (int)i;
     e->bs_nt = 64 + (int)i * 32;
     e->registers = i == 0 ? -1 : 40 + (int)i;
