@@ -68,6 +68,15 @@ START_TEST(tool)
     ck_assert_int_eq(r.status, 2);
     ck_assert(strstr(r.err, "--no-such-option") != NULL);
     mjt_tool_run_free(&r);
+    /* Every command that takes --order parses it alike (one option kind). */
+    static const char *const ordered[] = {"demo", "sort", "join"};
+    for (size_t c = 0; c < sizeof ordered / sizeof ordered[0]; c++) {
+        const char *const bad_order[] = {ordered[c], "--order", "up", NULL};
+        r = mjt_run_tool(bad_order, NULL);
+        ck_assert_msg(r.status == 2 && strstr(r.err, "bad order 'up'") != NULL,
+                      "%s --order up exited %d:\n%s", ordered[c], r.status, r.err);
+        mjt_tool_run_free(&r);
+    }
     /* Every command that takes --device parses it alike (one option kind). */
     static const char *const cmds[] = {"demo", "sort", "join", "info", "tune"};
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {

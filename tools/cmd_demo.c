@@ -103,14 +103,6 @@ static int set_values(void *opts, const char *v)
     return CLI_OK;
 }
 
-static int set_order(void *opts, const char *v)
-{
-    demo_opts *o = opts;
-    if (cli_parse_order(v, &o->order) != 0)
-        return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
-    return CLI_OK;
-}
-
 static int set_sm(void *opts, const char *v)
 {
     demo_opts *o = opts;
@@ -141,7 +133,7 @@ static const cli_option options[] = {
     CLI_OPT_PARSED("--type", set_type),
     CLI_OPT_PARSED("--n", set_n),
     CLI_OPT_PARSED("--values", set_values),
-    CLI_OPT_PARSED("--order", set_order),
+    CLI_OPT_ORDER(demo_opts, order),
     CLI_OPT_DEVICE(demo_opts, device),
     CLI_OPT_PARSED("--sm", set_sm),
     CLI_OPT_PARSED("--reps", set_reps),

@@ -52,14 +52,6 @@ static int set_type(void *opts, const char *v)
     return rc;
 }
 
-static int set_order(void *opts, const char *v)
-{
-    join_opts *o = opts;
-    if (cli_parse_order(v, &o->order) != 0)
-        return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
-    return CLI_OK;
-}
-
 static int set_kind(void *opts, const char *v)
 {
     join_opts *o = opts;
@@ -91,7 +83,7 @@ static int take_operand(void *opts, const char *arg)
 
 static const cli_option options[] = {
     CLI_OPT_PARSED("--type", set_type),
-    CLI_OPT_PARSED("--order", set_order),
+    CLI_OPT_ORDER(join_opts, order),
     CLI_OPT_PARSED("--kind", set_kind),
     CLI_OPT_PARSED("--index-size", set_index_size),
     CLI_OPT_DEVICE(join_opts, device),

@@ -54,14 +54,6 @@ static int set_type(void *opts, const char *v)
     return rc;
 }
 
-static int set_order(void *opts, const char *v)
-{
-    sort_opts *o = opts;
-    if (cli_parse_order(v, &o->order) != 0)
-        return cli_usage_error(CMD, "bad order '%s' (asc or desc)", v);
-    return CLI_OK;
-}
-
 static int set_value_size(void *opts, const char *v)
 {
     sort_opts *o = opts;
@@ -84,7 +76,7 @@ static int take_operand(void *opts, const char *arg)
 static const cli_option options[] = {
     CLI_OPT_FLAG("--verify", sort_opts, verify),
     CLI_OPT_PARSED("--type", set_type),
-    CLI_OPT_PARSED("--order", set_order),
+    CLI_OPT_ORDER(sort_opts, order),
     CLI_OPT_STRING("--values", NULL, sort_opts, values_in),
     CLI_OPT_STRING("--segments", NULL, sort_opts, segments),
     CLI_OPT_PARSED("--value-size", set_value_size),

@@ -99,6 +99,9 @@ int cli_parse_args(const cli_syntax *syntax, int argc, char **argv, void *opts)
             if (cli_parse_int(value, 0, 1 << 20, &l) != 0)
                 return cli_usage_error(cmd, "bad device ordinal '%s'", value);
             *(int *)(void *)((char *)opts + o->offset) = (int)l;
+        } else if (o->kind == CLI_ORDER) {
+            if (cli_parse_order(value, (mj_order *)(void *)((char *)opts + o->offset)) != 0)
+                return cli_usage_error(cmd, "bad order '%s' (asc or desc)", value);
         } else {
             int rc = o->parse(opts, value);
             if (rc != CLI_OK)

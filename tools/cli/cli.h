@@ -32,6 +32,7 @@ typedef enum cli_option_kind {
     CLI_FLAG,   /* sets the int at offset to 1 */
     CLI_STRING, /* stores the value in the const char * at offset */
     CLI_DEVICE, /* stores a device ordinal (0 .. 2^20) in the int at offset */
+    CLI_ORDER,  /* stores "asc" or "desc" in the mj_order at offset */
     CLI_PARSED  /* hands the value to parse */
 } cli_option_kind;
 
@@ -50,6 +51,8 @@ typedef struct cli_option {
 #define CLI_OPT_PARSED(name, parse) {name, NULL, CLI_PARSED, 0, parse}
 /* "--device N", as every command that runs on a GPU takes it. */
 #define CLI_OPT_DEVICE(type, field) {"--device", NULL, CLI_DEVICE, offsetof(type, field), NULL}
+/* "--order asc|desc", as every command that orders keys takes it. */
+#define CLI_OPT_ORDER(type, field) {"--order", NULL, CLI_ORDER, offsetof(type, field), NULL}
 #define CLI_OPT_END {NULL, NULL, CLI_FLAG, 0, NULL}
 
 /* A command's command line: its options and what it does with other arguments. */
