@@ -81,9 +81,13 @@ typedef struct join_call {
     void *out_count;
 } join_call;
 
+/* The arrays of a call, inputs first. */
+enum { A, B, A_ROWS, B_ROWS, OUT_COUNT, ARRAYS };
+
 /* Everything that does not need the device; *bound gets the most a-driven rows the inputs
- * can give. */
-static mj_status check_call(mj_sorter *s, const join_call *c, unsigned long long *bound) {
+ * can give, arrays the call's arrays with their bytes (rows: none without capacity). */
+static mj_status check_call(mj_sorter *s, const join_call *c, unsigned long long *bound,
+                            mj_array *arrays) {
     mj_context *ctx = s->ctx;
     const char *fn = c->fn;
     if ((unsigned)c->kind > MJ_JOIN_OUTER)
@@ -121,25 +125,12 @@ static mj_status check_call(mj_sorter *s, const join_call *c, unsigned long long
     if (__builtin_mul_overflow(a, s->key_size, &a_bytes) ||
         __builtin_mul_overflow(b, s->key_size, &b_bytes))
         return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: the keys do not fit in memory", fn);
-    enum { A, B, A_ROWS, B_ROWS, OUT_COUNT, ARRAYS };
-    mj_array arrays[ARRAYS] = {{c->a, a_bytes, "a"},
-                               {c->b, b_bytes, "b"},
-                               {c->a_rows, row_bytes, "a_rows"},
-                               {c->b_rows, row_bytes, "b_rows"},
-                               {c->out_count, sizeof(uint64_t), "out_count"}};
+    arrays[A] = (mj_array){c->a, a_bytes, "a"};
+    arrays[B] = (mj_array){c->b, b_bytes, "b"};
+    arrays[A_ROWS] = (mj_array){c->a_rows, row_bytes, "a_rows"};
+    arrays[B_ROWS] = (mj_array){c->b_rows, row_bytes, "b_rows"};
+    arrays[OUT_COUNT] = (mj_array){c->out_count, sizeof(uint64_t), "out_count"};
     return mj__check_overlaps(s, fn, arrays, A_ROWS, ARRAYS);
-}
-
-static mj_status check_pointers(mj_sorter *s, const join_call *c) {
-    mj_status st = MJ_OK;
-    int rows = c->rows && c->capacity;
-    if ((c->a_count && (st = mj__check_pointer(s, c->a, s->key_align, "a"))) ||
-        (c->b_count && (st = mj__check_pointer(s, c->b, s->key_align, "b"))) ||
-        (rows && (st = mj__check_pointer(s, c->a_rows, c->index_size, "a_rows"))) ||
-        (rows && (st = mj__check_pointer(s, c->b_rows, c->index_size, "b_rows"))) ||
-        (st = mj__check_pointer(s, c->out_count, sizeof(uint64_t), "out_count")))
-        return st;
-    return MJ_OK;
 }
 
 /* One scan of counts (shared/relational_join.h): the block sums, then the spine, which writes
@@ -201,11 +192,15 @@ static mj_status run(mj_sorter *s, const join_call *c, void *temp, size_t temp_b
     join_layout l;
     size_t n = c->a_count + c->b_count; /* check_call checked the sum */
     mj_status st;
-    if ((st = check_call(s, c, &bound)) || (st = layout_for(s, c->a_count, c->b_count, n, &l)) ||
+    mj_array arrays[ARRAYS];
+    if ((st = check_call(s, c, &bound, arrays)) ||
+        (st = layout_for(s, c->a_count, c->b_count, n, &l)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
     if ((st = mj__ctx_enter(ctx))) return st;
-    if ((st = check_pointers(s, c))) {
+    const size_t align[ARRAYS] = {s->key_align, s->key_align, c->index_size, c->index_size,
+                                  sizeof(uint64_t)};
+    if ((st = mj__check_array_pointers(s, arrays, align, ARRAYS))) {
         mj__ctx_leave(ctx);
         return st;
     }

@@ -20,9 +20,10 @@ static const char *const array_names[ARRAYS] = {
     "a", "b", "a_indices", "a_matches", "a_counts", "b_indices", "b_matches", "match_counts",
 };
 
-/* Checks what does not need the device: the outputs asked for, their sizes, and overlaps. */
+/* Checks what does not need the device: the outputs asked for, their sizes, and overlaps;
+ * fills arrays (an output not asked for has no bytes) for the pointer checks. */
 static mj_status check_call(mj_sorter *s, const void *a, size_t a_count, const void *b,
-                            size_t b_count, const mj_search_outputs *o) {
+                            size_t b_count, const mj_search_outputs *o, mj_array *arrays) {
     mj_context *ctx = s->ctx;
     if (!o) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": out is NULL");
     if (o->bound != MJ_BOUND_LOWER && o->bound != MJ_BOUND_UPPER)
@@ -56,26 +57,9 @@ static mj_status check_call(mj_sorter *s, const void *a, size_t a_count, const v
     for (int i = A; i <= B; ++i)
         if (bytes[i] && !p[i])
             return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, FN ": %s is NULL", array_names[i]);
-    mj_array arrays[ARRAYS];
-    for (int i = A; i < ARRAYS; ++i) arrays[i] = (mj_array){p[i], bytes[i], array_names[i]};
+    for (int i = A; i < ARRAYS; ++i)
+        arrays[i] = (mj_array){p[i], p[i] ? bytes[i] : 0, array_names[i]};
     return mj__check_overlaps(s, FN, arrays, A_INDICES, ARRAYS);
-}
-
-/* Device pointers: those that will be read or written must be reachable and aligned. */
-static mj_status check_pointers(mj_sorter *s, const void *a, size_t a_count, const void *b,
-                                size_t b_count, const mj_search_outputs *o) {
-    size_t is = o->index_size;
-    mj_status st = MJ_OK;
-    if ((a_count && (st = mj__check_pointer(s, a, s->key_align, "a"))) ||
-        (b_count && (st = mj__check_pointer(s, b, s->key_align, "b"))) ||
-        (a_count && o->a_indices && (st = mj__check_pointer(s, o->a_indices, is, "a_indices"))) ||
-        (a_count && o->a_matches && (st = mj__check_pointer(s, o->a_matches, 1, "a_matches"))) ||
-        (a_count && o->a_counts && (st = mj__check_pointer(s, o->a_counts, is, "a_counts"))) ||
-        (b_count && o->b_indices && (st = mj__check_pointer(s, o->b_indices, is, "b_indices"))) ||
-        (b_count && o->b_matches && (st = mj__check_pointer(s, o->b_matches, 1, "b_matches"))) ||
-        (o->match_counts && (st = mj__check_pointer(s, o->match_counts, 8, "match_counts"))))
-        return st;
-    return MJ_OK;
 }
 
 /* One pass: the merge of a and b with ties to a (lower) or to b (upper), a's outputs in
@@ -129,12 +113,16 @@ mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_count, c
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
     mj_context *ctx = s->ctx;
     mj_status st = mj__sorter_expect(s, 1u << MJ_SORTED_SEARCH, FN);
-    if (st || (st = check_call(s, a, a_count, b, b_count, out))) return st;
+    mj_array arrays[ARRAYS];
+    if (st || (st = check_call(s, a, a_count, b, b_count, out, arrays))) return st;
     size_t n = a_count + b_count, need = 0;
     if ((st = mj__merge_temp(s, n, &need)) || (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
     if ((st = mj__ctx_enter(ctx))) return st;
-    if ((st = check_pointers(s, a, a_count, b, b_count, out))) {
+    /* Those that will be read or written must be reachable and aligned. */
+    size_t is = out->index_size;
+    const size_t align[ARRAYS] = {s->key_align, s->key_align, is, 1, is, is, 1, sizeof(uint64_t)};
+    if ((st = mj__check_array_pointers(s, arrays, align, ARRAYS))) {
         mj__ctx_leave(ctx);
         return st;
     }
