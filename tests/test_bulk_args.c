@@ -8,23 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bundle_match.h"
-#include "core/tile_choice.h"
-#include "gen.h"
-#include "gen_support.h"
+#include "args_support.h"
 #include "test_support.h"
 
 static const char rec12_source[] = "struct rec12 { unsigned a, b, c; };";
 
 static mj_kernel_spec bulk_spec(mj_primitive p, size_t value_size) {
-    mj_kernel_spec s = builtin_spec(MJ_KEY_CUSTOM, value_size);
-    s.primitive = p;
+    mj_kernel_spec s = primitive_spec(p, MJ_KEY_CUSTOM, value_size, 128, 7);
     s.type_name = "rec12";
     s.type_source = rec12_source;
     s.type_size = 12;
     s.type_align = 4;
-    s.nt = 128;
-    s.vt = 7;
     return s;
 }
 
@@ -48,9 +42,7 @@ START_TEST(spec_checks)
          * primitive's kernels and no mj_less. */
         for (size_t v = 0; v <= 64; v += v < 16 ? 1 : 16) {
             mj_kernel_spec s = bulk_spec((mj_primitive)p, v);
-            char *src = NULL;
-            size_t len = 0;
-            ck_assert_msg(mj__gen_source(&s, &src, &len, err, sizeof err) == 0, "%s", err);
+            char *src = generated(&s);
             ck_assert_ptr_null(strstr(src, "mj_less"));
             ck_assert_ptr_nonnull(strstr(src, p == MJ_BULK_REMOVE ? "mj_remove_tiles("
                                                                    : "mj_insert_tiles("));
@@ -82,43 +74,29 @@ END_TEST
  * entry; the value size and the primitive do. */
 START_TEST(request_key)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
-    d.primitive = MJ_BULK_REMOVE;
-    mj_kernel_spec a, b;
-    uint8_t ka[32], kb[32];
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &a), MJ_OK);
-    mj__bundle_request_key(&a, ka);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(MJ_BULK_REMOVE, MJ_KEY_U32, 0), e = d;
     static const mj_key_kind same[] = {MJ_KEY_I32, MJ_KEY_F32};
     for (size_t i = 0; i < 2; ++i) {
-        d.key = same[i];
-        d.order = MJ_DESCENDING;
-        d.less = "a > b";
-        ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-        mj__bundle_request_key(&b, kb);
-        ck_assert(memcmp(ka, kb, 32) == 0);
+        e.key = same[i];
+        e.order = MJ_DESCENDING;
+        e.less = "a > b";
+        ck_assert(same_request(ctx, &d, &e));
     }
-    d.key = MJ_KEY_U64;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-    mj__bundle_request_key(&b, kb);
-    ck_assert(memcmp(ka, kb, 32) != 0);
-    d.key = MJ_KEY_U32;
-    d.primitive = MJ_BULK_INSERT;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-    mj__bundle_request_key(&b, kb);
-    ck_assert(memcmp(ka, kb, 32) != 0);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    e.key = MJ_KEY_U64;
+    ck_assert(!same_request(ctx, &d, &e));
+    e.key = MJ_KEY_U32;
+    e.primitive = MJ_BULK_INSERT;
+    ck_assert(!same_request(ctx, &d, &e));
+    scratch_close(ctx, dir);
 }
 END_TEST
 
 START_TEST(remove_arguments)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
     mj_sorter *keys = NULL, *pairs = NULL;
     mj_sort_desc d = rec12_desc(MJ_BULK_REMOVE, 0);
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &keys), MJ_OK);
@@ -203,20 +181,16 @@ START_TEST(remove_arguments)
                MJ_ERR_INVALID_ARGUMENT, "value_size 0", "mj_bulk_remove with value_size 0");
     mj_sorter_destroy(keys);
     mj_sorter_destroy(pairs);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
 START_TEST(insert_arguments)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
     mj_sorter *keys = NULL, *pairs = NULL;
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_U64, MJ_ASCENDING);
-    d.primitive = MJ_BULK_INSERT;
+    mj_sort_desc d = primitive_desc(MJ_BULK_INSERT, MJ_KEY_U64, 0);
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &keys), MJ_OK);
     d.value_size = 4;
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &pairs), MJ_OK);
@@ -284,65 +258,41 @@ START_TEST(insert_arguments)
                MJ_ERR_UNSUPPORTED, "compile-only", "mj_bulk_insert");
     mj_sorter_destroy(keys);
     mj_sorter_destroy(pairs);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
 /* A bundle of remove (rec12 with 12-byte values) and insert (u32 keys) serves them, whatever
- * the order and the built-in kind of that size, and a tuning record sets the insert's tile. */
+ * the order and the built-in kind of that size, and a tuning record sets the remove's tile. */
 START_TEST(deploy)
 {
     char *dir = mjt_tmpdir(), path[512], tuning[512];
     snprintf(path, sizeof path, "%s/bulk.mjb", dir);
     snprintf(tuning, sizeof tuning, "%s/tuning", dir);
+    mj_sort_desc d[3] = {rec12_desc(MJ_BULK_REMOVE, 12),
+                         primitive_desc(MJ_BULK_INSERT, MJ_KEY_U32, 0),
+                         primitive_desc(MJ_BULK_INSERT, MJ_KEY_F32, 0)}; /* the same entry */
+    write_bundle(dir, path, d, 3, 2);
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_bundle_builder *b = NULL;
-    ck_assert_int_eq(mj_bundle_builder_create(&b), MJ_OK);
-    mj_sort_desc d = rec12_desc(MJ_BULK_REMOVE, 12);
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
-    d.primitive = MJ_BULK_INSERT;
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    d.key = MJ_KEY_F32; /* the same entry */
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    ck_assert_uint_eq(mj_bundle_builder_count(b), 2);
-    ck_assert_int_eq(mj_bundle_builder_write(b, path), MJ_OK);
-    mj_bundle_builder_destroy(b);
     mj_tile rec = {MJ_BULK_REMOVE, 8, 8, 64, 5, 64, 3, 0};
     ck_assert_int_eq(mj_tuning_save(ctx, tuning, &rec, 1), MJ_OK);
     mj_context_destroy(ctx);
 
     ctx = mjt_deploy_context(90, dir, path, "");
+    d[1].key = MJ_KEY_I32;
+    d[1].order = MJ_DESCENDING;
+    expect_source(ctx, &d[1], 3);
+    expect_source(ctx, &d[0], 3);
+    d[0].value_size = 4;
     mj_sorter *s = NULL;
-    d.key = MJ_KEY_I32;
-    d.order = MJ_DESCENDING;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3); /* from the bundle */
-    mj_sorter_destroy(s);
-    d = rec12_desc(MJ_BULK_REMOVE, 12);
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3);
-    mj_sorter_destroy(s);
-    d.value_size = 4;
-    mjt_expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
+    mjt_expect(ctx, mj_sorter_create(ctx, &d[0], &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
                "remove of 4-byte values");
     mj_context_destroy(ctx);
 
     ctx = mjt_deploy_context(90, dir, "", tuning);
-    mj_sort_desc_init(&d, MJ_KEY_I64, MJ_ASCENDING);
-    d.primitive = MJ_BULK_REMOVE;
-    d.value_size = 8;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 64);
-    ck_assert_int_eq(vt, 5);
-    mj_sorter_destroy(s);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    mj_sort_desc r = primitive_desc(MJ_BULK_REMOVE, MJ_KEY_I64, 8);
+    expect_tile(ctx, &r, 64, 5);
+    scratch_close(ctx, dir);
 }
 END_TEST
 

@@ -7,26 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/tile_choice.h"
-#include "gen.h"
-#include "gen_support.h"
+#include "args_support.h"
 #include "test_support.h"
 
-static void refused(const mj_kernel_spec *s, const char *needle, const char *what) {
-    char err[512] = "";
-    char *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) != 0, "%s: accepted", what);
-    ck_assert_ptr_null(src);
-    ck_assert_msg(strstr(err, needle) != NULL, "%s: '%s' is not in: %s", what, needle, err);
-}
-
 static mj_kernel_spec join_spec(mj_key_kind key, size_t value_size) {
-    mj_kernel_spec s = builtin_spec(key, value_size);
-    s.primitive = MJ_JOIN;
-    s.nt = 128;
-    s.vt = 11;
-    return s;
+    return primitive_spec(MJ_JOIN, key, value_size, 128, 11);
 }
 
 START_TEST(spec_checks)
@@ -47,9 +32,7 @@ START_TEST(spec_checks)
     /* The source holds the search's kernels, the join's and the comparator. */
     s = custom_spec();
     s.primitive = MJ_JOIN;
-    char err[512] = "", *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(&s, &src, &len, err, sizeof err) == 0, "%s", err);
+    char *src = generated(&s);
     ck_assert_ptr_nonnull(strstr(src, "mj_search_tiles("));
     ck_assert_ptr_nonnull(strstr(src, "mj_join_tiles("));
     ck_assert_ptr_nonnull(strstr(src, custom_less));
@@ -58,23 +41,16 @@ START_TEST(spec_checks)
     ck_assert_uint_ge(mj__tile_smem(MJ_JOIN, 128, 11, 4, 0), 12 * 128 * 11);
     ck_assert_uint_ge(mj__tile_smem(MJ_JOIN, 128, 11, 64, 0),
                       mj__tile_smem(MJ_SORTED_SEARCH, 128, 11, 64, 0));
-    static const size_t key_sizes[] = {1, 2, 4, 8, 12, 16, 32, 64, 256};
-    for (size_t i = 0; i < sizeof key_sizes / sizeof *key_sizes; ++i) {
-        mj_tile t = {MJ_JOIN, key_sizes[i], 0, 0, 0, 0, 0, 0};
-        mj__default_tile(MJ_JOIN, 90, key_sizes[i], 0, &t.nt, &t.vt, &t.bs_nt);
-        ck_assert_msg(mj_tile_check(&t, err, sizeof err) == MJ_OK, "%zu-byte keys: %s",
-                      key_sizes[i], err);
-    }
+    static const size_t no_values[] = {0};
+    default_tiles_fit(MJ_JOIN, no_values, 1);
 }
 END_TEST
 
 START_TEST(temp_size)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
-    d.primitive = MJ_JOIN;
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(MJ_JOIN, MJ_KEY_U32, 0);
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
     size_t small = 0, big = 0;
@@ -87,16 +63,14 @@ START_TEST(temp_size)
     mjt_expect(ctx, mj_sorter_temp_size(s, SIZE_MAX, 0, &big), MJ_ERR_TOO_LARGE, NULL,
                "join temp of SIZE_MAX");
     mj_sorter_destroy(s);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
 START_TEST(api_arguments)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *join = NULL, *bad = NULL;
@@ -206,9 +180,7 @@ START_TEST(api_arguments)
 #undef COUNT
 #undef JOIN
     mj_sorter_destroy(join);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 

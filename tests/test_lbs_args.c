@@ -8,35 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bundle_match.h"
-#include "core/tile_choice.h"
-#include "gen.h"
-#include "gen_support.h"
+#include "args_support.h"
 #include "test_support.h"
 
 static mj_kernel_spec lbs_spec(mj_primitive p, mj_key_kind key, size_t value_size) {
-    mj_kernel_spec s = builtin_spec(key, value_size);
-    s.primitive = p;
-    s.nt = 128;
-    s.vt = 11;
-    return s;
-}
-
-static void refused(const mj_kernel_spec *s, const char *needle, const char *what) {
-    char err[512] = "";
-    char *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) != 0, "%s: accepted", what);
-    ck_assert_ptr_null(src);
-    ck_assert_msg(strstr(err, needle) != NULL, "%s: '%s' is not in: %s", what, needle, err);
-}
-
-static char *generated(const mj_kernel_spec *s) {
-    char err[512] = "";
-    char *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) == 0, "%s", err);
-    return src;
+    return primitive_spec(p, key, value_size, 128, 11);
 }
 
 START_TEST(spec_checks)
@@ -76,35 +52,23 @@ END_TEST
 /* Order and less do not reach the spec: one kernel, one bundle entry. */
 START_TEST(request_key)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_I32, MJ_ASCENDING);
-    d.primitive = MJ_LOAD_BALANCE;
-    mj_kernel_spec a, b;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &a), MJ_OK);
-    d.order = MJ_DESCENDING;
-    d.less = "a > b";
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-    uint8_t ka[32], kb[32];
-    mj__bundle_request_key(&a, ka);
-    mj__bundle_request_key(&b, kb);
-    ck_assert(memcmp(ka, kb, 32) == 0);
-    d.primitive = MJ_INTERVAL_EXPAND;
-    d.value_size = 4;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-    mj__bundle_request_key(&b, kb);
-    ck_assert(memcmp(ka, kb, 32) != 0);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(MJ_LOAD_BALANCE, MJ_KEY_I32, 0), e = d;
+    e.order = MJ_DESCENDING;
+    e.less = "a > b";
+    ck_assert(same_request(ctx, &d, &e));
+    e.primitive = MJ_INTERVAL_EXPAND;
+    e.value_size = 4;
+    ck_assert(!same_request(ctx, &d, &e));
+    scratch_close(ctx, dir);
 }
 END_TEST
 
 START_TEST(api_arguments)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *lbs = NULL, *lbs64 = NULL, *expand = NULL, *sort = NULL, *bad = NULL;
@@ -129,12 +93,7 @@ START_TEST(api_arguments)
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &sort), MJ_OK);
 
     /* Temp: one 8-byte partition entry per tile of the merged length, and one more. */
-    int nt, vt;
-    mj_sorter_tile(lbs, &nt, &vt);
-    mj_tile want;
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_LOAD_BALANCE, 4, 0, &want), MJ_OK);
-    ck_assert(nt == want.nt && vt == want.vt);
-    size_t nv = (size_t)nt * (size_t)vt, bytes = 0;
+    size_t nv = chosen_tile(ctx, lbs, MJ_LOAD_BALANCE, 4, 0), bytes = 0;
     ck_assert_int_eq(mj_sorter_temp_size(lbs, 0, 0, &bytes), MJ_OK);
     ck_assert_uint_ge(bytes, 8);
     ck_assert_int_eq(mj_sorter_temp_size(lbs, 10 * nv + 1, 0, &bytes), MJ_OK);
@@ -215,9 +174,7 @@ START_TEST(api_arguments)
     mj_sorter_destroy(lbs64);
     mj_sorter_destroy(expand);
     mj_sorter_destroy(sort);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -226,43 +183,19 @@ START_TEST(bundle)
 {
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/lbs.mjb", dir);
-    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_bundle_builder *b = NULL;
-    ck_assert_int_eq(mj_bundle_builder_create(&b), MJ_OK);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_I32, MJ_ASCENDING);
-    d.primitive = MJ_LOAD_BALANCE;
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    d.order = MJ_DESCENDING; /* not used: the same entry */
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    mj_sort_desc_init(&d, MJ_KEY_I64, MJ_ASCENDING);
-    d.primitive = MJ_INTERVAL_EXPAND;
-    d.value_size = 8;
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    ck_assert_uint_eq(mj_bundle_builder_count(b), 2);
-    ck_assert_int_eq(mj_bundle_builder_write(b, path), MJ_OK);
-    mj_bundle_builder_destroy(b);
-    mj_context_destroy(ctx);
-
-    ctx = mjt_deploy_context(90, dir, path, "");
+    mj_sort_desc d[3] = {primitive_desc(MJ_LOAD_BALANCE, MJ_KEY_I32, 0),
+                         primitive_desc(MJ_LOAD_BALANCE, MJ_KEY_I32, 0),
+                         primitive_desc(MJ_INTERVAL_EXPAND, MJ_KEY_I64, 8)};
+    d[1].order = MJ_DESCENDING; /* not used: the same entry */
+    write_bundle(dir, path, d, 3, 2);
+    mj_context *ctx = mjt_deploy_context(90, dir, path, "");
+    expect_source(ctx, &d[0], 3);
+    expect_source(ctx, &d[2], 3);
+    d[2].value_size = 4;
     mj_sorter *s = NULL;
-    mj_sort_desc_init(&d, MJ_KEY_I32, MJ_ASCENDING);
-    d.primitive = MJ_LOAD_BALANCE;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3); /* from the bundle */
-    mj_sorter_destroy(s);
-    mj_sort_desc_init(&d, MJ_KEY_I64, MJ_ASCENDING);
-    d.primitive = MJ_INTERVAL_EXPAND;
-    d.value_size = 8;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3);
-    mj_sorter_destroy(s);
-    d.value_size = 4;
-    mjt_expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
+    mjt_expect(ctx, mj_sorter_create(ctx, &d[2], &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
                "expand of 4-byte values");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -272,11 +205,9 @@ START_TEST(tiles)
     mj_tile t = {MJ_LOAD_BALANCE, 4, 0, 128, 11, 128, 0, 0};
     ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
     t.bs_nt = 256;
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_nonnull(strstr(why, "blocksort"));
+    tile_refused(&t, "blocksort");
     t = (mj_tile){MJ_INTERVAL_EXPAND, 8, 64, 1024, 63, 1024, 0, 0};
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_nonnull(strstr(why, "shared memory"));
+    tile_refused(&t, "shared memory");
 
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/tuning", dir);
@@ -291,33 +222,15 @@ START_TEST(tiles)
     mj_context_destroy(ctx);
 
     ctx = mjt_deploy_context(90, dir, "", path);
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_LOAD_BALANCE, 4, 0, &def), MJ_OK);
-    ck_assert_int_eq(def.tuned, 1);
-    ck_assert_int_eq(def.nt, 256);
-    ck_assert_int_eq(def.vt, 7);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_I64, MJ_ASCENDING);
-    d.primitive = MJ_INTERVAL_EXPAND;
-    d.value_size = 12;
-    mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 64);
-    ck_assert_int_eq(vt, 5);
-    mj_sorter_destroy(s);
+    expect_tuned(ctx, MJ_LOAD_BALANCE, 4, 0, 256, 7);
+    mj_sort_desc d = primitive_desc(MJ_INTERVAL_EXPAND, MJ_KEY_I64, 12);
+    expect_tile(ctx, &d, 64, 5);
     setenv("MERGEJIT_TILE", "32x3", 1);
     d.primitive = MJ_LOAD_BALANCE;
     d.value_size = 0;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 32);
-    ck_assert_int_eq(vt, 3);
-    mj_sorter_destroy(s);
+    expect_tile(ctx, &d, 32, 3);
     unsetenv("MERGEJIT_TILE");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 

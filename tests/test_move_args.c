@@ -7,54 +7,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
-#include "gen_support.h"
+#include "args_support.h"
 #include "test_support.h"
 
 static mj_kernel_spec move_spec(mj_key_kind key, size_t value_size, int nt, int vt) {
-    mj_kernel_spec s = builtin_spec(key, value_size);
-    s.primitive = MJ_INTERVAL_MOVE;
-    s.nt = nt;
-    s.vt = vt;
-    return s;
-}
-
-static int generates(const mj_kernel_spec *s, char *err, size_t cap, char **src) {
-    size_t len = 0;
-    *src = NULL;
-    return mj__gen_source(s, src, &len, err, cap) == 0;
+    return primitive_spec(MJ_INTERVAL_MOVE, key, value_size, nt, vt);
 }
 
 START_TEST(spec_checks)
 {
-    char err[512], *src;
     static const mj_key_kind bad_keys[] = {MJ_KEY_U32, MJ_KEY_U64, MJ_KEY_F64, MJ_KEY_I8};
     for (size_t i = 0; i < sizeof bad_keys / sizeof *bad_keys; ++i) {
         mj_kernel_spec s = move_spec(bad_keys[i], 4, 128, 11);
-        ck_assert(!generates(&s, err, sizeof err, &src));
-        ck_assert_ptr_nonnull(strstr(err, "i32 or i64"));
+        refused(&s, "i32 or i64", "move of a non-index key");
     }
     mj_kernel_spec s = move_spec(MJ_KEY_I32, 0, 128, 11);
-    ck_assert(!generates(&s, err, sizeof err, &src));
-    ck_assert_ptr_nonnull(strstr(err, "move moves values of 1 to 64 bytes"));
+    refused(&s, "move moves values of 1 to 64 bytes", "move without values");
     s = move_spec(MJ_KEY_I64, 65, 128, 11);
-    ck_assert(!generates(&s, err, sizeof err, &src));
-    ck_assert_ptr_nonnull(strstr(err, "value_size"));
+    refused(&s, "value_size", "move of 65-byte values");
     s = move_spec(MJ_KEY_I64, 4, 128, 11);
     s.bs_nt = 256;
-    ck_assert(!generates(&s, err, sizeof err, &src));
-    ck_assert_ptr_nonnull(strstr(err, "blocksort"));
+    refused(&s, "blocksort", "move with a blocksort tile");
     /* The shifts (16 bytes an offset) count: 256 x 11 of i64 offsets fits lbs, not move. */
     s = move_spec(MJ_KEY_I64, 4, 256, 11);
-    ck_assert(!generates(&s, err, sizeof err, &src));
-    ck_assert_ptr_nonnull(strstr(err, "shared memory"));
+    refused(&s, "shared memory", "move with a tile over the shared memory");
     ck_assert_uint_gt(mj__tile_smem(MJ_INTERVAL_MOVE, 256, 11, 8, 4), MJ_STATIC_SMEM_LIMIT);
     ck_assert_uint_le(mj__tile_smem(MJ_LOAD_BALANCE, 256, 11, 8, 0), MJ_STATIC_SMEM_LIMIT);
     ck_assert_uint_le(mj__tile_smem(MJ_INTERVAL_MOVE, 128, 11, 8, 64), MJ_STATIC_SMEM_LIMIT);
     /* Every value size generates; the source holds move's kernels only. */
     for (size_t v = 1; v <= 64; ++v) {
         s = move_spec(v % 2 ? MJ_KEY_I64 : MJ_KEY_I32, v, 128, 11);
-        ck_assert_msg(generates(&s, err, sizeof err, &src), "%zu-byte values: %s", v, err);
+        char *src = generated(&s);
         ck_assert_ptr_nonnull(strstr(src, "mj_move_tiles("));
         ck_assert_ptr_nonnull(strstr(src, "mj_lbs_partition("));
         ck_assert_ptr_null(strstr(src, "mj_expand_tiles("));
@@ -66,12 +49,9 @@ END_TEST
 
 START_TEST(api_arguments)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
-    d.primitive = MJ_INTERVAL_MOVE;
-    d.value_size = 4;
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(MJ_INTERVAL_MOVE, MJ_KEY_U32, 4);
     mj_sorter *mv = NULL, *mv64 = NULL, *lbs = NULL, *bad = NULL;
     mjt_expect(ctx, mj_sorter_create(ctx, &d, &bad), MJ_ERR_INVALID_ARGUMENT, "i32 or i64",
                "move of u32");
@@ -183,9 +163,7 @@ START_TEST(api_arguments)
     mj_sorter_destroy(mv);
     mj_sorter_destroy(mv64);
     mj_sorter_destroy(lbs);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -196,43 +174,25 @@ START_TEST(deploy)
     char *dir = mjt_tmpdir(), path[512], tuning[512];
     snprintf(path, sizeof path, "%s/move.mjb", dir);
     snprintf(tuning, sizeof tuning, "%s/tuning", dir);
+    mj_sort_desc d[2] = {primitive_desc(MJ_INTERVAL_MOVE, MJ_KEY_I32, 4),
+                         primitive_desc(MJ_INTERVAL_MOVE, MJ_KEY_I32, 4)};
+    d[1].order = MJ_DESCENDING; /* not used: the same entry */
+    write_bundle(dir, path, d, 2, 1);
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_bundle_builder *b = NULL;
-    ck_assert_int_eq(mj_bundle_builder_create(&b), MJ_OK);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_I32, MJ_ASCENDING);
-    d.primitive = MJ_INTERVAL_MOVE;
-    d.value_size = 4;
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    d.order = MJ_DESCENDING; /* not used: the same entry */
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    ck_assert_uint_eq(mj_bundle_builder_count(b), 1);
-    ck_assert_int_eq(mj_bundle_builder_write(b, path), MJ_OK);
-    mj_bundle_builder_destroy(b);
     mj_tile rec = {MJ_INTERVAL_MOVE, 8, 8, 64, 5, 64, 3, 0};
     ck_assert_int_eq(mj_tuning_save(ctx, tuning, &rec, 1), MJ_OK);
     mj_context_destroy(ctx);
 
     ctx = mjt_deploy_context(90, dir, path, tuning);
+    expect_source(ctx, &d[1], 3);
+    d[1].value_size = 8;
     mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3); /* from the bundle */
-    mj_sorter_destroy(s);
-    d.value_size = 8;
-    mjt_expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
+    mjt_expect(ctx, mj_sorter_create(ctx, &d[1], &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
                "move of 8-byte values");
-    mj_tile t;
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_INTERVAL_MOVE, 8, 8, &t), MJ_OK);
-    ck_assert_int_eq(t.tuned, 1);
-    ck_assert_int_eq(t.nt, 64);
-    ck_assert_int_eq(t.vt, 5);
-    char why[256];
-    t = (mj_tile){MJ_INTERVAL_MOVE, 8, 4, 256, 11, 256, 0, 0};
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_nonnull(strstr(why, "shared memory"));
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    expect_tuned(ctx, MJ_INTERVAL_MOVE, 8, 8, 64, 5);
+    mj_tile t = {MJ_INTERVAL_MOVE, 8, 4, 256, 11, 256, 0, 0};
+    tile_refused(&t, "shared memory");
+    scratch_close(ctx, dir);
 }
 END_TEST
 

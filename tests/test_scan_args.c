@@ -9,17 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bundle_match.h"
-#include "gen.h"
-#include "gen_support.h"
+#include "args_support.h"
 #include "test_support.h"
 
 static mj_kernel_spec scan_spec(mj_primitive p, mj_key_kind key) {
-    mj_kernel_spec s = builtin_spec(key, 0);
-    s.primitive = p;
-    s.nt = 256;
-    s.vt = 15;
-    return s;
+    return primitive_spec(p, key, 0, 256, 15);
 }
 
 static const char affine_source[] = "struct affine { unsigned m, c, tag; };\n";
@@ -34,23 +28,6 @@ static mj_kernel_spec affine_spec(mj_primitive p) {
     s.op = "affine{a.m * b.m, a.c * b.m + b.c, a.tag + b.tag}";
     s.identity = "affine{1, 0, 0}";
     return s;
-}
-
-static void refused(const mj_kernel_spec *s, const char *needle, const char *what) {
-    char err[512] = "";
-    char *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) != 0, "%s: accepted", what);
-    ck_assert_ptr_null(src);
-    ck_assert_msg(strstr(err, needle) != NULL, "%s: '%s' is not in: %s", what, needle, err);
-}
-
-static char *generated(const mj_kernel_spec *s) {
-    char err[512] = "";
-    char *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) == 0, "%s", err);
-    return src;
 }
 
 /* ---------------------------------------------------------------- the generator */
@@ -171,8 +148,8 @@ END_TEST
 
 START_TEST(api_arguments)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *scan = NULL, *reduce = NULL, *sort = NULL, *bad = NULL;
@@ -286,9 +263,7 @@ START_TEST(api_arguments)
     mj_sorter_destroy(scan);
     mj_sorter_destroy(reduce);
     mj_sorter_destroy(sort);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -300,53 +275,33 @@ START_TEST(bundle_by_operator)
 {
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/scan.mjb", dir);
-    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_bundle_builder *b = NULL;
-    ck_assert_int_eq(mj_bundle_builder_create(&b), MJ_OK);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
-    d.primitive = MJ_SCAN;
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    d.op = "max(a, b)";
-    d.identity = "0";
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    d.order = MJ_DESCENDING; /* not used by scans: the same entry */
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    d.primitive = MJ_REDUCE;
-    ck_assert_int_eq(mj_bundle_builder_add(b, ctx, &d), MJ_OK);
-    ck_assert_uint_eq(mj_bundle_builder_count(b), 3);
-    ck_assert_int_eq(mj_bundle_builder_write(b, path), MJ_OK);
-    mj_bundle_builder_destroy(b);
-    mj_context_destroy(ctx);
+    mj_sort_desc d[4] = {primitive_desc(MJ_SCAN, MJ_KEY_U32, 0)};
+    d[1] = d[0];
+    d[1].op = "max(a, b)";
+    d[1].identity = "0";
+    d[2] = d[1];
+    d[2].order = MJ_DESCENDING; /* not used by scans: the same entry */
+    d[3] = d[2];
+    d[3].primitive = MJ_REDUCE;
+    write_bundle(dir, path, d, 4, 3);
 
-    ctx = mjt_deploy_context(90, dir, path, "");
+    mj_context *ctx = mjt_deploy_context(90, dir, path, "");
+    expect_source(ctx, &d[0], 3);
+    mj_sort_desc e = d[0];
+    e.op = "a + b"; /* the default spelled out: the same entry, whose module is loaded */
+    e.identity = "0";
+    expect_source(ctx, &e, 2);
+    expect_source(ctx, &d[1], 3);
+    e = d[1];
+    e.primitive = MJ_REDUCE;
+    expect_source(ctx, &e, 3);
+    e = d[0];
+    e.op = "min(a, b)";
+    e.identity = "0xFFFFFFFFu";
     mj_sorter *s = NULL;
-    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
-    d.primitive = MJ_SCAN;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3); /* from the bundle */
-    mj_sorter_destroy(s);
-    d.op = "a + b"; /* the default spelled out: the same entry, whose module is loaded */
-    d.identity = "0";
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 2);
-    mj_sorter_destroy(s);
-    d.op = "max(a, b)";
-    d.identity = "0";
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3);
-    mj_sorter_destroy(s);
-    d.primitive = MJ_REDUCE;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    mj_sorter_destroy(s);
-    d.primitive = MJ_SCAN;
-    d.op = "min(a, b)";
-    d.identity = "0xFFFFFFFFu";
-    mjt_expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, "min(a, b)",
+    mjt_expect(ctx, mj_sorter_create(ctx, &e, &s), MJ_ERR_NOT_IN_BUNDLE, "min(a, b)",
                "another operator");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -357,11 +312,10 @@ START_TEST(tiles)
     mj_tile t = {MJ_SCAN, 4, 0, 128, 7, 128, 0, 0};
     ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
     t.bs_nt = 256;
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_nonnull(strstr(why, "no blocksort"));
+    tile_refused(&t, "no blocksort");
     t.bs_nt = 128;
     t.value_size = 4;
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
+    tile_refused(&t, NULL);
 
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/tuning", dir);
@@ -375,31 +329,14 @@ START_TEST(tiles)
     mj_context_destroy(ctx);
 
     ctx = mjt_deploy_context(90, dir, "", path);
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SCAN, 4, 0, &def), MJ_OK);
-    ck_assert_int_eq(def.tuned, 1);
-    ck_assert_int_eq(def.nt, 128);
-    ck_assert_int_eq(def.vt, 7);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_U64, MJ_ASCENDING);
-    d.primitive = MJ_REDUCE;
-    mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 64);
-    ck_assert_int_eq(vt, 3);
-    mj_sorter_destroy(s);
+    expect_tuned(ctx, MJ_SCAN, 4, 0, 128, 7);
+    mj_sort_desc d = primitive_desc(MJ_REDUCE, MJ_KEY_U64, 0);
+    expect_tile(ctx, &d, 64, 3);
     setenv("MERGEJIT_TILE", "32x5", 1);
     d.primitive = MJ_SCAN;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 32);
-    ck_assert_int_eq(vt, 5);
-    mj_sorter_destroy(s);
+    expect_tile(ctx, &d, 32, 5);
     unsetenv("MERGEJIT_TILE");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 

@@ -8,27 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bundle_match.h"
-#include "core/tile_choice.h"
-#include "gen.h"
-#include "gen_support.h"
+#include "args_support.h"
 #include "test_support.h"
 
 static mj_kernel_spec search_spec(mj_key_kind key, size_t value_size) {
-    mj_kernel_spec s = builtin_spec(key, value_size);
-    s.primitive = MJ_SORTED_SEARCH;
-    s.nt = 128;
-    s.vt = 11;
-    return s;
-}
-
-static void refused(const mj_kernel_spec *s, const char *needle, const char *what) {
-    char err[512] = "";
-    char *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) != 0, "%s: accepted", what);
-    ck_assert_ptr_null(src);
-    ck_assert_msg(strstr(err, needle) != NULL, "%s: '%s' is not in: %s", what, needle, err);
+    return primitive_spec(MJ_SORTED_SEARCH, key, value_size, 128, 11);
 }
 
 START_TEST(spec_checks)
@@ -51,55 +35,36 @@ START_TEST(spec_checks)
     /* The source holds the search, the merge partitions and the comparator. */
     s = custom_spec();
     s.primitive = MJ_SORTED_SEARCH;
-    char err[512] = "", *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(&s, &src, &len, err, sizeof err) == 0, "%s", err);
+    char *src = generated(&s);
     ck_assert_ptr_nonnull(strstr(src, "mj_search_tiles("));
     ck_assert_ptr_nonnull(strstr(src, "mj_merge_partition("));
     ck_assert_ptr_nonnull(strstr(src, custom_less));
     free(src);
     /* The default tiles fit. */
-    static const size_t key_sizes[] = {1, 2, 4, 8, 12, 16, 32, 64, 256};
-    for (size_t i = 0; i < sizeof key_sizes / sizeof *key_sizes; ++i) {
-        mj_tile t = {MJ_SORTED_SEARCH, key_sizes[i], 0, 0, 0, 0, 0, 0};
-        mj__default_tile(MJ_SORTED_SEARCH, 90, key_sizes[i], 0, &t.nt, &t.vt, &t.bs_nt);
-        ck_assert_msg(mj_tile_check(&t, err, sizeof err) == MJ_OK, "%zu-byte keys: %s",
-                      key_sizes[i], err);
-    }
+    static const size_t no_values[] = {0};
+    default_tiles_fit(MJ_SORTED_SEARCH, no_values, 1);
 }
 END_TEST
 
 /* Order and less reach the spec (unlike lbs): descending is another kernel. */
 START_TEST(request_key)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_F32, MJ_ASCENDING);
-    d.primitive = MJ_SORTED_SEARCH;
-    mj_kernel_spec a, b;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &a), MJ_OK);
-    d.order = MJ_DESCENDING;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-    uint8_t ka[32], kb[32];
-    mj__bundle_request_key(&a, ka);
-    mj__bundle_request_key(&b, kb);
-    ck_assert(memcmp(ka, kb, 32) != 0);
-    d.order = MJ_ASCENDING;
-    d.primitive = MJ_MERGE;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-    mj__bundle_request_key(&b, kb);
-    ck_assert(memcmp(ka, kb, 32) != 0);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(MJ_SORTED_SEARCH, MJ_KEY_F32, 0), e = d;
+    e.order = MJ_DESCENDING;
+    ck_assert(!same_request(ctx, &d, &e));
+    e = d;
+    e.primitive = MJ_MERGE;
+    ck_assert(!same_request(ctx, &d, &e));
+    scratch_close(ctx, dir);
 }
 END_TEST
 
 START_TEST(api_arguments)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *search = NULL, *merge = NULL, *bad = NULL;
@@ -113,12 +78,7 @@ START_TEST(api_arguments)
     ck_assert_int_eq(mj_sorter_create(ctx, &d, &merge), MJ_OK);
 
     /* Temp: one 8-byte partition entry per tile of a_count + b_count, and one more. */
-    int nt, vt;
-    mj_sorter_tile(search, &nt, &vt);
-    mj_tile want;
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SORTED_SEARCH, 4, 0, &want), MJ_OK);
-    ck_assert(nt == want.nt && vt == want.vt);
-    size_t nv = (size_t)nt * (size_t)vt, bytes = 0;
+    size_t nv = chosen_tile(ctx, search, MJ_SORTED_SEARCH, 4, 0), bytes = 0;
     ck_assert_int_eq(mj_sorter_temp_size(search, 0, 0, &bytes), MJ_OK);
     ck_assert_uint_ge(bytes, 8);
     ck_assert_int_eq(mj_sorter_temp_size(search, 10 * nv + 1, 0, &bytes), MJ_OK);
@@ -245,9 +205,7 @@ START_TEST(api_arguments)
                MJ_ERR_INVALID_ARGUMENT, "out is NULL", "mj_sorted_search without outputs");
     mj_sorter_destroy(search);
     mj_sorter_destroy(merge);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -256,41 +214,17 @@ START_TEST(bundle)
 {
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/search.mjb", dir);
-    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_bundle_builder *bb = NULL;
-    ck_assert_int_eq(mj_bundle_builder_create(&bb), MJ_OK);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
-    d.primitive = MJ_SORTED_SEARCH;
-    ck_assert_int_eq(mj_bundle_builder_add(bb, ctx, &d), MJ_OK);
-    mj_sort_desc c = {0};
-    c.primitive = MJ_SORTED_SEARCH;
-    c.key = MJ_KEY_CUSTOM;
-    c.type_name = "pair128";
-    c.type_source = custom_source;
-    c.type_size = 16;
-    c.type_align = 8;
-    c.less = custom_less;
-    ck_assert_int_eq(mj_bundle_builder_add(bb, ctx, &c), MJ_OK);
-    ck_assert_uint_eq(mj_bundle_builder_count(bb), 2);
-    ck_assert_int_eq(mj_bundle_builder_write(bb, path), MJ_OK);
-    mj_bundle_builder_destroy(bb);
-    mj_context_destroy(ctx);
-
-    ctx = mjt_deploy_context(90, dir, path, "");
+    mj_sort_desc d[2] = {primitive_desc(MJ_SORTED_SEARCH, MJ_KEY_U32, 0),
+                         pair128_desc(MJ_SORTED_SEARCH)};
+    write_bundle(dir, path, d, 2, 2);
+    mj_context *ctx = mjt_deploy_context(90, dir, path, "");
+    expect_source(ctx, &d[0], 3);
+    expect_source(ctx, &d[1], 3);
+    d[0].order = MJ_DESCENDING;
     mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3); /* from the bundle */
-    mj_sorter_destroy(s);
-    ck_assert_int_eq(mj_sorter_create(ctx, &c, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3);
-    mj_sorter_destroy(s);
-    d.order = MJ_DESCENDING;
-    mjt_expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
+    mjt_expect(ctx, mj_sorter_create(ctx, &d[0], &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
                "descending search");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -300,11 +234,9 @@ START_TEST(tiles)
     mj_tile t = {MJ_SORTED_SEARCH, 4, 0, 128, 11, 128, 0, 0};
     ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
     t.bs_nt = 256;
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_nonnull(strstr(why, "blocksort"));
+    tile_refused(&t, "blocksort");
     t = (mj_tile){MJ_SORTED_SEARCH, 8, 0, 1024, 63, 1024, 0, 0};
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_nonnull(strstr(why, "shared memory"));
+    tile_refused(&t, "shared memory");
 
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/tuning", dir);
@@ -319,26 +251,12 @@ START_TEST(tiles)
     mj_context_destroy(ctx);
 
     ctx = mjt_deploy_context(90, dir, "", path);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_F32, MJ_ASCENDING);
-    d.primitive = MJ_SORTED_SEARCH;
-    mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 256);
-    ck_assert_int_eq(vt, 15);
-    mj_sorter_destroy(s);
+    mj_sort_desc d = primitive_desc(MJ_SORTED_SEARCH, MJ_KEY_F32, 0);
+    expect_tile(ctx, &d, 256, 15);
     setenv("MERGEJIT_TILE", "64x5", 1);
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 64);
-    ck_assert_int_eq(vt, 5);
-    mj_sorter_destroy(s);
+    expect_tile(ctx, &d, 64, 5);
     unsetenv("MERGEJIT_TILE");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 

@@ -8,27 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bundle_match.h"
-#include "core/tile_choice.h"
-#include "gen.h"
-#include "gen_support.h"
+#include "args_support.h"
 #include "test_support.h"
 
 static mj_kernel_spec setops_spec(mj_key_kind key, size_t value_size) {
-    mj_kernel_spec s = builtin_spec(key, value_size);
-    s.primitive = MJ_SET_OPS;
-    s.nt = 128;
-    s.vt = 11;
-    return s;
-}
-
-static void refused(const mj_kernel_spec *s, const char *needle, const char *what) {
-    char err[512] = "";
-    char *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) != 0, "%s: accepted", what);
-    ck_assert_ptr_null(src);
-    ck_assert_msg(strstr(err, needle) != NULL, "%s: '%s' is not in: %s", what, needle, err);
+    return primitive_spec(MJ_SET_OPS, key, value_size, 128, 11);
 }
 
 START_TEST(spec_checks)
@@ -52,53 +36,30 @@ START_TEST(spec_checks)
     s = custom_spec();
     s.primitive = MJ_SET_OPS;
     s.value_size = 12;
-    char err[512] = "", *src = NULL;
-    size_t len = 0;
-    ck_assert_msg(mj__gen_source(&s, &src, &len, err, sizeof err) == 0, "%s", err);
+    char *src = generated(&s);
     ck_assert_ptr_nonnull(strstr(src, "mj_setop_partition("));
     ck_assert_ptr_nonnull(strstr(src, "mj_setop_tiles("));
     ck_assert_ptr_null(strstr(src, "mj_merge_arrays("));
     ck_assert_ptr_nonnull(strstr(src, custom_less));
     free(src);
     /* The default tiles fit, for every key size and the largest values. */
-    static const size_t key_sizes[] = {1, 2, 4, 8, 12, 16, 32, 64, 256};
     static const size_t value_sizes[] = {0, 4, 12, 64};
-    for (size_t i = 0; i < sizeof key_sizes / sizeof *key_sizes; ++i)
-        for (size_t v = 0; v < sizeof value_sizes / sizeof *value_sizes; ++v) {
-            mj_tile t = {MJ_SET_OPS, key_sizes[i], value_sizes[v], 0, 0, 0, 0, 0};
-            mj__default_tile(MJ_SET_OPS, 90, key_sizes[i], value_sizes[v], &t.nt, &t.vt,
-                             &t.bs_nt);
-            ck_assert_msg(mj_tile_check(&t, err, sizeof err) == MJ_OK,
-                          "%zu-byte keys, %zu-byte values: %s", key_sizes[i], value_sizes[v],
-                          err);
-        }
+    default_tiles_fit(MJ_SET_OPS, value_sizes, 4);
 }
 END_TEST
 
 /* Order and less reach the spec: descending is another kernel, and so is a merge. */
 START_TEST(request_key)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_F32, MJ_ASCENDING);
-    d.primitive = MJ_SET_OPS;
-    mj_kernel_spec a, b;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &a), MJ_OK);
-    d.order = MJ_DESCENDING;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-    uint8_t ka[32], kb[32];
-    mj__bundle_request_key(&a, ka);
-    mj__bundle_request_key(&b, kb);
-    ck_assert(memcmp(ka, kb, 32) != 0);
-    d.order = MJ_ASCENDING;
-    d.primitive = MJ_MERGE;
-    ck_assert_int_eq(mj__spec_from_desc(ctx, &d, &b), MJ_OK);
-    mj__bundle_request_key(&b, kb);
-    ck_assert(memcmp(ka, kb, 32) != 0);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(MJ_SET_OPS, MJ_KEY_F32, 0), e = d;
+    e.order = MJ_DESCENDING;
+    ck_assert(!same_request(ctx, &d, &e));
+    e = d;
+    e.primitive = MJ_MERGE;
+    ck_assert(!same_request(ctx, &d, &e));
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -117,8 +78,8 @@ END_TEST
 
 START_TEST(api_arguments)
 {
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *keys = NULL, *pairs = NULL, *merge = NULL, *bad = NULL;
@@ -136,12 +97,7 @@ START_TEST(api_arguments)
 
     /* Temp: a partition entry and a look-back state per tile of a_count + b_count, and one
      * more of each. */
-    int nt, vt;
-    mj_sorter_tile(keys, &nt, &vt);
-    mj_tile want;
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 0, &want), MJ_OK);
-    ck_assert(nt == want.nt && vt == want.vt);
-    size_t nv = (size_t)nt * (size_t)vt, bytes = 0;
+    size_t nv = chosen_tile(ctx, keys, MJ_SET_OPS, 4, 0), bytes = 0;
     ck_assert_int_eq(mj_sorter_temp_size(keys, 0, 0, &bytes), MJ_OK);
     ck_assert_uint_ge(bytes, 16);
     ck_assert_int_eq(mj_sorter_temp_size(keys, 10 * nv + 1, 0, &bytes), MJ_OK);
@@ -261,9 +217,7 @@ START_TEST(api_arguments)
     mj_sorter_destroy(keys);
     mj_sorter_destroy(pairs);
     mj_sorter_destroy(merge);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -273,42 +227,16 @@ START_TEST(bundle)
 {
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/setops.mjb", dir);
-    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_bundle_builder *bb = NULL;
-    ck_assert_int_eq(mj_bundle_builder_create(&bb), MJ_OK);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
-    d.primitive = MJ_SET_OPS;
-    d.value_size = 4;
-    ck_assert_int_eq(mj_bundle_builder_add(bb, ctx, &d), MJ_OK);
-    mj_sort_desc c = {0};
-    c.primitive = MJ_SET_OPS;
-    c.key = MJ_KEY_CUSTOM;
-    c.type_name = "pair128";
-    c.type_source = custom_source;
-    c.type_size = 16;
-    c.type_align = 8;
-    c.less = custom_less;
-    ck_assert_int_eq(mj_bundle_builder_add(bb, ctx, &c), MJ_OK);
-    ck_assert_uint_eq(mj_bundle_builder_count(bb), 2);
-    ck_assert_int_eq(mj_bundle_builder_write(bb, path), MJ_OK);
-    mj_bundle_builder_destroy(bb);
-    mj_context_destroy(ctx);
-
-    ctx = mjt_deploy_context(90, dir, path, "");
+    mj_sort_desc d[2] = {primitive_desc(MJ_SET_OPS, MJ_KEY_U32, 4), pair128_desc(MJ_SET_OPS)};
+    write_bundle(dir, path, d, 2, 2);
+    mj_context *ctx = mjt_deploy_context(90, dir, path, "");
+    expect_source(ctx, &d[0], 3);
+    expect_source(ctx, &d[1], 3);
+    d[0].value_size = 0;
     mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3); /* from the bundle */
-    mj_sorter_destroy(s);
-    ck_assert_int_eq(mj_sorter_create(ctx, &c, &s), MJ_OK);
-    ck_assert_int_eq(mj_sorter_source(s), 3);
-    mj_sorter_destroy(s);
-    d.value_size = 0;
-    mjt_expect(ctx, mj_sorter_create(ctx, &d, &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
+    mjt_expect(ctx, mj_sorter_create(ctx, &d[0], &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
                "setops without values");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -318,11 +246,9 @@ START_TEST(tiles)
     mj_tile t = {MJ_SET_OPS, 4, 4, 128, 11, 128, 0, 0};
     ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
     t.bs_nt = 256;
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_nonnull(strstr(why, "blocksort"));
+    tile_refused(&t, "blocksort");
     t = (mj_tile){MJ_SET_OPS, 8, 0, 1024, 63, 1024, 0, 0};
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_nonnull(strstr(why, "shared memory"));
+    tile_refused(&t, "shared memory");
 
     char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/tuning", dir);
@@ -340,26 +266,12 @@ START_TEST(tiles)
     mj_context_destroy(ctx);
 
     ctx = mjt_deploy_context(90, dir, "", path);
-    mj_sort_desc d;
-    mj_sort_desc_init(&d, MJ_KEY_F32, MJ_ASCENDING);
-    d.primitive = MJ_SET_OPS;
-    mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 256);
-    ck_assert_int_eq(vt, 15);
-    mj_sorter_destroy(s);
+    mj_sort_desc d = primitive_desc(MJ_SET_OPS, MJ_KEY_F32, 0);
+    expect_tile(ctx, &d, 256, 15);
     setenv("MERGEJIT_TILE", "64x5", 1);
-    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
-    mj_sorter_tile(s, &nt, &vt);
-    ck_assert_int_eq(nt, 64);
-    ck_assert_int_eq(vt, 5);
-    mj_sorter_destroy(s);
+    expect_tile(ctx, &d, 64, 5);
     unsetenv("MERGEJIT_TILE");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    scratch_close(ctx, dir);
 }
 END_TEST
 

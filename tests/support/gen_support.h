@@ -1,12 +1,16 @@
-/* Helpers of the code generator's tests (test_gen*.c): a valid spec for a built-in key kind and
- * one for a custom 16-byte key. Header-only, so that the support library's sources stay as they
- * are; static inline, so that a program leaving one of them unused compiles without a warning. */
+/* Helpers of the code generator's tests (test_gen*.c, test_*_args.c): a valid spec for a
+ * built-in key kind, one for a custom 16-byte key and one of any primitive and tile, and the
+ * generator's answer to a spec (its source, or a refusal with a message). Header-only, so that
+ * the support library's sources stay as they are; static inline, so that a program leaving one
+ * of them unused compiles without a warning. */
 #ifndef MJ_TEST_GEN_SUPPORT_H
 #define MJ_TEST_GEN_SUPPORT_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "gen.h"
+#include "test_support.h"
 
 static inline mj_kernel_spec builtin_spec(mj_key_kind key, size_t value_size) {
     mj_kernel_spec s;
@@ -33,6 +37,35 @@ static inline mj_kernel_spec custom_spec(void) {
     s.type_align = 8;
     s.less = custom_less;
     return s;
+}
+
+/* builtin_spec for primitive p with an nt x vt tile. */
+static inline mj_kernel_spec primitive_spec(mj_primitive p, mj_key_kind key, size_t value_size,
+                                            int nt, int vt) {
+    mj_kernel_spec s = builtin_spec(key, value_size);
+    s.primitive = p;
+    s.nt = nt;
+    s.vt = vt;
+    return s;
+}
+
+/* The generator refuses the spec, with `needle` in its message; `what` names the case. */
+static inline void refused(const mj_kernel_spec *s, const char *needle, const char *what) {
+    char err[512] = "";
+    char *src = NULL;
+    size_t len = 0;
+    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) != 0, "%s: accepted", what);
+    ck_assert_ptr_null(src);
+    ck_assert_msg(strstr(err, needle) != NULL, "%s: '%s' is not in: %s", what, needle, err);
+}
+
+/* The generated source of an accepted spec (malloc'd). */
+static inline char *generated(const mj_kernel_spec *s) {
+    char err[512] = "";
+    char *src = NULL;
+    size_t len = 0;
+    ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) == 0, "%s", err);
+    return src;
 }
 
 #endif
