@@ -16,10 +16,6 @@
 #include "gpu_primitives_support.h"
 #include "test_support.h"
 
-/* Bytes of guard before and after every output (a multiple of every element alignment). */
-#define GUARD 256
-#define GUARD_BYTE 0xA5
-
 typedef struct config {
     mj_key_kind key; /* MJ_KEY_CUSTOM: rec12 */
     size_t ks, vs, index_size;
@@ -62,8 +58,6 @@ static unsigned char *random_bytes(size_t bytes, uint64_t seed) {
     return h;
 }
 
-static void *upload(const void *h, size_t bytes) { return bytes ? dev_copy(h, bytes) : NULL; }
-
 static void *upload_indices(const uint64_t *ix, size_t count, size_t index_size) {
     unsigned char *h = malloc(count * index_size + 1);
     ck_assert_ptr_nonnull(h);
@@ -71,30 +65,6 @@ static void *upload_indices(const uint64_t *ix, size_t count, size_t index_size)
     void *d = upload(h, count * index_size);
     free(h);
     return d;
-}
-
-/* An output of `bytes` between guards on the device: returns where the output starts. */
-static void *guarded(size_t bytes, void **base) {
-    unsigned char *h = malloc(bytes + 2 * GUARD);
-    ck_assert_ptr_nonnull(h);
-    memset(h, GUARD_BYTE, bytes + 2 * GUARD);
-    *base = dev_copy(h, bytes + 2 * GUARD);
-    free(h);
-    return (unsigned char *)*base + GUARD;
-}
-
-/* The output back (malloc'd), and whether its guards are as they were. */
-static unsigned char *fetch(void *base, size_t bytes, int *guards_ok) {
-    unsigned char *h = host_copy(base, bytes + 2 * GUARD);
-    *guards_ok = 1;
-    for (size_t i = 0; i < GUARD; ++i)
-        if (h[i] != GUARD_BYTE || h[GUARD + bytes + i] != GUARD_BYTE) *guards_ok = 0;
-    mj__dev_free(ctx, base);
-    return h;
-}
-
-static void free_dev(void *p) {
-    if (p) mj__dev_free(ctx, p);
 }
 
 /* ---------------------------------------------------------------- remove */
@@ -126,15 +96,16 @@ static void run_remove(mj_sorter *s, const config *c, size_t n, const uint64_t *
     size_t ks = c->ks, vs = c->vs, m = n - k;
     unsigned char *keys = random_bytes(n * ks, n + k), *vals = random_bytes(n * vs, n * 3 + k);
     void *d_keys = upload(keys, n * ks), *d_vals = upload(vals, n * vs);
-    void *d_ix = upload_indices(ix, k, c->index_size), *kb = NULL, *vb = NULL;
-    void *d_ok = guarded(m * ks, &kb), *d_ov = vs ? guarded(m * vs, &vb) : NULL;
+    void *d_ix = upload_indices(ix, k, c->index_size);
+    void *d_ok = guarded(m * ks), *d_ov = vs ? guarded(m * vs) : NULL;
     mj_status st = mj_sorter_bulk_remove(s, n ? d_keys : NULL, vs && n ? d_vals : NULL, n, d_ix,
                                          k, c->index_size, m ? d_ok : NULL, vs && m ? d_ov : NULL,
                                          temp, temp_bytes, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st), mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    int kg = 1, vg = 1;
-    unsigned char *got_k = fetch(kb, m * ks, &kg), *got_v = vs ? fetch(vb, m * vs, &vg) : NULL;
+    size_t overrun = 0;
+    unsigned char *got_k = fetch(d_ok, m * ks, &overrun);
+    unsigned char *got_v = vs ? fetch(d_ov, m * vs, &overrun) : NULL;
     size_t bad = 0, first = 0;
     if (exact) {
         size_t o = 0, r = 0;
@@ -143,38 +114,30 @@ static void run_remove(mj_sorter *s, const config *c, size_t n, const uint64_t *
                 ++r;
                 continue;
             }
-            int ok = memcmp(got_k + GUARD + o * ks, keys + i * ks, ks) == 0 &&
-                     (!vs || memcmp(got_v + GUARD + o * vs, vals + i * vs, vs) == 0);
+            int ok = memcmp(got_k + o * ks, keys + i * ks, ks) == 0 &&
+                     (!vs || memcmp(got_v + o * vs, vals + i * vs, vs) == 0);
             if (!ok && bad++ == 0) first = o;
             ++o;
         }
     }
-    ck_assert_msg(kg && vg && bad == 0, "%s: guards %s, %zu of %zu outputs wrong, the first %zu",
-                  what, kg && vg ? "kept" : "overwritten", bad, m, first);
+    ck_assert_msg(overrun == 0 && bad == 0, "%s: guards %s, %zu of %zu outputs wrong, the "
+                  "first %zu", what, overrun ? "overwritten" : "kept", bad, m, first);
     free(keys);
     free(vals);
     free(got_k);
     free(got_v);
+    free_guarded(d_ok);
+    free_guarded(d_ov);
     free_dev(d_keys);
     free_dev(d_vals);
     free_dev(d_ix);
-}
-
-static size_t sizes_for(mj_sorter *s, size_t *out) {
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    size_t nv = (size_t)nt * (size_t)vt, k = 0;
-    size_t base[] = {0, 1, nv - 1, nv, nv + 1, 2 * nv - 1, 2 * nv + 1, 33 * nv + 7};
-    for (size_t i = 0; i < sizeof base / sizeof *base; ++i) out[k++] = base[i];
-    out[k++] = small ? 200000 : 10000000;
-    return k;
 }
 
 START_TEST(test_remove)
 {
     const config *c = &configs[_i];
     mj_sorter *s = make(c, MJ_BULK_REMOVE);
-    size_t sizes[16], count = sizes_for(s, sizes);
+    size_t sizes[16], count = tile_edge_sizes(s, sizes);
     for (size_t z = 0; z < count; ++z)
         for (int p = 0; p < R_COUNT; ++p) {
             /* 10^7 64-byte values are 640 MB an array: one pattern is enough. */
@@ -197,9 +160,7 @@ START_TEST(test_remove_contract_break)
 {
     const config *c = &configs[_i];
     mj_sorter *s = make(c, MJ_BULK_REMOVE);
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    size_t nv = (size_t)nt * (size_t)vt, n = 5 * nv + 3;
+    size_t nv = tile_of(s), n = 5 * nv + 3;
     uint64_t ix[4096], rng = 17;
     for (int kind = 0; kind < 4; ++kind) {
         size_t k = kind == 3 ? n / 2 : 1000 + 700 * (size_t)kind;
@@ -230,11 +191,6 @@ typedef enum insert_pattern { I_AT_0, I_AT_END, I_ONE_POSITION, I_RANDOM, I_EMPT
 static const char *const insert_names[] = {"all at 0", "all at the end", "all at one position",
                                            "random", "into an empty b"};
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* One run of insert of a_count elements at positions pos into b_count; with `exact` against
  * the reference merge (a before equal b), else the guards only. */
 static void run_insert(mj_sorter *s, const config *c, const uint64_t *pos, size_t a_count,
@@ -248,16 +204,17 @@ static void run_insert(mj_sorter *s, const config *c, const uint64_t *pos, size_
     unsigned char *bv = random_bytes(b_count * vs, b_count + 4);
     void *d_ak = upload(ak, a_count * ks), *d_av = upload(av, a_count * vs);
     void *d_bk = upload(bk, b_count * ks), *d_bv = upload(bv, b_count * vs);
-    void *d_pos = upload_indices(pos, a_count, c->index_size), *kb = NULL, *vb = NULL;
-    void *d_ok = guarded(n * ks, &kb), *d_ov = vs ? guarded(n * vs, &vb) : NULL;
+    void *d_pos = upload_indices(pos, a_count, c->index_size);
+    void *d_ok = guarded(n * ks), *d_ov = vs ? guarded(n * vs) : NULL;
     mj_status st = mj_sorter_bulk_insert(s, d_ak, vs ? d_av : NULL, d_pos, a_count,
                                          c->index_size, d_bk, vs ? d_bv : NULL, b_count,
                                          n ? d_ok : NULL, vs && n ? d_ov : NULL, temp,
                                          temp_bytes, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st), mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    int kg = 1, vg = 1;
-    unsigned char *got_k = fetch(kb, n * ks, &kg), *got_v = vs ? fetch(vb, n * vs, &vg) : NULL;
+    size_t overrun = 0;
+    unsigned char *got_k = fetch(d_ok, n * ks, &overrun);
+    unsigned char *got_v = vs ? fetch(d_ov, n * vs, &overrun) : NULL;
     size_t bad = 0, first = 0;
     if (exact) {
         size_t i = 0, j = 0;
@@ -265,8 +222,8 @@ static void run_insert(mj_sorter *s, const config *c, const uint64_t *pos, size_
             int from_a = i < a_count && (j == b_count || pos[i] <= j);
             const unsigned char *wk = from_a ? ak + i * ks : bk + j * ks;
             const unsigned char *wv = from_a ? av + i * vs : bv + j * vs;
-            int ok = memcmp(got_k + GUARD + o * ks, wk, ks) == 0 &&
-                     (!vs || memcmp(got_v + GUARD + o * vs, wv, vs) == 0);
+            int ok = memcmp(got_k + o * ks, wk, ks) == 0 &&
+                     (!vs || memcmp(got_v + o * vs, wv, vs) == 0);
             if (!ok && bad++ == 0) first = o;
             if (from_a)
                 ++i;
@@ -274,14 +231,16 @@ static void run_insert(mj_sorter *s, const config *c, const uint64_t *pos, size_
                 ++j;
         }
     }
-    ck_assert_msg(kg && vg && bad == 0, "%s: guards %s, %zu of %zu outputs wrong, the first %zu",
-                  what, kg && vg ? "kept" : "overwritten", bad, n, first);
+    ck_assert_msg(overrun == 0 && bad == 0, "%s: guards %s, %zu of %zu outputs wrong, the "
+                  "first %zu", what, overrun ? "overwritten" : "kept", bad, n, first);
     free(ak);
     free(av);
     free(bk);
     free(bv);
     free(got_k);
     free(got_v);
+    free_guarded(d_ok);
+    free_guarded(d_ov);
     free_dev(d_ak);
     free_dev(d_av);
     free_dev(d_bk);
@@ -307,7 +266,7 @@ START_TEST(test_insert)
 {
     const config *c = &configs[_i];
     mj_sorter *s = make(c, MJ_BULK_INSERT);
-    size_t sizes[16], count = sizes_for(s, sizes);
+    size_t sizes[16], count = tile_edge_sizes(s, sizes);
     for (size_t z = 0; z < count; ++z)
         for (int p = 0; p < I_COUNT; ++p) {
             if (z + 1 == count && c->vs == 64 && p != I_RANDOM) continue;
@@ -333,9 +292,7 @@ START_TEST(test_insert_contract_break)
 {
     const config *c = &configs[_i];
     mj_sorter *s = make(c, MJ_BULK_INSERT);
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    size_t nv = (size_t)nt * (size_t)vt, a_count = 3 * nv + 5, b_count = 2 * nv + 1;
+    size_t nv = tile_of(s), a_count = 3 * nv + 5, b_count = 2 * nv + 1;
     uint64_t *pos = malloc(sizeof *pos * a_count), rng = 23;
     ck_assert_ptr_nonnull(pos);
     for (int kind = 0; kind < 3; ++kind) {
@@ -359,7 +316,7 @@ START_TEST(test_temp_and_one_call)
 {
     const config *c = &configs[1];
     mj_sorter *rm = make(c, MJ_BULK_REMOVE), *ins = make(c, MJ_BULK_INSERT);
-    size_t sizes[16], count = sizes_for(rm, sizes), bytes = 0, b2 = 0;
+    size_t sizes[16], count = tile_edge_sizes(rm, sizes), bytes = 0, b2 = 0;
     ck_assert_int_eq(mj_sorter_temp_size(rm, sizes[count - 1], 0, &bytes), MJ_OK);
     ck_assert_int_eq(mj_sorter_temp_size(ins, sizes[count - 1], 0, &b2), MJ_OK);
     if (b2 > bytes) bytes = b2;

@@ -7,7 +7,7 @@
  * duplicates on one side only; room for every row, for fewer (no write past it, the count
  * still whole) and for none; unsorted keys (every write inside the outputs); a count of 2^33
  * rows from all-equal keys through mj_sorter_join_count alone; a caller's temporary buffer and
- * the one-call function. Outputs are poisoned before a run and have a guard after them. One
+ * the one-call function. Outputs are poisoned before a run and lie between guards. One
  * assertion a run. Skips (exit 77) where there is no GPU. */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,106 +16,10 @@
 
 #include "api/devmem.h"
 #include "gpu_primitives_support.h"
+#include "gpu_rank_keys_support.h"
 #include "test_support.h"
 
-/* ---------------------------------------------------------------- key kinds */
-
-/* Keys are made from ranks r in [0, range): each kind's map is increasing in its order and
- * one-to-one on equivalence classes, so the reference joins the ranks. */
-typedef struct kind {
-    const char *name;
-    mj_key_kind key;
-    mj_order order;
-    size_t size;
-    void (*make)(void *dst, uint64_t r, uint64_t range, uint64_t *rng);
-} kind;
-
-static void make_u32(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    (void)range, (void)rng;
-    uint32_t k = (uint32_t)r;
-    memcpy(d, &k, 4);
-}
-static void make_u32_desc(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    (void)range, (void)rng;
-    uint32_t k = UINT32_MAX - (uint32_t)r;
-    memcpy(d, &k, 4);
-}
-static void make_i64(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    (void)rng;
-    int64_t k = ((int64_t)r - (int64_t)(range / 2)) * 1000003;
-    memcpy(d, &k, 8);
-}
-/* -inf, negatives, -0, +0, positives, +inf; NaN (either sign) at range - 1. */
-static float f32_value(uint64_t m, uint64_t range) {
-    if (m == 0) return -1.0f / 0.0f;
-    if (m == range - 2) return 1.0f / 0.0f;
-    int64_t d = (int64_t)m - (int64_t)(range / 2);
-    return d < 0 ? (float)d * 0.5f : d == 0 ? -0.0f : (float)(d - 1) * 0.5f;
-}
-static void make_f32(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    uint32_t nan = mjt_rand(rng) % 2 ? 0x7fc00000u : 0xffc00123u;
-    float v = f32_value(r, range);
-    if (r == range - 1) memcpy(&v, &nan, 4);
-    memcpy(d, &v, 4);
-}
-/* Descending: +inf first, -inf, then the NaNs (last in both orders). */
-static void make_f32_desc(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    if (r == range - 1) {
-        make_f32(d, r, range, rng);
-        return;
-    }
-    float v = f32_value(range - 2 - r, range);
-    memcpy(d, &v, 4);
-}
-typedef struct rec {
-    uint32_t hi, lo, tag;
-} rec;
-static void make_rec(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    (void)range;
-    rec k = {(uint32_t)(r >> 2), (uint32_t)(r & 3), (uint32_t)mjt_rand(rng)};
-    memcpy(d, &k, sizeof k);
-}
-
-static const kind kinds[] = {
-    {"u32", MJ_KEY_U32, MJ_ASCENDING, 4, make_u32},
-    {"i64", MJ_KEY_I64, MJ_ASCENDING, 8, make_i64},
-    {"f32", MJ_KEY_F32, MJ_ASCENDING, 4, make_f32},
-    {"f32 descending", MJ_KEY_F32, MJ_DESCENDING, 4, make_f32_desc},
-    {"u32 descending", MJ_KEY_U32, MJ_DESCENDING, 4, make_u32_desc},
-    {"rec (hi, lo)", MJ_KEY_CUSTOM, MJ_ASCENDING, sizeof(rec), make_rec},
-};
-#define KINDS (int)(sizeof kinds / sizeof *kinds)
-
-static mj_sort_desc desc_of(const kind *k) {
-    mj_sort_desc d;
-    memset(&d, 0, sizeof d);
-    d.primitive = MJ_JOIN;
-    d.key = k->key;
-    d.order = k->order;
-    if (k->key == MJ_KEY_CUSTOM) {
-        d.type_name = "rec";
-        d.type_source = "struct rec { unsigned hi, lo, tag; };";
-        d.type_size = sizeof(rec);
-        d.type_align = 4;
-        d.less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
-    }
-    return d;
-}
-
-static mj_sorter *make(const kind *k) {
-    mj_sort_desc d = desc_of(k);
-    mj_sorter *s = NULL;
-    mj_status st = mj_sorter_create(ctx, &d, &s);
-    ck_assert_msg(st == MJ_OK, "%s: %s: %s", k->name, mj_status_name(st),
-                  mj_context_last_error(ctx));
-    return s;
-}
-
-static size_t tile_of(mj_sorter *s) {
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    return (size_t)nt * (size_t)vt;
-}
+static mj_sorter *make(const kind *k) { return kind_sorter(MJ_JOIN, k); }
 
 /* ---------------------------------------------------------------- inputs and reference */
 
@@ -124,11 +28,6 @@ static const char *const pattern_names[] = {"random", "all equal", "no matches",
                                             "long runs in a only", "long runs in b only",
                                             "unsorted"};
 static const char *const join_names[] = {"inner", "left", "right", "outer"};
-
-static int cmp_u64(const void *x, const void *y) {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a > b) - (a < b);
-}
 
 /* The ranks of a and b for a pattern, sorted but for UNSORTED; about 4 keys a rank for RANDOM
  * (2 a side); *range is one more than the largest (so the special f32 keys occur). */
@@ -145,12 +44,7 @@ static void make_ranks(pattern p, uint64_t *a, size_t ac, uint64_t *b, size_t bc
         b[j] = p == EQUAL ? R / 2 : p == NO_MATCH ? 2 * u + 1 : p == RUNS_IN_B ? u / 64 * 192 : u;
         if (p == RUNS_IN_A) b[j] = j * 2;
     }
-    *range = 1;
-    for (size_t i = 0; i < ac; ++i) *range = a[i] >= *range ? a[i] + 1 : *range;
-    for (size_t j = 0; j < bc; ++j) *range = b[j] >= *range ? b[j] + 1 : *range;
-    if (p == UNSORTED) return;
-    qsort(a, ac, sizeof *a, cmp_u64);
-    qsort(b, bc, sizeof *b, cmp_u64);
+    ranks_done(a, ac, b, bc, range, p != UNSORTED);
 }
 
 #define NULL_ROW UINT64_MAX
@@ -186,40 +80,10 @@ static uint64_t reference(const uint64_t *a, size_t ac, const uint64_t *b, size_
 
 /* ---------------------------------------------------------------- device buffers */
 
-#define GUARD 64
-#define POISON 0xA5
-
-static void *dev_bytes(const void *h, size_t bytes) {
-    void *d = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &d, bytes ? bytes : 1), MJ_OK);
-    if (bytes) ck_assert_int_eq(mj__dev_upload(ctx, d, h, bytes), MJ_OK);
-    return d;
-}
-
-static void *poisoned(size_t bytes) {
-    unsigned char *h = malloc(bytes + GUARD);
-    ck_assert_ptr_nonnull(h);
-    memset(h, POISON, bytes + GUARD);
-    void *d = dev_bytes(h, bytes + GUARD);
-    free(h);
-    return d;
-}
-
-static unsigned char *fetch(void *d, size_t bytes, size_t *overrun) {
-    unsigned char *h = host_copy(d, bytes + GUARD);
-    for (size_t i = 0; i < GUARD; ++i) *overrun += h[bytes + i] != POISON;
-    return h;
-}
-
+/* Row i of 4- or 8-byte rows; a 4-byte row's NULL (UINT32_MAX) as NULL_ROW. */
 static uint64_t row_at(const unsigned char *p, size_t is, size_t i) {
-    if (is == 4) {
-        uint32_t v;
-        memcpy(&v, p + 4 * i, 4);
-        return v == UINT32_MAX ? NULL_ROW : v;
-    }
-    uint64_t v;
-    memcpy(&v, p + 8 * i, 8);
-    return v;
+    uint64_t v = index_at(p, is, i);
+    return is == 4 && v == UINT32_MAX ? NULL_ROW : v;
 }
 
 static uint64_t count_at(void *d) {
@@ -250,17 +114,14 @@ static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, 
     say(what);
     uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1, range;
     uint64_t *ra = malloc(sizeof *ra * (ac + 1)), *rb = malloc(sizeof *rb * (bc + 1));
-    unsigned char *ka = malloc(ac * k->size + 1), *kb = malloc(bc * k->size + 1);
-    ck_assert(ra && rb && ka && kb);
+    ck_assert(ra && rb);
     make_ranks(p, ra, ac, rb, bc, &range, &rng);
-    for (size_t i = 0; i < ac; ++i) k->make(ka + i * k->size, ra[i], range, &rng);
-    for (size_t j = 0; j < bc; ++j) k->make(kb + j * k->size, rb[j], range, &rng);
-    void *da = dev_bytes(ka, ac * k->size), *db = dev_bytes(kb, bc * k->size);
+    void *da = dev_rank_keys(k, ra, ac, range, &rng), *db = dev_rank_keys(k, rb, bc, range, &rng);
     int sorted = p != UNSORTED;
     uint64_t full = sorted ? reference(ra, ac, rb, bc, jk, NULL, NULL, 0) : ac + bc;
     uint64_t cap = rm == ROOM_ALL ? full : rm == ROOM_FEWER ? full - full / 3 : 0;
     size_t bytes = (size_t)cap * is;
-    void *d_ar = poisoned(bytes), *d_br = poisoned(bytes), *d_count = poisoned(8);
+    void *d_ar = guarded(bytes), *d_br = guarded(bytes), *d_count = guarded(8);
     void *temp = o ? o->temp : NULL;
     size_t temp_bytes = o ? o->temp_bytes : 0;
     mj_status st = mj_sorter_join_count(s, (mj_join_kind)jk, da, ac, db, bc, d_count, temp,
@@ -270,7 +131,7 @@ static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, 
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     uint64_t counted = count_at(d_count); /* unsorted keys: unspecified, maybe changing */
     if (o && o->one_call) {
-        mj_sort_desc d = desc_of(k);
+        mj_sort_desc d = kind_desc(MJ_JOIN, k);
         st = mj_join(ctx, &d, (mj_join_kind)jk, da, ac, db, bc, is, d_ar, d_br, cap, d_count,
                      NULL);
     } else {
@@ -307,12 +168,12 @@ static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, 
                   "written", what, bad, first, overrun);
     free(har);
     free(hbr);
-    mj__dev_free(ctx, d_ar);
-    mj__dev_free(ctx, d_br);
-    mj__dev_free(ctx, d_count);
+    free_guarded(d_ar);
+    free_guarded(d_br);
+    free_guarded(d_count);
     mj__dev_free(ctx, da);
     mj__dev_free(ctx, db);
-    free(ra), free(rb), free(ka), free(kb);
+    free(ra), free(rb);
 }
 
 /* ---------------------------------------------------------------- cases */
@@ -390,7 +251,7 @@ START_TEST(test_count_past_2_32)
     uint32_t *h = malloc(4 * ac);
     ck_assert_ptr_nonnull(h);
     for (size_t i = 0; i < ac; ++i) h[i] = 42;
-    void *da = dev_bytes(h, 4 * ac), *db = dev_bytes(h, 4 * bc), *d_count = poisoned(8);
+    void *da = dev_bytes(h, 4 * ac), *db = dev_bytes(h, 4 * bc), *d_count = guarded(8);
     for (int jk = 0; jk < 4; ++jk) {
         mj_status st = mj_sorter_join_count(s, (mj_join_kind)jk, da, ac, db, bc, d_count, NULL,
                                             0, NULL);
@@ -403,7 +264,7 @@ START_TEST(test_count_past_2_32)
     free(h);
     mj__dev_free(ctx, da);
     mj__dev_free(ctx, db);
-    mj__dev_free(ctx, d_count);
+    free_guarded(d_count);
     mj_sorter_destroy(s);
 }
 END_TEST

@@ -100,7 +100,7 @@ static const mj_key_kind keys[] = {MJ_KEY_I32, MJ_KEY_I64};
 START_TEST(test_lbs)
 {
     mj_sorter *s = make(MJ_LOAD_BALANCE, keys[_i], 0);
-    size_t sizes[16], count = sizes_for(s, sizes);
+    size_t sizes[16], count = tile_edge_sizes(s, sizes);
     for (size_t k = 0; k < count; ++k)
         for (int p = 0; p < PATTERN_COUNT; ++p)
             check(s, mj_key_kind_size(keys[_i]), (pattern)p, sizes[k],
@@ -115,7 +115,7 @@ START_TEST(test_expand)
     static const size_t vsizes[] = {1, 4, 8, 12, 64};
     size_t vs = vsizes[_i / 2];
     mj_sorter *s = make(MJ_INTERVAL_EXPAND, keys[_i % 2], vs);
-    size_t sizes[16], count = sizes_for(s, sizes);
+    size_t sizes[16], count = tile_edge_sizes(s, sizes);
     for (size_t k = 0; k < count; ++k)
         for (int p = 0; p < PATTERN_COUNT; ++p) {
             /* 10^7 64-byte values are 640 MB a run: one pattern is enough. */
@@ -131,7 +131,7 @@ END_TEST
 START_TEST(test_reused_temp)
 {
     mj_sorter *s = make(MJ_LOAD_BALANCE, MJ_KEY_I32, 0);
-    size_t sizes[16], count = sizes_for(s, sizes), bytes = 0;
+    size_t sizes[16], count = tile_edge_sizes(s, sizes), bytes = 0;
     ck_assert_int_eq(mj_sorter_temp_size(s, sizes[count - 1] * 2 + 1, 0, &bytes), MJ_OK);
     run_opts o = {dev_buffer(bytes), bytes, NULL};
     for (size_t k = count; k-- > 0;) check(s, 4, RANDOM, sizes[k], 1, 0, &o, 5u + k);

@@ -26,11 +26,6 @@ static uint64_t merge_key(int dist, int list, size_t i, size_t count, uint64_t *
     }
 }
 
-static int u64_cmp(const void *x, const void *y) {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 static void check_merge(mj_sorter *s, size_t ks, int values, int dist, size_t a_count,
                         size_t b_count) {
     size_t counts[2] = {a_count, b_count}, n = a_count + b_count;
@@ -46,7 +41,7 @@ static void check_merge(mj_sorter *s, size_t ks, int values, int dist, size_t a_
         tags[l] = malloc(counts[l] * 4 + 1);
         ck_assert(raw && keys[l] && tags[l]);
         for (size_t i = 0; i < counts[l]; ++i) raw[i] = merge_key(dist, l, i, n, &rng);
-        qsort(raw, counts[l], 8, u64_cmp);
+        qsort(raw, counts[l], 8, cmp_u64);
         for (size_t i = 0; i < counts[l]; ++i) {
             put_key(keys[l], ks, i, raw[i]);
             tags[l][i] = (uint32_t)(l << 31 | i);
@@ -122,7 +117,7 @@ START_TEST(test_merge_reused_temp) {
             uint64_t *raw = malloc(half * 8);
             ck_assert_ptr_nonnull(raw);
             for (size_t i = 0; i < half; ++i) raw[i] = in[l * half + i];
-            qsort(raw, half, 8, u64_cmp);
+            qsort(raw, half, 8, cmp_u64);
             for (size_t i = 0; i < half; ++i) in[l * half + i] = (uint32_t)raw[i];
             free(raw);
         }

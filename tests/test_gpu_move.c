@@ -192,7 +192,7 @@ START_TEST(test_move)
 {
     size_t vs = vsizes[_i / 2], ks = mj_key_kind_size(keys[_i % 2]);
     mj_sorter *s = make_sorter(MJ_INTERVAL_MOVE, keys[_i % 2], vs);
-    size_t sizes[16], count = sizes_for(s, sizes);
+    size_t sizes[16], count = tile_edge_sizes(s, sizes);
     for (size_t k = 0; k < count; ++k)
         for (int p = 0; p < PATTERN_COUNT; ++p)
             for (int m = 0; m < MODE_COUNT; ++m) {
@@ -209,7 +209,7 @@ END_TEST
 START_TEST(test_reused_temp)
 {
     mj_sorter *s = make_sorter(MJ_INTERVAL_MOVE, MJ_KEY_I64, 4);
-    size_t sizes[16], count = sizes_for(s, sizes), bytes = 0;
+    size_t sizes[16], count = tile_edge_sizes(s, sizes), bytes = 0;
     ck_assert_int_eq(mj_sorter_temp_size(s, sizes[count - 1] * 2 + 1, 0, &bytes), MJ_OK);
     run_opts o = {dev_buffer(bytes), bytes, NULL};
     for (size_t k = count; k-- > 0;) check(s, 8, 4, RANDOM, sizes[k], BOTH, (int)k % 2, &o, 3u + k);

@@ -98,14 +98,6 @@ static mj_sorter *make(mj_primitive p, const etype *t) {
     return s;
 }
 
-/* dev_copy, with room for one byte when there is nothing to copy. */
-static void *dev_input(const void *h, size_t bytes) {
-    void *d = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &d, bytes ? bytes : 1), MJ_OK);
-    if (bytes) ck_assert_int_eq(mj__dev_upload(ctx, d, h, bytes), MJ_OK);
-    return d;
-}
-
 static unsigned char *random_input(const etype *t, size_t n, uint64_t seed) {
     unsigned char *h = malloc(n * t->size + 1);
     ck_assert_ptr_nonnull(h);
@@ -116,9 +108,7 @@ static unsigned char *random_input(const etype *t, size_t n, uint64_t seed) {
 
 /* Sizes: 0, 1, the tile edges and many tiles; 10^7 and 2^27 unless small. */
 static size_t sizes_for(mj_sorter *s, size_t *out, int big) {
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    size_t nv = (size_t)nt * (size_t)vt, k = 0;
+    size_t nv = tile_of(s), k = 0;
     size_t base[] = {0, 1, nv - 1, nv, nv + 1, 2 * nv - 1, 2 * nv, 2 * nv + 1, 33 * nv + 7,
                      100 * nv - 1};
     for (size_t i = 0; i < sizeof base / sizeof *base; ++i) out[k++] = base[i];
@@ -145,7 +135,7 @@ typedef struct scan_case {
 static void check_scan(mj_sorter *s, const etype *t, const scan_case *c, uint64_t seed) {
     size_t ks = t->size, n = c->n, bytes = n * ks;
     unsigned char *h = random_input(t, n, seed);
-    void *din = dev_input(h, bytes), *dout = din, *dtotal = NULL;
+    void *din = dev_bytes(h, bytes), *dout = din, *dtotal = NULL;
     if (!c->in_place) {
         ck_assert_int_eq(mj__dev_alloc(ctx, &dout, bytes ? bytes : 1), MJ_OK);
     }
@@ -211,9 +201,7 @@ START_TEST(test_scan_reused_temp)
 {
     const etype *t = &types[_i];
     mj_sorter *s = make(MJ_SCAN, t);
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    size_t nv = (size_t)nt * (size_t)vt;
+    size_t nv = tile_of(s);
     size_t runs[] = {40 * nv + 3, 5 * nv, 40 * nv + 3, 1, 70 * nv - 1, 40 * nv + 3};
     size_t need = 0;
     ck_assert_int_eq(mj_sorter_temp_size(s, 70 * nv, 0, &need), MJ_OK);
@@ -235,7 +223,7 @@ static void check_reduce(mj_sorter *s, const etype *t, size_t n, void *temp, siz
                          void *stream, uint64_t seed) {
     size_t ks = t->size;
     unsigned char *h = random_input(t, n, seed);
-    void *din = dev_input(h, n * ks), *dout = NULL;
+    void *din = dev_bytes(h, n * ks), *dout = NULL;
     ck_assert_int_eq(mj__dev_alloc(ctx, &dout, ks), MJ_OK);
     char what[128];
     snprintf(what, sizeof what, "reduce of %s, n %zu%s%s", t->name, n,
@@ -305,7 +293,7 @@ START_TEST(test_one_call)
     const etype *t = &types[3]; /* f64 max */
     size_t n = 123457, ks = t->size;
     unsigned char *h = random_input(t, n, 5u);
-    void *din = dev_input(h, n * ks), *dout = NULL, *dtotal = NULL;
+    void *din = dev_bytes(h, n * ks), *dout = NULL, *dtotal = NULL;
     ck_assert_int_eq(mj__dev_alloc(ctx, &dout, n * ks), MJ_OK);
     ck_assert_int_eq(mj__dev_alloc(ctx, &dtotal, ks), MJ_OK);
     mj_sort_desc d;

@@ -5,8 +5,8 @@
  * indices; sizes 0 on either side, 1, the tile edges, many tiles and 10^7 (not with
  * MJ_TEST_SMALL); random keys with duplicates, all keys equal, no matches, duplicates on one
  * side only, all a below all b; unsorted keys (every write inside the outputs); a caller's
- * temporary buffer and the one-call function. Each output is poisoned before a run and has a
- * guard after it. One assertion a run. Skips (exit 77) where there is no GPU. */
+ * temporary buffer and the one-call function. Each output is poisoned before a run and lies
+ * between guards. One assertion a run. Skips (exit 77) where there is no GPU. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,109 +14,16 @@
 
 #include "api/devmem.h"
 #include "gpu_primitives_support.h"
+#include "gpu_rank_keys_support.h"
 #include "test_support.h"
 
-/* ---------------------------------------------------------------- key kinds */
-
-/* Keys are made from ranks r in [0, range): each kind's map is increasing in its order and
- * one-to-one on equivalence classes, so the reference searches the ranks. */
-typedef struct kind {
-    const char *name;
-    mj_key_kind key;
-    mj_order order;
-    size_t size;
-    void (*make)(void *dst, uint64_t r, uint64_t range, uint64_t *rng);
-} kind;
-
-static void make_u32(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    (void)range;
-    (void)rng;
-    uint32_t k = (uint32_t)r;
-    memcpy(d, &k, 4);
-}
-static void make_u32_desc(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    (void)range;
-    (void)rng;
-    uint32_t k = UINT32_MAX - (uint32_t)r;
-    memcpy(d, &k, 4);
-}
-static void make_i64(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    (void)rng;
-    int64_t k = ((int64_t)r - (int64_t)(range / 2)) * 1000003;
-    memcpy(d, &k, 8);
-}
-/* -inf, negatives, -0, +0, positives, +inf; NaN (either sign) at range - 1 in make_f32. */
-static float f32_value(uint64_t m, uint64_t range) {
-    if (m == 0) return -1.0f / 0.0f;
-    if (m == range - 2) return 1.0f / 0.0f;
-    int64_t d = (int64_t)m - (int64_t)(range / 2);
-    return d < 0 ? (float)d * 0.5f : d == 0 ? -0.0f : (float)(d - 1) * 0.5f;
-}
-static void make_f32(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    uint32_t nan = mjt_rand(rng) % 2 ? 0x7fc00000u : 0xffc00123u, bits;
-    float v = f32_value(r, range);
-    if (r == range - 1) memcpy(&v, &nan, 4);
-    memcpy(&bits, &v, 4);
-    memcpy(d, &bits, 4);
-}
-/* Descending: +inf first, -inf, then the NaNs (last in both orders). */
-static void make_f32_desc(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    if (r == range - 1) {
-        make_f32(d, r, range, rng);
-        return;
-    }
-    float v = f32_value(range - 2 - r, range);
-    memcpy(d, &v, 4);
-}
-typedef struct rec {
-    uint32_t hi, lo, tag;
-} rec;
-static void make_rec(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    (void)range;
-    rec k = {(uint32_t)(r >> 2), (uint32_t)(r & 3), (uint32_t)mjt_rand(rng)};
-    memcpy(d, &k, sizeof k);
-}
-
-static const kind kinds[] = {
-    {"u32", MJ_KEY_U32, MJ_ASCENDING, 4, make_u32},
-    {"i64", MJ_KEY_I64, MJ_ASCENDING, 8, make_i64},
-    {"f32", MJ_KEY_F32, MJ_ASCENDING, 4, make_f32},
-    {"f32 descending", MJ_KEY_F32, MJ_DESCENDING, 4, make_f32_desc},
-    {"u32 descending", MJ_KEY_U32, MJ_DESCENDING, 4, make_u32_desc},
-    {"rec (hi, lo)", MJ_KEY_CUSTOM, MJ_ASCENDING, sizeof(rec), make_rec},
-};
-#define KINDS (int)(sizeof kinds / sizeof *kinds)
-
-static mj_sorter *make(const kind *k) {
-    mj_sort_desc d;
-    memset(&d, 0, sizeof d);
-    d.primitive = MJ_SORTED_SEARCH;
-    d.key = k->key;
-    d.order = k->order;
-    if (k->key == MJ_KEY_CUSTOM) {
-        d.type_name = "rec";
-        d.type_source = "struct rec { unsigned hi, lo, tag; };";
-        d.type_size = sizeof(rec);
-        d.type_align = 4;
-        d.less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
-    }
-    mj_sorter *s = NULL;
-    mj_status st = mj_sorter_create(ctx, &d, &s);
-    ck_assert_msg(st == MJ_OK, "%s: %s: %s", k->name, mj_status_name(st),
-                  mj_context_last_error(ctx));
-    return s;
-}
+static mj_sorter *make(const kind *k) { return kind_sorter(MJ_SORTED_SEARCH, k); }
 
 /* ---------------------------------------------------------------- inputs */
 
 typedef enum pattern { RANDOM, EQUAL, NO_MATCH, ONE_SIDED, SKEWED, UNSORTED, PATTERNS } pattern;
 static const char *const pattern_names[] = {"random", "all equal", "no matches",
                                             "duplicates in a only", "a below b", "unsorted"};
-
-static int cmp_u64(const void *x, const void *y) {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a > b) - (a < b);
-}
 
 /* The ranks of a and b for a pattern, sorted but for UNSORTED; *range is one more than the
  * largest (so the special f32 keys, at the ends of the range, occur). */
@@ -132,12 +39,7 @@ static void make_ranks(pattern p, uint64_t *a, size_t ac, uint64_t *b, size_t bc
         b[j] = p == EQUAL ? R / 2 : p == NO_MATCH ? 2 * u + 1 : p == SKEWED ? R + u : u;
         if (p == ONE_SIDED) b[j] = j * (R / (bc + 1) + 1); /* distinct, increasing */
     }
-    *range = 1;
-    for (size_t i = 0; i < ac; ++i) *range = a[i] >= *range ? a[i] + 1 : *range;
-    for (size_t j = 0; j < bc; ++j) *range = b[j] >= *range ? b[j] + 1 : *range;
-    if (p == UNSORTED) return;
-    qsort(a, ac, sizeof *a, cmp_u64);
-    qsort(b, bc, sizeof *b, cmp_u64);
+    ranks_done(a, ac, b, bc, range, p != UNSORTED);
 }
 
 /* The first position in x[0, n) whose rank is not below v (lower) or above v (upper). */
@@ -151,49 +53,6 @@ static size_t rank_bound(const uint64_t *x, size_t n, uint64_t v, int upper) {
             hi = mid;
     }
     return lo;
-}
-
-/* ---------------------------------------------------------------- device buffers */
-
-#define GUARD 64
-#define POISON 0xA5
-
-/* A copy of host bytes on the device (at least one byte: there may be none). */
-static void *dev_bytes(const void *h, size_t bytes) {
-    void *d = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &d, bytes ? bytes : 1), MJ_OK);
-    if (bytes) ck_assert_int_eq(mj__dev_upload(ctx, d, h, bytes), MJ_OK);
-    return d;
-}
-
-/* A device array of `bytes` poisoned bytes and a guard of GUARD more after it. */
-static void *poisoned(size_t bytes) {
-    unsigned char *h = malloc(bytes + GUARD);
-    ck_assert_ptr_nonnull(h);
-    memset(h, POISON, bytes + GUARD);
-    void *d = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &d, bytes + GUARD), MJ_OK);
-    ck_assert_int_eq(mj__dev_upload(ctx, d, h, bytes + GUARD), MJ_OK);
-    free(h);
-    return d;
-}
-
-/* The array back from the device; counts guard bytes that changed into *overrun. */
-static unsigned char *fetch(void *d, size_t bytes, size_t *overrun) {
-    unsigned char *h = host_copy(d, bytes + GUARD);
-    for (size_t i = 0; i < GUARD; ++i) *overrun += h[bytes + i] != POISON;
-    return h;
-}
-
-static uint64_t index_at(const unsigned char *p, size_t is, size_t i) {
-    if (is == 4) {
-        uint32_t v;
-        memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-    uint64_t v;
-    memcpy(&v, p + 8 * i, 8);
-    return v;
 }
 
 /* ---------------------------------------------------------------- one run */
@@ -218,16 +77,13 @@ static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, 
     say(what);
     uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1, range;
     uint64_t *ra = malloc(sizeof *ra * (ac + 1)), *rb = malloc(sizeof *rb * (bc + 1));
-    unsigned char *ka = malloc(ac * k->size + 1), *kb = malloc(bc * k->size + 1);
-    ck_assert(ra && rb && ka && kb);
+    ck_assert(ra && rb);
     make_ranks(p, ra, ac, rb, bc, &range, &rng);
-    for (size_t i = 0; i < ac; ++i) k->make(ka + i * k->size, ra[i], range, &rng);
-    for (size_t j = 0; j < bc; ++j) k->make(kb + j * k->size, rb[j], range, &rng);
-    void *da = dev_bytes(ka, ac * k->size), *db = dev_bytes(kb, bc * k->size);
+    void *da = dev_rank_keys(k, ra, ac, range, &rng), *db = dev_rank_keys(k, rb, bc, range, &rng);
     size_t bytes[6] = {ac * is, ac, ac * is, bc * is, bc, 16};
     void *d[6] = {NULL};
     for (int i = 0; i < 6; ++i)
-        if (which & (1u << i)) d[i] = poisoned(bytes[i]);
+        if (which & (1u << i)) d[i] = guarded(bytes[i]);
     mj_search_outputs out = {bound, is, d[0], d[1], d[2], d[3], d[4], d[5]};
     mj_status st = mj_sorter_sorted_search(s, da, ac, db, bc, &out, o ? o->temp : NULL,
                                            o ? o->temp_bytes : 0, NULL);
@@ -274,23 +130,15 @@ static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, 
                   "written", what, bad, first, overrun);
     for (int i = 0; i < 6; ++i) {
         free(h[i]);
-        if (d[i]) mj__dev_free(ctx, d[i]);
+        free_guarded(d[i]);
     }
     mj__dev_free(ctx, da);
     mj__dev_free(ctx, db);
     free(ra);
     free(rb);
-    free(ka);
-    free(kb);
 }
 
 /* ---------------------------------------------------------------- cases */
-
-static size_t tile_of(mj_sorter *s) {
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    return (size_t)nt * (size_t)vt;
-}
 
 /* Every pattern and size, both bounds, every output at once, 4- and 8-byte indices in turn. */
 START_TEST(test_sizes_and_patterns)
@@ -358,8 +206,8 @@ START_TEST(test_one_call)
         a[i] = (uint32_t)(2 * i);
         b[i] = (uint32_t)(3 * i);
     }
-    void *da = dev_bytes(a, n * 4), *db = dev_bytes(b, n * 4), *di = poisoned(n * 8);
-    void *dm = poisoned(16);
+    void *da = dev_bytes(a, n * 4), *db = dev_bytes(b, n * 4), *di = guarded(n * 8);
+    void *dm = guarded(16);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_search_outputs out = {MJ_BOUND_LOWER, 8, di, NULL, NULL, NULL, NULL, dm};
@@ -385,8 +233,8 @@ START_TEST(test_one_call)
     free(b);
     mj__dev_free(ctx, da);
     mj__dev_free(ctx, db);
-    mj__dev_free(ctx, di);
-    mj__dev_free(ctx, dm);
+    free_guarded(di);
+    free_guarded(dm);
 }
 END_TEST
 

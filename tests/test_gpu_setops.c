@@ -20,9 +20,6 @@
 #include "gpu_primitives_support.h"
 #include "test_support.h"
 
-#define GUARD 256
-#define GUARD_BYTE 0xA5
-
 typedef enum kind { U32, I64, F32, REC } kind;
 
 typedef struct config {
@@ -45,15 +42,7 @@ static mj_sorter *make(const config *c) {
     mj_sort_desc d;
     mj_sort_desc_init(&d, c->k == U32 ? MJ_KEY_U32 : c->k == I64 ? MJ_KEY_I64 : MJ_KEY_F32,
                       c->order);
-    if (c->k == REC) {
-        d = (mj_sort_desc){0};
-        d.key = MJ_KEY_CUSTOM;
-        d.type_name = "rec";
-        d.type_source = "struct rec { unsigned hi, lo, tag; };";
-        d.type_size = 12;
-        d.type_align = 4;
-        d.less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
-    }
+    if (c->k == REC) d = rec_desc(MJ_SET_OPS);
     d.primitive = MJ_SET_OPS;
     d.value_size = c->vs;
     mj_sorter *s = NULL;
@@ -203,29 +192,6 @@ static size_t reference(const unsigned char *a, size_t ac, const unsigned char *
     return n;
 }
 
-static void *upload(const void *h, size_t bytes) { return bytes ? dev_copy(h, bytes) : NULL; }
-
-static void *guarded(size_t bytes, void **base) {
-    unsigned char *h = malloc(bytes + 2 * GUARD);
-    ck_assert_ptr_nonnull(h);
-    memset(h, GUARD_BYTE, bytes + 2 * GUARD);
-    *base = dev_copy(h, bytes + 2 * GUARD);
-    free(h);
-    return (unsigned char *)*base + GUARD;
-}
-
-static unsigned char *fetch(void *base, size_t bytes, int *guards_ok) {
-    unsigned char *h = host_copy(base, bytes + 2 * GUARD);
-    for (size_t i = 0; i < GUARD; ++i)
-        if (h[i] != GUARD_BYTE || h[GUARD + bytes + i] != GUARD_BYTE) *guards_ok = 0;
-    mj__dev_free(ctx, base);
-    return h;
-}
-
-static void free_dev(void *p) {
-    if (p) mj__dev_free(ctx, p);
-}
-
 /* Runs op over a and b (sorted unless `sorted` is 0) and checks the result: for sorted input,
  * against the reference; for unsorted, only the guards and the count's bound. */
 static void run_op(mj_sorter *s, mj_set_op op, const unsigned char *a, size_t ac,
@@ -238,22 +204,21 @@ static void run_op(mj_sorter *s, mj_set_op op, const unsigned char *a, size_t ac
     for (size_t i = 0; i < bc; ++i) make_value(bv + i * vs, 1, i);
     void *d_a = upload(a, ac * ks), *d_b = upload(b, bc * ks);
     void *d_av = vs ? upload(av, ac * vs) : NULL, *d_bv = vs ? upload(bv, bc * vs) : NULL;
-    void *kbase, *vbase = NULL, *cbase;
-    void *d_out = guarded(bound * ks, &kbase), *d_outv = vs ? guarded(bound * vs, &vbase) : NULL;
-    void *d_count = guarded(8, &cbase);
+    void *d_out = guarded(bound * ks), *d_outv = vs ? guarded(bound * vs) : NULL;
+    void *d_count = guarded(8);
     mj_status st = mj_sorter_set_op(s, op, d_a, d_av, ac, d_b, d_bv, bc, d_out, d_outv, d_count,
                                     temp, temp_bytes, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st),
                   mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    int guards = 1;
-    unsigned char *got = fetch(kbase, bound * ks, &guards);
-    unsigned char *gotv = vs ? fetch(vbase, bound * vs, &guards) : NULL;
-    unsigned char *cnt = fetch(cbase, 8, &guards);
+    size_t overrun = 0;
+    unsigned char *got = fetch(d_out, bound * ks, &overrun);
+    unsigned char *gotv = vs ? fetch(d_outv, bound * vs, &overrun) : NULL;
+    unsigned char *cnt = fetch(d_count, 8, &overrun);
     uint64_t count;
-    memcpy(&count, cnt + GUARD, 8);
+    memcpy(&count, cnt, 8);
     char fail[256] = "";
-    if (!guards) snprintf(fail, sizeof fail, "a write outside the outputs");
+    if (overrun) snprintf(fail, sizeof fail, "a write outside the outputs");
     else if (count > bound) snprintf(fail, sizeof fail, "count %llu over the bound %zu",
                                      (unsigned long long)count, bound);
     if (sorted && !fail[0]) {
@@ -267,10 +232,10 @@ static void run_op(mj_sorter *s, mj_set_op op, const unsigned char *a, size_t ac
         for (size_t o = 0; o < want && !fail[0]; ++o) {
             const unsigned char *k = (side[o] ? b : a) + at[o] * ks;
             const unsigned char *v = (side[o] ? bv : av) + at[o] * vs;
-            if (memcmp(got + GUARD + o * ks, k, ks))
+            if (memcmp(got + o * ks, k, ks))
                 snprintf(fail, sizeof fail, "output %zu: not the key of %c[%zu]", o,
                          "ab"[side[o]], at[o]);
-            else if (vs && memcmp(gotv + GUARD + o * vs, v, vs))
+            else if (vs && memcmp(gotv + o * vs, v, vs))
                 snprintf(fail, sizeof fail, "output %zu: not the value of %c[%zu]", o,
                          "ab"[side[o]], at[o]);
         }
@@ -283,16 +248,13 @@ static void run_op(mj_sorter *s, mj_set_op op, const unsigned char *a, size_t ac
     free(cnt);
     free(av);
     free(bv);
+    free_guarded(d_out);
+    free_guarded(d_outv);
+    free_guarded(d_count);
     free_dev(d_a);
     free_dev(d_b);
     free_dev(d_av);
     free_dev(d_bv);
-}
-
-static size_t tile_of(mj_sorter *s) {
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    return (size_t)nt * (size_t)vt;
 }
 
 /* Sizes of a and b: empty sides, one, the tile edges, many tiles, 10^7. */

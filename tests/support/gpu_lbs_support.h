@@ -65,15 +65,4 @@ static inline void *dev_buffer(size_t bytes) {
     return d;
 }
 
-/* Sizes: 0, 1, the tile edges and many tiles; 10^7 unless small. */
-static inline size_t sizes_for(mj_sorter *s, size_t *out) {
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    size_t nv = (size_t)nt * (size_t)vt, k = 0;
-    size_t base[] = {0, 1, nv - 1, nv, nv + 1, 2 * nv - 1, 2 * nv + 1, 33 * nv + 7};
-    for (size_t i = 0; i < sizeof base / sizeof *base; ++i) out[k++] = base[i];
-    out[k++] = small ? 200000 : 10000000;
-    return k;
-}
-
 #endif
