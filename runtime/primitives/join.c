@@ -197,18 +197,14 @@ static mj_status run(mj_sorter *s, const join_call *c, void *temp, size_t temp_b
         (st = layout_for(s, c->a_count, c->b_count, n, &l)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
     const size_t align[ARRAYS] = {s->key_align, s->key_align, c->index_size, c->index_size,
                                   sizeof(uint64_t)};
-    if ((st = mj__check_array_pointers(s, arrays, align, ARRAYS))) {
-        mj__ctx_leave(ctx);
-        return st;
-    }
+    if ((st = mj__run_enter(s, arrays, align, ARRAYS))) return st;
     CUdeviceptr out_count = DPTR(c->out_count);
     if (n == 0) { /* no rows */
-        CUresult r = ctx->cu->memset_d8_async(out_count, 0, sizeof(uint64_t), (CUstream)stream);
+        st = mj__run_clear(s, out_count, sizeof(uint64_t), (CUstream)stream, "clearing out_count");
         mj__ctx_leave(ctx);
-        return r == CUDA_SUCCESS ? MJ_OK : mj__fail_cuda(ctx, r, "clearing out_count");
+        return st;
     }
     mj_run rn;
     if ((st = mj__run_begin(s, l.total, temp, stream, &rn))) {

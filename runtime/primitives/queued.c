@@ -92,9 +92,8 @@ static mj_status make_heads(mj_sorter *s, const mj_segments *g, long long n, que
                           (words * 32 + MJ_HEADS_THREADS - 1) / MJ_HEADS_THREADS, MJ_HEADS_THREADS,
                           p, stream);
     }
-    CUresult r = s->ctx->cu->memset_d8_async(*heads, 0, (size_t)words * 4, stream);
-    if (r != CUDA_SUCCESS) return mj__fail_cuda(s->ctx, r, "clearing the head flags");
-    if (!g->count) return MJ_OK;
+    mj_status st = mj__run_clear(s, *heads, (size_t)words * 4, stream, "clearing the head flags");
+    if (st || !g->count) return st;
     int index_size = (int)g->index_size;
     long long count = (long long)g->count;
     void *p[] = {&data, &index_size, &count, &n, heads};
@@ -114,9 +113,9 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
                                 : 0};
     CUdeviceptr where[2] = {base + q->where, base + q->where + (size_t)tiles};
     CUdeviceptr partitions = base + q->partitions, queue = base + q->queue;
-    CUresult r = s->ctx->cu->memset_d8_async(base + q->lengths, 0,
-                                             q->where + 2 * (size_t)tiles - q->lengths, stream);
-    if (r != CUDA_SUCCESS) return mj__fail_cuda(s->ctx, r, "clearing the queue lengths");
+    if ((st = mj__run_clear(s, base + q->lengths, q->where + 2 * (size_t)tiles - q->lengths,
+                            stream, "clearing the queue lengths")))
+        return st;
 
     CUdeviceptr heads = 0;
     long long words = q->head_words;

@@ -132,6 +132,19 @@ mj_status mj__check_array_pointers(mj_sorter *s, const mj_array *a, const size_t
     return st;
 }
 
+mj_status mj__run_enter(mj_sorter *s, const mj_array *a, const size_t *align, int arrays) {
+    mj_status st = mj__ctx_enter(s->ctx);
+    if (st) return st;
+    if ((st = mj__check_array_pointers(s, a, align, arrays))) mj__ctx_leave(s->ctx);
+    return st;
+}
+
+mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stream,
+                        const char *what) {
+    CUresult r = s->ctx->cu->memset_d8_async(p, 0, bytes, stream);
+    return r == CUDA_SUCCESS ? MJ_OK : mj__fail_cuda(s->ctx, r, what);
+}
+
 mj_status mj__check_overlaps(mj_sorter *s, const char *fn, const mj_array *a, int first,
                              int count) {
     for (int o = first; o < count; ++o)

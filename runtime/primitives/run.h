@@ -77,6 +77,14 @@ mj_status mj__array_bytes(mj_sorter *s, const char *fn, mj_array *a, const size_
 mj_status mj__check_array_pointers(mj_sorter *s, const mj_array *a, const size_t *align,
                                    int arrays);
 
+/* Enters the context and checks the arrays as mj__check_array_pointers does; leaves the context
+ * again when a check fails. */
+mj_status mj__run_enter(mj_sorter *s, const mj_array *a, const size_t *align, int arrays);
+
+/* Zeroes `bytes` at p in stream order (inside the context); a failure is "<what> failed: ...". */
+mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stream,
+                        const char *what);
+
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 

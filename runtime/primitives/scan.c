@@ -152,11 +152,10 @@ mj_status mj_sorter_scan(mj_sorter *s, const void *in, void *out, size_t n, mj_s
     int inclusive = kind == MJ_SCAN_INCLUSIVE;
     void *params[] = {&src, &dst, &count, &inclusive, &sum, &state, &values};
     /* A run over a reused buffer must not find the last run's tile states. */
-    CUresult r = t.state_bytes ? ctx->cu->memset_d8_async(state, 0, t.state_bytes, rn.stream)
-                               : CUDA_SUCCESS;
-    if (r != CUDA_SUCCESS)
-        st = mj__fail_cuda(ctx, r, "clearing the scan's tile states");
-    else
+    st = t.state_bytes ? mj__run_clear(s, state, t.state_bytes, rn.stream,
+                                       "clearing the scan's tile states")
+                       : MJ_OK;
+    if (!st)
         st = mj__launch(s, MJ_K_SCAN, t.tiles ? t.tiles : 1, (unsigned)s->nt, params, rn.stream);
     if (t.total) mj__run_end(s, &rn);
     mj__ctx_leave(ctx);

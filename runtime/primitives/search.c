@@ -118,22 +118,15 @@ mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_count, c
     size_t n = a_count + b_count, need = 0;
     if ((st = mj__merge_temp(s, n, &need)) || (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
     /* Those that will be read or written must be reachable and aligned. */
     size_t is = out->index_size;
     const size_t align[ARRAYS] = {s->key_align, s->key_align, is, 1, is, is, 1, sizeof(uint64_t)};
-    if ((st = mj__check_array_pointers(s, arrays, align, ARRAYS))) {
+    if ((st = mj__run_enter(s, arrays, align, ARRAYS))) return st;
+    unsigned long long *matched = out->match_counts;
+    if (matched && (st = mj__run_clear(s, DPTR(matched), 2 * sizeof *matched, (CUstream)stream,
+                                       "clearing match_counts"))) {
         mj__ctx_leave(ctx);
         return st;
-    }
-    unsigned long long *matched = out->match_counts;
-    if (matched) {
-        CUresult r = ctx->cu->memset_d8_async(DPTR(matched), 0, 2 * sizeof *matched,
-                                              (CUstream)stream);
-        if (r != CUDA_SUCCESS) {
-            mj__ctx_leave(ctx);
-            return mj__fail_cuda(ctx, r, "clearing match_counts");
-        }
     }
     mj_run rn;
     if (n == 0 || (st = mj__run_begin(s, need, temp, stream, &rn))) {

@@ -104,16 +104,12 @@ mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys,
         (st = mj__check_overlaps(s, FN, a, OUT_KEYS, ARRAYS)) || (st = layout(s, n, &l)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
-    if ((st = mj__check_array_pointers(s, a, align, ARRAYS))) {
+    if ((st = mj__run_enter(s, a, align, ARRAYS))) return st;
+    if (bound == 0) { /* nothing to emit: only the count */
+        st = mj__run_clear(s, DPTR(out_count), sizeof(uint64_t), (CUstream)stream,
+                           "clearing out_count");
         mj__ctx_leave(ctx);
         return st;
-    }
-    CUstream strm = (CUstream)stream;
-    if (bound == 0) { /* nothing to emit: only the count */
-        CUresult r = ctx->cu->memset_d8_async(DPTR(out_count), 0, sizeof(uint64_t), strm);
-        mj__ctx_leave(ctx);
-        return r == CUDA_SUCCESS ? MJ_OK : mj__fail_cuda(ctx, r, "clearing out_count");
     }
     mj_run rn;
     if ((st = mj__run_begin(s, l.total, temp, stream, &rn))) {
@@ -130,10 +126,8 @@ mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys,
     void *tp[] = {&ak, &av, &ac, &bk, &bv, &bc, &parts, &keep, &states, &ok, &ov, &cap, &oc};
     long long grid = ((tiles + 1) * lanes + MJ_SETOP_PARTITION_NT - 1) / MJ_SETOP_PARTITION_NT;
     /* The states and the tile counter start at zero, in stream order. */
-    CUresult r = ctx->cu->memset_d8_async(states, 0, ((size_t)tiles + 1) * sizeof(uint64_t),
-                                          rn.stream);
-    if (r != CUDA_SUCCESS)
-        st = mj__fail_cuda(ctx, r, "clearing the tile states");
+    st = mj__run_clear(s, states, ((size_t)tiles + 1) * sizeof(uint64_t), rn.stream,
+                       "clearing the tile states");
     if (!st)
         st = mj__launch(s, MJ_K_SETOP_PARTITION, grid, MJ_SETOP_PARTITION_NT, pp, rn.stream);
     if (!st) st = mj__launch(s, MJ_K_SETOP, tiles, (unsigned)s->nt, tp, rn.stream);
