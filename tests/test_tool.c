@@ -77,6 +77,24 @@ START_TEST(tool)
                       "%s --order up exited %d:\n%s", ordered[c], r.status, r.err);
         mjt_tool_run_free(&r);
     }
+    /* The file commands take --type and up to three operands alike (one option kind, one
+     * operand list). */
+    static const char *const file_cmds[] = {"sort", "join"};
+    for (size_t c = 0; c < sizeof file_cmds / sizeof file_cmds[0]; c++) {
+        const char *const lines[][7] = {{file_cmds[c], "--type", "custom", "a", "b", "c", NULL},
+                                        {file_cmds[c], "--type", "u32", "a", "b", "c", "d"},
+                                        {file_cmds[c], "a", "b", "c", NULL}};
+        const char *const said[] = {"custom key types", "unexpected argument 'd'",
+                                    "--type is required"};
+        for (size_t l = 0; l < 3; l++) {
+            const char *args[8] = {NULL};
+            memcpy(args, lines[l], sizeof lines[l]);
+            r = mjt_run_tool(args, NULL);
+            ck_assert_msg(r.status == 2 && strstr(r.err, said[l]) != NULL,
+                          "%s, line %zu, exited %d:\n%s", file_cmds[c], l, r.status, r.err);
+            mjt_tool_run_free(&r);
+        }
+    }
     /* Every command that takes --device parses it alike (one option kind). */
     static const char *const cmds[] = {"demo", "sort", "join", "info", "tune"};
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {

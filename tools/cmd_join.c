@@ -34,23 +34,13 @@ static const char usage[] =
 static const char *const kind_names[] = {"inner", "left", "right", "outer"};
 
 typedef struct join_opts {
-    mj_key_kind key;
-    int have_key;
+    mj_key_kind key; /* MJ_KEY_CUSTOM: no --type */
     mj_order order;
     mj_join_kind kind;
     size_t index_size;
     int device;
-    const char *operands[3]; /* A B OUT */
-    int noperands;
+    cli_operands operands; /* A B OUT */
 } join_opts;
-
-static int set_type(void *opts, const char *v)
-{
-    join_opts *o = opts;
-    int rc = cli_key_type(CMD, v, &o->key);
-    o->have_key = rc == CLI_OK;
-    return rc;
-}
 
 static int set_kind(void *opts, const char *v)
 {
@@ -72,44 +62,36 @@ static int set_index_size(void *opts, const char *v)
     return CLI_OK;
 }
 
-static int take_operand(void *opts, const char *arg)
-{
-    join_opts *o = opts;
-    if (o->noperands == 3)
-        return cli_usage_error(CMD, "unexpected argument '%s'", arg);
-    o->operands[o->noperands++] = arg;
-    return CLI_OK;
-}
-
 static const cli_option options[] = {
-    CLI_OPT_PARSED("--type", set_type),
+    CLI_OPT_TYPE(join_opts, key),
     CLI_OPT_ORDER(join_opts, order),
     CLI_OPT_PARSED("--kind", set_kind),
     CLI_OPT_PARSED("--index-size", set_index_size),
     CLI_OPT_DEVICE(join_opts, device),
-    CLI_OPT_END,
+    CLI_OPT_END_OPERANDS(join_opts, operands),
 };
 
-static const cli_syntax syntax = {CMD, options, take_operand, 1, 0};
+static const cli_syntax syntax = {CMD, options, NULL, 1, 0};
 
 static int parse_opts(int argc, char **argv, join_opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->key = MJ_KEY_CUSTOM;
     o->order = MJ_ASCENDING;
     o->kind = MJ_JOIN_INNER;
     o->index_size = 8;
     int rc = cli_parse_args(&syntax, argc, argv, o);
     if (rc != CLI_OK)
         return rc;
-    if (!o->have_key)
+    if (o->key == MJ_KEY_CUSTOM)
         return cli_usage_error(CMD, "--type is required (one of: %s)", cli_builtin_kind_list());
-    if (o->noperands < 3)
+    if (o->operands.count < 3)
         return cli_usage_error(CMD, "expected A, B and OUT files");
     for (int i = 0; i < 2; i++)
-        if (strcmp(o->operands[2], o->operands[i]) == 0 ||
-            cli_same_file(o->operands[i], o->operands[2]))
+        if (strcmp(o->operands.arg[2], o->operands.arg[i]) == 0 ||
+            cli_same_file(o->operands.arg[i], o->operands.arg[2]))
             return cli_usage_error(CMD, "output '%s' is the input '%s'; it would be replaced",
-                                   o->operands[2], o->operands[i]);
+                                   o->operands.arg[2], o->operands.arg[i]);
     return CLI_OK;
 }
 
@@ -219,21 +201,21 @@ int cmd_join(int argc, char **argv)
     size_t na = 0, nb = 0;
     uint64_t count = 0;
     rc = CLI_FAILURE;
-    if (cli_read_keys(o.operands[0], o.key, &a, &na) != 0 ||
-        cli_read_keys(o.operands[1], o.key, &b, &nb) != 0 ||
-        check_sorted(&o, o.operands[0], a, na) != CLI_OK ||
-        check_sorted(&o, o.operands[1], b, nb) != CLI_OK)
+    if (cli_read_keys(o.operands.arg[0], o.key, &a, &na) != 0 ||
+        cli_read_keys(o.operands.arg[1], o.key, &b, &nb) != 0 ||
+        check_sorted(&o, o.operands.arg[0], a, na) != CLI_OK ||
+        check_sorted(&o, o.operands.arg[1], b, nb) != CLI_OK)
         goto done;
     if (o.index_size == 4 && (na > UINT32_MAX || nb > UINT32_MAX)) {
         cli_tool_error(MJ_ERR_TOO_LARGE, "%zu and %zu keys need --index-size 8", na, nb);
         goto done;
     }
     if (gpu_join(&o, a, na, b, nb, &rows, &count) != CLI_OK ||
-        cli_write_file(o.operands[2], rows, 2 * (size_t)count * o.index_size) != 0)
+        cli_write_file(o.operands.arg[2], rows, 2 * (size_t)count * o.index_size) != 0)
         goto done;
     printf("%s join of %zu and %zu %s keys (%s): %llu rows; wrote %s (a rows, then b rows, "
            "%zu-byte indices)\n", kind_names[o.kind], na, nb, mj_key_kind_name(o.key),
-           cli_order_name(o.order), (unsigned long long)count, o.operands[2], o.index_size);
+           cli_order_name(o.order), (unsigned long long)count, o.operands.arg[2], o.index_size);
     rc = CLI_OK;
 done:
     free(a);

@@ -33,8 +33,7 @@ static const char usage[] =
     "  -h, --help        show this help\n";
 
 typedef struct sort_opts {
-    mj_key_kind kind;
-    int have_kind;
+    mj_key_kind kind; /* MJ_KEY_CUSTOM: no --type */
     mj_order order;
     const char *values_in;
     const char *segments;
@@ -42,17 +41,8 @@ typedef struct sort_opts {
     int device;
     int verify;
     const char *in, *out, *values_out;
-    const char *operands[3]; /* IN OUT [VALUES_OUT], as given */
-    int noperands;
+    cli_operands operands; /* IN OUT [VALUES_OUT], as given */
 } sort_opts;
-
-static int set_type(void *opts, const char *v)
-{
-    sort_opts *o = opts;
-    int rc = cli_key_type(CMD, v, &o->kind);
-    o->have_kind = rc == CLI_OK;
-    return rc;
-}
 
 static int set_value_size(void *opts, const char *v)
 {
@@ -64,42 +54,34 @@ static int set_value_size(void *opts, const char *v)
     return CLI_OK;
 }
 
-static int take_operand(void *opts, const char *arg)
-{
-    sort_opts *o = opts;
-    if (o->noperands == 3)
-        return cli_usage_error(CMD, "unexpected argument '%s'", arg);
-    o->operands[o->noperands++] = arg;
-    return CLI_OK;
-}
-
 static const cli_option options[] = {
     CLI_OPT_FLAG("--verify", sort_opts, verify),
-    CLI_OPT_PARSED("--type", set_type),
+    CLI_OPT_TYPE(sort_opts, kind),
     CLI_OPT_ORDER(sort_opts, order),
     CLI_OPT_STRING("--values", NULL, sort_opts, values_in),
     CLI_OPT_STRING("--segments", NULL, sort_opts, segments),
     CLI_OPT_PARSED("--value-size", set_value_size),
     CLI_OPT_DEVICE(sort_opts, device),
-    CLI_OPT_END,
+    CLI_OPT_END_OPERANDS(sort_opts, operands),
 };
 
-static const cli_syntax syntax = {CMD, options, take_operand, 1, 0};
+static const cli_syntax syntax = {CMD, options, NULL, 1, 0};
 
 static int parse_opts(int argc, char **argv, sort_opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->kind = MJ_KEY_CUSTOM;
     o->order = MJ_ASCENDING;
     int rc = cli_parse_args(&syntax, argc, argv, o);
     if (rc != CLI_OK)
         return rc;
-    if (!o->have_kind)
+    if (o->kind == MJ_KEY_CUSTOM)
         return cli_usage_error(CMD, "--type is required (one of: %s)", cli_builtin_kind_list());
-    if (o->noperands < 2)
+    if (o->operands.count < 2)
         return cli_usage_error(CMD, "expected IN and OUT files");
-    o->in = o->operands[0];
-    o->out = o->operands[1];
-    o->values_out = o->noperands > 2 ? o->operands[2] : NULL;
+    o->in = o->operands.arg[0];
+    o->out = o->operands.arg[1];
+    o->values_out = o->operands.count > 2 ? o->operands.arg[2] : NULL;
     if (o->values_in != NULL && o->value_size == 0)
         return cli_usage_error(CMD, "--values needs --value-size");
     if (o->values_in == NULL && o->value_size != 0)

@@ -51,6 +51,11 @@ static const cli_option *find_option(const cli_option *table, const char *arg,
 int cli_parse_args(const cli_syntax *syntax, int argc, char **argv, void *opts)
 {
     const char *cmd = syntax->cmd;
+    const cli_option *end = syntax->options;
+    while (end->name != NULL)
+        end++;
+    cli_operands *kept =
+        end->kind == CLI_OPERANDS ? (cli_operands *)(void *)((char *)opts + end->offset) : NULL;
     int only_operands = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -59,6 +64,8 @@ int cli_parse_args(const cli_syntax *syntax, int argc, char **argv, void *opts)
                 int rc = syntax->operand(opts, arg);
                 if (rc != CLI_OK)
                     return rc;
+            } else if (kept != NULL && kept->count < CLI_MAX_OPERANDS) {
+                kept->arg[kept->count++] = arg;
             } else if (syntax->say_argument) {
                 return cli_usage_error(cmd, "unknown argument '%s'", arg);
             } else {
@@ -102,6 +109,10 @@ int cli_parse_args(const cli_syntax *syntax, int argc, char **argv, void *opts)
         } else if (o->kind == CLI_ORDER) {
             if (cli_parse_order(value, (mj_order *)(void *)((char *)opts + o->offset)) != 0)
                 return cli_usage_error(cmd, "bad order '%s' (asc or desc)", value);
+        } else if (o->kind == CLI_TYPE) {
+            int rc = cli_key_type(cmd, value, (mj_key_kind *)(void *)((char *)opts + o->offset));
+            if (rc != CLI_OK)
+                return rc;
         } else {
             int rc = o->parse(opts, value);
             if (rc != CLI_OK)

@@ -33,7 +33,9 @@ typedef enum cli_option_kind {
     CLI_STRING, /* stores the value in the const char * at offset */
     CLI_DEVICE, /* stores a device ordinal (0 .. 2^20) in the int at offset */
     CLI_ORDER,  /* stores "asc" or "desc" in the mj_order at offset */
-    CLI_PARSED  /* hands the value to parse */
+    CLI_TYPE,   /* stores a built-in key type (cli_key_type) in the mj_key_kind at offset */
+    CLI_PARSED, /* hands the value to parse */
+    CLI_OPERANDS /* the end of a table (CLI_OPT_END_OPERANDS): where operands are kept */
 } cli_option_kind;
 
 typedef struct cli_option {
@@ -53,7 +55,22 @@ typedef struct cli_option {
 #define CLI_OPT_DEVICE(type, field) {"--device", NULL, CLI_DEVICE, offsetof(type, field), NULL}
 /* "--order asc|desc", as every command that orders keys takes it. */
 #define CLI_OPT_ORDER(type, field) {"--order", NULL, CLI_ORDER, offsetof(type, field), NULL}
+/* "--type KIND", a built-in key type, as the file commands take it. It never stores
+ * MJ_KEY_CUSTOM, which a command can start from to tell "not given". */
+#define CLI_OPT_TYPE(type, field) {"--type", NULL, CLI_TYPE, offsetof(type, field), NULL}
 #define CLI_OPT_END {NULL, NULL, CLI_FLAG, 0, NULL}
+/* The end of the table of a command whose syntax has no operand function: up to
+ * CLI_MAX_OPERANDS operands are kept, in order, in its cli_operands `field`; one more is an
+ * "unexpected argument". */
+#define CLI_OPT_END_OPERANDS(type, field)                                                     \
+    {NULL, NULL, CLI_OPERANDS, offsetof(type, field), NULL}
+
+/* Operands kept as given, in order (CLI_OPT_END_OPERANDS). */
+#define CLI_MAX_OPERANDS 3
+typedef struct cli_operands {
+    const char *arg[CLI_MAX_OPERANDS];
+    int count;
+} cli_operands;
 
 /* A command's command line: its options and what it does with other arguments. */
 typedef struct cli_syntax {
