@@ -10,25 +10,12 @@
 #include "args_support.h"
 #include "test_support.h"
 
-static mj_kernel_spec join_spec(mj_key_kind key, size_t value_size) {
-    return primitive_spec(MJ_JOIN, key, value_size, 128, 11);
-}
-
 START_TEST(spec_checks)
 {
-    mj_kernel_spec s = join_spec(MJ_KEY_U32, 4);
+    mj_kernel_spec s = primitive_spec(MJ_JOIN, MJ_KEY_U32, 4, 128, 11);
     refused(&s, "value_size", "join with values");
-    s = join_spec(MJ_KEY_U32, 0);
-    s.bs_nt = 256;
-    refused(&s, "blocksort", "join with a blocksort tile");
-    s = join_spec(MJ_KEY_U32, 0);
-    s.nt = 1024;
-    s.vt = 7; /* the lbs tile's 8-byte offsets alone are 56 KiB */
-    refused(&s, "shared memory", "join with a tile over the shared memory");
-    s = custom_spec();
-    s.primitive = MJ_JOIN;
-    s.less = NULL;
-    refused(&s, "comparator", "custom join without less");
+    refuses_merge_path_specs(MJ_JOIN, MJ_KEY_U32); /* u32: the lbs tile's 8-byte offsets
+                                                    * alone are 56 KiB */
     /* The source holds the search's kernels, the join's and the comparator. */
     s = custom_spec();
     s.primitive = MJ_JOIN;

@@ -225,11 +225,9 @@ START_TEST(tiles)
     expect_tuned(ctx, MJ_LOAD_BALANCE, 4, 0, 256, 7);
     mj_sort_desc d = primitive_desc(MJ_INTERVAL_EXPAND, MJ_KEY_I64, 12);
     expect_tile(ctx, &d, 64, 5);
-    setenv("MERGEJIT_TILE", "32x3", 1);
     d.primitive = MJ_LOAD_BALANCE;
     d.value_size = 0;
-    expect_tile(ctx, &d, 32, 3);
-    unsetenv("MERGEJIT_TILE");
+    expect_env_tile(ctx, &d, 32, 3);
     scratch_close(ctx, dir);
 }
 END_TEST

@@ -332,10 +332,8 @@ START_TEST(tiles)
     expect_tuned(ctx, MJ_SCAN, 4, 0, 128, 7);
     mj_sort_desc d = primitive_desc(MJ_REDUCE, MJ_KEY_U64, 0);
     expect_tile(ctx, &d, 64, 3);
-    setenv("MERGEJIT_TILE", "32x5", 1);
     d.primitive = MJ_SCAN;
-    expect_tile(ctx, &d, 32, 5);
-    unsetenv("MERGEJIT_TILE");
+    expect_env_tile(ctx, &d, 32, 5);
     scratch_close(ctx, dir);
 }
 END_TEST

@@ -11,27 +11,11 @@
 #include "args_support.h"
 #include "test_support.h"
 
-static mj_kernel_spec search_spec(mj_key_kind key, size_t value_size) {
-    return primitive_spec(MJ_SORTED_SEARCH, key, value_size, 128, 11);
-}
-
 START_TEST(spec_checks)
 {
-    mj_kernel_spec s = search_spec(MJ_KEY_U32, 4);
+    mj_kernel_spec s = primitive_spec(MJ_SORTED_SEARCH, MJ_KEY_U32, 4, 128, 11);
     refused(&s, "value_size", "search with values");
-    s = search_spec(MJ_KEY_U32, 0);
-    s.bs_nt = 256;
-    refused(&s, "blocksort", "search with a blocksort tile");
-    s = search_spec(MJ_KEY_U64, 0);
-    s.nt = 1024;
-    s.vt = 7;
-    refused(&s, "shared memory", "search with a tile over the shared memory");
-    s = custom_spec();
-    s.primitive = MJ_SORTED_SEARCH;
-    s.less = NULL;
-    refused(&s, "comparator", "custom search without less");
-    s.less = "a.hi < b.hi; }";
-    refused(&s, "comparator", "custom search with a statement in less");
+    refuses_merge_path_specs(MJ_SORTED_SEARCH, MJ_KEY_U64);
     /* The source holds the search, the merge partitions and the comparator. */
     s = custom_spec();
     s.primitive = MJ_SORTED_SEARCH;
@@ -253,9 +237,7 @@ START_TEST(tiles)
     ctx = mjt_deploy_context(90, dir, "", path);
     mj_sort_desc d = primitive_desc(MJ_SORTED_SEARCH, MJ_KEY_F32, 0);
     expect_tile(ctx, &d, 256, 15);
-    setenv("MERGEJIT_TILE", "64x5", 1);
-    expect_tile(ctx, &d, 64, 5);
-    unsetenv("MERGEJIT_TILE");
+    expect_env_tile(ctx, &d, 64, 5);
     scratch_close(ctx, dir);
 }
 END_TEST

@@ -11,27 +11,11 @@
 #include "args_support.h"
 #include "test_support.h"
 
-static mj_kernel_spec setops_spec(mj_key_kind key, size_t value_size) {
-    return primitive_spec(MJ_SET_OPS, key, value_size, 128, 11);
-}
-
 START_TEST(spec_checks)
 {
-    mj_kernel_spec s = setops_spec(MJ_KEY_U32, 65);
+    mj_kernel_spec s = primitive_spec(MJ_SET_OPS, MJ_KEY_U32, 65, 128, 11);
     refused(&s, "value", "setops with 65-byte values");
-    s = setops_spec(MJ_KEY_U32, 0);
-    s.bs_nt = 256;
-    refused(&s, "blocksort", "setops with a blocksort tile");
-    s = setops_spec(MJ_KEY_U64, 0);
-    s.nt = 1024;
-    s.vt = 7;
-    refused(&s, "shared memory", "setops with a tile over the shared memory");
-    s = custom_spec();
-    s.primitive = MJ_SET_OPS;
-    s.less = NULL;
-    refused(&s, "comparator", "custom setops without less");
-    s.less = "a.hi < b.hi; }";
-    refused(&s, "comparator", "custom setops with a statement in less");
+    refuses_merge_path_specs(MJ_SET_OPS, MJ_KEY_U64);
     /* The source holds the three kernels and the comparator; values are allowed. */
     s = custom_spec();
     s.primitive = MJ_SET_OPS;
@@ -268,9 +252,7 @@ START_TEST(tiles)
     ctx = mjt_deploy_context(90, dir, "", path);
     mj_sort_desc d = primitive_desc(MJ_SET_OPS, MJ_KEY_F32, 0);
     expect_tile(ctx, &d, 256, 15);
-    setenv("MERGEJIT_TILE", "64x5", 1);
-    expect_tile(ctx, &d, 64, 5);
-    unsetenv("MERGEJIT_TILE");
+    expect_env_tile(ctx, &d, 64, 5);
     scratch_close(ctx, dir);
 }
 END_TEST

@@ -7,6 +7,7 @@
 #define MJ_TEST_ARGS_SUPPORT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,15 @@ static inline void expect_tile(mj_context *ctx, const mj_sort_desc *d, int nt, i
     ck_assert_int_eq(got_nt, nt);
     ck_assert_int_eq(got_vt, vt);
     mj_sorter_destroy(s);
+}
+
+/* While MERGEJIT_TILE names an nt x vt tile, a sorter for d in ctx has it. */
+static inline void expect_env_tile(mj_context *ctx, const mj_sort_desc *d, int nt, int vt) {
+    char tile[32];
+    snprintf(tile, sizeof tile, "%dx%d", nt, vt);
+    setenv("MERGEJIT_TILE", tile, 1);
+    expect_tile(ctx, d, nt, vt);
+    unsetenv("MERGEJIT_TILE");
 }
 
 /* mj_tile_check refuses t, with `needle` (when not NULL) in its message. */

@@ -6,6 +6,7 @@
 #ifndef MJ_TEST_GEN_SUPPORT_H
 #define MJ_TEST_GEN_SUPPORT_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,30 @@ static inline char *generated(const mj_kernel_spec *s) {
     size_t len = 0;
     ck_assert_msg(mj__gen_source(s, &src, &len, err, sizeof err) == 0, "%s", err);
     return src;
+}
+
+/* What the generator refuses of every primitive that merges two sorted inputs without a
+ * blocksort (sorted search, join, set operations): a blocksort tile, a 1024 x 7 tile of
+ * smem_key (over the static shared memory), and a custom key without a comparator or with a
+ * statement in it. */
+static inline void refuses_merge_path_specs(mj_primitive p, mj_key_kind smem_key) {
+    const char *name = mj_primitive_name(p);
+    char what[128];
+    mj_kernel_spec s = primitive_spec(p, MJ_KEY_U32, 0, 128, 11);
+    s.bs_nt = 256;
+    snprintf(what, sizeof what, "%s with a blocksort tile", name);
+    refused(&s, "blocksort", what);
+    s = primitive_spec(p, smem_key, 0, 1024, 7);
+    snprintf(what, sizeof what, "%s with a tile over the shared memory", name);
+    refused(&s, "shared memory", what);
+    s = custom_spec();
+    s.primitive = p;
+    s.less = NULL;
+    snprintf(what, sizeof what, "custom %s without less", name);
+    refused(&s, "comparator", what);
+    s.less = "a.hi < b.hi; }";
+    snprintf(what, sizeof what, "custom %s with a statement in less", name);
+    refused(&s, "comparator", what);
 }
 
 #endif
