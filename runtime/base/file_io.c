@@ -307,3 +307,28 @@ int mj__write_file_atomic(const char *path, const char *dir, const char *stem,
         return -1;
     return mj__file_commit(tmp, path, dir, flags, err, errcap);
 }
+
+int mj__env_path(char *out, size_t cap, const char *var, const char *xdg, const char *xdg_tail,
+                 const char *home_tail, const char *name, char *err, size_t errcap)
+{
+    const char *v;
+    int n;
+    if ((v = getenv(var)) != NULL && *v)
+        n = snprintf(out, cap, "%s", v);
+    else if ((v = getenv(xdg)) != NULL && v[0] == '/')
+        n = snprintf(out, cap, "%s/%s", v, xdg_tail);
+    else if ((v = getenv("HOME")) != NULL && *v)
+        n = snprintf(out, cap, "%s/%s", v, home_tail);
+    else {
+        mj__set_err(err, errcap, "no %s path: none of %s, %s, HOME is set", name, var, xdg);
+        if (cap > 0)
+            out[0] = '\0';
+        return -1;
+    }
+    if (n >= 0 && (size_t)n < cap)
+        return 0;
+    mj__set_err(err, errcap, "the %s path (%d bytes) does not fit in %zu bytes", name, n, cap);
+    if (cap > 0)
+        out[0] = '\0';
+    return -1;
+}

@@ -101,6 +101,13 @@ int mj__write_file_atomic(const char *path, const char *dir, const char *stem,
  * file's; the messages say "cache directory" for both, as before this moved here. */
 int mj__dir_ensure_private(const char *dir, char *err, size_t errcap);
 
+/* Where the environment puts a file of ours: $var when set and not empty; else $xdg/xdg_tail
+ * when $xdg is an absolute path (a relative one is ignored); else $HOME/home_tail. 0; or -1
+ * with out emptied and err "no NAME path: none of VAR, XDG, HOME is set" or "the NAME path
+ * (N bytes) does not fit in CAP bytes". For the cache directory and the tuning file. */
+int mj__env_path(char *out, size_t cap, const char *var, const char *xdg, const char *xdg_tail,
+                 const char *home_tail, const char *name, char *err, size_t errcap);
+
 /* mj__write_file_atomic in two steps, for a caller that replaces several files together and
  * none unless all were written (the tool's sort: keys, then values). mj__file_stage writes and
  * syncs the temporary file as above and puts its path in tmp (tmpcap bytes); mj__file_commit

@@ -286,27 +286,8 @@ int mj__cache_check_dir(const char *dir, char *err, size_t errcap)
 
 int mj__cache_default_dir(char *out, size_t cap, char *err, size_t errcap)
 {
-    const char *v;
-    int n;
-    if ((v = getenv("MERGEJIT_CACHE_DIR")) != NULL && *v)
-        n = snprintf(out, cap, "%s", v);
-    else if ((v = getenv("XDG_CACHE_HOME")) != NULL && v[0] == '/') /* relative: ignored */
-        n = snprintf(out, cap, "%s/mergejit", v);
-    else if ((v = getenv("HOME")) != NULL && *v)
-        n = snprintf(out, cap, "%s/.cache/mergejit", v);
-    else {
-        mj__set_err(err, errcap,
-                    "no cache directory: none of MERGEJIT_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
-        return -1;
-    }
-    if (n < 0 || (size_t)n >= cap) {
-        mj__set_err(err, errcap, "the cache directory path (%d bytes) does not fit in %zu bytes", n,
-                    cap);
-        if (cap > 0)
-            out[0] = '\0';
-        return -1;
-    }
-    return 0;
+    return mj__env_path(out, cap, "MERGEJIT_CACHE_DIR", "XDG_CACHE_HOME", "mergejit",
+                        ".cache/mergejit", "cache directory", err, errcap);
 }
 
 /* Opens dir for listing. Returns 1 with *d set, 0 when dir does not exist, -1 with err. */

@@ -139,27 +139,6 @@ const char *mj__tuning_check_device_name(const char *name, size_t len, char *why
 
 int mj__tuning_default_path(char *out, size_t cap, char *err, size_t errcap)
 {
-    const char *v;
-    int n;
-    if ((v = getenv("MERGEJIT_TUNING")) != NULL && *v)
-        n = snprintf(out, cap, "%s", v);
-    else if ((v = getenv("XDG_CONFIG_HOME")) != NULL && v[0] == '/') /* relative: ignored */
-        n = snprintf(out, cap, "%s/mergejit/tuning", v);
-    else if ((v = getenv("HOME")) != NULL && *v)
-        n = snprintf(out, cap, "%s/.config/mergejit/tuning", v);
-    else {
-        mj__set_err(err, errcap,
-                    "no tuning file path: none of MERGEJIT_TUNING, XDG_CONFIG_HOME, HOME is set");
-        if (cap > 0)
-            out[0] = '\0';
-        return -1;
-    }
-    if (n < 0 || (size_t)n >= cap) {
-        mj__set_err(err, errcap, "the tuning file path (%d bytes) does not fit in %zu bytes", n,
-                    cap);
-        if (cap > 0)
-            out[0] = '\0';
-        return -1;
-    }
-    return 0;
+    return mj__env_path(out, cap, "MERGEJIT_TUNING", "XDG_CONFIG_HOME", "mergejit/tuning",
+                        ".config/mergejit/tuning", "tuning file", err, errcap);
 }
