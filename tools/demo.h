@@ -95,6 +95,16 @@ int demo_move_run(mj_context *ctx, const demo_opts *o, size_t n);
 int demo_time_runs(mj_context *ctx, const demo_opts *o, mj_status (*run)(void *job), void *job,
                    float *times, float *median);
 
+/* The sorter of a merge-path family demo for desc, its build line printed, and the temporary
+ * bytes it needs for n elements. */
+mj_status demo_sorter(mj_context *ctx, const mj_sort_desc *desc, size_t n, mj_sorter **s,
+                      size_t *temp_bytes);
+/* Prints the verdict, FAIL or PASS; returns CLI_FAILURE or CLI_OK. */
+int demo_verdict(int failed);
+/* The end of such a demo, once the device is done with them: frees the n device buffers that
+ * are not NULL and destroys s (may be NULL). */
+void demo_release(mj_context *ctx, void *const *dev, size_t n, mj_sorter *s);
+
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
                           const unsigned char *keys_out, const unsigned char *values_out,

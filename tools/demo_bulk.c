@@ -115,11 +115,7 @@ int demo_bulk_run(mj_context *ctx, const demo_opts *o, size_t n)
     mj_sort_desc_init(&desc, o->kind, MJ_ASCENDING);
     desc.primitive = o->primitive;
     desc.value_size = vs;
-    mj_status st = mj_sorter_create(ctx, &desc, &j.s);
-    if (st == MJ_OK)
-        cli_print_build(j.s);
-    if (st == MJ_OK)
-        st = mj_sorter_temp_size(j.s, n, 0, &j.temp_bytes);
+    mj_status st = demo_sorter(ctx, &desc, n, &j.s, &j.temp_bytes);
     if (st == MJ_OK && !(st = mj__dev_alloc(ctx, &j.keys, n * ks + 1)) &&
         !(st = mj__dev_alloc(ctx, &j.indices, ixn * j.index_size + 1)) &&
         !(st = mj__dev_alloc(ctx, &j.out_keys, m * ks + 1)) &&
@@ -158,18 +154,13 @@ int demo_bulk_run(mj_context *ctx, const demo_opts *o, size_t n)
         printf("time: median %.3f ms over %ld runs: %.2f Gelements/s\n", med, o->reps,
                med > 0 ? (double)n / (med * 1e6) : 0.0);
     }
-    if (rc == CLI_OK) {
-        printf("%s\n", bad || bad_v ? "FAIL" : "PASS");
-        rc = bad || bad_v ? CLI_FAILURE : CLI_OK;
-    }
+    if (rc == CLI_OK)
+        rc = demo_verdict(bad || bad_v);
 done:
     if (launched)
         (void)mj__dev_sync(ctx, NULL);
     void *const bufs[] = {j.keys, j.values, j.indices, j.out_keys, j.out_values, j.temp};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-        if (bufs[i])
-            (void)mj__dev_free(ctx, bufs[i]);
-    mj_sorter_destroy(j.s);
+    demo_release(ctx, bufs, sizeof bufs / sizeof *bufs, j.s);
     free(ix);
     free(keys);
     free(vals);

@@ -1,6 +1,6 @@
 /* `mergejit demo`'s host side: the primitive's input from random keys, the CPU stable sort the
- * result is checked against, the report of a mismatch, and the timed runs of the merge-path
- * family's demos. */
+ * result is checked against, the report of a mismatch, and for the merge-path family's demos
+ * their sorter, timed runs, verdict and release. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,4 +207,29 @@ int demo_time_runs(mj_context *ctx, const demo_opts *o, mj_status (*run)(void *j
         *median = times[o->reps / 2];
     }
     return CLI_OK;
+}
+
+mj_status demo_sorter(mj_context *ctx, const mj_sort_desc *desc, size_t n, mj_sorter **s,
+                      size_t *temp_bytes)
+{
+    mj_status st = mj_sorter_create(ctx, desc, s);
+    if (st == MJ_OK)
+        cli_print_build(*s);
+    if (st == MJ_OK)
+        st = mj_sorter_temp_size(*s, n, 0, temp_bytes);
+    return st;
+}
+
+int demo_verdict(int failed)
+{
+    printf("%s\n", failed ? "FAIL" : "PASS");
+    return failed ? CLI_FAILURE : CLI_OK;
+}
+
+void demo_release(mj_context *ctx, void *const *dev, size_t n, mj_sorter *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (dev[i])
+            (void)mj__dev_free(ctx, dev[i]);
+    mj_sorter_destroy(s);
 }

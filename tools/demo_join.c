@@ -145,11 +145,7 @@ int demo_join_run(mj_context *ctx, const demo_opts *o, size_t n)
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, o->kind, o->order);
     desc.primitive = MJ_JOIN;
-    st = mj_sorter_create(ctx, &desc, &j.s);
-    if (st == MJ_OK)
-        cli_print_build(j.s);
-    if (st == MJ_OK)
-        st = mj_sorter_temp_size(j.s, n, 0, &j.temp_bytes);
+    st = demo_sorter(ctx, &desc, n, &j.s, &j.temp_bytes);
     if (st == MJ_OK && !(st = mj__dev_alloc(ctx, &j.a, j.na * ks + 1)) &&
         !(st = mj__dev_alloc(ctx, &j.b, j.nb * ks + 1)) &&
         !(st = mj__dev_alloc(ctx, &j.count, 8)) &&
@@ -202,18 +198,13 @@ int demo_join_run(mj_context *ctx, const demo_opts *o, size_t n)
         printf("time: median %.3f ms over %ld runs (search, scans and rows): %.2f G rows/s, "
                "%.2f Gkeys/s\n", med, o->reps, med > 0 ? (double)count / (med * 1e6) : 0.0,
                med > 0 ? (double)n / (med * 1e6) : 0.0);
-    if (rc == CLI_OK) {
-        printf("%s\n", fail ? "FAIL" : "PASS");
-        rc = fail ? CLI_FAILURE : CLI_OK;
-    }
+    if (rc == CLI_OK)
+        rc = demo_verdict(fail);
 done:
     if (launched)
         (void)mj__dev_sync(ctx, NULL);
     void *const dev[] = {j.a, j.b, j.a_rows, j.b_rows, j.count, j.temp};
-    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
-        if (dev[i])
-            (void)mj__dev_free(ctx, dev[i]);
-    mj_sorter_destroy(j.s);
+    demo_release(ctx, dev, sizeof dev / sizeof *dev, j.s);
     free(a);
     free(b);
     free(ar);

@@ -102,11 +102,7 @@ int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n)
     mj_sort_desc_init(&desc, o->kind, MJ_ASCENDING);
     desc.primitive = o->primitive;
     desc.value_size = vs;
-    mj_status st = mj_sorter_create(ctx, &desc, &j.s);
-    if (st == MJ_OK)
-        cli_print_build(j.s);
-    if (st == MJ_OK)
-        st = mj_sorter_temp_size(j.s, n + objects, 0, &j.temp_bytes);
+    mj_status st = demo_sorter(ctx, &desc, n + objects, &j.s, &j.temp_bytes);
     if (st == MJ_OK && !(st = mj__dev_alloc(ctx, &j.offsets, objects * ks)) &&
         !(st = mj__dev_alloc(ctx, &j.out, n * outs)) &&
         !(st = mj__dev_alloc(ctx, &j.temp, j.temp_bytes)) &&
@@ -139,18 +135,13 @@ int demo_lbs_run(mj_context *ctx, const demo_opts *o, size_t n)
         printf("time: median %.3f ms over %ld runs: %.2f Gitems/s\n", med, o->reps,
                med > 0 ? (double)n / (med * 1e6) : 0.0);
     }
-    if (rc == CLI_OK) {
-        printf("%s\n", bad ? "FAIL" : "PASS");
-        rc = bad ? CLI_FAILURE : CLI_OK;
-    }
+    if (rc == CLI_OK)
+        rc = demo_verdict(bad);
 done:
     if (launched)
         (void)mj__dev_sync(ctx, NULL);
     void *const bufs[] = {j.offsets, j.out, j.ranks, j.values, j.temp};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-        if (bufs[i])
-            (void)mj__dev_free(ctx, bufs[i]);
-    mj_sorter_destroy(j.s);
+    demo_release(ctx, bufs, sizeof bufs / sizeof *bufs, j.s);
     free(off);
     free(vals);
     free(out);

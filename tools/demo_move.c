@@ -103,11 +103,7 @@ int demo_move_run(mj_context *ctx, const demo_opts *o, size_t n)
     mj_sort_desc_init(&desc, o->kind, MJ_ASCENDING);
     desc.primitive = MJ_INTERVAL_MOVE;
     desc.value_size = vs;
-    mj_status st = mj_sorter_create(ctx, &desc, &j.s);
-    if (st == MJ_OK)
-        cli_print_build(j.s);
-    if (st == MJ_OK)
-        st = mj_sorter_temp_size(j.s, n + intervals, 0, &j.temp_bytes);
+    mj_status st = demo_sorter(ctx, &desc, n + intervals, &j.s, &j.temp_bytes);
     void **const dev[] = {&j.offsets, &j.gather, &j.scatter, &j.in, &j.out, &j.temp};
     const size_t bytes[] = {intervals * ks, intervals * ks, intervals * ks, n * vs, n * vs,
                             j.temp_bytes};
@@ -140,18 +136,13 @@ int demo_move_run(mj_context *ctx, const demo_opts *o, size_t n)
         printf("time: median %.3f ms over %ld runs: %.2f Gitems/s, %.1f GB/s\n", med, o->reps,
                med > 0 ? (double)n / (med * 1e6) : 0.0, med > 0 ? moved / (med * 1e6) : 0.0);
     }
-    if (rc == CLI_OK) {
-        printf("%s\n", bad ? "FAIL" : "PASS");
-        rc = bad ? CLI_FAILURE : CLI_OK;
-    }
+    if (rc == CLI_OK)
+        rc = demo_verdict(bad);
 done:
     if (launched)
         (void)mj__dev_sync(ctx, NULL);
     void *const bufs[] = {j.offsets, j.gather, j.scatter, j.in, j.out, j.temp};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-        if (bufs[i])
-            (void)mj__dev_free(ctx, bufs[i]);
-    mj_sorter_destroy(j.s);
+    demo_release(ctx, bufs, sizeof bufs / sizeof *bufs, j.s);
     free(off);
     free(gat);
     free(sca);

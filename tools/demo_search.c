@@ -109,11 +109,7 @@ int demo_search_run(mj_context *ctx, const demo_opts *o, size_t n)
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, o->kind, o->order);
     desc.primitive = MJ_SORTED_SEARCH;
-    st = mj_sorter_create(ctx, &desc, &j.s);
-    if (st == MJ_OK)
-        cli_print_build(j.s);
-    if (st == MJ_OK)
-        st = mj_sorter_temp_size(j.s, n, 0, &j.temp_bytes);
+    st = demo_sorter(ctx, &desc, n, &j.s, &j.temp_bytes);
     void **bufs[] = {&j.a, &j.b, &j.temp, &j.out.a_indices, &j.out.a_matches, &j.out.a_counts,
                      &j.out.b_indices, &j.out.b_matches, &j.out.match_counts};
     size_t sizes[] = {na * ks + 1, nb * ks + 1, j.temp_bytes, na * 8 + 8, na + 1, na * 8 + 8,
@@ -160,19 +156,14 @@ int demo_search_run(mj_context *ctx, const demo_opts *o, size_t n)
         printf("time: median %.3f ms over %ld runs (every output, two merges): %.2f Gkeys/s\n",
                med, o->reps, med > 0 ? (double)n / (med * 1e6) : 0.0);
     }
-    if (rc == CLI_OK) {
-        printf("%s\n", bad ? "FAIL" : "PASS");
-        rc = bad ? CLI_FAILURE : CLI_OK;
-    }
+    if (rc == CLI_OK)
+        rc = demo_verdict(bad);
 done:
     if (launched)
         (void)mj__dev_sync(ctx, NULL);
     void *const dev[] = {j.a, j.b, j.temp, j.out.a_indices, j.out.a_matches, j.out.a_counts,
                          j.out.b_indices, j.out.b_matches, j.out.match_counts};
-    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
-        if (dev[i])
-            (void)mj__dev_free(ctx, dev[i]);
-    mj_sorter_destroy(j.s);
+    demo_release(ctx, dev, sizeof dev / sizeof *dev, j.s);
     free(keys);
     free(rank);
     free(a_idx);

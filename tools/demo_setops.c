@@ -117,11 +117,7 @@ int demo_setops_run(mj_context *ctx, const demo_opts *o, size_t n)
     mj_sort_desc_init(&desc, o->kind, o->order);
     desc.primitive = MJ_SET_OPS;
     desc.value_size = vs;
-    st = mj_sorter_create(ctx, &desc, &j.s);
-    if (st == MJ_OK)
-        cli_print_build(j.s);
-    if (st == MJ_OK)
-        st = mj_sorter_temp_size(j.s, n, 0, &j.temp_bytes);
+    st = demo_sorter(ctx, &desc, n, &j.s, &j.temp_bytes);
     void **bufs[] = {&j.a, &j.b, &j.out, &j.count, &j.temp, &j.av, &j.bv, &j.outv};
     size_t sizes[] = {na * ks + 1, nb * ks + 1, n * ks + 1, 8, j.temp_bytes, na * vs + 1,
                       nb * vs + 1, n * vs + 1};
@@ -164,18 +160,13 @@ int demo_setops_run(mj_context *ctx, const demo_opts *o, size_t n)
     }
     if (st != MJ_OK)
         rc = cli_status_error(ctx, st);
-    if (rc == CLI_OK) {
-        printf("%s\n", failed ? "FAIL" : "PASS");
-        rc = failed ? CLI_FAILURE : CLI_OK;
-    }
+    if (rc == CLI_OK)
+        rc = demo_verdict(failed);
 done:
     if (launched)
         (void)mj__dev_sync(ctx, NULL);
     void *const dev[] = {j.a, j.b, j.out, j.count, j.temp, j.av, j.bv, j.outv};
-    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
-        if (dev[i])
-            (void)mj__dev_free(ctx, dev[i]);
-    mj_sorter_destroy(j.s);
+    demo_release(ctx, dev, sizeof dev / sizeof *dev, j.s);
     free(keys);
     free(values);
     free(out);
