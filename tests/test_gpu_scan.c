@@ -136,9 +136,7 @@ static void check_scan(mj_sorter *s, const etype *t, const scan_case *c, uint64_
     size_t ks = t->size, n = c->n, bytes = n * ks;
     unsigned char *h = random_input(t, n, seed);
     void *din = dev_bytes(h, bytes), *dout = din, *dtotal = NULL;
-    if (!c->in_place) {
-        ck_assert_int_eq(mj__dev_alloc(ctx, &dout, bytes ? bytes : 1), MJ_OK);
-    }
+    if (!c->in_place) dout = dev_buffer(bytes);
     if (c->with_total) ck_assert_int_eq(mj__dev_alloc(ctx, &dtotal, ks), MJ_OK);
     char what[160];
     snprintf(what, sizeof what, "scan of %s, n %zu, %s%s%s%s%s", t->name, n,
@@ -254,8 +252,7 @@ START_TEST(test_reduce)
     /* A caller's buffer, reused. */
     size_t need = 0, big = small ? 300000 : 20000000;
     ck_assert_int_eq(mj_sorter_temp_size(s, big, 0, &need), MJ_OK);
-    void *temp = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &temp, need ? need : 1), MJ_OK);
+    void *temp = dev_buffer(need);
     check_reduce(s, t, big, temp, need, NULL, 900u);
     check_reduce(s, t, big / 3, temp, need, NULL, 901u);
     mj__dev_free(ctx, temp);

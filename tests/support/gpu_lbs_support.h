@@ -59,10 +59,4 @@ static inline void *dev_offsets(const int64_t *off, size_t n, size_t ks) {
     return d;
 }
 
-static inline void *dev_buffer(size_t bytes) {
-    void *d = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &d, bytes ? bytes : 1), MJ_OK);
-    return d;
-}
-
 #endif

@@ -55,10 +55,16 @@ static inline void *host_copy(const void *dev, size_t bytes) {
     return h;
 }
 
-/* dev_copy, with room for one byte when there is nothing to copy (never NULL). */
-static inline void *dev_bytes(const void *host, size_t bytes) {
+/* Device memory of `bytes`, with room for one byte when that is 0 (never NULL). */
+static inline void *dev_buffer(size_t bytes) {
     void *d = NULL;
     ck_assert_int_eq(mj__dev_alloc(ctx, &d, bytes ? bytes : 1), MJ_OK);
+    return d;
+}
+
+/* dev_copy into a dev_buffer: never NULL, even with nothing to copy. */
+static inline void *dev_bytes(const void *host, size_t bytes) {
+    void *d = dev_buffer(bytes);
     if (bytes) ck_assert_int_eq(mj__dev_upload(ctx, d, host, bytes), MJ_OK);
     return d;
 }
