@@ -8,11 +8,19 @@
   throughput  2^24 random u32 keys (and f64 keys with u32 values): Gkeys/s of mergejit.sort
               and of the direct C call, best of the repetitions, each sort timed alone on
               fresh input (a device copy restores it before the timing starts); target: equal.
+  frameworks  where PyTorch and CuPy can be imported: on the same 2^24 int32 and float32
+              arrays of each, mergejit.sort, the C call and the framework's own sort
+              (torch.sort(..., stable=True); CuPy's in-place ndarray.sort(), which cupy.sort
+              runs on a copy), and for PyTorch int32 pairs (mergejit.sort_by_key against
+              torch.sort's indices and a gather of the values), as Gkeys/s and ratios of the
+              same run; the call overhead of mergejit.sort on their 2^10-key arrays against
+              the C call on the same memory.
   build       a sorter's build time, cold (new context, empty cache: NVRTC), warm from the
               disk cache (new context, same cache) and warm from the context's memory, for
               u32, u64, f32 keys and u32 keys with u32 values.
 
-Arrays come from libcuda through ctypes (python/tests/holders.py), so only numpy is needed.
+Arrays come from libcuda through ctypes (python/tests/holders.py), so only numpy is needed;
+PyTorch and CuPy only for their section, which says so and is left out without them.
 Run on a GPU machine with the package importable (pip install ./python, or PYTHONPATH=python
 with MERGEJIT_LIBRARY=build/libmergejit.so).
 
@@ -20,6 +28,7 @@ usage: bench/bench_python.py [--quick] [--json FILE]
 """
 import argparse
 import ctypes
+import importlib
 import json
 import os
 import sys
@@ -52,6 +61,27 @@ def per_call_us(fn, calls):
     return host / calls * 1e6, synced / (calls // 4) * 1e6
 
 
+def best_per_call_us(fn, calls):
+    """per_call_us's best of 5 (by the host time)."""
+    return min((per_call_us(fn, calls) for _ in range(5)), key=lambda r: r[0])
+
+
+def best_time(fn, restore, reps):
+    """The shortest of reps runs of fn, each on fresh input (restore() puts it back, outside
+    the timing), from a synchronized device to the end of its work; a first run warms up."""
+    cu = cuda()
+    best = float("inf")
+    for i in range(reps + 1):
+        restore()
+        cu.sync()
+        t = time.perf_counter()
+        fn()
+        cu.sync()
+        if i:
+            best = min(best, time.perf_counter() - t)
+    return best
+
+
 def overhead(ctx, reps, out):
     n = 1 << 10
     keys = DeviceArray(np.random.default_rng(1).integers(0, 1 << 32, n, dtype=np.uint64)
@@ -73,8 +103,7 @@ def overhead(ctx, reps, out):
 
     res = {}
     for name, fn in (("c", c_call), ("sorter", sorter_call), ("sort", py_call)):
-        best = min((per_call_us(fn, reps) for _ in range(5)), key=lambda r: r[0])
-        res[name] = best
+        res[name] = best_per_call_us(fn, reps)
     print("overhead, 2^10 u32 keys, us per call (host, queued) / per call with a sync after each:")
     for name, label in (("c", "C mj_sorter_sort via ctypes"), ("sorter", "mergejit.Sorter.sort"),
                         ("sort", "mergejit.sort")):
@@ -103,29 +132,134 @@ def throughput(ctx, reps, out):
         def restore():
             cu.check(cu.lib.cuMemcpyDtoD_v2(k.ptr, src_k.ptr, src_k.nbytes), "cuMemcpyDtoD")
 
-        def timed(fn):
-            best = float("inf")
-            for _ in range(reps):
-                restore()
-                cu.sync()
-                t = time.perf_counter()
-                fn()
-                cu.sync()
-                best = min(best, time.perf_counter() - t)
-            return best
-
         if vdt:
-            py = timed(lambda: mergejit.sort_by_key(k, v, context=ctx))
-            c = timed(lambda: raw(s._h, k.ptr, v.ptr, n, None, 0, None))
+            py = best_time(lambda: mergejit.sort_by_key(k, v, context=ctx), restore, reps)
+            c = best_time(lambda: raw(s._h, k.ptr, v.ptr, n, None, 0, None), restore, reps)
         else:
-            py = timed(lambda: mergejit.sort(k, context=ctx))
-            c = timed(lambda: raw(s._h, k.ptr, None, n, None, 0, None))
+            py = best_time(lambda: mergejit.sort(k, context=ctx), restore, reps)
+            c = best_time(lambda: raw(s._h, k.ptr, None, n, None, 0, None), restore, reps)
         res[label] = {"python_gkeys": n / py / 1e9, "c_gkeys": n / c / 1e9,
                       "python_ms": py * 1e3, "c_ms": c * 1e3}
         print("throughput, 2^24 %-8s mergejit.sort %6.2f Gkeys/s (%.2f ms), C call %6.2f Gkeys/s "
               "(%.2f ms): ratio %.3f" % (label, n / py / 1e9, py * 1e3, n / c / 1e9, c * 1e3,
                                          c / py))
     out["throughput"] = res
+
+
+# ---------------------------------------------------------------- CuPy and PyTorch
+
+class _TorchSide:
+    name, sort_label = "torch", "torch.sort(stable=True)"
+
+    def __init__(self, torch):
+        self.m = torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("PyTorch sees no GPU")
+        self.version = torch.__version__
+
+    def array(self, host):
+        return self.m.from_numpy(host).cuda()
+
+    def copy(self, dst, src):
+        dst.copy_(src)
+
+    def ptr(self, x):
+        return x.data_ptr()
+
+    def sort(self, k):
+        self.m.sort(k, stable=True)             # new sorted keys and int64 indices
+
+    def sort_pairs(self, k, v):
+        _, idx = self.m.sort(k, stable=True)    # what a sort_by_key is in PyTorch
+        v[idx]
+
+
+class _CupySide:
+    name, sort_label = "cupy", "cupy ndarray.sort()"
+
+    def __init__(self, cupy):
+        self.m = cupy
+        self.version = cupy.__version__
+        cupy.cuda.runtime.getDeviceCount()
+
+    def array(self, host):
+        return self.m.asarray(host)
+
+    def copy(self, dst, src):
+        self.m.copyto(dst, src)
+
+    def ptr(self, x):
+        return x.data.ptr
+
+    def sort(self, k):
+        k.sort()                                # in place; cupy.sort(k) is a copy, then this
+
+    sort_pairs = None
+
+
+def _sides():
+    sides = []
+    for name, side in (("torch", _TorchSide), ("cupy", _CupySide)):
+        try:
+            sides.append(side(importlib.import_module(name)))
+        except Exception as e:                  # not installed, or no GPU it can use
+            print("frameworks: %s skipped (%s: %s)" % (name, type(e).__name__, e))
+    return sides
+
+
+def frameworks(ctx, reps, calls, out):
+    """mergejit beside the frameworks' own sorts on the same 2^24 keys in the same run, and the
+    call overhead of mergejit.sort on their arrays against the C call."""
+    sides = _sides()
+    if not sides:
+        return
+    n = 1 << 24
+    rng = np.random.default_rng(3)
+    hosts = {"int32": rng.integers(-1 << 31, 1 << 31, n).astype(np.int32),
+             "float32": rng.standard_normal(n).astype(np.float32)}
+    raw = _lib.lib.mj_sorter_sort
+    res = out["frameworks"] = {}
+    print("frameworks, 2^24 random keys, Gkeys/s, best of %d on the same arrays; the ratio is "
+          "mergejit's throughput over the framework's:" % reps)
+    for side in sides:
+        r = res[side.name] = {"version": side.version}
+        print("  %s %s" % (side.name, side.version))
+        for label, host in hosts.items():
+            src, k = side.array(host), side.array(host)
+            s = ctx.sorter(host.dtype)
+
+            def restore():
+                side.copy(k, src)
+
+            mj = best_time(lambda: mergejit.sort(k, context=ctx), restore, reps)
+            c = best_time(lambda: raw(s._h, side.ptr(k), None, n, None, 0, None), restore, reps)
+            fw = best_time(lambda: side.sort(k), restore, reps)
+            r[label] = {"mergejit_gkeys": n / mj / 1e9, "c_gkeys": n / c / 1e9,
+                        "framework_gkeys": n / fw / 1e9, "ratio": fw / mj}
+            print("    %-13s mergejit.sort %6.2f   C call %6.2f   %s %6.2f   ratio %.3f"
+                  % (label, n / mj / 1e9, n / c / 1e9, side.sort_label, n / fw / 1e9, fw / mj))
+        if side.sort_pairs is not None:
+            host_v = np.arange(n, dtype=np.int32)
+            src, k = side.array(hosts["int32"]), side.array(hosts["int32"])
+            src_v, v = side.array(host_v), side.array(host_v)
+
+            def restore_pairs():
+                side.copy(k, src)
+                side.copy(v, src_v)
+
+            mj = best_time(lambda: mergejit.sort_by_key(k, v, context=ctx), restore_pairs, reps)
+            fw = best_time(lambda: side.sort_pairs(k, v), restore_pairs, reps)
+            r["int32 pairs"] = {"mergejit_gkeys": n / mj / 1e9, "framework_gkeys": n / fw / 1e9,
+                                "ratio": fw / mj}
+            print("    %-13s mergejit.sort_by_key %6.2f   %s + gather %6.2f   ratio %.3f"
+                  % ("int32 pairs", n / mj / 1e9, side.sort_label, n / fw / 1e9, fw / mj))
+        small = side.array(hosts["int32"][:1 << 10])
+        s, ptr = ctx.sorter(np.int32), side.ptr(small)
+        c = best_per_call_us(lambda: raw(s._h, ptr, None, 1 << 10, None, 0, None), calls)
+        py = best_per_call_us(lambda: mergejit.sort(small, context=ctx), calls)
+        r["overhead_us"] = {"c": c[0], "sort": py[0]}
+        print("    overhead, 2^10 int32 keys, us per call (queued): mergejit.sort on a %s array "
+              "%.1f, C call %.1f: +%.1f us" % (side.name, py[0], c[0], py[0] - c[0]))
 
 
 def build_latency(out):
@@ -171,6 +305,7 @@ def main():
     out = {"device": ctx.device_name}
     overhead(ctx, 400 if args.quick else 2000, out)
     throughput(ctx, 3 if args.quick else 10, out)
+    frameworks(ctx, 3 if args.quick else 10, 400 if args.quick else 2000, out)
     build_latency(out)
     cuda().sync()
     ctx.close()

@@ -156,6 +156,12 @@ def as_array(obj, what, stream=None, dtype=None):
         a = obj
     elif cai is not None:
         a = _from_cai(obj, cai, what)
+        if a.dtype.kind == "V" and a.dtype.fields is None and hasattr(obj, "__dlpack__"):
+            # An opaque typestr ("<V2": PyTorch's and CuPy's bfloat16) names no type; DLPack
+            # does. The work stays on the interface's stream, which the export is told.
+            consumer = stream if stream is not None else a.stream
+            a = _from_dlpack(obj, consumer, what)
+            a.stream = consumer
     elif hasattr(obj, "__dlpack__"):
         a = _from_dlpack(obj, stream, what)
     else:

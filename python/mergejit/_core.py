@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _driver, _lib
 from ._arrays import as_array, call_stream, empty_like, stream_handle
-from ._dtypes import key_type
+from ._dtypes import is_bfloat16, key_type
 from ._errors import DtypeError, InvalidArgumentError, error_for
 
 lib = _lib.lib
@@ -686,7 +686,7 @@ def _new(a, n, dtype, what):
     """An output of n elements of dtype allocated like a; records as bytes (CuPy and PyTorch
     have no structured dtypes), which the run views as dtype."""
     dt = np.dtype(dtype)
-    if dt.fields is None and dt.kind in "biuf":
+    if dt.fields is None and (dt.kind in "biuf" or is_bfloat16(dt)):
         return empty_like(a, (n,), dt, what)
     return empty_like(a, (n * dt.itemsize,), np.uint8, what)
 

@@ -42,7 +42,7 @@ KeyType.__doc__ = """How a dtype crosses to the library: kind is a key kind name
 "custom"); for "custom", the struct's name, source, size and alignment."""
 
 
-def _is_bfloat16(dt):
+def is_bfloat16(dt):
     return dt.name == "bfloat16" and dt.itemsize == 2
 
 
@@ -80,7 +80,7 @@ class _StructWriter:
             return name, "", size, align
         if dt.kind in "biufMm":
             _check_byte_order(dt, what)
-        if _is_bfloat16(dt):
+        if is_bfloat16(dt):
             return "mj_bf16", "", 2, 2
         key = (dt.kind, dt.itemsize)
         if key in _FIELD_C:
@@ -161,7 +161,7 @@ def key_type(dtype, type_name="record"):
     if dt.fields is not None:
         source, size, align = struct_source(dt, type_name)
         kt = KeyType("custom", type_name, source, size, align)
-    elif _is_bfloat16(dt):
+    elif is_bfloat16(dt):
         kt = KeyType("bf16", None, None, 2, 2)
     elif (dt.kind, dt.itemsize) in _BUILTIN:
         _check_byte_order(dt, "dtype")

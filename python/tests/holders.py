@@ -1,7 +1,9 @@
 """Array holders for the tests: device memory from libcuda through ctypes, shown to mergejit as
 __cuda_array_interface__ (DeviceArray) or as a DLPack capsule (DLPackArray), and fake ones
-(FakeArray) with made-up addresses for the CPU tests, which never reach the device."""
+(FakeArray) with made-up addresses for the CPU tests, which never reach the device; and a Gate
+that holds a stream's work back until the test opens it."""
 import ctypes
+import threading
 
 import numpy as np
 
@@ -33,15 +35,19 @@ class _Cuda:
         self.ctx = ctypes.c_void_p()
         self.check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.ctx), dev),
                    "cuDevicePrimaryCtxRetain")
-        for name in ("cuMemAlloc_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemFree_v2",
-                     "cuStreamDestroy_v2"):
-            getattr(self.lib, name).argtypes = {
-                "cuMemAlloc_v2": [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t],
-                "cuMemcpyHtoD_v2": [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t],
-                "cuMemcpyDtoH_v2": [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t],
-                "cuMemFree_v2": [ctypes.c_uint64],
-                "cuStreamDestroy_v2": [ctypes.c_void_p],
-            }[name]
+        u64p = ctypes.POINTER(ctypes.c_uint64)
+        for name, args in (("cuMemAlloc_v2", [u64p, ctypes.c_size_t]),
+                           ("cuMemcpyHtoD_v2", [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]),
+                           ("cuMemcpyDtoH_v2", [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]),
+                           ("cuMemFree_v2", [ctypes.c_uint64]),
+                           ("cuStreamDestroy_v2", [ctypes.c_void_p]),
+                           ("cuMemHostAlloc", [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
+                                               ctypes.c_uint]),
+                           ("cuMemHostGetDevicePointer_v2", [u64p, ctypes.c_void_p, ctypes.c_uint]),
+                           ("cuMemFreeHost", [ctypes.c_void_p]),
+                           ("cuStreamWaitValue32_v2", [ctypes.c_void_p, ctypes.c_uint64,
+                                                       ctypes.c_uint32, ctypes.c_uint])):
+            getattr(self.lib, name).argtypes = args
 
     def check(self, r, what):
         if r != 0:
@@ -134,6 +140,59 @@ class DeviceArray:
             self.ptr = 0
 
 
+class Gate:
+    """Holds back the work queued on streams until open(): hold(stream) queues a wait
+    (cuStreamWaitValue32) on a word of pinned host memory, which open() sets. Work queued behind
+    it cannot have run, so a test can tell a call that queued its work from one that waited for
+    its stream, and work on the right stream from work on another. A timer opens the gate after
+    `limit` seconds, so that a call which waits for a held stream fails its test (.timed_out)
+    rather than hanging it. Use it in a with block: leaving opens the gate and waits for the
+    device before the word is freed."""
+
+    def __init__(self, limit=30.0):
+        cu = cuda()
+        cu.current()
+        host = ctypes.c_void_p()
+        cu.check(cu.lib.cuMemHostAlloc(ctypes.byref(host), 4, 0x3),     # portable, mapped
+                 "cuMemHostAlloc")
+        self.host = host.value
+        self.word = ctypes.c_uint32.from_address(self.host)
+        self.word.value = 0
+        dev = ctypes.c_uint64()
+        cu.check(cu.lib.cuMemHostGetDevicePointer_v2(ctypes.byref(dev), self.host, 0),
+                 "cuMemHostGetDevicePointer")
+        self.dev = dev.value
+        self.timed_out = False
+        self._timer = threading.Timer(limit, self._time_out)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _time_out(self):
+        self.timed_out = True
+        self.open()
+
+    def hold(self, stream):
+        """Queues the wait on stream (a handle); raises NotImplementedError where the device has
+        no stream memory operations."""
+        cu = cuda()
+        cu.current()
+        r = cu.lib.cuStreamWaitValue32_v2(stream, self.dev, 1, 0)   # 0: until the word >= 1
+        if r:
+            raise NotImplementedError("cuStreamWaitValue32 failed: CUresult %d" % r)
+
+    def open(self):
+        self.word.value = 1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._timer.cancel()
+        self.open()
+        cuda().sync()
+        cuda().lib.cuMemFreeHost(self.host)
+
+
 # ---------------------------------------------------------------- DLPack
 
 class _DLDevice(ctypes.Structure):
@@ -163,14 +222,15 @@ class DLPackArray:
     in .asked_stream."""
 
     def __init__(self, ptr, shape, dtype, device_type=2, strides=None, byte_offset=0,
-                 owner=None):
+                 owner=None, code=None):
         dt = np.dtype(dtype)
         self.owner = owner
         self._shape = (ctypes.c_int64 * len(shape))(*shape)
         self._strides = (ctypes.c_int64 * len(shape))(*strides) if strides else None
         self._t = _DLManagedTensor(
             ptr, _DLDevice(device_type, 0), len(shape),
-            _DLDataType(_DL_CODES[dt.kind], dt.itemsize * 8, 1), self._shape,
+            _DLDataType(_DL_CODES[dt.kind] if code is None else code, dt.itemsize * 8, 1),
+            self._shape,
             self._strides, byte_offset, None, None)
         self.device_type = device_type
         self.asked_stream = "never"

@@ -288,6 +288,31 @@ def test_dlpack_when_the_interface_refuses():
     assert (a.ptr, a.n) == (0x3000, 4)
 
 
+def test_opaque_interface_types_go_through_dlpack():
+    # PyTorch's and CuPy's bfloat16: "<V2" in __cuda_array_interface__, kDLBfloat in DLPack.
+    class Bf16Like(DLPackArray):
+        @property
+        def __cuda_array_interface__(self):
+            return {"shape": (4,), "typestr": "<V2", "descr": [("", "<V2")],
+                    "data": (0x3000, False), "version": 3, "strides": None, "stream": 77}
+
+    d = Bf16Like(0x3000, (4,), "u2", code=4)
+    try:
+        import ml_dtypes
+    except ImportError:
+        with pytest.raises(DtypeError, match="ml_dtypes"):
+            as_array(d, "keys")
+    else:
+        a = as_array(d, "keys")
+        assert a.dtype == np.dtype(ml_dtypes.bfloat16) and (a.ptr, a.n) == (0x3000, 4)
+        assert a.stream == 77                   # the work stays on the interface's stream
+        as_array(d, "keys", stream=5)
+        assert d.asked_stream == 5
+    assert d.asked_stream in (77, 5)            # the export was asked for that stream
+    with pytest.raises(DtypeError, match="cannot sort dtype"):   # no DLPack to ask: refused
+        mergejit.key_type(as_array(FakeArray((4,), "V2"), "keys").dtype)
+
+
 def test_outputs_are_not_reinterpreted(compile_ctx):
     a, b = FakeArray((3,), "f8"), FakeArray((4,), "f8")
     with pytest.raises(DtypeError, match="out has dtype float32"):

@@ -6,56 +6,17 @@ import pytest
 
 import mergejit
 from holders import DeviceArray, DLPackArray, cuda
+from reference import LESS, REC, merge_join, ordinals, pick, random_keys, record_order, records, \
+    same_bits, set_reference, sorted_floats, stable_order
 
 RNG = np.random.default_rng(20)
-REC = np.dtype([("x", "f4"), ("id", "u4")])
-LESS = "a.x < b.x || (a.x == b.x && a.id > b.id)"
 BIG = 1 << 20
-
-
-def random_keys(dtype, n):
-    dt = np.dtype(dtype)
-    if dt.kind == "f":
-        return (RNG.standard_normal(n) * 1000).astype(dt)
-    if dt.kind == "b":
-        return RNG.integers(0, 2, n).astype(dt)
-    info = np.iinfo(dt)
-    # Few distinct values, so that stability shows.
-    return RNG.integers(info.min, info.max, n, dtype=dt, endpoint=True) % 97 if n > 1000 \
-        else RNG.integers(info.min, info.max, n, dtype=dt, endpoint=True)
-
-
-def total_order(keys):
-    """Float keys as integers in the library's total order (-0 before +0; NaNs are handled
-    by the caller): numpy's own comparison takes -0 and +0 as equal."""
-    ints = {2: np.int16, 4: np.int32, 8: np.int64}[keys.dtype.itemsize]
-    b = keys.view(ints).astype(np.int64)
-    magnitude = b & ((1 << (8 * keys.dtype.itemsize - 1)) - 1)
-    return np.where(b < 0, -magnitude - 1, magnitude)
-
-
-def stable_order(keys, descending=False):
-    """The stable permutation of the library's order; descending reverses the non-NaN keys,
-    NaNs stay last."""
-    if keys.dtype.kind == "f":
-        nan = np.isnan(keys)
-        idx = np.arange(keys.size)
-        o = total_order(keys[~nan])
-        body = idx[~nan][np.argsort(-o if descending else o, kind="stable")]
-        return np.concatenate([body, idx[nan]])
-    if not descending:
-        return np.argsort(keys, kind="stable")
-    return np.argsort(~keys, kind="stable")          # ~ reverses any integer order
-
-
-def same_bits(a, b):
-    return a.tobytes() == b.tobytes()
 
 
 @pytest.mark.parametrize("dtype", ["u1", "i1", "u2", "i2", "u4", "i4", "u8", "i8", "f2",
                                    "f4", "f8", "?"])
 def test_sort_builtin(gpu, dtype):
-    host = random_keys(dtype, 5000)
+    host = random_keys(RNG, dtype, 5000)
     d = DeviceArray(host)
     assert mergejit.sort(d, context=gpu) is d
     assert same_bits(d.get(), host[stable_order(host)])
@@ -71,7 +32,7 @@ def test_sort_sizes(gpu, n):
 
 @pytest.mark.parametrize("dtype", ["i4", "u8", "f4", "f8"])
 def test_sort_descending(gpu, dtype):
-    host = random_keys(dtype, 20000)
+    host = random_keys(RNG, dtype, 20000)
     d = DeviceArray(host)
     mergejit.sort(d, order="descending", context=gpu)
     assert same_bits(d.get(), host[stable_order(host, True)])
@@ -124,24 +85,12 @@ def test_locality_sort(gpu):
     assert np.array_equal(d.get(), np.sort(host))
 
 
-def struct_keys(n):
-    rec = np.zeros(n, REC)
-    rec["x"] = RNG.integers(0, 100, n).astype(np.float32)
-    rec["id"] = RNG.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
-    return rec
-
-
-def struct_order(rec):
-    # x ascending, then id descending; np.lexsort is stable, its last key the primary one.
-    return np.lexsort((np.uint32(0xFFFFFFFF) - rec["id"], rec["x"]))
-
-
 @pytest.mark.parametrize("n", [0, 1, 5000, BIG])
 def test_struct_two_field_comparator(gpu, n):
-    rec = struct_keys(n)
+    rec = records(RNG, n)
     d = DeviceArray(rec)
     mergejit.sort(d, less=LESS, context=gpu)
-    assert same_bits(d.get(), rec[struct_order(rec)])
+    assert same_bits(d.get(), rec[record_order(rec)])
 
 
 def test_padded_struct_pairs(gpu):
@@ -179,12 +128,12 @@ def test_merge(gpu):
 
 
 def test_merge_structs(gpu):
-    a, b = struct_keys(3000), struct_keys(4000)
-    a, b = a[struct_order(a)], b[struct_order(b)]
+    a, b = records(RNG, 3000), records(RNG, 4000)
+    a, b = a[record_order(a)], b[record_order(b)]
     out = DeviceArray.empty(7000, REC)
     mergejit.merge(DeviceArray(a), DeviceArray(b), out, less=LESS, context=gpu)
     both = np.concatenate([a, b])
-    assert same_bits(out.get(), both[struct_order(both)])
+    assert same_bits(out.get(), both[record_order(both)])
 
 
 @pytest.mark.parametrize("index", [np.int32, np.int64])
@@ -281,10 +230,10 @@ def test_sorter_build_once_run_many_with_temp(gpu):
     assert s.source in ("nvrtc", "disk", "memory") and s.build_ms >= 0
     temp = DeviceArray.empty(s.temp_size(BIG), np.uint8)
     for n in (BIG, 1000, 0):
-        rec, vals = struct_keys(n), np.arange(n, dtype=np.uint32)
+        rec, vals = records(RNG, n), np.arange(n, dtype=np.uint32)
         dk, dv = DeviceArray(rec), DeviceArray(vals)
         s.sort(dk, dv, temp=temp)
-        order = struct_order(rec)
+        order = record_order(rec)
         assert same_bits(dk.get(), rec[order]) and np.array_equal(dv.get(), vals[order])
     again = mergejit.Sorter(REC, less=LESS, value_size=4, context=gpu)
     assert again.source == "memory"
@@ -340,13 +289,13 @@ def test_default_context(gpu):
 
 def test_records_as_bytes(gpu):
     # CuPy and PyTorch hold records as bytes: dtype= views them (and a sorter does by itself).
-    rec = struct_keys(5000)
+    rec = records(RNG, 5000)
     d = DeviceArray(rec.view(np.uint8))
     mergejit.sort(d, dtype=REC, less=LESS, context=gpu)
-    assert same_bits(d.get(), rec[struct_order(rec)])
+    assert same_bits(d.get(), rec[record_order(rec)])
     d = DeviceArray(rec.view(np.uint8))
     gpu.sorter(REC, less=LESS).sort(d)
-    assert same_bits(d.get(), rec[struct_order(rec)])
+    assert same_bits(d.get(), rec[record_order(rec)])
 
 
 # ---------------------------------------------------------------- the merge-path family
@@ -360,65 +309,13 @@ def alloc(monkeypatch):
                         lambda a, shape, dtype, what: DeviceArray.empty(shape, dtype))
 
 
-def ordinals(keys):
-    """Keys as int64 in the library's ascending order, equal exactly where the library finds
-    them equivalent: for floats, -0 before +0 (not equivalent), every NaN equivalent and last."""
-    if keys.dtype.kind != "f":
-        return keys.astype(np.int64)
-    o = total_order(keys)
-    o[np.isnan(keys)] = np.iinfo(np.int64).max
-    return o
-
-
-def sorted_floats(n, distinct):
-    """float32 keys in the library's order, with ties, -0 and +0, infinities and NaNs."""
-    k = RNG.integers(-distinct, distinct, n).astype(np.float32)
-    k[RNG.integers(0, n, n // 20)] = -0.0
-    k[RNG.integers(0, n, n // 50)] = np.nan
-    k[RNG.integers(0, n, n // 50)] = -np.inf
-    return k[stable_order(k)]
-
-
-def set_reference(op, oa, ob):
-    """The C++ standard's set algorithm over sorted ordinals: the (side, index) of each output
-    element, side 0 for a, 1 for b; a matched pair gives a's element."""
-    keep_a = op in ("union", "difference", "symmetric_difference")
-    keep_b = op in ("union", "symmetric_difference")
-    out, i, j = [], 0, 0
-    while i < len(oa) and j < len(ob):
-        if oa[i] < ob[j]:
-            if keep_a:
-                out.append((0, i))
-            i += 1
-        elif ob[j] < oa[i]:
-            if keep_b:
-                out.append((1, j))
-            j += 1
-        else:
-            if op in ("intersection", "union"):
-                out.append((0, i))
-            i, j = i + 1, j + 1
-    if keep_a:
-        out += [(0, x) for x in range(i, len(oa))]
-    if keep_b:
-        out += [(1, x) for x in range(j, len(ob))]
-    return out
-
-
-def pick(ref, a, b):
-    """The elements set_reference names, from a and b."""
-    if not ref:
-        return a[:0]
-    return np.stack([a[i] if side == 0 else b[i] for side, i in ref])
-
-
 SET_OPS = ["intersection", "union", "difference", "symmetric_difference"]
 
 
 @pytest.mark.parametrize("op", SET_OPS)
 @pytest.mark.parametrize("sizes", [(5000, 7000), (0, 300), (300, 0), (40000, 1000)])
 def test_set_operation_floats(gpu, alloc, op, sizes):
-    a, b = sorted_floats(sizes[0], 300), sorted_floats(sizes[1], 300)
+    a, b = sorted_floats(RNG, sizes[0], 300), sorted_floats(RNG, sizes[1], 300)
     av = np.arange(a.size, dtype=np.uint64)
     bv = np.arange(b.size, dtype=np.uint64) + (1 << 40)
     keys, vals = mergejit.set_operation(op, DeviceArray(a), DeviceArray(b), DeviceArray(av),
@@ -442,8 +339,8 @@ def test_set_operation_keys_descending_on_a_stream(gpu, alloc, op):
 
 
 def test_set_operation_structs_and_sorter(gpu, alloc):
-    a, b = struct_keys(3000), struct_keys(2000)
-    a, b = a[struct_order(a)], b[struct_order(b)]
+    a, b = records(RNG, 3000), records(RNG, 2000)
+    a, b = a[record_order(a)], b[record_order(b)]
     # Equivalence is the comparator's: equal x and equal id (ids are mostly distinct, so
     # the comparator on x alone makes the ties).
     keys = mergejit.set_operation("intersection", DeviceArray(a), DeviceArray(b),
@@ -460,29 +357,11 @@ def test_set_operation_structs_and_sorter(gpu, alloc):
     assert count.get()[0] == want.size and np.array_equal(out.get()[:want.size], want)
 
 
-def merge_join(kind, oa, ob, null):
-    """A merge-join of sorted ordinals: the (a row, b row) pairs in the library's order."""
-    rows, matched, j = [], np.zeros(len(ob), bool), 0
-    for i in range(len(oa)):
-        while j < len(ob) and ob[j] < oa[i]:
-            j += 1
-        k = j
-        while k < len(ob) and ob[k] == oa[i]:
-            rows.append((i, k))
-            matched[k] = True
-            k += 1
-        if k == j and kind in ("left", "outer"):
-            rows.append((i, null))
-    if kind in ("right", "outer"):
-        rows += [(null, int(k)) for k in np.flatnonzero(~matched)]
-    return rows
-
-
 @pytest.mark.parametrize("kind", ["inner", "left", "right", "outer"])
 @pytest.mark.parametrize("index", [np.int64, np.uint32])
 @pytest.mark.parametrize("sizes", [(3000, 4000), (0, 500), (500, 0), (20000, 300)])
 def test_join(gpu, alloc, kind, index, sizes):
-    a, b = sorted_floats(sizes[0], 400), sorted_floats(sizes[1], 400)
+    a, b = sorted_floats(RNG, sizes[0], 400), sorted_floats(RNG, sizes[1], 400)
     a_rows, b_rows = mergejit.join(DeviceArray(a), DeviceArray(b), kind, index_dtype=index,
                                    context=gpu)
     null = int(np.array(-1).astype(index))           # all ones: -1, or the unsigned maximum
@@ -494,7 +373,7 @@ def test_join(gpu, alloc, kind, index, sizes):
 
 
 def test_join_structs_and_sorter(gpu, alloc):
-    a, b = struct_keys(2000), struct_keys(2500)
+    a, b = records(RNG, 2000), records(RNG, 2500)
     a, b = a[np.argsort(a["x"], kind="stable")], b[np.argsort(b["x"], kind="stable")]
     a_rows, b_rows = mergejit.join(DeviceArray(a), DeviceArray(b), "outer", less="a.x < b.x",
                                    context=gpu)
@@ -517,7 +396,7 @@ def test_join_structs_and_sorter(gpu, alloc):
 @pytest.mark.parametrize("index", [np.uint32, np.int64])
 def test_bulk_remove(gpu, alloc, index):
     n = 50000
-    rec, vals = struct_keys(n), RNG.standard_normal((n, 2)).astype(np.float32)
+    rec, vals = records(RNG, n), RNG.standard_normal((n, 2)).astype(np.float32)
     idx = np.unique(RNG.integers(0, n, 20000)).astype(index)
     out, out_vals = mergejit.bulk_remove(DeviceArray(rec), DeviceArray(idx),
                                          DeviceArray(vals), context=gpu)
