@@ -76,6 +76,21 @@ MJ_DEVICE void mj_shared_to_regs(const T *s, T regs[MJ_VT], int tid) {
     for (int i = 0; i < MJ_VT; ++i) regs[i] = s[MJ_VT * tid + i];
 }
 
+#if MJ_KEY_MAP
+/* A mergesort of floats in a built-in order (the generator's MJ_KEY_MAP) holds each key as
+ * its ordinal (an unsigned integer, shared/float_order.h) from its first load to its last
+ * store, so that its comparisons are plain unsigned ones: the spec's mj_key_in and mj_key_out
+ * map a thread's keys at those two points. */
+MJ_DEVICE void mj_map_keys_in(mj_key keys[MJ_VT]) {
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) keys[i] = mj_key_in(keys[i]);
+}
+MJ_DEVICE void mj_map_keys_out(mj_key keys[MJ_VT]) {
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) keys[i] = mj_key_out(keys[i]);
+}
+#endif
+
 /* The first of the 32 * MJ_VT consecutive tile slots whose outputs this thread's warp holds in
  * registers (thread order). */
 MJ_DEVICE int mj_warp_slots(int tid) { return (tid & ~31) * MJ_VT; }
