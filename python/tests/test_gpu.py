@@ -25,24 +25,36 @@ def random_keys(dtype, n):
         else RNG.integers(info.min, info.max, n, dtype=dt, endpoint=True)
 
 
-def total_order(keys):
-    """Float keys as integers in the library's total order (-0 before +0; NaNs are handled
-    by the caller): numpy's own comparison takes -0 and +0 as equal."""
-    ints = {2: np.int16, 4: np.int32, 8: np.int64}[keys.dtype.itemsize]
-    b = keys.view(ints).astype(np.int64)
-    magnitude = b & ((1 << (8 * keys.dtype.itemsize - 1)) - 1)
-    return np.where(b < 0, -magnitude - 1, magnitude)
+FLOAT_BITS = {2: (np.uint16, 10), 4: (np.uint32, 23), 8: (np.uint64, 52)}   # type, mantissa
+
+
+def ordinals(keys, descending=False):
+    """Keys as integers in the library's order, equal exactly where the library finds them
+    equivalent. Floats, written by cases: the non-NaN values by value, -0 before +0 (reversed
+    when descending); then, in both orders, the NaNs by their bits: the positive ones by
+    increasing payload, then the negative ones by decreasing payload."""
+    if keys.dtype.kind != "f":
+        return keys.astype(np.int64)
+    uint, mantissa = FLOAT_BITS[keys.dtype.itemsize]
+    width = 8 * keys.dtype.itemsize
+    bits = keys.view(uint).astype(np.uint64)
+    one, nans = np.uint64(1), np.uint64((1 << mantissa) - 1)
+    mask, sign = np.uint64((1 << width) - 1), np.uint64(1 << (width - 1))
+    first_nan = mask - np.uint64(2) * nans + one     # the 2 * nans NaN patterns come last
+    negative = (bits & sign) != 0
+    with np.errstate(over="ignore"):                 # NaNs' lanes wrap in `value`: not used
+        value = np.where(negative, ~bits & mask, bits | sign) - nans
+        if descending:
+            value = first_nan - one - value
+        payload = bits & nans
+        nan = np.where(negative, mask - (payload - one), first_nan + payload - one)
+    return np.where(np.isnan(keys), nan, value)
 
 
 def stable_order(keys, descending=False):
-    """The stable permutation of the library's order; descending reverses the non-NaN keys,
-    NaNs stay last."""
+    """The stable permutation of the library's order."""
     if keys.dtype.kind == "f":
-        nan = np.isnan(keys)
-        idx = np.arange(keys.size)
-        o = total_order(keys[~nan])
-        body = idx[~nan][np.argsort(-o if descending else o, kind="stable")]
-        return np.concatenate([body, idx[nan]])
+        return np.argsort(ordinals(keys, descending), kind="stable")
     if not descending:
         return np.argsort(keys, kind="stable")
     return np.argsort(~keys, kind="stable")          # ~ reverses any integer order
@@ -78,15 +90,27 @@ def test_sort_descending(gpu, dtype):
 
 
 @pytest.mark.parametrize("order", ["ascending", "descending"])
-def test_nan_last(gpu, order):
-    host = RNG.standard_normal(30000).astype(np.float32)
-    host[RNG.integers(0, host.size, 500)] = np.nan
-    host[:3] = [np.inf, -np.inf, np.nan]
-    d = DeviceArray(host)
-    mergejit.sort(d, order=order, context=gpu)
+@pytest.mark.parametrize("dtype", ["f2", "f4", "f8"])
+@pytest.mark.parametrize("locality", [False, True])
+def test_nan_last(gpu, order, dtype, locality):
+    """NaNs of both signs and several payloads, -0 and +0, infinities and subnormals: NaNs
+    last in both orders, ordered by their bits, equal bits stable; mergesort (which holds keys
+    as ordinals) and locality sort (which compares through them) alike."""
+    uint, mantissa = FLOAT_BITS[np.dtype(dtype).itemsize]
+    width = 8 * np.dtype(dtype).itemsize
+    exp = ((1 << (width - 1)) - 1) & ~((1 << mantissa) - 1)
+    special = [exp | 1, exp | 1 << (mantissa - 1), exp | (1 << mantissa) - 1, 0, exp, 1]
+    special = np.array(special + [b | 1 << (width - 1) for b in special], dtype=uint)
+    host = RNG.standard_normal(30000).astype(dtype)
+    at = RNG.integers(0, host.size, 3000)
+    host.view(uint)[at] = special[RNG.integers(0, special.size, at.size)]
+    values = np.arange(host.size, dtype=np.uint32)
+    d, dv = DeviceArray(host), DeviceArray(values)
+    mergejit.sort_by_key(d, dv, order=order, locality=locality, context=gpu)
+    want = stable_order(host, order == "descending")
+    assert same_bits(d.get(), host[want])
+    assert np.array_equal(dv.get(), want)
     got = d.get()
-    want = host[stable_order(host, order == "descending")]
-    assert np.array_equal(got, want, equal_nan=True)
     assert np.isnan(got[-int(np.isnan(host).sum()):]).all()
 
 
@@ -358,16 +382,6 @@ def alloc(monkeypatch):
     import mergejit._core
     monkeypatch.setattr(mergejit._core, "empty_like",
                         lambda a, shape, dtype, what: DeviceArray.empty(shape, dtype))
-
-
-def ordinals(keys):
-    """Keys as int64 in the library's ascending order, equal exactly where the library finds
-    them equivalent: for floats, -0 before +0 (not equivalent), every NaN equivalent and last."""
-    if keys.dtype.kind != "f":
-        return keys.astype(np.int64)
-    o = total_order(keys)
-    o[np.isnan(keys)] = np.iinfo(np.int64).max
-    return o
 
 
 def sorted_floats(n, distinct):

@@ -8,7 +8,7 @@
  * stores are coalesced. out must not overlap the inputs. seg (tile coordinates: a positions
  * from 0, b positions from a_len) locks segments in place; see serial_merge.cuh. map_out: the
  * merge is the last pass of a sort that holds keys as ordinals (MJ_KEY_MAP; see
- * mj_map_keys_in), whose outputs go back to their bits; ignored otherwise. */
+ * mj_key_loaded), whose outputs go back to their bits; ignored otherwise. */
 #ifndef MJ_CTA_MERGE_CUH
 #define MJ_CTA_MERGE_CUH
 
@@ -46,13 +46,8 @@ MJ_DEVICE void mj_cta_merge(const mj_merge_src &src, int total, mj_seg seg, bool
     int at[MJ_VT];
     mj_serial_merge(s_keys, p, a_len, a_len + diag - p, total, seg, keys, at);
     __syncthreads(); /* the tile in s_keys is read; from here on each warp uses its own slots */
-#if MJ_KEY_MAP
-    if (map_out) mj_map_keys_out(keys);
-#else
-    (void)map_out;
-#endif
 
-    mj_store_by_warps<MJ_NT>(keys, s_keys, total, out, tid);
+    mj_store_by_warps<MJ_NT>(keys, s_keys, total, out, map_out, tid);
 #if MJ_HAS_VALUES
     mj_regs_to_shared(at, s_pos, tid);
     __syncwarp();

@@ -59,10 +59,7 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
      * barrier; the sort's rounds only read other warps' slots after their own barriers. */
     mj_key keys[MJ_VT];
     int pos[MJ_VT];
-    mj_load_by_warps<MJ_BS_NT>(keys_in + tile0, count, s_keys, keys, tid);
-#if MJ_KEY_MAP
-    mj_map_keys_in(keys);
-#endif
+    mj_load_by_warps<MJ_BS_NT>(keys_in + tile0, count, s_keys, keys, true, tid);
     unsigned range = mj_cta_sort<MJ_BS_NT>(keys, pos, count, my_heads, s_keys, s_pos, s_heads,
                                            tid);
 #if MJ_SEGMENTED
@@ -82,13 +79,8 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
     (void)range;
 #endif
 
-#if MJ_KEY_MAP
-    if (map_out) mj_map_keys_out(keys);
-#else
-    (void)map_out;
-#endif
     /* mj_cta_sort ends with a barrier, so the warps may reuse their slots at once. */
-    mj_store_by_warps<MJ_BS_NT>(keys, s_keys, count, keys_out + tile0, tid);
+    mj_store_by_warps<MJ_BS_NT>(keys, s_keys, count, keys_out + tile0, map_out != 0, tid);
 #if MJ_HAS_VALUES
     mj_regs_to_shared(pos, s_pos, tid);
     __syncwarp();
