@@ -178,8 +178,9 @@ static const struct {
  * the blocksort maps each key once as it loads it and the last pass maps it back as it stores
  * it, so that every comparison between is a plain unsigned <. mj_key is then the ordinal type
  * (the same size as the float). The queued sorts leave tiles where a pass finds them, with no
- * last store of every key to map back in, and the other primitives compare keys they never
- * store: they map at each comparison (mj_key_ord). */
+ * last store of every key to map back in, and the other primitives search keys where the
+ * caller keeps them (their partitions, the searches): they map at each comparison
+ * (mj_key_ord), in the same order. */
 static int maps_keys(const mj_kernel_spec *spec) {
     return spec->primitive == MJ_MERGESORT && spec->key != MJ_KEY_CUSTOM && !spec->less &&
            builtin_keys[spec->key].format;

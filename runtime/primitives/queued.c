@@ -121,7 +121,7 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
     CUdeviceptr heads = 0;
     long long words = q->head_words;
     if (seg && (st = make_heads(s, g, n, q, base, stream, &heads))) return st;
-    int map_out = 0; /* the queued sorts compare floats by their ordinals: nothing to map */
+    int map_out = 0; /* the queued sorts map floats at each comparison: nothing to map back */
     void *bs_plain[] = {&keys, &values, &keys, &values, &n, &map_out};
     void *bs_seg[] = {&keys, &values, &keys, &values, &n, &map_out, &heads, &words, &lists[0],
                       &where[0]};
