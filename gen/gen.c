@@ -8,7 +8,8 @@
 #include "templates_embedded.h"
 
 /* Before the spec: what the spec's types and comparator use. */
-static const char *const prelude_templates[] = {"mj_common.cuh", "key_order.cuh", NULL};
+static const char *const prelude_templates[] = {"mj_common.cuh", "float_order.h", "key_order.cuh",
+                                                NULL};
 
 /* Templates in dependency order, after the spec, per primitive. Each list holds every file its
  * templates include (test_gen_templates checks it), as the generator drops their #include
@@ -162,15 +163,28 @@ const char *const *mj__primitive_templates(mj_primitive primitive) {
 
 static const struct {
     const char *cuda_type;
-    int float_bits; /* 0 for integers */
+    const char *format;  /* floats: their name in shared/float_order.h; NULL for integers */
+    const char *ordinal; /* floats: the unsigned type of their ordinals */
 } builtin_keys[MJ_KEY_KIND_COUNT] = {
-    [MJ_KEY_U8] = {"mj_u8", 0},     [MJ_KEY_I8] = {"signed char", 0},
-    [MJ_KEY_U16] = {"mj_u16", 0},   [MJ_KEY_I16] = {"short", 0},
-    [MJ_KEY_U32] = {"mj_u32", 0},   [MJ_KEY_I32] = {"int", 0},
-    [MJ_KEY_U64] = {"mj_u64", 0},   [MJ_KEY_I64] = {"long long", 0},
-    [MJ_KEY_F16] = {"mj_f16", 16},  [MJ_KEY_BF16] = {"mj_bf16", 16},
-    [MJ_KEY_F32] = {"float", 32},   [MJ_KEY_F64] = {"double", 64},
+    [MJ_KEY_U8] = {"mj_u8", NULL, NULL},     [MJ_KEY_I8] = {"signed char", NULL, NULL},
+    [MJ_KEY_U16] = {"mj_u16", NULL, NULL},   [MJ_KEY_I16] = {"short", NULL, NULL},
+    [MJ_KEY_U32] = {"mj_u32", NULL, NULL},   [MJ_KEY_I32] = {"int", NULL, NULL},
+    [MJ_KEY_U64] = {"mj_u64", NULL, NULL},   [MJ_KEY_I64] = {"long long", NULL, NULL},
+    [MJ_KEY_F16] = {"mj_f16", "f16", "mj_u16"}, [MJ_KEY_BF16] = {"mj_bf16", "bf16", "mj_u16"},
+    [MJ_KEY_F32] = {"float", "f32", "mj_u32"},  [MJ_KEY_F64] = {"double", "f64", "mj_u64"},
 };
+
+/* Mergesort of floats in a built-in order holds its keys as ordinals (shared/float_order.h):
+ * the blocksort maps each key once as it loads it and the last pass maps it back as it stores
+ * it, so that every comparison between is a plain unsigned <. mj_key is then the ordinal type
+ * (the same size as the float). The queued sorts leave tiles where a pass finds them, with no
+ * last store of every key to map back in, and the other primitives search keys where the
+ * caller keeps them (their partitions, the searches): they map at each comparison
+ * (mj_key_ord), in the same order. */
+static int maps_keys(const mj_kernel_spec *spec) {
+    return spec->primitive == MJ_MERGESORT && spec->key != MJ_KEY_CUSTOM && !spec->less &&
+           builtin_keys[spec->key].format;
+}
 
 /* The template's text without its #include "..." lines: the generator already placed every
  * dependency before it, and the result must be one self-contained translation unit. */
@@ -205,15 +219,29 @@ static void emit_value_type(mj_strbuf *sb, size_t v) {
 }
 
 static void emit_builtin_less(mj_strbuf *sb, const mj_kernel_spec *spec) {
-    int bits = builtin_keys[spec->key].float_bits;
     int desc = spec->order == MJ_DESCENDING;
-    if (!bits)
-        mj__sb_printf(sb, "    return %s;\n", desc ? "b < a" : "a < b");
+    if (!builtin_keys[spec->key].format || maps_keys(spec))
+        mj__sb_printf(sb, "    return %s;\n", desc && !maps_keys(spec) ? "b < a" : "a < b");
     else if (!desc)
         mj__sb_puts(sb, "    return mj_key_ord(a) < mj_key_ord(b);\n");
     else
-        mj__sb_printf(sb, "    return mj_desc%d(mj_key_ord(a)) < mj_desc%d(mj_key_ord(b));\n",
-                      bits, bits);
+        mj__sb_puts(sb, "    return mj_key_ord_desc(a) < mj_key_ord_desc(b);\n");
+}
+
+/* The maps between a float's bits and its ordinal in the spec's order (maps_keys). */
+static void emit_key_maps(mj_strbuf *sb, const mj_kernel_spec *spec) {
+    const char *f = builtin_keys[spec->key].format;
+    int desc = spec->order == MJ_DESCENDING;
+    mj__sb_puts(sb, "MJ_DEVICE mj_key mj_key_in(mj_key b) {\n");
+    if (desc)
+        mj__sb_printf(sb, "    return mj_%s_flip(mj_%s_asc(b));\n}\n", f, f);
+    else
+        mj__sb_printf(sb, "    return mj_%s_asc(b);\n}\n", f);
+    mj__sb_puts(sb, "MJ_DEVICE mj_key mj_key_out(mj_key o) {\n");
+    if (desc)
+        mj__sb_printf(sb, "    return mj_%s_bits(mj_%s_flip(o));\n}\n", f, f);
+    else
+        mj__sb_printf(sb, "    return mj_%s_bits(o);\n}\n", f);
 }
 
 /* Reduce and scan: mj_op and mj_identity (the sorts' mj_less is not needed). */
@@ -297,6 +325,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     mj__sb_printf(&sb, "#define MJ_HAS_VALUES %d\n#define MJ_VALUE_IS_INDEX %d\n",
                   spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
     mj__sb_printf(&sb, "#define MJ_SEGMENTED %d\n", spec->primitive == MJ_SEGMENTED_SORT);
+    mj__sb_printf(&sb, "#define MJ_KEY_MAP %d\n", maps_keys(spec));
 
     for (const char *const *name = prelude_templates; *name; ++name) {
         const mj_template *t = mj__template_find(*name);
@@ -317,7 +346,10 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
                           "%zu as declared\");\n",
                      spec->type_align, spec->type_name, spec->type_align);
     } else {
-        mj__sb_printf(&sb, "typedef %s mj_key;\n", builtin_keys[spec->key].cuda_type);
+        mj__sb_printf(&sb, "typedef %s mj_key;\n", maps_keys(spec)
+                                                          ? builtin_keys[spec->key].ordinal
+                                                          : builtin_keys[spec->key].cuda_type);
+        if (maps_keys(spec)) emit_key_maps(&sb, spec);
     }
     emit_value_type(&sb, spec->value_size);
     if (mj__is_reduce_or_scan(spec->primitive)) {

@@ -155,8 +155,12 @@ MJ_API size_t mj_key_kind_size(mj_key_kind kind);
 
 typedef enum mj_order {
     /* Built-in orders. Floating-point keys (f16, bf16, f32, f64) use a total order:
-     * -inf < negative < -0 < +0 < positive < +inf, and every NaN sorts last, in both
-     * ascending and descending order (descending reverses the non-NaN values only). */
+     * -inf < negative < -0 < +0 < positive < +inf < NaNs. The NaNs sort last in both
+     * ascending and descending order (descending reverses the non-NaN values only), ordered
+     * among themselves by their bits: first the positive NaNs by increasing payload, then
+     * the negative NaNs by decreasing payload. Keys are equivalent only when their bits are
+     * equal (-0 and +0 are not, nor are two NaNs of different bits), and every primitive
+     * (sorts, merge, search, joins, set operations) uses this one order. */
     MJ_ASCENDING = 0,
     MJ_DESCENDING = 1
 } mj_order;

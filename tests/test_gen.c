@@ -122,6 +122,65 @@ END_TEST
 
 /* ---------------------------------------------------------------- custom keys */
 
+/* Mergesort of floats in a built-in order holds keys as ordinals (MJ_KEY_MAP): the key type is
+ * the ordinal's, the comparator a plain <, the maps the format's in the spec's order. Every
+ * other sort or primitive of the same key, and the same sort with a comparator of its own,
+ * keeps the float type and compares through mj_key_ord; integers never map. */
+START_TEST(float_keys_map_in_mergesort)
+{
+    static const struct {
+        mj_key_kind key;
+        const char *format, *ordinal, *type;
+    } floats[] = {{MJ_KEY_F16, "f16", "mj_u16", "mj_f16"},
+                  {MJ_KEY_BF16, "bf16", "mj_u16", "mj_bf16"},
+                  {MJ_KEY_F32, "f32", "mj_u32", "float"},
+                  {MJ_KEY_F64, "f64", "mj_u64", "double"}};
+    for (size_t i = 0; i < sizeof floats / sizeof *floats; ++i)
+        for (int order = 0; order < 2; ++order)
+            for (int p = MJ_MERGESORT; p <= MJ_LOCALITY_SORT; ++p)
+                for (int own_less = 0; own_less < 2; ++own_less) {
+                    mj_kernel_spec s = builtin_spec(floats[i].key, 4);
+                    s.order = (mj_order)order;
+                    s.primitive = (mj_primitive)p;
+                    if (own_less) s.less = "a < b";
+                    int maps = p == MJ_MERGESORT && !own_less;
+                    char *src = gen_ok(&s, NULL), want[128];
+                    const char *what = mj_key_kind_name(floats[i].key);
+                    ck_assert_msg(strstr(src, maps ? "#define MJ_KEY_MAP 1\n"
+                                                   : "#define MJ_KEY_MAP 0\n"),
+                                  "%s %s, own less %d: MJ_KEY_MAP", what,
+                                  mj_primitive_name(s.primitive), own_less);
+                    snprintf(want, sizeof want, "typedef %s mj_key;\n",
+                             maps ? floats[i].ordinal : floats[i].type);
+                    ck_assert_msg(strstr(src, want), "%s: no '%s'", what, want);
+                    if (maps) {
+                        snprintf(want, sizeof want, order ? "return mj_%s_flip(mj_%s_asc(b));"
+                                                          : "return mj_%s_asc(b);",
+                                 floats[i].format, floats[i].format);
+                        ck_assert_msg(strstr(src, want), "%s: no '%s'", what, want);
+                        snprintf(want, sizeof want, order ? "return mj_%s_bits(mj_%s_flip(o));"
+                                                          : "return mj_%s_bits(o);",
+                                 floats[i].format, floats[i].format);
+                        ck_assert_msg(strstr(src, want), "%s: no '%s'", what, want);
+                        ck_assert(strstr(src, "    return a < b;\n"));
+                    } else if (!own_less) {
+                        ck_assert(strstr(src, order ? "mj_key_ord_desc(a) < mj_key_ord_desc(b)"
+                                                    : "mj_key_ord(a) < mj_key_ord(b)"));
+                    }
+                    ck_assert(!strstr(src, "mj_key_in(mj_key b)") == !maps);
+                    free(src);
+                }
+    for (int key = MJ_KEY_U8; key <= MJ_KEY_I64; ++key) {
+        mj_kernel_spec s = builtin_spec((mj_key_kind)key, 0);
+        s.order = MJ_DESCENDING;
+        char *src = gen_ok(&s, NULL);
+        ck_assert(strstr(src, "#define MJ_KEY_MAP 0\n"));
+        ck_assert(strstr(src, "    return b < a;\n"));
+        free(src);
+    }
+}
+END_TEST
+
 START_TEST(custom_type)
 {
     mj_kernel_spec s = custom_spec();
@@ -272,6 +331,7 @@ static Suite *gen_suite(void) {
     tcase_add_loop_test(tc, builtin_kinds_generate, MJ_KEY_U8, MJ_KEY_CUSTOM);
     tcase_add_loop_test(tc, spec_changes_output, MJ_KEY_U8, MJ_KEY_CUSTOM);
     tcase_add_test(tc, comparator_is_pasted);
+    tcase_add_test(tc, float_keys_map_in_mergesort);
     tcase_add_loop_test(tc, primitives_generate, MJ_MERGESORT, MJ_PRIMITIVE_COUNT);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("custom");

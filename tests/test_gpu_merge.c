@@ -1,12 +1,14 @@
 /* Merge on the GPU against a CPU reference: u32 and u64 keys, with and without values, five
- * distributions and sizes from empty lists up; a temporary buffer reused across runs; and the
- * calls that merge and segmented sort sorters refuse. Skips (exit 77) where there is no GPU.
+ * distributions and sizes from empty lists up; f16, bf16, f32 and f64 keys in both orders with
+ * NaNs of both signs and many payloads; a temporary buffer reused across runs; and the calls
+ * that merge and segmented sort sorters refuse. Skips (exit 77) where there is no GPU.
  * MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/devmem.h"
+#include "cli.h"
 #include "gpu_primitives_support.h"
 #include "test_support.h"
 
@@ -85,6 +87,98 @@ START_TEST(test_merge) {
             for (int dist = 0; dist < M_COUNT; ++dist)
                 for (size_t c = 0; c < cases; ++c)
                     check_merge(s, keys64 ? 8 : 4, values, dist, sizes[c][0], sizes[c][1]);
+            mj_sorter_destroy(s);
+        }
+}
+END_TEST
+
+/* Floats in the header's order (kg_fill_keys: f16 and bf16 are random bit patterns, f32 and
+ * f64 mix in specials, NaNs of both signs among them): each list sorted on the CPU
+ * (kg_reference_sort), the result checked against a CPU merge by the same ranks (kg_rank,
+ * a's first on ties), keys byte for byte and the values that name each element, so the order
+ * among NaNs and stability among equal bits both count. The merge compares through the
+ * ordinals at every comparison (mj_key_ord), the mergesort through ordinals it holds: one
+ * order. */
+static void check_merge_floats(mj_sorter *s, mj_key_kind kind, mj_order order, size_t a_count,
+                               size_t b_count) {
+    size_t ks = mj_key_kind_size(kind), counts[2] = {a_count, b_count}, n = a_count + b_count;
+    unsigned char *keys[2], *want = malloc(n * ks + 1);
+    uint32_t *tags[2], *want_tags = malloc(n * 4 + 1);
+    void *dk[2], *dv[2];
+    ck_assert(want && want_tags);
+    for (int l = 0; l < 2; ++l) {
+        unsigned char *raw = malloc(counts[l] * ks + 1);
+        uint64_t *perm = malloc(counts[l] * 8 + 8);
+        keys[l] = malloc(counts[l] * ks + 1);
+        tags[l] = malloc(counts[l] * 4 + 1);
+        ck_assert(raw && perm && keys[l] && tags[l]);
+        kg_fill_keys(kind, raw, counts[l], 1000 * (uint64_t)l + a_count);
+        ck_assert_int_eq(kg_reference_sort(kind, order, raw, counts[l], perm), MJ_OK);
+        for (size_t i = 0; i < counts[l]; ++i) {
+            memcpy(keys[l] + i * ks, raw + perm[i] * ks, ks);
+            tags[l][i] = (uint32_t)l << 31 | (uint32_t)i;
+        }
+        dk[l] = dev_copy(keys[l], counts[l] * ks);
+        dv[l] = dev_copy(tags[l], counts[l] * 4);
+        free(raw);
+        free(perm);
+    }
+    for (size_t i = 0, j = 0, o = 0; o < n; ++o) {
+        int from_a = j == b_count || (i < a_count && !kg_less(kind, order, keys[1] + j * ks,
+                                                                keys[0] + i * ks));
+        memcpy(want + o * ks, from_a ? keys[0] + i * ks : keys[1] + j * ks, ks);
+        want_tags[o] = from_a ? tags[0][i++] : tags[1][j++];
+    }
+    void *ok = NULL, *ov = NULL;
+    ck_assert_int_eq(mj__dev_alloc(ctx, &ok, n * ks), MJ_OK);
+    ck_assert_int_eq(mj__dev_alloc(ctx, &ov, n * 4), MJ_OK);
+    char what[128];
+    snprintf(what, sizeof what, "merge of %s keys, %s, %zu + %zu", mj_key_kind_name(kind),
+             order == MJ_DESCENDING ? "descending" : "ascending", a_count, b_count);
+    say(what);
+    mj_status st = mj_sorter_merge(s, dk[0], dv[0], a_count, dk[1], dv[1], b_count, ok, ov,
+                                   NULL, 0, NULL);
+    ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st),
+                  mj_context_last_error(ctx));
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    unsigned char *got = host_copy(ok, n * ks);
+    uint32_t *got_tags = host_copy(ov, n * 4);
+    size_t bad = 0;
+    while (bad < n && memcmp(got + bad * ks, want + bad * ks, ks) == 0 &&
+           got_tags[bad] == want_tags[bad])
+        ++bad;
+    ck_assert_msg(bad == n, "%s: output %zu differs (value %u, expected %u)", what, bad,
+                  bad < n ? got_tags[bad] : 0, bad < n ? want_tags[bad] : 0);
+    for (int l = 0; l < 2; ++l) {
+        mj__dev_free(ctx, dk[l]);
+        mj__dev_free(ctx, dv[l]);
+        free(keys[l]);
+        free(tags[l]);
+    }
+    mj__dev_free(ctx, ok);
+    mj__dev_free(ctx, ov);
+    free(got);
+    free(got_tags);
+    free(want);
+    free(want_tags);
+}
+
+START_TEST(test_merge_floats) {
+    static const size_t sizes[][2] = {{0, 0},    {0, 1000},     {1000, 0},   {1, 1},
+                                      {5000, 3}, {12345, 6789}, {1 << 20, (1 << 20) + 7}};
+    static const mj_key_kind kinds[] = {MJ_KEY_F16, MJ_KEY_BF16, MJ_KEY_F32, MJ_KEY_F64};
+    size_t cases = small ? 6 : sizeof sizes / sizeof *sizes;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; ++k)
+        for (int order = 0; order < 2; ++order) {
+            mj_sort_desc desc;
+            mj_sort_desc_init(&desc, kinds[k], (mj_order)order);
+            desc.primitive = MJ_MERGE;
+            desc.value_size = 4;
+            mj_sorter *s = NULL;
+            mj_status st = mj_sorter_create(ctx, &desc, &s);
+            ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+            for (size_t c = 0; c < cases; ++c)
+                check_merge_floats(s, kinds[k], (mj_order)order, sizes[c][0], sizes[c][1]);
             mj_sorter_destroy(s);
         }
 }
@@ -188,6 +282,7 @@ int main(void) {
     tcase_set_timeout(tc, 1200);
     tcase_add_test(tc, test_wrong_calls);
     tcase_add_test(tc, test_merge);
+    tcase_add_test(tc, test_merge_floats);
     tcase_add_test(tc, test_merge_reused_temp);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_merge", s);

@@ -1,22 +1,23 @@
 /* Multiset operations on the GPU against a C reference of std::set_intersection, set_union,
- * set_difference and set_symmetric_difference over multisets: every operation, keys only and
- * with 4- and 12-byte values; u32 (ascending and descending), i64, f32 with NaNs of several
- * payloads (all equivalent) and -0 (before +0), and a 12-byte struct compared by two of its
- * fields (the third tells equivalent keys apart, so the output must take each key from the
- * right side); random keys with about half in common, few keys with many copies, all keys
- * equal with different multiplicities, disjoint and identical inputs, a run of three tiles of
- * one key on one side only; sizes 0, 1, around the tile edges, many tiles, 10^6 and 10^7 a
- * side (not with MJ_TEST_SMALL). Each value names its element (side and index), so stability and where each
- * value comes from are checked. Every output lies between guard bytes that must stay as they
- * were, also for unsorted input (whose output is otherwise unspecified; the count must stay
- * within the bound). A caller's temporary buffer and the one-call function. Skips (exit 77)
- * where there is no GPU. MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
+ * set_difference and set_symmetric_difference over multisets: every operation, keys only and with
+ * 4- and 12-byte values; u32 (ascending and descending), i64, f32 with NaNs of both signs and
+ * several payloads (equal only with equal bits) and -0 (before +0), and a 12-byte struct compared
+ * by two of its fields (the third tells equivalent keys apart, so the output must take each key
+ * from the right side); random keys with about half in common, few keys with many copies, all keys
+ * equal with different multiplicities, disjoint and identical inputs, a run of three tiles of one
+ * key on one side only; sizes 0, 1, around the tile edges, many tiles, 10^6 and 10^7 a side (not
+ * with MJ_TEST_SMALL). Each value names its element (side and index), so stability and where each
+ * value comes from are checked. Every output lies between guard bytes that must stay as they were,
+ * also for unsorted input (whose output is otherwise unspecified; the count must stay within the
+ * bound). A caller's temporary buffer and the one-call function. Skips (exit 77) where there is no
+ * GPU. MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/devmem.h"
+#include "cli.h"
 #include "gpu_primitives_support.h"
 #include "test_support.h"
 
@@ -51,14 +52,6 @@ static mj_sorter *make(const config *c) {
     return s;
 }
 
-/* The library's total order of floats: -inf < ... < -0 < +0 < ... < +inf < every NaN. */
-static uint32_t ord32(float f) {
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    if (f != f) return 0xFFFFFFFFu;
-    return b ^ ((b & 0x80000000u) ? 0xFFFFFFFFu : 0x80000000u);
-}
-
 /* The sorter's order over keys as bytes. */
 static const config *cur;
 static int less(const unsigned char *x, const unsigned char *y) {
@@ -76,17 +69,8 @@ static int less(const unsigned char *x, const unsigned char *y) {
         memcpy(&q, y, 8);
         return desc ? q < p : p < q;
     }
-    case F32: {
-        float p, q;
-        memcpy(&p, x, 4);
-        memcpy(&q, y, 4);
-        uint32_t op = ord32(p), oq = ord32(q);
-        if (desc) { /* the non-NaN values reversed, NaNs still last */
-            op = op == 0xFFFFFFFFu ? op : ~op;
-            oq = oq == 0xFFFFFFFFu ? oq : ~oq;
-        }
-        return op < oq;
-    }
+    case F32: /* the CPU reference's ranks of the header's total order */
+        return kg_less(MJ_KEY_F32, cur->order, x, y);
     default: {
         uint32_t p[3], q[3];
         memcpy(p, x, 12);
@@ -99,8 +83,9 @@ static int cmp_keys(const void *x, const void *y) {
     return less(x, y) ? -1 : less(y, x) ? 1 : 0;
 }
 
-/* The key for a drawn number r (the same r gives equivalent keys; the struct's tag and a
- * NaN's payload differ between draws). */
+/* The key for a drawn number r (the same r gives equivalent keys; the struct's tag differs
+ * between draws). One f32 key in 16 is a NaN of either sign with one of three payloads, so
+ * that equal NaNs meet across the sides and unequal ones are different keys. */
 static void make_key(unsigned char *k, uint64_t r, uint64_t *rng) {
     switch (cur->k) {
     case U32: {
@@ -117,7 +102,8 @@ static void make_key(unsigned char *k, uint64_t r, uint64_t *rng) {
         uint32_t bits;
         float f;
         if (r % 16 == 0) {
-            bits = 0x7FC00000u | (uint32_t)(mjt_rand(rng) & 0x3FFFFF) |
+            static const uint32_t payloads[] = {0x400000u, 0x400001u, 0x7FFFFFu};
+            bits = 0x7F800000u | payloads[mjt_rand(rng) % 3] |
                    (uint32_t)(mjt_rand(rng) & 1) << 31; /* NaNs of both signs */
             memcpy(k, &bits, 4);
             break;

@@ -11,16 +11,48 @@
 static mj_context *ctx;
 static int small;
 
-enum { DIST_RANDOM, DIST_SORTED, DIST_REVERSED, DIST_EQUAL, DIST_FEW, DIST_COUNT };
+enum {
+    DIST_RANDOM, DIST_SORTED, DIST_REVERSED, DIST_EQUAL, DIST_FEW, DIST_NAN_MIX, DIST_COUNT
+};
 static const char *const dist_names[] = {"random", "sorted", "reversed", "all-equal",
-                                         "few-distinct"};
+                                         "few-distinct", "NaN mix"};
+
+static int is_float(mj_key_kind kind) {
+    return kind == MJ_KEY_F16 || kind == MJ_KEY_BF16 || kind == MJ_KEY_F32 || kind == MJ_KEY_F64;
+}
+
+/* Floats drawn mostly from the patterns where the order is subtle, each many times: NaNs of
+ * both signs with several payloads (the smallest, the quiet bit alone and with a payload, the
+ * largest), -0 and +0, the infinities, the smallest and largest subnormals and the smallest
+ * normal of either sign; one key in four is random bits. */
+static void fill_nan_mix(mj_key_kind kind, unsigned char *keys, size_t n, uint64_t seed) {
+    size_t ks = mj_key_kind_size(kind);
+    int mantissa = kind == MJ_KEY_F16 ? 10 : kind == MJ_KEY_BF16 ? 7 : kind == MJ_KEY_F32 ? 23 : 52;
+    uint64_t all = ks == 8 ? ~0ull : (1ull << (8 * ks)) - 1, sign = 1ull << (8 * ks - 1);
+    uint64_t m = (1ull << mantissa) - 1, e = (all >> 1) & ~m, quiet = 1ull << (mantissa - 1);
+    uint64_t pos[] = {e | 1, e | quiet, e | quiet | 3, e | m, 0, e, 1, m, m + 1};
+    uint64_t pool[2 * sizeof pos / sizeof *pos];
+    size_t np = 0;
+    for (size_t i = 0; i < sizeof pos / sizeof *pos; ++i) {
+        pool[np++] = pos[i];
+        pool[np++] = pos[i] | sign;
+    }
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t r = mjt_rand(&s), bits = r % 4 ? pool[(r >> 8) % np] : mjt_rand(&s) & all;
+        memcpy(keys + i * ks, &bits, ks); /* little-endian: the key is the low bytes */
+    }
+}
 
 /* n keys of `kind` in distribution `dist`. */
 static void *make_keys(mj_key_kind kind, mj_order order, int dist, size_t n, uint64_t seed) {
     size_t ks = mj_key_kind_size(kind);
     unsigned char *keys = malloc(n * ks + 1);
     ck_assert_ptr_nonnull(keys);
-    kg_fill_keys(kind, keys, n, seed);
+    if (dist == DIST_NAN_MIX)
+        fill_nan_mix(kind, keys, n, seed);
+    else
+        kg_fill_keys(kind, keys, n, seed);
     if (n == 0) return keys;
     if (dist == DIST_SORTED || dist == DIST_REVERSED) {
         uint64_t *perm = malloc(n * sizeof *perm);
@@ -93,7 +125,8 @@ static void check_sort(mj_key_kind kind, mj_order order, size_t value_size, int 
     free(perm);
 }
 
-/* The sizes around the default tile of a key/value size. */
+/* The sizes around the default tile of a key/value size, up to several tiles and a few
+ * million. */
 static size_t sizes_for(mj_key_kind kind, size_t value_size, size_t *out) {
     mj_sort_desc d;
     mj_sort_desc_init(&d, kind, MJ_ASCENDING);
@@ -104,25 +137,32 @@ static size_t sizes_for(mj_key_kind kind, size_t value_size, size_t *out) {
     mj_sorter_tile(s, &nt, &vt);
     mj_sorter_destroy(s);
     size_t nv = (size_t)nt * (size_t)vt, k = 0;
-    size_t fixed[] = {0, 1, 2, nv - 1, nv, nv + 1, 2 * nv + 3, (1u << 16) - 1, (1u << 16) + 1,
-                      (1u << 20) + 1, 1000000};
-    size_t count = small ? 7 : sizeof fixed / sizeof *fixed;
+    /* The last (a few million) only for floats' NaN mixes. */
+    size_t fixed[] = {0, 1, 2, nv - 1, nv, nv + 1, 2 * nv + 3, 5 * nv - 1, 8 * nv,
+                      (1u << 16) - 1, (1u << 16) + 1, (1u << 20) + 1, 1000000, 3000017};
+    size_t count = small ? 9 : sizeof fixed / sizeof *fixed;
     for (size_t i = 0; i < count; ++i) out[k++] = fixed[i];
     return k;
 }
 
-/* Every key kind, ascending and descending, keys and pairs, every distribution. */
+/* Every key kind, ascending and descending, keys and pairs, every distribution (the NaN mix
+ * for floats, in both orders). */
 START_TEST(test_every_kind) {
     mj_key_kind kind = (mj_key_kind)_i;
     size_t value_sizes[] = {0, 8, 4};
     for (size_t vi = 0; vi < (small ? 2u : 3u); ++vi) {
-        size_t sizes[16];
+        size_t sizes[20];
         size_t ns = sizes_for(kind, value_sizes[vi], sizes);
         for (int order = 0; order < 2; ++order)
             for (int dist = 0; dist < DIST_COUNT; ++dist)
                 for (size_t si = 0; si < ns; ++si) {
-                    /* Descending and the large sizes on random inputs only, to bound time. */
-                    if ((order || sizes[si] > 100000) && dist != DIST_RANDOM) continue;
+                    /* Descending and the large sizes on random inputs only, to bound time;
+                     * floats' NaN mixes at every size in both orders. */
+                    if (dist == DIST_NAN_MIX ? !is_float(kind)
+                                             : sizes[si] > 1000000 ||
+                                                   ((order || sizes[si] > 100000) &&
+                                                    dist != DIST_RANDOM))
+                        continue;
                     check_sort(kind, (mj_order)order, value_sizes[vi], dist, sizes[si],
                                (uint64_t)(kind * 1000 + dist * 10 + si));
                 }

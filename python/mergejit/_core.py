@@ -221,7 +221,8 @@ class Sorter:
     primitive: "mergesort", "locality", "merge", "segsort", "reduce", "scan", "search", "lbs",
     "expand", "move" (keyed by the int32/int64 offsets), "remove", "insert" (any dtype, moved
     as bytes: no order), "join", "setops" (or the functions' names: "interval_expand", ...).
-    order: "ascending" or "descending" (floats: NaNs last in both), or less: a CUDA boolean
+    order: "ascending" or "descending" (floats: NaNs last in both, ordered by their bits;
+    keys equal only with equal bits, so -0 and +0 differ), or less: a CUDA boolean
     expression over `a` and `b` (const KEY &), required for structured dtypes.
     value_size: bytes of the value carried with each key (0: none; 4 or 8 for argsort; for
     expand and move, the bytes of an element moved).

@@ -20,24 +20,36 @@ def record_order(rec):
     return np.lexsort((np.uint32(0xFFFFFFFF) - rec["id"], rec["x"]))
 
 
-def total_order(keys):
-    """Float keys as integers in the library's total order (-0 before +0; NaNs are handled
-    by the caller): numpy's own comparison takes -0 and +0 as equal."""
-    ints = {2: np.int16, 4: np.int32, 8: np.int64}[keys.dtype.itemsize]
-    b = keys.view(ints).astype(np.int64)
-    magnitude = b & ((1 << (8 * keys.dtype.itemsize - 1)) - 1)
-    return np.where(b < 0, -magnitude - 1, magnitude)
+FLOAT_BITS = {2: (np.uint16, 10), 4: (np.uint32, 23), 8: (np.uint64, 52)}   # type, mantissa
+
+
+def ordinals(keys, descending=False):
+    """Keys as integers in the library's order, equal exactly where the library finds them
+    equivalent. Floats, written by cases: the non-NaN values by value, -0 before +0 (reversed
+    when descending); then, in both orders, the NaNs by their bits: the positive ones by
+    increasing payload, then the negative ones by decreasing payload."""
+    if keys.dtype.kind != "f":
+        return keys.astype(np.int64)
+    uint, mantissa = FLOAT_BITS[keys.dtype.itemsize]
+    width = 8 * keys.dtype.itemsize
+    bits = keys.view(uint).astype(np.uint64)
+    one, nans = np.uint64(1), np.uint64((1 << mantissa) - 1)
+    mask, sign = np.uint64((1 << width) - 1), np.uint64(1 << (width - 1))
+    first_nan = mask - np.uint64(2) * nans + one     # the 2 * nans NaN patterns come last
+    negative = (bits & sign) != 0
+    with np.errstate(over="ignore"):                 # NaNs' lanes wrap in `value`: not used
+        value = np.where(negative, ~bits & mask, bits | sign) - nans
+        if descending:
+            value = first_nan - one - value
+        payload = bits & nans
+        nan = np.where(negative, mask - (payload - one), first_nan + payload - one)
+    return np.where(np.isnan(keys), nan, value)
 
 
 def stable_order(keys, descending=False):
-    """The stable permutation of the library's order; descending reverses the non-NaN keys,
-    NaNs stay last."""
+    """The stable permutation of the library's order."""
     if keys.dtype.kind == "f":
-        nan = np.isnan(keys)
-        idx = np.arange(keys.size)
-        o = total_order(keys[~nan])
-        body = idx[~nan][np.argsort(-o if descending else o, kind="stable")]
-        return np.concatenate([body, idx[nan]])
+        return np.argsort(ordinals(keys, descending), kind="stable")
     if not descending:
         return np.argsort(keys, kind="stable")
     return np.argsort(~keys, kind="stable")          # ~ reverses any integer order
@@ -89,16 +101,6 @@ def sorted_floats(rng, n, distinct):
     k[rng.integers(0, n, n // 50)] = np.nan
     k[rng.integers(0, n, n // 50)] = -np.inf
     return k[stable_order(k)]
-
-
-def ordinals(keys):
-    """Keys as int64 in the library's ascending order, equal exactly where the library finds
-    them equivalent: for floats, -0 before +0 (not equivalent), every NaN equivalent and last."""
-    if keys.dtype.kind != "f":
-        return keys.astype(np.int64)
-    o = total_order(keys)
-    o[np.isnan(keys)] = np.iinfo(np.int64).max
-    return o
 
 
 def set_reference(op, oa, ob):

@@ -6,7 +6,7 @@ import pytest
 
 import mergejit
 from holders import DeviceArray, DLPackArray, cuda
-from reference import LESS, REC, merge_join, ordinals, pick, random_keys, record_order, records, \
+from reference import FLOAT_BITS, LESS, REC, merge_join, ordinals, pick, random_keys, record_order, records, \
     same_bits, set_reference, sorted_floats, stable_order
 
 RNG = np.random.default_rng(20)
@@ -39,15 +39,27 @@ def test_sort_descending(gpu, dtype):
 
 
 @pytest.mark.parametrize("order", ["ascending", "descending"])
-def test_nan_last(gpu, order):
-    host = RNG.standard_normal(30000).astype(np.float32)
-    host[RNG.integers(0, host.size, 500)] = np.nan
-    host[:3] = [np.inf, -np.inf, np.nan]
-    d = DeviceArray(host)
-    mergejit.sort(d, order=order, context=gpu)
+@pytest.mark.parametrize("dtype", ["f2", "f4", "f8"])
+@pytest.mark.parametrize("locality", [False, True])
+def test_nan_last(gpu, order, dtype, locality):
+    """NaNs of both signs and several payloads, -0 and +0, infinities and subnormals: NaNs
+    last in both orders, ordered by their bits, equal bits stable; mergesort (which holds keys
+    as ordinals) and locality sort (which compares through them) alike."""
+    uint, mantissa = FLOAT_BITS[np.dtype(dtype).itemsize]
+    width = 8 * np.dtype(dtype).itemsize
+    exp = ((1 << (width - 1)) - 1) & ~((1 << mantissa) - 1)
+    special = [exp | 1, exp | 1 << (mantissa - 1), exp | (1 << mantissa) - 1, 0, exp, 1]
+    special = np.array(special + [b | 1 << (width - 1) for b in special], dtype=uint)
+    host = RNG.standard_normal(30000).astype(dtype)
+    at = RNG.integers(0, host.size, 3000)
+    host.view(uint)[at] = special[RNG.integers(0, special.size, at.size)]
+    values = np.arange(host.size, dtype=np.uint32)
+    d, dv = DeviceArray(host), DeviceArray(values)
+    mergejit.sort_by_key(d, dv, order=order, locality=locality, context=gpu)
+    want = stable_order(host, order == "descending")
+    assert same_bits(d.get(), host[want])
+    assert np.array_equal(dv.get(), want)
     got = d.get()
-    want = host[stable_order(host, order == "descending")]
-    assert np.array_equal(got, want, equal_nan=True)
     assert np.isnan(got[-int(np.isnan(host).sum()):]).all()
 
 

@@ -43,10 +43,13 @@ mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
  * between the pairs. The blocksort's buffer is chosen by the parity of the pass count so that
  * the last pass lands in pair 0. values_src 0 with values: index sort. The blocksort's runs
- * span `runs` merge tiles, so the first merge pass makes lists of 2 * runs tiles. */
+ * span `runs` merge tiles, so the first merge pass makes lists of 2 * runs tiles. The last pass
+ * is told to store keys as bits again (map_out: sorts that hold float keys as ordinals, see
+ * the generator's MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are not
+ * kept (keys_kept 0: index sorts). */
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
                           CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
-                          long long n, CUstream stream) {
+                          long long n, int keys_kept, CUstream stream) {
     long long nv = (long long)s->nt * s->vt;
     long long runs = s->bs_nt / s->nt;
     long long tiles = mj_tile_count(n, nv);
@@ -55,7 +58,8 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     int cur = passes & 1;
     mj_status st;
 
-    void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n};
+    int map_out = keys_kept && passes == 0;
+    void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n, &map_out};
     if ((st = mj__launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
         return st;
     int lanes = mj_search_lanes(tiles);
@@ -66,7 +70,8 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
                              (tiles * lanes + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
                              MJ_PARTITION_THREADS, pp, stream)))
             return st;
-        void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop};
+        map_out = keys_kept && p == passes - 1;
+        void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &map_out};
         if ((st = mj__launch(s, MJ_K_MERGE, tiles, (unsigned)s->nt, mp, stream)))
             return st;
         cur ^= 1;
@@ -110,7 +115,7 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     }
     v[0] = DPTR(values_final);
     v[1] = s->value_size ? base + t.values : 0;
-    st = schedule(s, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n,
+    st = schedule(s, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n, !indices,
                   rn.stream);
     mj__run_end(s, &rn);
     mj__ctx_leave(ctx);

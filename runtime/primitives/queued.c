@@ -120,8 +120,10 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
     CUdeviceptr heads = 0;
     long long words = q->head_words;
     if (seg && (st = make_heads(s, g, n, q, base, stream, &heads))) return st;
-    void *bs_plain[] = {&keys, &values, &keys, &values, &n};
-    void *bs_seg[] = {&keys, &values, &keys, &values, &n, &heads, &words, &lists[0], &where[0]};
+    int map_out = 0; /* the queued sorts map floats at each comparison: nothing to map back */
+    void *bs_plain[] = {&keys, &values, &keys, &values, &n, &map_out};
+    void *bs_seg[] = {&keys, &values, &keys, &values, &n, &map_out, &heads, &words, &lists[0],
+                      &where[0]};
     if ((st = mj__launch(s, MJ_K_BLOCKSORT, q->leaves, (unsigned)s->bs_nt,
                          seg ? bs_seg : bs_plain, stream)))
         return st;

@@ -6,7 +6,9 @@
  * The runs are staged in shared memory; each thread finds its own split there and merges MJ_VT
  * outputs; each warp passes its outputs through its own slots of shared memory so that global
  * stores are coalesced. out must not overlap the inputs. seg (tile coordinates: a positions
- * from 0, b positions from a_len) locks segments in place; see serial_merge.cuh. */
+ * from 0, b positions from a_len) locks segments in place; see serial_merge.cuh. map_out: the
+ * merge is the last pass of a sort that holds keys as ordinals (MJ_KEY_MAP; see
+ * mj_key_loaded), whose outputs go back to their bits; ignored otherwise. */
 #ifndef MJ_CTA_MERGE_CUH
 #define MJ_CTA_MERGE_CUH
 
@@ -28,8 +30,8 @@
 #endif
 
 /* s_keys and s_pos have MJ_NV slots (s_pos is unused without values). */
-MJ_DEVICE void mj_cta_merge(const mj_merge_src &src, int total, mj_seg seg, mj_key *out,
-                            mj_value *vout, mj_key *s_keys, int *s_pos, int tid) {
+MJ_DEVICE void mj_cta_merge(const mj_merge_src &src, int total, mj_seg seg, bool map_out,
+                            mj_key *out, mj_value *vout, mj_key *s_keys, int *s_pos, int tid) {
     int a_len = src.a_len;
     mj_load_to_shared<MJ_NT>(src, total, s_keys, tid);
     __syncthreads();
@@ -45,7 +47,7 @@ MJ_DEVICE void mj_cta_merge(const mj_merge_src &src, int total, mj_seg seg, mj_k
     mj_serial_merge(s_keys, p, a_len, a_len + diag - p, total, seg, keys, at);
     __syncthreads(); /* the tile in s_keys is read; from here on each warp uses its own slots */
 
-    mj_store_by_warps<MJ_NT>(keys, s_keys, total, out, tid);
+    mj_store_by_warps<MJ_NT>(keys, s_keys, total, out, map_out, tid);
 #if MJ_HAS_VALUES
     mj_regs_to_shared(at, s_pos, tid);
     __syncwarp();

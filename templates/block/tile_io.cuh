@@ -76,48 +76,73 @@ MJ_DEVICE void mj_shared_to_regs(const T *s, T regs[MJ_VT], int tid) {
     for (int i = 0; i < MJ_VT; ++i) regs[i] = s[MJ_VT * tid + i];
 }
 
+/* A mergesort of floats in a built-in order (the generator's MJ_KEY_MAP) holds each key as
+ * its ordinal (an unsigned integer, shared/float_order.h) from its first load to its last
+ * store, so that its comparisons are plain unsigned ones: a key read from the caller's array
+ * passes through mj_key_loaded (the spec's mj_key_in), one written back through mj_key_stored
+ * (mj_key_out), each with `map` set. Both are the identity otherwise. Mapping at the global
+ * access, not in the registers a thread sorts or merges in, keeps the maps' temporaries out
+ * of those loops (mapping the merge's registers took an f64 merge from 64 to 114 registers). */
+MJ_DEVICE mj_key mj_key_loaded(mj_key k, bool map) {
+#if MJ_KEY_MAP
+    return map ? mj_key_in(k) : k;
+#else
+    (void)map;
+    return k;
+#endif
+}
+MJ_DEVICE mj_key mj_key_stored(mj_key k, bool map) {
+#if MJ_KEY_MAP
+    return map ? mj_key_out(k) : k;
+#else
+    (void)map;
+    return k;
+#endif
+}
+
 /* The first of the 32 * MJ_VT consecutive tile slots whose outputs this thread's warp holds in
  * registers (thread order). */
 MJ_DEVICE int mj_warp_slots(int tid) { return (tid & ~31) * MJ_VT; }
 
 /* Registers in thread order to out[0, total), through the warp's own slots of s: a transpose
  * within each warp, so it needs no block barrier. The caller makes sure that no thread still
- * reads those slots. */
+ * reads those slots. map: the keys leave a sort that holds ordinals (mj_key_stored). */
 template <int NT>
 MJ_DEVICE void mj_store_by_warps(const mj_key keys[MJ_VT], mj_key *s, int total, mj_key *out,
-                                 int tid) {
+                                 bool map, int tid) {
     mj_regs_to_shared(keys, s, tid);
     __syncwarp();
     int j0 = mj_warp_slots(tid) + (tid & 31);
     if (total == NT * MJ_VT) {
 #pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) out[j0 + 32 * i] = s[j0 + 32 * i];
+        for (int i = 0; i < MJ_VT; ++i) out[j0 + 32 * i] = mj_key_stored(s[j0 + 32 * i], map);
     } else {
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i)
-            if (j0 + 32 * i < total) out[j0 + 32 * i] = s[j0 + 32 * i];
+            if (j0 + 32 * i < total) out[j0 + 32 * i] = mj_key_stored(s[j0 + 32 * i], map);
     }
 }
 
 /* in[0, count) to registers in thread order through the warp's own slots of s: the inverse of
- * mj_store_by_warps. Registers of slots past count hold garbage. */
+ * mj_store_by_warps. Registers of slots past count hold garbage. map: the keys enter a sort
+ * that holds ordinals (mj_key_loaded). */
 template <int NT>
 MJ_DEVICE void mj_load_by_warps(const mj_key *in, int count, mj_key *s, mj_key keys[MJ_VT],
-                                int tid) {
+                                bool map, int tid) {
     int j0 = mj_warp_slots(tid) + (tid & 31);
     mj_key k[MJ_VT];
     if (count == NT * MJ_VT) {
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) k[i] = in[j0 + 32 * i];
 #pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) s[j0 + 32 * i] = k[i];
+        for (int i = 0; i < MJ_VT; ++i) s[j0 + 32 * i] = mj_key_loaded(k[i], map);
     } else {
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i)
             if (j0 + 32 * i < count) k[i] = in[j0 + 32 * i];
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i)
-            if (j0 + 32 * i < count) s[j0 + 32 * i] = k[i];
+            if (j0 + 32 * i < count) s[j0 + 32 * i] = mj_key_loaded(k[i], map);
     }
     __syncwarp();
     mj_shared_to_regs(s, keys, tid);

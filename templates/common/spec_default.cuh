@@ -12,6 +12,7 @@
 #define MJ_BS_NT 256
 #define MJ_HAS_VALUES 1
 #define MJ_VALUE_IS_INDEX 1
+#define MJ_KEY_MAP 0 /* 1: keys are held as ordinals, see mj_key_loaded */
 
 typedef mj_u32 mj_key;
 typedef mj_u32 mj_value;

@@ -5,6 +5,9 @@
  * Keys may be sorted in place (keys_out == keys_in): the tile is read into shared memory
  * before anything is written. values_in NULL means "the values are the keys' indices" (index
  * sorts), which needs an integer value type.
+ * A mergesort of floats in a built-in order (MJ_KEY_MAP) maps each key to its ordinal as it
+ * loads it, and back to its bits as it stores it when map_out is set (the blocksort is the
+ * sort's only pass); other sorts ignore map_out.
  * Segmented sorts (MJ_SEGMENTED) also take the head flags, one bit per element (bit i % 32 of
  * word i / 32, head_words words), sort each segment within the tile on its own, and write the
  * tile's range of heads (global positions) for the first queued merge pass, and mark its merge
@@ -30,7 +33,7 @@ MJ_DEVICE unsigned mj_thread_heads(const mj_u32 *heads, mj_i64 head_words, mj_i6
 
 extern "C" __global__ void __launch_bounds__(MJ_BS_NT)
 mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
-             mj_value *values_out, mj_i64 n
+             mj_value *values_out, mj_i64 n, int map_out
 #if MJ_SEGMENTED
              , const mj_u32 *heads, mj_i64 head_words, mj_heads_range *tile_heads, mj_u8 *where
 #endif
@@ -56,7 +59,7 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
      * barrier; the sort's rounds only read other warps' slots after their own barriers. */
     mj_key keys[MJ_VT];
     int pos[MJ_VT];
-    mj_load_by_warps<MJ_BS_NT>(keys_in + tile0, count, s_keys, keys, tid);
+    mj_load_by_warps<MJ_BS_NT>(keys_in + tile0, count, s_keys, keys, true, tid);
     unsigned range = mj_cta_sort<MJ_BS_NT>(keys, pos, count, my_heads, s_keys, s_pos, s_heads,
                                            tid);
 #if MJ_SEGMENTED
@@ -77,7 +80,7 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
 #endif
 
     /* mj_cta_sort ends with a barrier, so the warps may reuse their slots at once. */
-    mj_store_by_warps<MJ_BS_NT>(keys, s_keys, count, keys_out + tile0, tid);
+    mj_store_by_warps<MJ_BS_NT>(keys, s_keys, count, keys_out + tile0, map_out != 0, tid);
 #if MJ_HAS_VALUES
     mj_regs_to_shared(pos, s_pos, tid);
     __syncwarp();

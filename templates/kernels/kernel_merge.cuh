@@ -1,5 +1,6 @@
 /* One mergesort pass: each block merges its part of a frame's two lists, found from the
- * partitions, into one tile of output (mj_cta_merge). Never in place: keys_out != keys_in. */
+ * partitions, into one tile of output (mj_cta_merge). Never in place: keys_out != keys_in.
+ * map_out: the sort's last pass stores its keys back as bits (MJ_KEY_MAP, mj_cta_merge). */
 #ifndef MJ_KERNEL_MERGE_CUH
 #define MJ_KERNEL_MERGE_CUH
 
@@ -9,7 +10,8 @@
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
-         mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop) {
+         mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop,
+         int map_out) {
     MJ_CTA_MERGE_SHARED(s_keys, s_pos);
     mj_i64 tile = blockIdx.x;
     mj_frame f = mj_sort_frame(tile, coop, MJ_NV, n);
@@ -21,8 +23,8 @@ mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
     mj_seg unsegmented = {0, total};
     mj_merge_src src = mj_two_runs(keys_in, values_in, r.a_begin, a_len, keys_in, values_in,
                                    r.b_begin, total);
-    mj_cta_merge(src, total, unsegmented, keys_out + out0, values_out + out0, s_keys, s_pos,
-                 threadIdx.x);
+    mj_cta_merge(src, total, unsegmented, map_out != 0, keys_out + out0, values_out + out0,
+                 s_keys, s_pos, threadIdx.x);
 }
 
 #endif

@@ -90,7 +90,7 @@ mj_merge_arrays(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     mj_seg unsegmented = {0, total};
     mj_merge_src src = mj_two_runs(a_keys, a_values, a0, a_len, b_keys, b_values, d0 - a0,
                                    total);
-    mj_cta_merge(src, total, unsegmented, keys_out + d0, values_out + d0, s_keys, s_pos,
+    mj_cta_merge(src, total, unsegmented, false, keys_out + d0, values_out + d0, s_keys, s_pos,
                  threadIdx.x);
     /* Work after this kernel in the stream may take the partition kernel to be over too. */
     mj_await_prior_kernels();

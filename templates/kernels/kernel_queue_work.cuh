@@ -64,7 +64,7 @@ mj_queue_work(mj_key *keys0, mj_value *values0, mj_key *keys1, mj_value *values1
     /* The other buffer than the tile's own. */
     mj_key *kout = mj_buffer(where, tile, keys1, keys0) + out0;
     mj_value *vout = mj_buffer(where, tile, values1, values0) + out0;
-    mj_cta_merge(src, total, seg, kout, vout, s_keys, s_pos, threadIdx.x);
+    mj_cta_merge(src, total, seg, false, kout, vout, s_keys, s_pos, threadIdx.x);
 }
 
 /* After the last pass: tile blockIdx.x back from scratch to the result, if it is there. */

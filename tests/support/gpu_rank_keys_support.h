@@ -36,26 +36,29 @@ static inline void make_i64(void *d, uint64_t r, uint64_t range, uint64_t *rng) 
     int64_t k = ((int64_t)r - (int64_t)(range / 2)) * 1000003;
     memcpy(d, &k, 8);
 }
-/* -inf, negatives, -0, +0, positives, +inf; NaN (either sign) at range - 1 in make_f32. */
+/* -inf, negatives, -0, +0, positives, +inf at range - 3; then the NaNs: a positive one at
+ * range - 2 and a negative one at range - 1 (the header's order: NaNs by their bits, positive
+ * before negative, last in both orders). */
 static inline float f32_value(uint64_t m, uint64_t range) {
     if (m == 0) return -1.0f / 0.0f;
-    if (m == range - 2) return 1.0f / 0.0f;
+    if (m == range - 3) return 1.0f / 0.0f;
     int64_t d = (int64_t)m - (int64_t)(range / 2);
     return d < 0 ? (float)d * 0.5f : d == 0 ? -0.0f : (float)(d - 1) * 0.5f;
 }
 static inline void make_f32(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    uint32_t nan = mjt_rand(rng) % 2 ? 0x7fc00000u : 0xffc00123u;
+    (void)rng;
+    uint32_t nan = r == range - 1 ? 0xffc00123u : 0x7fc00000u;
     float v = f32_value(r, range);
-    if (r == range - 1) memcpy(&v, &nan, 4);
+    if (r + 2 >= range) memcpy(&v, &nan, 4);
     memcpy(d, &v, 4);
 }
-/* Descending: +inf first, -inf, then the NaNs (last in both orders). */
+/* Descending: +inf first, -inf, then the NaNs as ascending. */
 static inline void make_f32_desc(void *d, uint64_t r, uint64_t range, uint64_t *rng) {
-    if (r == range - 1) {
+    if (r + 2 >= range) {
         make_f32(d, r, range, rng);
         return;
     }
-    float v = f32_value(range - 2 - r, range);
+    float v = f32_value(range - 3 - r, range);
     memcpy(d, &v, 4);
 }
 /* Four ranks a hi; the tag, random, is not compared. */

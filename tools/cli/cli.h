@@ -216,8 +216,10 @@ void kg_fill_values(void *values, size_t value_size, size_t n);
 
 /* The rank of a key in the built-in order of `kind` and `order` (mj_order's rules): a key
  * sorts before another exactly when its rank is smaller; equal ranks are equivalent keys.
- * Floats use the total order -inf < ... < -0 < +0 < ... < +inf, every NaN equivalent to every
- * other and last in both orders; descending reverses the non-NaN values only. */
+ * Floats use the total order -inf < ... < -0 < +0 < ... < +inf < NaNs, in both orders the NaNs
+ * last and ordered by their bits (positive ones by increasing payload, then negative ones by
+ * decreasing payload; only equal bits are equivalent); descending reverses the non-NaN values
+ * only. */
 /* splitmix64: the next pseudo-random number of *state. */
 uint64_t kg_splitmix(uint64_t *state);
 uint64_t kg_rank(mj_key_kind kind, mj_order order, const void *key);

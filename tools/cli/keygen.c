@@ -140,6 +140,19 @@ void kg_fill_values(void *values, size_t value_size, size_t n)
 
 /* ---------------------------------------------------------------- order */
 
+/* The mantissa's bits of a float kind: a NaN's payload, and the number of NaN patterns of
+ * each sign. */
+static uint64_t mantissa_mask(mj_key_kind kind)
+{
+    switch (kind) {
+    case MJ_KEY_F16: return 0x3FFu;
+    case MJ_KEY_BF16: return 0x7Fu;
+    case MJ_KEY_F32: return 0x7FFFFFu;
+    case MJ_KEY_F64: return 0xFFFFFFFFFFFFFull;
+    default: return 0;
+    }
+}
+
 int kg_is_nan(mj_key_kind kind, const void *key)
 {
     switch (kind) {
@@ -174,12 +187,20 @@ uint64_t kg_rank(mj_key_kind kind, mj_order order, const void *key)
     uint64_t rank;
 
     if (is_float_kind(kind)) {
-        /* Every NaN gets the largest rank, in both orders; no other key reaches it (only the
-         * all-ones pattern, a NaN, would map there). */
+        /* A W-bit kind has `nans` NaN patterns of each sign: the 2^W - 2 * nans other keys take
+         * the ranks below first_nan, the NaNs the ranks from it up, in both orders: first the
+         * positive NaNs by increasing payload, then the negative ones by decreasing payload.
+         * (Written by cases, apart from the kernels' arithmetic in shared/float_order.h, which
+         * test_float_order checks against this.) */
+        uint64_t nans = mantissa_mask(kind), payload = bits & nans;
+        uint64_t first_nan = mask - 2 * nans + 1;
         if (kg_is_nan(kind, key))
-            return mask;
-        /* -inf < negatives < -0 < +0 < positives < +inf as unsigned integers. */
-        rank = (bits & sign) ? (~bits & mask) : (bits | sign);
+            return (bits & sign) ? mask - (payload - 1) : first_nan + (payload - 1);
+        /* -inf < negatives < -0 < +0 < positives < +inf as unsigned integers (negatives'
+         * bits flipped, positives' sign set): -inf lands on nans, just above where the
+         * negative NaNs' patterns land, so subtracting nans starts the ranks at 0. */
+        rank = ((bits & sign) ? (~bits & mask) : (bits | sign)) - nans;
+        return order == MJ_DESCENDING ? first_nan - 1 - rank : rank;
     } else if (is_signed_int_kind(kind)) {
         rank = bits ^ sign;
     } else {
