@@ -72,6 +72,9 @@ static void load(void) {
     RESOLVE(memcpy_htod, "cuMemcpyHtoD", 1);
     RESOLVE(memcpy_dtoh, "cuMemcpyDtoH", 1);
     RESOLVE(memcpy_dtod_async, "cuMemcpyDtoDAsync", 1);
+    RESOLVE(memcpy_htod_async, "cuMemcpyHtoDAsync", 1);
+    RESOLVE(memcpy_dtoh_async, "cuMemcpyDtoHAsync", 1);
+    RESOLVE(memcpy_2d_async, "cuMemcpy2DAsync", 1);
     RESOLVE(memset_d8_async, "cuMemsetD8Async", 1);
     RESOLVE(stream_sync, "cuStreamSynchronize", 1);
     RESOLVE(ctx_sync, "cuCtxSynchronize", 1);
