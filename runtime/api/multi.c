@@ -33,7 +33,7 @@ mj_status mj__multi_verdict(mj_multi_sorter *m, const uint64_t *status, size_t s
         uint64_t st = status[(size_t)r * stride];
         if (st == MJ_OK) continue;
         if (st >= 64) st = MJ_ERR_CUDA; /* not a status: a damaged gather */
-        if (r == m->rank) return (mj_status)st; /* our own message stands */
+        if (status[(size_t)m->rank * stride] != MJ_OK) return (mj_status)st; /* ours stands */
         return mj__fail(m->ctx, (mj_status)st, "%s: rank %d of %d failed (%s); see its "
                         "context's message", fn, r, m->ranks, mj_status_name((mj_status)st));
     }

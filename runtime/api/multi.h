@@ -56,8 +56,8 @@ struct mj_multi_sorter {
 mj_status mj__multi_gather(mj_multi_sorter *m, void *dev, size_t bytes, void *host, CUstream stream);
 
 /* The verdict of a step that gathered each rank's status (status[r * stride], u64s): MJ_OK
- * when every rank's is; else the first failed rank's status on every rank, with the message of
- * this rank's own failure kept, or else one naming the rank that failed. */
+ * when every rank's is; else the first failed rank's status on every rank, with this rank's
+ * message kept when it failed too, else one naming the rank that failed. */
 mj_status mj__multi_verdict(mj_multi_sorter *m, const uint64_t *status, size_t stride,
                             const char *fn);
 
