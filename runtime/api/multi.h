@@ -53,7 +53,8 @@ struct mj_multi_sorter {
  * gathered into every rank's dev (ncclAllGather in place), on stream; then, when host is not
  * NULL, the whole array is copied back to host and the stream synchronized. A failure of NCCL
  * or of the copy is this rank's alone (the message names it). Call inside the context. */
-mj_status mj__multi_gather(mj_multi_sorter *m, void *dev, size_t bytes, void *host, CUstream stream);
+mj_status mj__multi_gather(mj_multi_sorter *m, void *dev, size_t bytes, void *host,
+                           CUstream stream);
 
 /* The verdict of a step that gathered each rank's status (status[r * stride], u64s): MJ_OK
  * when every rank's is; else the first failed rank's status on every rank, with this rank's

@@ -72,7 +72,8 @@ static mj_status check_arrays(mj_multi_sorter *m, const char *fn, mj_array *arra
 }
 
 static mj_status check_plan(mj_multi_sorter *m, const plan_args *a, const char *fn) {
-    if (!a->out_count) return mj__fail(m->ctx, MJ_ERR_INVALID_ARGUMENT, "%s: out_count is NULL", fn);
+    if (!a->out_count)
+        return mj__fail(m->ctx, MJ_ERR_INVALID_ARGUMENT, "%s: out_count is NULL", fn);
     mj_array arrays[4] = {{a->keys, 0, "keys"}, {a->values, 0, "values"},
                           {a->out_keys, 0, "out_keys"}, {a->out_values, 0, "out_values"}};
     size_t counts[4] = {a->n, a->n, a->capacity, a->capacity};
