@@ -42,6 +42,7 @@ static void load(void) {
         const char *why = dlerror();
         snprintf(load_error, sizeof load_error, "cannot load the CUDA driver (%s): %s",
                  path && *path ? path : "libcuda.so.1", why ? why : "unknown error");
+        dlerror(); /* frees glibc's message, taken above */
         return;
     }
     get_proc_fn get = (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2");

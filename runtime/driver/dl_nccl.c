@@ -14,9 +14,14 @@ static char load_error[1024];
 
 static const char *const candidates[] = {"libnccl.so.2", "libnccl.so"};
 
+/* A library without one of the entry points is not the NCCL we need: closed again, and
+ * glibc's message for the failed lookup taken and released (dlerror's second call frees it). */
 #define SYM(member, name)                                                                   \
     if (!(*(void **)&api.member = dlsym(lib, name))) {                                      \
         snprintf(load_error, sizeof load_error, "NCCL (%s) lacks %s", tried, name);         \
+        dlerror();                                                                          \
+        dlerror();                                                                          \
+        dlclose(lib);                                                                       \
         return;                                                                             \
     }
 
@@ -35,6 +40,7 @@ static void load(void) {
         const char *why = dlerror();
         snprintf(load_error, sizeof load_error, "cannot load NCCL (%s): %s", tried,
                  why ? why : "unknown error");
+        dlerror(); /* frees glibc's message, taken above */
         return;
     }
     SYM(get_version, "ncclGetVersion");
@@ -54,6 +60,7 @@ static void load(void) {
     if (api.get_version(&api.version) != MJ_NCCL_SUCCESS || api.version < 2700) {
         snprintf(load_error, sizeof load_error, "NCCL (%s) is older than 2.7 (version %d)",
                  tried, api.version);
+        dlclose(lib);
         return;
     }
     loaded = 1;
