@@ -718,7 +718,8 @@ MJ_API void mj_multi_sorter_rank(const mj_multi_sorter *m, int *rank, int *ranks
  * > 0) in place, gathers a regular sample of every shard, picks the splitters and agrees with
  * every rank how many keys each receives: *out_count is how many this rank will hold. Blocks
  * until the counts are known. keys and values must stay as they are until phase 2. A new plan
- * replaces one not finished. */
+ * replaces one not finished. Temporary device memory of about the shard's size (the local
+ * sort's) is allocated in stream order and released before it returns. */
 MJ_API mj_status mj_multi_sort_plan(mj_multi_sorter *m, void *keys, void *values, size_t n,
                                     size_t *out_count, void *stream);
 /* Collective, phase 2: exchanges the shards and merges what this rank receives into out_keys
