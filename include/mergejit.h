@@ -674,6 +674,85 @@ MJ_API mj_status mj_join(mj_context *ctx, const mj_sort_desc *desc, mj_join_kind
                          size_t index_size, void *a_rows, void *b_rows, size_t capacity,
                          void *out_count, void *stream);
 
+/* ---------------------------------------------------------------- sorting across GPUs (NCCL) */
+
+/* A sample sort of keys (and values) spread over the GPUs of an NCCL communicator that the
+ * caller owns, one rank per GPU, in one process or several: any key type and order a mergesort
+ * sorter takes, custom comparators included. Each rank sorts its shard with mergejit, a regular
+ * sample of every shard picks the splitters, the shards are exchanged with grouped ncclSend and
+ * ncclRecv, and each rank merges the runs it received. Afterwards rank r holds a sorted run,
+ * every key of rank r is ordered before every key of rank r + 1 (ties split by position, so
+ * many equal keys spread over ranks), and the sort is stable across ranks: equal keys keep
+ * their order in the concatenation of the inputs in rank order. Every rank receives fewer than
+ * N / P + N / 1024 + n_max / 1024 + P + 1 keys (N keys in all over P ranks, n_max the largest
+ * shard), whatever the keys.
+ *
+ * NCCL is opened at run time: $MERGEJIT_NCCL names the library file (it must be the NCCL that
+ * made the communicator), else libnccl.so.2, then libnccl.so are looked up as dlopen does. A
+ * missing NCCL (2.7 or newer) makes mj_multi_sorter_create fail with MJ_ERR_UNSUPPORTED.
+ *
+ * Collectives. Plan, finish and the one-call sort are collective: every rank of the
+ * communicator calls them, each from its own host thread (or process), as with NCCL itself,
+ * with the same sorter description. Every collective step carries each rank's status, so a
+ * failure on one rank (a bad argument, device memory that could not be had) makes every rank
+ * return the same error; the rank that failed keeps its own message, the others say which rank
+ * failed. Bad arguments and failed allocations, on any rank, are found before any rank touches
+ * its data, which is then left as it was (phase 2's: before anything is exchanged; phase 1 has
+ * sorted each shard in place by then). A rank that does not call at all leaves the others
+ * waiting (as in NCCL), and so does one whose sorter could not be created: create is local,
+ * so check that it succeeded everywhere first.
+ * The calls return once the work is queued on `stream` (plan waits for the counts). Streams
+ * are cudaStream_t / CUstream on the rank's device; ctx must be on the communicator's device. */
+typedef struct mj_multi_sorter mj_multi_sorter;
+
+/* Builds, for desc (primitive MJ_MERGESORT, keys of any kind, value_size 0..64), every sorter
+ * the sort needs (local sort, sample sort, sorted search, merge), so that no compile can fail
+ * once ranks talk. comm is the caller's ncclComm_t; ctx must be on its device. Not a
+ * collective. MJ_ERR_UNSUPPORTED without NCCL or in a compile-only context. The sorter is used
+ * by one thread at a time. */
+MJ_API mj_status mj_multi_sorter_create(mj_context *ctx, const mj_sort_desc *desc, void *comm,
+                                        mj_multi_sorter **out);
+/* Frees the sorter (and a plan not finished); the caller must have finished (synchronized)
+ * its work. NULL is accepted. The communicator stays the caller's. */
+MJ_API void mj_multi_sorter_destroy(mj_multi_sorter *m);
+/* This rank's number and the number of ranks (either pointer may be NULL). */
+MJ_API void mj_multi_sorter_rank(const mj_multi_sorter *m, int *rank, int *ranks);
+
+/* Collective, phase 1: sorts this rank's n keys (and values: required exactly when value_size
+ * > 0) in place, gathers a regular sample of every shard, picks the splitters and agrees with
+ * every rank how many keys each receives: *out_count is how many this rank will hold. Blocks
+ * until the counts are known. keys and values must stay as they are until phase 2. A new plan
+ * replaces one not finished. Temporary device memory of about the shard's size (the local
+ * sort's) is allocated in stream order and released before it returns. */
+MJ_API mj_status mj_multi_sort_plan(mj_multi_sorter *m, void *keys, void *values, size_t n,
+                                    size_t *out_count, void *stream);
+/* Collective, phase 2: exchanges the shards and merges what this rank receives into out_keys
+ * (and out_values), *out_count entries of phase 1, not overlapping the inputs. Give plan's
+ * stream or one ordered after it. A rank that could not get its outputs calls it with NULL
+ * ones (when *out_count > 0): every rank then returns MJ_ERR_INVALID_ARGUMENT, nothing
+ * exchanged. Temporary device memory of the output's size is allocated in stream order. Ends
+ * the plan, whatever the outcome. */
+MJ_API mj_status mj_multi_sort_finish(mj_multi_sorter *m, void *out_keys, void *out_values,
+                                      void *stream);
+/* Both phases in one call, with outputs of `capacity` entries on each rank: when any rank would
+ * receive more than its capacity, every rank returns MJ_ERR_TOO_LARGE with *out_count set to
+ * what this rank needed, and nothing is exchanged (each rank's keys are then sorted in place,
+ * as phase 1 leaves them). out_count may not be NULL. */
+MJ_API mj_status mj_multi_sort(mj_multi_sorter *m, void *keys, void *values, size_t n,
+                               void *out_keys, void *out_values, size_t capacity,
+                               size_t *out_count, void *stream);
+
+/* For programs that do not link NCCL (tests, tools, bindings): one communicator per device of
+ * devices[0 .. count - 1] (NULL: devices 0 .. count - 1), all in this process
+ * (ncclCommInitAll), written to comms[0 .. count - 1], rank i on devices[i]. The reason for a
+ * failure goes to err (may be NULL): MJ_ERR_UNSUPPORTED without NCCL, MJ_ERR_NO_DRIVER or
+ * MJ_ERR_NO_DEVICE without a driver or with a device out of range, MJ_ERR_CUDA for NCCL's own
+ * failures. */
+MJ_API mj_status mj_multi_comms_create(int count, const int *devices, void **comms, char *err,
+                                       size_t err_cap);
+/* Destroys count communicators (NULL entries are skipped). */
+MJ_API void mj_multi_comms_destroy(int count, void **comms);
+
 /* ---------------------------------------------------------------- deployment bundles */
 
 /* A builder collects compiled kernels and writes them as one bundle file: versioned, with an
@@ -730,6 +809,9 @@ MJ_API mj_status mj_bundle_list(const char *path,
  * minor*10 or 0 when absent. No context needed. */
 MJ_API int mj_driver_version(void);
 MJ_API int mj_nvrtc_version(void);
+/* NCCL's version as ncclGetVersion gives it (22805 for 2.28.5; 2708 for 2.7.8) or 0 when it
+ * cannot be loaded (see the multi-GPU sort for where it is looked up). */
+MJ_API int mj_nccl_version(void);
 
 /* Removes every cache entry in the context's cache directory; *removed gets the count
  * (may be NULL). */

@@ -68,6 +68,25 @@ START_TEST(tool)
     ck_assert_int_eq(r.status, 2);
     ck_assert(strstr(r.err, "--no-such-option") != NULL);
     mjt_tool_run_free(&r);
+    /* --gpus takes a count and sorts only; without a driver it fails (1), naming it. */
+    static const char *const bad_gpus[] = {"demo", "--gpus", "0", NULL};
+    r = mjt_run_tool(bad_gpus, NULL);
+    ck_assert_msg(r.status == 2 && strstr(r.err, "bad GPU count '0'") != NULL, "%d: %s",
+                  r.status, r.err);
+    mjt_tool_run_free(&r);
+    static const char *const gpus_merge[] = {"demo", "--gpus", "2", "--primitive", "merge",
+                                             NULL};
+    r = mjt_run_tool(gpus_merge, NULL);
+    ck_assert_msg(r.status == 2 && strstr(r.err, "--gpus sorts") != NULL, "%d: %s", r.status,
+                  r.err);
+    mjt_tool_run_free(&r);
+    static const char *const gpus_no_driver[] = {"demo", "--gpus", "2", "--n", "1000", NULL};
+    static const char *const no_driver[] = {"MERGEJIT_LIBCUDA=/nonexistent", NULL};
+    r = mjt_run_tool(gpus_no_driver, no_driver);
+    ck_assert_msg(r.status == 1 && strstr(r.err, "/nonexistent") != NULL &&
+                      strstr(r.err, "--gpus 2 needs device 0") != NULL,
+                  "%d: %s", r.status, r.err);
+    mjt_tool_run_free(&r);
     /* Every command that takes --order parses it alike (one option kind). */
     static const char *const ordered[] = {"demo", "sort", "join"};
     for (size_t c = 0; c < sizeof ordered / sizeof ordered[0]; c++) {

@@ -54,6 +54,10 @@ static const char usage[] =
     "  --order O     asc or desc (default asc). Floats: NaNs last in both orders (ordered by\n"
     "                their bits), -0 before +0 ascending\n"
     "  --device N    CUDA device ordinal (default 0)\n"
+    "  --gpus N      mergesort across GPUs 0 .. N-1 over NCCL, one thread a rank: the\n"
+    "                keys cut into N shards in order, sorted with mj_multi_sort, checked,\n"
+    "                the ranks' counts and the slowest rank's time printed. NCCL is\n"
+    "                opened at run time: MERGEJIT_NCCL=<path> names the library\n"
     "  --sm SM       target when no GPU is found: 90, sm_90 or 9.0 (default 90)\n"
     "  --reps R      timed sorts (default 5; 0 skips timing)\n"
     "  --seed S      random seed, decimal or 0x hex (default 1)\n"
@@ -119,6 +123,16 @@ static int set_reps(void *opts, const char *v)
     return CLI_OK;
 }
 
+static int set_gpus(void *opts, const char *v)
+{
+    demo_opts *o = opts;
+    long l;
+    if (cli_parse_int(v, 1, 64, &l) != 0)
+        return cli_usage_error(CMD, "bad GPU count '%s' (1..64)", v);
+    o->gpus = (int)l;
+    return CLI_OK;
+}
+
 static int set_seed(void *opts, const char *v)
 {
     demo_opts *o = opts;
@@ -135,6 +149,7 @@ static const cli_option options[] = {
     CLI_OPT_PARSED("--values", set_values),
     CLI_OPT_ORDER(demo_opts, order),
     CLI_OPT_DEVICE(demo_opts, device),
+    CLI_OPT_PARSED("--gpus", set_gpus),
     CLI_OPT_PARSED("--sm", set_sm),
     CLI_OPT_PARSED("--reps", set_reps),
     CLI_OPT_PARSED("--seed", set_seed),
@@ -454,6 +469,12 @@ int cmd_demo(int argc, char **argv)
         return cli_tool_error(MJ_ERR_TOO_LARGE, "%llu keys do not fit in this machine's memory",
                               (unsigned long long)o.n);
     size_t n = (size_t)o.n;
+    if (o.gpus) {
+        if (o.primitive != MJ_MERGESORT)
+            return cli_usage_error(CMD, "--gpus sorts (mergesort) only, not %s",
+                                   mj_primitive_name(o.primitive));
+        return demo_multi_run(&o, n);
+    }
     print_header(&o, n);
     mj_context *ctx = open_device(&o, &rc);
     if (ctx == NULL)

@@ -10,7 +10,8 @@
 static const char usage[] =
     "Usage: mergejit info [--device N] [--dir DIR]\n"
     "\n"
-    "Prints the mergejit, driver and NVRTC versions, then opens a context on the device and\n"
+    "Prints the mergejit, driver, NVRTC and NCCL versions (NCCL as $MERGEJIT_NCCL or the\n"
+    "loader finds it; the multi-GPU sort needs it), then opens a context on the device and\n"
     "prints its name, its target sm, the cache directory and the number and size of its cache\n"
     "entries. When no context can be had (no driver, no device, ...) it says why on one line,\n"
     "still reports the cache, and exits 0.\n"
@@ -88,6 +89,7 @@ int cmd_info(int argc, char **argv)
     printf("mergejit %s\n", mj_version());
     printf("driver:  %s\n", cli_format_version(mj_driver_version(), buf, sizeof buf));
     printf("nvrtc:   %s\n", cli_format_version(mj_nvrtc_version(), buf, sizeof buf));
+    printf("nccl:    %s\n", cli_format_nccl_version(mj_nccl_version(), buf, sizeof buf));
 
     mj_context_options opts;
     mj_context *ctx = NULL;

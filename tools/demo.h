@@ -19,6 +19,7 @@ typedef struct demo_opts {
     int sm;
     long reps;
     uint64_t seed;
+    int gpus; /* --gpus: 0 for the one-GPU demo */
 } demo_opts;
 
 /* The host side of a run: the input, the result read back, the reference permutation and
@@ -88,6 +89,10 @@ int demo_setops_run(mj_context *ctx, const demo_opts *o, size_t n);
  * gathered from a random place in `in` and scattered to a random permutation of the
  * intervals in `out`, checked against the CPU, timed; CLI_OK on PASS. */
 int demo_move_run(mj_context *ctx, const demo_opts *o, size_t n);
+
+/* Mergesort across --gpus GPUs over NCCL (demo_multi.c): a context, a communicator and a
+ * thread a rank; the result checked against the CPU, the runs timed; CLI_OK on PASS. */
+int demo_multi_run(const demo_opts *o, size_t n);
 
 /* Times run(job) o->reps times on the device (mj__dev_time) into times (o->reps entries) and
  * sets *median to their median in ms (0 with no reps): CLI_OK, or the status's error

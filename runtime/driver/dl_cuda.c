@@ -42,6 +42,7 @@ static void load(void) {
         const char *why = dlerror();
         snprintf(load_error, sizeof load_error, "cannot load the CUDA driver (%s): %s",
                  path && *path ? path : "libcuda.so.1", why ? why : "unknown error");
+        dlerror(); /* frees glibc's message, taken above */
         return;
     }
     get_proc_fn get = (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2");
@@ -72,6 +73,9 @@ static void load(void) {
     RESOLVE(memcpy_htod, "cuMemcpyHtoD", 1);
     RESOLVE(memcpy_dtoh, "cuMemcpyDtoH", 1);
     RESOLVE(memcpy_dtod_async, "cuMemcpyDtoDAsync", 1);
+    RESOLVE(memcpy_htod_async, "cuMemcpyHtoDAsync", 1);
+    RESOLVE(memcpy_dtoh_async, "cuMemcpyDtoHAsync", 1);
+    RESOLVE(memcpy_2d_async, "cuMemcpy2DAsync", 1);
     RESOLVE(memset_d8_async, "cuMemsetD8Async", 1);
     RESOLVE(stream_sync, "cuStreamSynchronize", 1);
     RESOLVE(ctx_sync, "cuCtxSynchronize", 1);

@@ -35,6 +35,7 @@ static void load(void) {
         const char *why = dlerror();
         snprintf(load_error, sizeof load_error, "cannot load NVRTC (%s): %s", tried,
                  why ? why : "unknown error");
+        dlerror(); /* frees glibc's message, taken above */
         return;
     }
     SYM(version, "nvrtcVersion");

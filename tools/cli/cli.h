@@ -158,6 +158,8 @@ void cli_put_one_line(FILE *f, const char *msg);
 
 /* "13.0" from 13000 (driver and NVRTC versions); "not found" for 0. */
 const char *cli_format_version(int version, char *buf, size_t len);
+/* "2.28.5" from mj_nccl_version's 22805 (2708 for 2.7.8); "not found" for 0. */
+const char *cli_format_nccl_version(int version, char *buf, size_t len);
 /* "123 B", "4.0 KiB", "1.5 MiB", ... */
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);
 /* How a sorter got its binary, as a phrase: "compiled with NVRTC", ... */

@@ -91,6 +91,19 @@ const char *cli_format_version(int version, char *buf, size_t len)
     return buf;
 }
 
+const char *cli_format_nccl_version(int version, char *buf, size_t len)
+{
+    /* NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch from 2.9 on, major * 1000 +
+     * minor * 100 + patch before. */
+    if (version <= 0)
+        snprintf(buf, len, "not found");
+    else if (version >= 10000)
+        snprintf(buf, len, "%d.%d.%d", version / 10000, version / 100 % 100, version % 100);
+    else
+        snprintf(buf, len, "%d.%d.%d", version / 1000, version / 100 % 10, version % 100);
+    return buf;
+}
+
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len)
 {
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
