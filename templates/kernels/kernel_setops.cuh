@@ -142,24 +142,30 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
                mj_value *out_values, mj_i64 cap, mj_u64 *out_count) {
     MJ_SETOP_SHARED(s);
     __shared__ int s_pos[MJ_NV]; /* the emitted elements' tile positions, in output order */
+    __shared__ mj_setop_range s_range;
     __shared__ mj_i64 s_tile, s_base;
-    __shared__ int s_count;
     int tid = threadIdx.x;
     mj_i64 tiles = gridDim.x;
-    if (tid == 0) s_tile = (mj_i64)atomicAdd(states + tiles, 1ull);
+    /* One thread numbers the tile and works out its range (64-bit arithmetic the other
+     * threads need not repeat); the barrier waits for the counter anyway. */
+    if (tid == 0) {
+        mj_i64 t = (mj_i64)atomicAdd(states + tiles, 1ull);
+        s_tile = t;
+        s_range = mj_setop_tile_range(t, MJ_NV, a_count, b_count, partitions[t],
+                                      partitions[t + 1]);
+    }
     __syncthreads();
     mj_i64 tile = s_tile;
-    mj_setop_range r = mj_setop_tile_range(tile, MJ_NV, a_count, b_count, partitions[tile],
-                                           partitions[tile + 1]);
+    mj_setop_range r = s_range;
     int pos[MJ_VT];
     mj_u64 emit = mj_setop_walk(a_keys, b_keys, r, keep, s_keys, s_a, s_b, pos, tid);
     int slot = mj_cta_count_scan(__popcll(emit), s_warps, tid);
+    /* The tile's count from the warp totals: no barrier of its own, and warp 0's look-back
+     * overlaps the other warps' compaction. */
+    int count = mj_cta_count_total(s_warps);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i)
         if (emit >> i & 1) s_pos[slot++] = pos[i];
-    if (tid == MJ_NT - 1) s_count = slot;
-    __syncthreads();
-    int count = s_count;
     if (tid < 32) {
         mj_u64 before = mj_count_look_back(states, tile, (mj_u64)count, tid);
         if (tid == 0) {
@@ -169,30 +175,33 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     }
     __syncthreads();
 
-    mj_i64 out_base = s_base;
+    /* What fits below cap, so that the stores index in 32 bits. */
+    mj_i64 out_base = s_base, room = mj_max(cap - out_base, (mj_i64)0);
+    int stored = room < count ? (int)room : count;
+    out_keys += out_base;
     int a_len = (int)(r.a1 - r.a0);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) {
         int j = tid + MJ_NT * i;
-        mj_i64 o = out_base + j;
-        if (j < count && o < cap) out_keys[o] = s_keys[s_pos[j]];
+        if (j < stored) out_keys[j] = s_keys[s_pos[j]];
     }
     if (MJ_HAS_VALUES) {
         /* Every load before the first store: a thread has MJ_VT loads in flight. */
+        const mj_value *av = a_values + r.a0, *bv = b_values + (r.b0 - a_len);
+        out_values += out_base;
         mj_value v[MJ_VT];
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) {
             int j = tid + MJ_NT * i;
-            if (j < count) {
+            if (j < stored) {
                 int p = s_pos[j];
-                v[i] = p < a_len ? a_values[r.a0 + p] : b_values[r.b0 + (p - a_len)];
+                v[i] = (p < a_len ? av : bv)[p];
             }
         }
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) {
             int j = tid + MJ_NT * i;
-            mj_i64 o = out_base + j;
-            if (j < count && o < cap) out_values[o] = v[i];
+            if (j < stored) out_values[j] = v[i];
         }
     }
 }
