@@ -24,7 +24,10 @@ MJ_DEVICE T mj_cta_count_scan(T x, T *s_warps, int tid) {
     if (lane == 31) s_warps[warp] = inclusive;
     __syncthreads();
     T before = 0;
-    for (int w = 0; w < warp; ++w) before += s_warps[w];
+    /* Unrolled over the block's warps (a loop to `warp` is not): a few predicated adds. */
+#pragma unroll
+    for (int w = 0; w < MJ_COUNT_SCAN_WARPS - 1; ++w)
+        if (w < warp) before += s_warps[w];
     return before + inclusive - x;
 }
 

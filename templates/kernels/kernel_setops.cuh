@@ -62,14 +62,34 @@ MJ_DEVICE bool mj_setop_extended(const mj_setop_range &r, mj_i64 a_count, mj_i64
 }
 
 /* The tile's elements to s: a[r.a0, r.a1 + ext) at s[0, b_at), b[r.b0, r.b1 + ext) from
- * s[b_at], `loaded` in all (up to MJ_NV + 3; the block's loader takes the first MJ_NV, three
- * threads the rest). */
+ * s[b_at], `loaded` in all (up to MJ_NV + 3: three threads load the rest). Element j is a
+ * load from a below b_at and from b above it, under complementary predicates and at a
+ * constant offset from the thread's base in each array: no address chosen per element.
+ * Every load before the first store: a thread has MJ_VT loads in flight. */
 MJ_DEVICE void mj_setop_load(const mj_key *a, const mj_key *b, const mj_setop_range &r,
                              int b_at, int loaded, mj_key *s, int tid) {
-    mj_merge_src src = mj_two_runs(a, 0, r.a0, b_at, b, 0, r.b0, loaded);
-    mj_load_to_shared<MJ_NT>(src, mj_min(loaded, MJ_NV), s, tid);
-    int j = MJ_NV + tid;
-    if (j < loaded) s[j] = j < b_at ? a[r.a0 + j] : b[r.b0 + (j - b_at)];
+    const mj_key *at = a + r.a0 + tid, *bt = b + (r.b0 - b_at) + tid;
+    mj_key k[MJ_VT];
+    if (loaded >= MJ_NV) {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            k[i] = tid + MJ_NT * i < b_at ? at[MJ_NT * i] : bt[MJ_NT * i];
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) s[tid + MJ_NT * i] = k[i];
+        if (MJ_NV + tid < loaded) s[MJ_NV + tid] = MJ_NV + tid < b_at ? at[MJ_NV] : bt[MJ_NV];
+    } else {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) {
+            int j = tid + MJ_NT * i;
+            if (j < b_at)
+                k[i] = at[MJ_NT * i];
+            else if (j < loaded)
+                k[i] = bt[MJ_NT * i];
+        }
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            if (tid + MJ_NT * i < loaded) s[tid + MJ_NT * i] = k[i];
+    }
 }
 
 /* A thread's MJ_VT steps from s[ia] and s[ib] (positions in s), a slot of the std walk each:
