@@ -6,7 +6,9 @@
  * together emit exactly what std::set_* emits (the same elements of the same sides, so values
  * would follow), for the four operations, several tile shapes, duplicates, long runs across
  * tile edges on one side, all-equal keys, empty sides; unsorted keys and arbitrary partition
- * entries keep every read inside the arrays and a tile. CPU only. */
+ * entries keep every read inside the arrays and a tile. Two walks: model's, each thread
+ * bounded by its parts' ends (the split's own check), and model_walk's, the tile kernel's
+ * (extended tiles, unchecked steps, each thread bounded by the next one's start). CPU only. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
