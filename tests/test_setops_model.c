@@ -206,6 +206,13 @@ static uint64_t next(uint64_t *x) {
     return *x;
 }
 
+/* ck_assert's bookkeeping on every pass costs a system call: the hot loops below test plainly
+ * and fail through ck_abort_msg. */
+#define REQUIRE(cond, ...)                                                                      \
+    do {                                                                                        \
+        if (!(cond)) ck_abort_msg(__VA_ARGS__);                                                 \
+    } while (0)
+
 /* kernel_setops.cuh's tile kernel as it walks: each tile extended (a's and b's parts each
  * followed by the element after them) unless it ends a or b; each thread from its balanced
  * path start to the next thread's (the count of the tile's elements before it), MJ_VT steps,
@@ -235,11 +242,11 @@ static long long model_walk(const int *a, long long ac, const int *b, long long 
         int ext = r.a1 < ac && r.b1 < bc;
         int a_len = (int)(r.a1 - r.a0), b_len = (int)(r.b1 - r.b0), total = a_len + b_len;
         int b_at = a_len + ext, loaded = total + 2 * ext;
-        ck_assert_int_le(loaded, nv + 3);
+        REQUIRE(loaded <= nv + 3, "tile %lld loads %d", t, loaded);
         for (int j = 0; j < slots; ++j) s[j] = (int)(next(rng) % 64) - 8;
         for (int j = 0; j < loaded; ++j) {
             long long g = j < b_at ? r.a0 + j : r.b0 + (j - b_at);
-            ck_assert(g >= 0 && g < (j < b_at ? ac : bc));
+            REQUIRE(g >= 0 && g < (j < b_at ? ac : bc), "tile %lld loads from outside", t);
             s[j] = j < b_at ? a[g] : b[g];
         }
         for (int tid = 0; tid < nt; ++tid) {
@@ -253,7 +260,7 @@ static long long model_walk(const int *a, long long ac, const int *b, long long 
         for (int tid = 0; tid < nt; ++tid) {
             int i_a = ia0[tid], i_b = ib0[tid], end = b_at + start[tid + 1], emitted = 0;
             int done = 0;
-            ck_assert(i_a >= 0 && i_a < slots && i_b >= 0 && i_b < slots);
+            REQUIRE(i_a >= 0 && i_a < slots && i_b >= 0 && i_b < slots, "start outside s");
             int ka = s[i_a], kb = s[i_b];
             for (int i = 0; i < vt; ++i) {
                 int has_a = ext || i_a < a_len, has_b = ext || i_b < b_at + b_len;
@@ -262,34 +269,36 @@ static long long model_walk(const int *a, long long ac, const int *b, long long 
                 int kind = a_first ? MJ_KEEP_A : b_first ? MJ_KEEP_B : MJ_KEEP_PAIR;
                 int own = i_a + i_b < end;
                 if (sorted && !own && !done) {
-                    ck_assert_msg(i_a + i_b == end, "tile %lld thread %d passed its end", t, tid);
+                    REQUIRE(i_a + i_b == end, "tile %lld thread %d passed its end", t, tid);
                     done = 1;
                 }
                 int mine = (ext && i < (vt - 1) / 2) || own;
-                if (sorted && mine) ck_assert_msg(own, "tile %lld thread %d: step %d is not its own", t, tid, i);
+                REQUIRE(!sorted || !mine || own, "tile %lld thread %d: step %d is not its own", t,
+                        tid, i);
                 if (mine && (kind & keep)) {
                     int p = b_first ? i_b : i_a, key = b_first ? kb : ka;
-                    if (sorted)
-                        ck_assert_msg((p < a_len || (p >= b_at && p < b_at + b_len)) && key == s[p],
-                                      "tile %lld thread %d emits s[%d] outside its parts", t,
-                                      tid, p);
+                    REQUIRE(!sorted || ((p < a_len || (p >= b_at && p < b_at + b_len)) &&
+                                        key == s[p]),
+                            "tile %lld thread %d emits s[%d] outside its parts", t, tid, p);
                     p = p < loaded - 1 ? p : loaded - 1;
-                    out[m++] = p < b_at ? (elem){0, r.a0 + p} : (elem){1, r.b0 + (p - b_at)};
-                    ck_assert(out[m - 1].at >= 0 && out[m - 1].at < (out[m - 1].from_b ? bc : ac));
+                    out[m] = p < b_at ? (elem){0, r.a0 + p} : (elem){1, r.b0 + (p - b_at)};
+                    REQUIRE(out[m].at >= 0 && out[m].at < (out[m].from_b ? bc : ac),
+                            "a value from outside");
+                    ++m;
                     ++emitted;
                 }
                 if (!b_first) {
-                    ck_assert_int_lt(++i_a, slots);
+                    REQUIRE(++i_a < slots, "tile %lld thread %d reads past s", t, tid);
                     ka = s[i_a];
                 }
                 if (!a_first) {
-                    ck_assert_int_lt(++i_b, slots);
+                    REQUIRE(++i_b < slots, "tile %lld thread %d reads past s", t, tid);
                     kb = s[i_b];
                 }
             }
-            ck_assert_int_le(emitted, vt);
-            if (sorted && !done)
-                ck_assert_msg(i_a + i_b == end, "tile %lld thread %d did not finish its part in %d steps", t, tid, vt);
+            REQUIRE(emitted <= vt, "tile %lld thread %d emits %d", t, tid, emitted);
+            REQUIRE(!sorted || done || i_a + i_b == end,
+                    "tile %lld thread %d did not finish its part in %d steps", t, tid, vt);
         }
     }
     free(e);
