@@ -301,11 +301,13 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
         size_t search = (nv + 2) * key_size + 4 * nv + 16, lbs = 8 * (nv + 1) + 4 * nv + 16;
         return search > lbs ? search : lbs;
     }
-    /* Set operations: the tile's keys and one more, an output position per key, two path
-     * starts per thread and the tile's end, the warp totals, a few words, and room for the
-     * arrays' alignment. Values go from global memory to global memory. */
+    /* Set operations: the tile's keys with three more and VT of slack, an output position
+     * per key with values or keys over 4 bytes, a path start per thread and the tile's end,
+     * the warp totals, the tile's range and a few words, and room for the arrays' alignment.
+     * Values go from global memory to global memory. */
     if (primitive == MJ_SET_OPS)
-        return (nv + 1) * key_size + 4 * nv + 8 * (size_t)(nt + 1) + 4 * (size_t)(nt / 32) + 96;
+        return (nv + 3 + (size_t)vt) * key_size + (value_size || key_size > 4 ? 4 * nv : 4) +
+               4 * (size_t)(nt + 1) + 4 * (size_t)(nt / 32) + 128;
     /* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one
      * more than a tile) and a source per output. Elements go straight to global memory. */
     if (primitive == MJ_BULK_REMOVE) return 4 * nv + 4 * (size_t)(nt / 32) + 16;

@@ -6,7 +6,9 @@
  * together emit exactly what std::set_* emits (the same elements of the same sides, so values
  * would follow), for the four operations, several tile shapes, duplicates, long runs across
  * tile edges on one side, all-equal keys, empty sides; unsorted keys and arbitrary partition
- * entries keep every read inside the arrays and a tile. CPU only. */
+ * entries keep every read inside the arrays and a tile. Two walks: model's, each thread
+ * bounded by its parts' ends (the split's own check), and model_walk's, the tile kernel's
+ * (extended tiles, unchecked steps, each thread bounded by the next one's start). CPU only. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,7 @@ static long long balanced(const int *a, long long ac, const int *b, long long bc
     *star = 0;
     if (bi >= bc) return ai;
     int x = b[bi];
+    if ((ai == 0 || a[ai - 1] < x) && (bi == 0 || b[bi - 1] < x)) return ai;
     long long a_start = run_begin(a, ai, x), b_start = run_begin(b, bi, x);
     long long a_run = ai - a_start, b_run = bi - b_start;
     long long want = mj_bp_b_want(a_run, b_run);
@@ -203,6 +206,109 @@ static uint64_t next(uint64_t *x) {
     return *x;
 }
 
+/* ck_assert's bookkeeping on every pass costs a system call: the hot loops below test plainly
+ * and fail through ck_abort_msg. */
+#define REQUIRE(cond, ...)                                                                      \
+    do {                                                                                        \
+        if (!(cond)) ck_abort_msg(__VA_ARGS__);                                                 \
+    } while (0)
+
+/* kernel_setops.cuh's tile kernel as it walks: each tile extended (a's and b's parts each
+ * followed by the element after them) unless it ends a or b; each thread from its balanced
+ * path start to the next thread's (the count of the tile's elements before it), MJ_VT steps,
+ * the first (vt - 1) / 2 without a check in an extended tile, comparing the keys it reaches
+ * (checked at the parts' ends otherwise). The slack after the tile holds garbage (drawn from
+ * rng) that no emitted step may depend on. Returns the emitted elements' count, each as the
+ * kernel finds its value (its s position, bounded by the last element loaded). For sorted
+ * input it checks that every thread's steps end exactly at its part's end, that the
+ * unchecked steps are its own, and that it emits only its part's elements. */
+static long long model_walk(const int *a, long long ac, const int *b, long long bc, int keep,
+                            int nt, int vt, const long long *entries, int sorted, elem *out,
+                            uint64_t *rng) {
+    long long nv = (long long)nt * vt, n = ac + bc, tiles = mj_setop_tile_count(n, nv), m = 0;
+    int slots = (int)nv + 3 + vt;
+    long long *e = malloc(sizeof *e * (size_t)(tiles + 1));
+    int *s = malloc(sizeof *s * (size_t)slots), *start = malloc(sizeof *start * (size_t)(nt + 1));
+    int *ia0 = malloc(sizeof *ia0 * (size_t)nt), *ib0 = malloc(sizeof *ib0 * (size_t)nt);
+    ck_assert(e && s && start && ia0 && ib0);
+    for (long long t = 0; t <= tiles; ++t) {
+        int star = 0;
+        long long d = t * nv < n ? t * nv : n;
+        long long p = entries ? 0 : balanced(a, ac, b, bc, d, &star);
+        e[t] = entries ? entries[t] : mj_bp_entry(p, star);
+    }
+    for (long long t = 0; t < tiles; ++t) {
+        mj_setop_range r = mj_setop_tile_range(t, nv, ac, bc, e[t], e[t + 1]);
+        int ext = r.a1 < ac && r.b1 < bc;
+        int a_len = (int)(r.a1 - r.a0), b_len = (int)(r.b1 - r.b0), total = a_len + b_len;
+        int b_at = a_len + ext, loaded = total + 2 * ext;
+        REQUIRE(loaded <= nv + 3, "tile %lld loads %d", t, loaded);
+        for (int j = 0; j < slots; ++j) s[j] = (int)(next(rng) % 64) - 8;
+        for (int j = 0; j < loaded; ++j) {
+            long long g = j < b_at ? r.a0 + j : r.b0 + (j - b_at);
+            REQUIRE(g >= 0 && g < (j < b_at ? ac : bc), "tile %lld loads from outside", t);
+            s[j] = j < b_at ? a[g] : b[g];
+        }
+        for (int tid = 0; tid < nt; ++tid) {
+            int diag = vt * tid < total ? vt * tid : total, star;
+            int pa = (int)balanced(s, a_len, s + b_at, b_len, diag, &star);
+            start[tid] = diag + star;
+            ia0[tid] = pa;
+            ib0[tid] = b_at + diag + star - pa;
+        }
+        start[nt] = total;
+        for (int tid = 0; tid < nt; ++tid) {
+            int i_a = ia0[tid], i_b = ib0[tid], end = b_at + start[tid + 1], emitted = 0;
+            int done = 0;
+            REQUIRE(i_a >= 0 && i_a < slots && i_b >= 0 && i_b < slots, "start outside s");
+            int ka = s[i_a], kb = s[i_b];
+            for (int i = 0; i < vt; ++i) {
+                int has_a = ext || i_a < a_len, has_b = ext || i_b < b_at + b_len;
+                int a_first = has_a && (!has_b || ka < kb);
+                int b_first = has_b && (!has_a || kb < ka);
+                int kind = a_first ? MJ_KEEP_A : b_first ? MJ_KEEP_B : MJ_KEEP_PAIR;
+                int own = i_a + i_b < end;
+                if (sorted && !own && !done) {
+                    REQUIRE(i_a + i_b == end, "tile %lld thread %d passed its end", t, tid);
+                    done = 1;
+                }
+                int mine = (ext && i < (vt - 1) / 2) || own;
+                REQUIRE(!sorted || !mine || own, "tile %lld thread %d: step %d is not its own", t,
+                        tid, i);
+                if (mine && (kind & keep)) {
+                    int p = b_first ? i_b : i_a, key = b_first ? kb : ka;
+                    REQUIRE(!sorted || ((p < a_len || (p >= b_at && p < b_at + b_len)) &&
+                                        key == s[p]),
+                            "tile %lld thread %d emits s[%d] outside its parts", t, tid, p);
+                    p = p < loaded - 1 ? p : loaded - 1;
+                    out[m] = p < b_at ? (elem){0, r.a0 + p} : (elem){1, r.b0 + (p - b_at)};
+                    REQUIRE(out[m].at >= 0 && out[m].at < (out[m].from_b ? bc : ac),
+                            "a value from outside");
+                    ++m;
+                    ++emitted;
+                }
+                if (!b_first) {
+                    REQUIRE(++i_a < slots, "tile %lld thread %d reads past s", t, tid);
+                    ka = s[i_a];
+                }
+                if (!a_first) {
+                    REQUIRE(++i_b < slots, "tile %lld thread %d reads past s", t, tid);
+                    kb = s[i_b];
+                }
+            }
+            REQUIRE(emitted <= vt, "tile %lld thread %d emits %d", t, tid, emitted);
+            REQUIRE(!sorted || done || i_a + i_b == end,
+                    "tile %lld thread %d did not finish its part in %d steps", t, tid, vt);
+        }
+    }
+    free(e);
+    free(s);
+    free(start);
+    free(ia0);
+    free(ib0);
+    return m;
+}
+
 static int cmp_int(const void *x, const void *y) {
     int p = *(const int *)x, q = *(const int *)y;
     return (p > q) - (p < q);
@@ -238,8 +344,10 @@ static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint6
     int *a = malloc(sizeof *a * (size_t)(ac + 1)), *b = malloc(sizeof *b * (size_t)(bc + 1));
     elem *want = malloc(sizeof *want * (size_t)(n + 1)), *got = malloc(sizeof *got * (size_t)(n + 1));
     elem *order = malloc(sizeof *order * (size_t)(n + 1));
+    /* Unsorted input may make an extended tile's unchecked steps emit past its elements. */
+    elem *walked = malloc(sizeof *walked * (size_t)(n + nv + 1));
     char *pair_next = malloc((size_t)n + 1);
-    ck_assert(a && b && want && got && order && pair_next);
+    ck_assert(a && b && want && got && order && walked && pair_next);
     fill(a, ac, kind, 0, nv, rng);
     if (kind == IDENTICAL) /* b: a's keys, then larger ones where b is longer */
         for (long long i = 0; i < bc; ++i) b[i] = i < ac ? a[i] : INT32_MAX;
@@ -263,6 +371,7 @@ static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint6
     for (int op = 0; op < 4; ++op) {
         int keep = mj_set_op_keep(op);
         long long m = model(a, ac, b, bc, keep, nt, vt, NULL, sorted, got);
+        long long mw = model_walk(a, ac, b, bc, keep, nt, vt, NULL, sorted, walked, rng);
         if (!sorted) continue;
         long long w = reference(a, ac, b, bc, keep, want, order, pair_next);
         ck_assert_msg(m == w, "op %d, %lld + %lld (kind %d, %dx%d): %lld emitted, not %lld", op,
@@ -272,12 +381,20 @@ static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint6
                           "op %d, %lld + %lld (kind %d, %dx%d): output %lld is %c[%lld], not "
                           "%c[%lld]", op, ac, bc, kind, nt, vt, i, "ab"[got[i].from_b],
                           got[i].at, "ab"[want[i].from_b], want[i].at);
+        ck_assert_msg(mw == w, "walk: op %d, %lld + %lld (kind %d, %dx%d): %lld emitted, not %lld",
+                      op, ac, bc, kind, nt, vt, mw, w);
+        for (long long i = 0; i < mw; ++i)
+            ck_assert_msg(walked[i].from_b == want[i].from_b && walked[i].at == want[i].at,
+                          "walk: op %d, %lld + %lld (kind %d, %dx%d): output %lld is %c[%lld], "
+                          "not %c[%lld]", op, ac, bc, kind, nt, vt, i, "ab"[walked[i].from_b],
+                          walked[i].at, "ab"[want[i].from_b], want[i].at);
     }
     free(a);
     free(b);
     free(want);
     free(got);
     free(order);
+    free(walked);
     free(pair_next);
 }
 
@@ -314,7 +431,10 @@ START_TEST(arbitrary_entries_stay_inside)
     for (int round = 0; round < 200; ++round) {
         for (long long t = 0; t <= tiles; ++t)
             e[t] = (long long)(next(&rng) % (uint64_t)(2 * (ac + bc) + 4)) - 1;
-        for (int op = 0; op < 4; ++op) model(a, ac, b, bc, mj_set_op_keep(op), nt, vt, e, 0, out);
+        for (int op = 0; op < 4; ++op) {
+            model(a, ac, b, bc, mj_set_op_keep(op), nt, vt, e, 0, out);
+            model_walk(a, ac, b, bc, mj_set_op_keep(op), nt, vt, e, 0, out, &rng);
+        }
     }
 }
 END_TEST

@@ -168,16 +168,18 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
         return;
     }
     /* Set operations: the seed's 128 x 11 for keys and values up to 8 bytes (a thread walks
-     * 11 slots, holding an output position each and two keys, then has its 11 values in
-     * flight), fewer steps for larger ones; within static shared memory (the tile's keys and
-     * an int each). Not yet tuned. */
+     * 11 slots, holding the key of each and, with values, its position, then has its 11
+     * values in flight), fewer steps for larger ones; within static shared memory (the tile's
+     * keys, and an int each with values). Not yet tuned. */
     if (primitive == MJ_SET_OPS) {
         size_t widest = key_size > value_size ? key_size : value_size;
         *nt = 128;
         *vt = widest <= 8 ? 11 : widest <= 16 ? 7 : widest <= 32 ? 5 : 3;
-        while (*vt > 1 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
+        while (*vt > 1 &&
+               mj__tile_smem(primitive, *nt, *vt, key_size, value_size) > MJ_STATIC_SMEM_LIMIT)
             *vt -= 2;
-        while (*nt > 32 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
+        while (*nt > 32 &&
+               mj__tile_smem(primitive, *nt, *vt, key_size, value_size) > MJ_STATIC_SMEM_LIMIT)
             *nt /= 2;
         *bs_nt = *nt;
         return;

@@ -24,8 +24,21 @@ MJ_DEVICE T mj_cta_count_scan(T x, T *s_warps, int tid) {
     if (lane == 31) s_warps[warp] = inclusive;
     __syncthreads();
     T before = 0;
-    for (int w = 0; w < warp; ++w) before += s_warps[w];
+    /* Unrolled over the block's warps (a loop to `warp` is not): a few predicated adds. */
+#pragma unroll
+    for (int w = 0; w < MJ_COUNT_SCAN_WARPS - 1; ++w)
+        if (w < warp) before += s_warps[w];
     return before + inclusive - x;
+}
+
+/* The block's total, from the warp totals mj_cta_count_scan left in s_warps (read before the
+ * next barrier). */
+template <typename T>
+MJ_DEVICE T mj_cta_count_total(const T *s_warps) {
+    T total = 0;
+#pragma unroll
+    for (int w = 0; w < MJ_COUNT_SCAN_WARPS; ++w) total += s_warps[w];
+    return total;
 }
 
 #endif

@@ -27,13 +27,6 @@ MJ_DEVICE mj_u64 mj_join_count(const mj_join_counts &c, mj_i64 i) {
     return c.at_least_one && k == 0 ? 1 : (mj_u64)k;
 }
 
-/* The sum of every thread's x (after mj_cta_count_scan, before the next barrier). */
-MJ_DEVICE mj_u64 mj_join_block_total(const mj_u64 *s_warps) {
-    mj_u64 t = 0;
-    for (int w = 0; w < MJ_COUNT_SCAN_WARPS; ++w) t += s_warps[w];
-    return t;
-}
-
 /* sums[b]: the counts of block b's run. */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_join_reduce(mj_join_counts counts, mj_i64 n, mj_join_runs runs, mj_u64 *sums) {
@@ -44,7 +37,7 @@ mj_join_reduce(mj_join_counts counts, mj_i64 n, mj_join_runs runs, mj_u64 *sums)
     mj_u64 x = 0;
     for (mj_i64 i = first + tid; i < end; i += MJ_NT) x += mj_join_count(counts, i);
     mj_cta_count_scan(x, s_warps, tid);
-    if (tid == 0) sums[blockIdx.x] = mj_join_block_total(s_warps);
+    if (tid == 0) sums[blockIdx.x] = mj_cta_count_total(s_warps);
 }
 
 /* One block: sums[0, blocks) (at most MJ_JOIN_NV) scanned in place, exclusive; *total gets
@@ -63,7 +56,7 @@ mj_join_spine(mj_u64 *sums, mj_i64 blocks, mj_u64 *total, const mj_u64 *base,
     }
     mj_u64 before = mj_cta_count_scan(sum, s_warps, tid);
     if (tid == 0) {
-        mj_u64 t = mj_join_block_total(s_warps);
+        mj_u64 t = mj_cta_count_total(s_warps);
         *total = t;
         if (out_count) *out_count = (base ? *base : 0) + t;
     }
@@ -98,7 +91,7 @@ MJ_DEVICE void mj_join_scan_run(const mj_join_counts &counts, mj_i64 n, mj_join_
             sum += x[k];
         }
         mj_u64 before = carry + mj_cta_count_scan(sum, s_warps, tid);
-        carry += mj_join_block_total(s_warps);
+        carry += mj_cta_count_total(s_warps);
 #pragma unroll
         for (int k = 0; k < MJ_VT; ++k) {
             int j = tid * MJ_VT + k;

@@ -33,66 +33,131 @@ mj_setop_partition(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_co
     }
 }
 
-/* A tile's shared memory: its elements (a's part, then b's; one more than a tile when its
- * end is starred), each thread's start on the path (and the tile's end after them), and the
- * count scan's warp totals. */
-#define MJ_SETOP_SHARED(name)                                                                   \
-    __shared__ mj_key name##_keys[MJ_NV + 1];                                                   \
-    __shared__ int name##_a[MJ_NT + 1], name##_b[MJ_NT + 1];                                    \
-    __shared__ int name##_warps[MJ_COUNT_SCAN_WARPS]
+/* A tile's keys in shared memory: a's part, then b's, each followed by the element after it
+ * in its array when the tile is extended (mj_setop_extended); the tile is one more than
+ * MJ_NV when its end is starred. MJ_VT slots of slack after them take the reads of steps
+ * past a thread's part, which are never used. */
+#define MJ_SETOP_SLOTS (MJ_NV + 3 + MJ_VT)
 
-/* Loads the tile's elements (a[r.a0, r.a1), then b[r.b0, r.b1)) into s, finds each thread's
- * part of the tile's path (the balanced path at its first diagonal, tid * MJ_VT, up to the
- * next thread's) and walks it, a slot a step: bit i of the result is set when step i emits,
- * pos[i] then holds the emitted element's tile position. A thread's part has at most MJ_VT
- * slots (MJ_VT + 1 elements only when it ends with a pair). Reads stay inside the tile
- * whatever the input; unsorted input only changes what is emitted, never more than MJ_VT a
- * thread. */
-MJ_DEVICE mj_u64 mj_setop_walk(const mj_key *a, const mj_key *b, const mj_setop_range &r,
-                               int keep, mj_key *s, int *s_a, int *s_b, int pos[MJ_VT],
-                               int tid) {
-    int a_len = (int)(r.a1 - r.a0), total = a_len + (int)(r.b1 - r.b0);
-    mj_merge_src src = mj_two_runs(a, 0, r.a0, a_len, b, 0, r.b0, total);
-    mj_load_to_shared<MJ_NT>(src, mj_min(total, MJ_NV), s, tid);
-    if (tid == 0 && total > MJ_NV)
-        s[MJ_NV] = MJ_NV < a_len ? a[r.a0 + MJ_NV] : b[r.b0 + (MJ_NV - a_len)];
+/* Without values, keys up to 4 bytes go from the walk to the compaction in registers and
+ * are compacted over the tile (whose keys are no longer needed then): no positions, one
+ * shared-memory read an output fewer. Otherwise (ptxas: 9 to 140 more registers a thread
+ * for 8- to 256-byte keys, or with values) the positions are compacted and the keys read
+ * from the tile. */
+#define MJ_SETOP_KEY_REGS (sizeof(mj_key) <= 4 && !MJ_HAS_VALUES)
+
+/* A thread's steps as bits: bit i set when step i emits. */
+#if MJ_VT <= 32
+typedef mj_u32 mj_setop_mask;
+#else
+typedef mj_u64 mj_setop_mask;
+#endif
+MJ_DEVICE int mj_popc(mj_u32 x) { return __popc(x); }
+MJ_DEVICE int mj_popc(mj_u64 x) { return __popcll(x); }
+
+/* A tile whose parts of a and b both have an element after them (every tile but those at the
+ * end of a or b): its walks then compare real keys at every step, and need no range checks. */
+MJ_DEVICE bool mj_setop_extended(const mj_setop_range &r, mj_i64 a_count, mj_i64 b_count) {
+    return r.a1 < a_count && r.b1 < b_count;
+}
+
+/* The tile's elements to s: a[r.a0, r.a1 + ext) at s[0, b_at), b[r.b0, r.b1 + ext) from
+ * s[b_at], `loaded` in all (up to MJ_NV + 3: three threads load the rest). Element j is a
+ * load from a below b_at and from b above it, under complementary predicates and at a
+ * constant offset from the thread's base in each array: no address chosen per element.
+ * Every load before the first store: a thread has MJ_VT loads in flight. */
+MJ_DEVICE void mj_setop_load(const mj_key *a, const mj_key *b, const mj_setop_range &r,
+                             int b_at, int loaded, mj_key *s, int tid) {
+    const mj_key *at = a + r.a0 + tid, *bt = b + (r.b0 - b_at) + tid;
+    mj_key k[MJ_VT];
+    if (loaded >= MJ_NV) {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            k[i] = tid + MJ_NT * i < b_at ? at[MJ_NT * i] : bt[MJ_NT * i];
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) s[tid + MJ_NT * i] = k[i];
+        if (MJ_NV + tid < loaded) s[MJ_NV + tid] = MJ_NV + tid < b_at ? at[MJ_NV] : bt[MJ_NV];
+    } else {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) {
+            int j = tid + MJ_NT * i;
+            if (j < b_at)
+                k[i] = at[MJ_NT * i];
+            else if (j < loaded)
+                k[i] = bt[MJ_NT * i];
+        }
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            if (tid + MJ_NT * i < loaded) s[tid + MJ_NT * i] = k[i];
+    }
+}
+
+/* A thread's MJ_VT steps from s[ia] and s[ib] (positions in s), a slot of the std walk each:
+ * a's element alone, b's alone, or a matched pair (emitted as a's). A step is the thread's
+ * while ia + ib < end; the balanced path gives every thread at least MJ_VT - 2 elements of a
+ * tile that is not the last, so in an extended tile the first (MJ_VT - 1) / 2 steps are the
+ * thread's without a check. Checked: a's part ends at a_end and b's at b_end (the end of a
+ * or b); otherwise the keys after the parts are real and decide as the std walk would.
+ * Checked is right for any tile. Keep: the operation's slots, when known at compile time (0:
+ * keep says). keys[i] and pos[i] are step i's element and its position in s; returns the
+ * steps that emit. Each step reads at most one slot further on each side. */
+template <bool Checked, int Keep>
+MJ_DEVICE mj_setop_mask mj_setop_steps(const mj_key *s, int ia, int ib, int end, int a_end,
+                                       int b_end, int keep, mj_key keys[MJ_VT],
+                                       int pos[MJ_VT]) {
+    if (Keep) keep = Keep;
+    mj_key ka = s[ia], kb = s[ib];
+    mj_setop_mask emit = 0;
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) {
+        bool has_a = !Checked || ia < a_end, has_b = !Checked || ib < b_end;
+        bool a_first = has_a && (!has_b || mj_less(ka, kb));
+        bool b_first = has_b && (!has_a || mj_less(kb, ka));
+        int kind = a_first ? MJ_KEEP_A : b_first ? MJ_KEEP_B : MJ_KEEP_PAIR;
+        bool mine = (!Checked && i < (MJ_VT - 1) / 2) || ia + ib < end;
+        if (mine && (kind & keep)) emit |= (mj_setop_mask)1 << i;
+        keys[i] = b_first ? kb : ka;
+        pos[i] = b_first ? ib : ia;
+        if (!b_first) ka = s[++ia];
+        if (!a_first) kb = s[++ib];
+    }
+    return emit;
+}
+
+/* Loads the tile (mj_setop_load), finds each thread's start on the tile's path (the balanced
+ * path at diagonal tid * MJ_VT, in s_start as a count of the tile's elements before it, the
+ * tile's total after them) and walks from there to the next thread's start (mj_setop_steps).
+ * Reads stay inside s whatever the input; unsorted input only changes what is emitted,
+ * never more than MJ_VT a thread. */
+MJ_DEVICE mj_setop_mask mj_setop_walk(const mj_key *a, const mj_key *b, const mj_setop_range &r,
+                                      bool ext, int keep, mj_key *s, int *s_start,
+                                      mj_key keys[MJ_VT], int pos[MJ_VT], int tid) {
+    int a_len = (int)(r.a1 - r.a0), b_len = (int)(r.b1 - r.b0), total = a_len + b_len;
+    int b_at = a_len + ext;
+    mj_setop_load(a, b, r, b_at, total + 2 * ext, s, tid);
     __syncthreads();
 
     int diag = mj_min(MJ_VT * tid, total), star;
-    int pa = mj_balanced_path(s, a_len, s + a_len, total - a_len, diag, &star);
-    s_a[tid] = pa;
-    s_b[tid] = diag - pa + star;
-    if (tid == 0) {
-        s_a[MJ_NT] = a_len;
-        s_b[MJ_NT] = total - a_len;
-    }
+    int pa = mj_balanced_path(s, a_len, s + b_at, b_len, diag, &star);
+    s_start[tid] = diag + star;
+    if (tid == 0) s_start[MJ_NT] = total;
     __syncthreads();
 
-    int i_a = s_a[tid], a_end = s_a[tid + 1];
-    int i_b = s_b[tid], b_end = s_b[tid + 1];
-    /* A run's head past its end is read from s[0]: in the tile, and never used. */
-    mj_key ka = s[i_a < a_end ? i_a : 0], kb = s[i_b < b_end ? a_len + i_b : 0];
-    mj_u64 emit = 0;
-#pragma unroll
-    for (int i = 0; i < MJ_VT; ++i) {
-        bool has_a = i_a < a_end, has_b = i_b < b_end, both = has_a && has_b;
-        bool a_before = both && mj_less(ka, kb), b_before = both && mj_less(kb, ka);
-        bool a_only = has_a && (!has_b || a_before);
-        bool b_only = has_b && (!has_a || b_before);
-        bool pair = both && !a_before && !b_before;
-        int kind = a_only ? MJ_KEEP_A : b_only ? MJ_KEEP_B : pair ? MJ_KEEP_PAIR : 0;
-        if (kind & keep) emit |= 1ull << i;
-        pos[i] = b_only ? a_len + i_b : i_a;
-        if (a_only || pair) {
-            ++i_a;
-            ka = s[i_a < a_end ? i_a : 0];
+    int ia = pa, ib = b_at + diag + star - pa, end = b_at + s_start[tid + 1];
+    int b_end = b_at + b_len;
+    /* The operation is the same for every block: the walk of extended tiles, where nearly
+     * all the time goes, is compiled for each (about 3 instructions a step fewer). */
+#define MJ_SETOP_STEPS(checked, k) \
+    mj_setop_steps<checked, k>(s, ia, ib, end, a_len, b_end, keep, keys, pos)
+    if (ext) switch (keep) {
+        case MJ_KEEP_PAIR: return MJ_SETOP_STEPS(false, MJ_KEEP_PAIR);
+        case MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR:
+            return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR);
+        case MJ_KEEP_A: return MJ_SETOP_STEPS(false, MJ_KEEP_A);
+        case MJ_KEEP_A | MJ_KEEP_B: return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B);
         }
-        if (b_only || pair) {
-            ++i_b;
-            kb = s[i_b < b_end ? a_len + i_b : 0];
-        }
-    }
-    return emit;
+    return MJ_SETOP_STEPS(true, 0);
+#undef MJ_SETOP_STEPS
 }
 
 /* A tile's state for the look-back: its count (AGGREGATE) or the count of every tile up to
@@ -131,35 +196,55 @@ MJ_DEVICE mj_u64 mj_count_look_back(mj_u64 *states, mj_i64 tile, mj_u64 count, i
 
 /* One block a tile, numbered in the order the blocks start (the counter after the states;
  * states and counter all zero before the launch): walks the tile's part of the path, numbers
- * what it emits (a block scan of the threads' counts), learns how many the tiles before it
- * emit (mj_count_look_back), and stores its elements from there: keys from shared memory,
- * values from global memory, coalesced, only below cap (what the output holds) whatever the
- * input. The last tile writes the total, at most cap, to *out_count. */
+ * what it emits (a block scan of the threads' counts), compacts it in shared memory (the keys
+ * themselves or their positions in the tile: MJ_SETOP_KEY_REGS), learns how many the tiles
+ * before it emit (mj_count_look_back), and stores its elements from there: keys from shared
+ * memory, values from global memory, coalesced, only below cap (what the output holds)
+ * whatever the input.
+ * The last tile writes the total, at most cap, to *out_count. */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
                const mj_key *b_keys, const mj_value *b_values, mj_i64 b_count,
                const mj_i64 *partitions, int keep, mj_u64 *states, mj_key *out_keys,
                mj_value *out_values, mj_i64 cap, mj_u64 *out_count) {
-    MJ_SETOP_SHARED(s);
-    __shared__ int s_pos[MJ_NV]; /* the emitted elements' tile positions, in output order */
+    __shared__ mj_key s_keys[MJ_SETOP_SLOTS]; /* the tile, then (KEY_REGS) what it emits */
+    /* Where each emitted element is in the tile, in output order (for values, or keys read
+     * from the tile). */
+    __shared__ int s_pos[MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS ? MJ_NV : 1];
+    __shared__ int s_start[MJ_NT + 1], s_warps[MJ_COUNT_SCAN_WARPS];
+    __shared__ mj_setop_range s_range;
     __shared__ mj_i64 s_tile, s_base;
-    __shared__ int s_count;
     int tid = threadIdx.x;
     mj_i64 tiles = gridDim.x;
-    if (tid == 0) s_tile = (mj_i64)atomicAdd(states + tiles, 1ull);
+    /* One thread numbers the tile and works out its range (64-bit arithmetic the other
+     * threads need not repeat); the barrier waits for the counter anyway. */
+    if (tid == 0) {
+        mj_i64 t = (mj_i64)atomicAdd(states + tiles, 1ull);
+        s_tile = t;
+        s_range = mj_setop_tile_range(t, MJ_NV, a_count, b_count, partitions[t],
+                                      partitions[t + 1]);
+    }
     __syncthreads();
     mj_i64 tile = s_tile;
-    mj_setop_range r = mj_setop_tile_range(tile, MJ_NV, a_count, b_count, partitions[tile],
-                                           partitions[tile + 1]);
+    mj_setop_range r = s_range;
+    bool ext = mj_setop_extended(r, a_count, b_count);
+    mj_key keys[MJ_VT];
     int pos[MJ_VT];
-    mj_u64 emit = mj_setop_walk(a_keys, b_keys, r, keep, s_keys, s_a, s_b, pos, tid);
-    int slot = mj_cta_count_scan(__popcll(emit), s_warps, tid);
+    mj_setop_mask emit = mj_setop_walk(a_keys, b_keys, r, ext, keep, s_keys, s_start, keys,
+                                       pos, tid);
+    /* The scan's barrier ends every walk: with KEY_REGS the tile's keys in s_keys are no
+     * longer needed. */
+    int slot = mj_cta_count_scan(mj_popc(emit), s_warps, tid);
+    /* The tile's count from the warp totals: no barrier of its own, and warp 0's look-back
+     * overlaps the other warps' compaction. */
+    int count = mj_cta_count_total(s_warps);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i)
-        if (emit >> i & 1) s_pos[slot++] = pos[i];
-    if (tid == MJ_NT - 1) s_count = slot;
-    __syncthreads();
-    int count = s_count;
+        if (emit >> i & 1) {
+            if (MJ_SETOP_KEY_REGS) s_keys[slot] = keys[i];
+            if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) s_pos[slot] = pos[i];
+            ++slot;
+        }
     if (tid < 32) {
         mj_u64 before = mj_count_look_back(states, tile, (mj_u64)count, tid);
         if (tid == 0) {
@@ -169,30 +254,40 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     }
     __syncthreads();
 
-    mj_i64 out_base = s_base;
-    int a_len = (int)(r.a1 - r.a0);
+    /* What fits below cap, so that the stores index in 32 bits. */
+    mj_i64 out_base = s_base, room = mj_max(cap - out_base, (mj_i64)0);
+    int stored = room < count ? (int)room : count;
+    out_keys += out_base;
+    if (MJ_SETOP_KEY_REGS) {
+        mj_copy_tile<MJ_NT>(s_keys, stored, out_keys, tid);
+    } else {
 #pragma unroll
-    for (int i = 0; i < MJ_VT; ++i) {
-        int j = tid + MJ_NT * i;
-        mj_i64 o = out_base + j;
-        if (j < count && o < cap) out_keys[o] = s_keys[s_pos[j]];
+        for (int i = 0; i < MJ_VT; ++i) {
+            int j = tid + MJ_NT * i;
+            if (j < stored) out_keys[j] = s_keys[s_pos[j]];
+        }
     }
     if (MJ_HAS_VALUES) {
+        /* s positions to a's and b's values: b's part starts at b_at. The last element
+         * loaded bounds them: only unsorted input could point past it. */
+        int a_len = (int)(r.a1 - r.a0), b_at = a_len + ext;
+        int last = a_len + (int)(r.b1 - r.b0) + 2 * ext - 1;
+        const mj_value *av = a_values + r.a0, *bv = b_values + (r.b0 - b_at);
+        out_values += out_base;
         /* Every load before the first store: a thread has MJ_VT loads in flight. */
         mj_value v[MJ_VT];
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) {
             int j = tid + MJ_NT * i;
-            if (j < count) {
-                int p = s_pos[j];
-                v[i] = p < a_len ? a_values[r.a0 + p] : b_values[r.b0 + (p - a_len)];
+            if (j < stored) {
+                int p = mj_min(s_pos[j], last);
+                v[i] = (p < b_at ? av : bv)[p];
             }
         }
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) {
             int j = tid + MJ_NT * i;
-            mj_i64 o = out_base + j;
-            if (j < count && o < cap) out_values[o] = v[i];
+            if (j < stored) out_values[j] = v[i];
         }
     }
 }

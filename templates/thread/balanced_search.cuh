@@ -70,6 +70,8 @@ MJ_DEVICE I mj_balance_split(const mj_key *a, const mj_key *b, I b_count, I d, I
     *star = 0;
     if (bi >= b_count) return ai;
     mj_key x = b[bi];
+    /* No copy of x just before the crossing (the usual case): the paths cross together. */
+    if ((ai == 0 || mj_less(a[ai - 1], x)) && (bi == 0 || mj_less(b[bi - 1], x))) return ai;
     I a_start = mj_run_begin(a, ai, x), b_start = mj_run_begin(b, bi, x);
     I a_run = ai - a_start, b_run = bi - b_start;
     I want = (I)mj_bp_b_want(a_run, b_run);
