@@ -238,7 +238,12 @@ START_TEST(tiles)
     snprintf(path, sizeof path, "%s/tuning", dir);
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_tile def;
+    /* 4-byte keys alone: the sm_90 table's measured 128 x 23; with values the rule's 11. */
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 0, &def), MJ_OK);
+    ck_assert_int_eq(def.nt, 128);
+    ck_assert_int_eq(def.vt, 23);
+    ck_assert_int_eq(def.nt, def.bs_nt);
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 4, &def), MJ_OK);
     ck_assert_int_eq(def.nt, 128);
     ck_assert_int_eq(def.vt, 11);
     ck_assert_int_eq(def.nt, def.bs_nt);
