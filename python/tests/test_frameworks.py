@@ -45,8 +45,11 @@ class Torch:
         """A tensor with host's bytes, as dtype (a name; default host's own). Built from bytes,
         so that dtypes numpy and PyTorch do not share (bfloat16, unsigned) travel as well."""
         host = np.ascontiguousarray(host)
+        dt = self.dtype(dtype or host.dtype.name)
+        if host.size == 0:  # an empty byte tensor has stride 0, which view() refuses
+            return self.m.empty(host.shape, dtype=dt, device=self.device)
         raw = self.m.from_numpy(host.reshape(-1).view(np.uint8).copy()).to(self.device)
-        return raw.view(self.dtype(dtype or host.dtype.name)).reshape(host.shape)
+        return raw.view(dt).reshape(host.shape)
 
     def get(self, x):
         """x's host copy, a numpy array (bfloat16 as its uint16 bit patterns)."""
