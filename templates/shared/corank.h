@@ -38,6 +38,13 @@
 #endif
 #endif
 
+/* Zero-initialized (so that no copy reads an unset key, which C compilers warn about). */
+#if defined(__cplusplus)
+#define MJ_CR_ZERO {}
+#else
+#define MJ_CR_ZERO {0}
+#endif
+
 /* How the search reads key i of the array, and what it does as a level starts: hooks for a
  * test that counts the loads and the rounds of them. */
 #ifndef MJ_CR_LOAD
@@ -57,7 +64,7 @@ typedef struct mj_cr_elem {
 
 MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, long long count, int list,
                             long long pos) {
-    mj_cr_elem e;
+    mj_cr_elem e = MJ_CR_ZERO;
     e.pos = pos;
     e.list = list;
     e.pad = pos >= count;
@@ -89,8 +96,8 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
     /* The floor(d / r) smallest samples at r: none when r > d; when r is above every count,
      * they are all padding, list 0's first. */
     long long a[4];
-    mj_cr_elem top[4];  /* each list's largest held sample, where a[l] > 0 and known[l] */
-    mj_cr_elem prev[4]; /* the one before it, where fresh[l] (top[l] is new in this level) */
+    mj_cr_elem top[4] = MJ_CR_ZERO;  /* each list's largest held sample (a[l] > 0, known[l]) */
+    mj_cr_elem prev[4] = MJ_CR_ZERO; /* the one before it, where fresh[l]: top[l] is new here */
     int known[4], fresh[4];
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -111,10 +118,10 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
             next[l] = mj_cr_load(keys, begin[l], count[l], l, a[l] + h - 1);
         }
         /* The largest held sample, z: every new sample before it is held, and nothing else. */
-        int have = 0;
-        mj_cr_elem z;
+        int have = a[0] > 0;
+        mj_cr_elem z = top[0];
         MJ_UNROLL
-        for (int l = 0; l < 4; ++l)
+        for (int l = 1; l < 4; ++l)
             if (a[l] > 0 && (!have || mj_cr_before(z, top[l]))) {
                 z = top[l];
                 have = 1;
@@ -134,11 +141,11 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
         /* held is 2 floor(d / r) plus the fresh ones, so at most one is missing. */
         long long excess = held - d / h;
         if (excess < 0) {
-            int first = -1;
-            mj_cr_elem f;
+            int first = 0;
+            mj_cr_elem f = next[0];
             MJ_UNROLL
-            for (int l = 0; l < 4; ++l)
-                if (first < 0 || mj_cr_before(next[l], f)) {
+            for (int l = 1; l < 4; ++l)
+                if (mj_cr_before(next[l], f)) {
                     first = l;
                     f = next[l];
                 }
@@ -152,10 +159,10 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
         }
         /* Too many: drop the largest held samples, each a list's top. */
         for (; excess > 0; --excess) {
-            int last = -1;
-            mj_cr_elem m;
+            int last = a[0] > 0 ? 0 : -1;
+            mj_cr_elem m = top[0];
             MJ_UNROLL
-            for (int l = 0; l < 4; ++l)
+            for (int l = 1; l < 4; ++l)
                 if (a[l] > 0 && (last < 0 || mj_cr_before(m, top[l]))) {
                     last = l;
                     m = top[l];
