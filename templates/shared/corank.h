@@ -54,33 +54,29 @@
 #define MJ_CR_LEVEL()
 #endif
 
-/* An element as the search compares it: list l's element at pos, a padding one past the list's
- * end (no key) or a real one with its key. */
+/* An element as the search compares it: a real one with its key, or a padding one past its
+ * list's end (no key). Its list goes beside it. The search never compares two elements of one
+ * list (only one sample of each is in play at a time, but for the largest held one against its
+ * own list's new sample, which comes after it), so positions need not be kept. */
 typedef struct mj_cr_elem {
     mj_key key;
-    long long pos;
-    int list, pad;
+    int pad;
 } mj_cr_elem;
 
-MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, long long count, int list,
+MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, long long count,
                             long long pos) {
     mj_cr_elem e = MJ_CR_ZERO;
-    e.pos = pos;
-    e.list = list;
     e.pad = pos >= count;
     if (!e.pad) e.key = MJ_CR_LOAD(keys, begin + pos);
     return e;
 }
 
-/* Whether x goes before y in the merge. */
-MJ_CR int mj_cr_before(mj_cr_elem x, mj_cr_elem y) {
-    if (!x.pad && !y.pad) {
-        if (mj_less(x.key, y.key)) return 1;
-        if (mj_less(y.key, x.key)) return 0;
-    } else if (x.pad != y.pad) {
-        return y.pad;
-    }
-    return x.list < y.list || (x.list == y.list && x.pos < y.pos);
+/* Whether x of list lx goes before y of another list ly: by key, then list; padding last. */
+MJ_CR int mj_cr_before(mj_cr_elem x, int lx, mj_cr_elem y, int ly) {
+    if (x.pad || y.pad) return x.pad == y.pad ? lx < ly : y.pad;
+    if (mj_less(x.key, y.key)) return 1;
+    if (mj_less(y.key, x.key)) return 0;
+    return lx < ly;
 }
 
 /* The split at diagonal d, 0 <= d <= count[0] + ... + count[3], of the merge of the lists
@@ -112,24 +108,25 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
             if (a[l] > 0 && !known[l]) {
-                top[l] = mj_cr_load(keys, begin[l], count[l], l, a[l] - 1);
+                top[l] = mj_cr_load(keys, begin[l], count[l], a[l] - 1);
                 known[l] = 1;
             }
-            next[l] = mj_cr_load(keys, begin[l], count[l], l, a[l] + h - 1);
+            next[l] = mj_cr_load(keys, begin[l], count[l], a[l] + h - 1);
         }
-        /* The largest held sample, z: every new sample before it is held, and nothing else. */
-        int have = a[0] > 0;
+        /* The largest held sample, z of list zl: the new samples before it are held, and
+         * nothing else (zl's own comes after it). */
+        int zl = a[0] > 0 ? 0 : -1;
         mj_cr_elem z = top[0];
         MJ_UNROLL
         for (int l = 1; l < 4; ++l)
-            if (a[l] > 0 && (!have || mj_cr_before(z, top[l]))) {
+            if (a[l] > 0 && (zl < 0 || mj_cr_before(z, zl, top[l], l))) {
                 z = top[l];
-                have = 1;
+                zl = l;
             }
         long long held = 0;
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
-            fresh[l] = have && mj_cr_before(next[l], z);
+            fresh[l] = zl >= 0 && l != zl && mj_cr_before(next[l], l, z, zl);
             if (fresh[l]) {
                 prev[l] = top[l];
                 top[l] = next[l];
@@ -145,9 +142,9 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
             mj_cr_elem f = next[0];
             MJ_UNROLL
             for (int l = 1; l < 4; ++l)
-                if (mj_cr_before(next[l], f)) {
-                    first = l;
+                if (mj_cr_before(next[l], l, f, first)) {
                     f = next[l];
+                    first = l;
                 }
             MJ_UNROLL
             for (int l = 0; l < 4; ++l)
@@ -163,9 +160,9 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
             mj_cr_elem m = top[0];
             MJ_UNROLL
             for (int l = 1; l < 4; ++l)
-                if (a[l] > 0 && (last < 0 || mj_cr_before(m, top[l]))) {
-                    last = l;
+                if (a[l] > 0 && (last < 0 || mj_cr_before(m, last, top[l], l))) {
                     m = top[l];
+                    last = l;
                 }
             MJ_UNROLL
             for (int l = 0; l < 4; ++l)
@@ -175,7 +172,7 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
                         top[l] = prev[l];
                         fresh[l] = 0;
                     } else if (a[l] > 0 && excess > 1) {
-                        top[l] = mj_cr_load(keys, begin[l], count[l], l, a[l] - 1);
+                        top[l] = mj_cr_load(keys, begin[l], count[l], a[l] - 1);
                     } else {
                         known[l] = 0; /* loaded with the next level's samples if needed */
                     }
