@@ -12,8 +12,6 @@ typedef enum mj_kernel_id {
     MJ_K_BLOCKSORT,       /* mergesort, segmented and locality sort */
     MJ_K_PARTITION,       /* mergesort */
     MJ_K_MERGE,           /* mergesort */
-    MJ_K_PARTITION4,      /* mergesort's 4-way passes */
-    MJ_K_MERGE4,          /* mergesort's 4-way passes */
     MJ_K_MERGE_PARTITION, /* merge */
     MJ_K_MERGE_ARRAYS,    /* merge */
     MJ_K_HEADS_FLAGS,     /* segmented sort */

@@ -1,13 +1,15 @@
-/* Mergesort's pass arithmetic (templates/shared/merge_frame.h) against a CPU model. The model runs
- * the GPU schedule on the CPU with the very same functions the kernels use: a stable sort of
- * every tile (mj_blocksort), then for each pass the partitions (mj_partition: the merge path
- * split at min(diag, a_count + b_count) of the frame's A and B) and the merges (mj_merge: each
- * tile's ranges from partitions[tile] and partitions[tile + 1], or a_count at its frame's end,
- * merged stably into outputs tile * nv ...); with 4-way passes (mj_partition4: the 4-way split
- * of templates/shared/corank.h at the tile's diagonal; mj_merge4: the four ranges between two
- * splits merged stably). The result must equal a stable reference sort, every tile's ranges
- * must be in bounds and partition their frame's lists exactly, and the last pass must land in
- * the keys' own buffer as the blocksort's choice of buffer predicts. CPU only. */
+/* The merge passes' arithmetic (templates/shared/merge_frame.h) against a CPU model. The model
+ * runs a GPU schedule on the CPU with the very same functions the kernels use: a stable sort of
+ * every tile (mj_blocksort), then for each pass the partitions and the merges. Mergesort's
+ * passes of 4 or 2 lists (mj_partition: the 4-way split of templates/shared/corank.h at the
+ * tile's diagonal in its frame; mj_merge: the lists' ranges between the tile's split and the
+ * next, or the lists' ends at its frame's end, merged stably into outputs tile * nv ...); and
+ * the 2-way frames of the segmented and locality sorts' queued passes (the merge path split at
+ * min(diag, a_count + b_count) of the frame's A and B; each tile's ranges from partitions[tile]
+ * and partitions[tile + 1], or a_count at its frame's end). The result must equal a stable
+ * reference sort, every tile's ranges must be in bounds and partition their frame's lists
+ * exactly, and the last pass must land in the keys' own buffer as the blocksort's choice of
+ * buffer predicts. CPU only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +108,8 @@ static void stable_sort(item *x, long long n, item *tmp) {
     memcpy(x, tmp, (size_t)n * sizeof *x);
 }
 
-/* One 2-way pass of the model from in to out, with the checks of every tile's ranges. */
+/* One pass of the queued passes' 2-way frames from in to out, with the checks of every
+ * tile's ranges. */
 static void pass2(const item *in, item *out, long long *partitions, long long n, long long nv,
                   long long tiles, long long coop, int p) {
     /* mj_partition */
@@ -166,27 +169,27 @@ static void pass2(const item *in, item *out, long long *partitions, long long n,
     }
 }
 
-/* One 4-way pass of the model from in to out, with the checks of every tile's ranges;
+/* One mergesort pass of `ways` lists from in to out, with the checks of every tile's ranges;
  * partitions holds 4 entries a tile. */
 static void pass4(const item *in, item *out, long long *partitions, long long n, long long nv,
-                  long long tiles, long long coop, int p) {
-    /* mj_partition4 */
+                  long long tiles, long long coop, int ways, int p) {
+    /* mj_partition */
     for (long long t = 0; t < tiles; ++t) {
-        mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
+        mj_frame4 f = mj_sort_frame4(t, coop, ways, nv, n);
         long long diag = mj_tile_diag(t, coop, nv), total = mj_frame4_total(f);
         mj_corank4(in, f.begin, f.count, diag < total ? diag : total, partitions + 4 * t);
     }
-    /* mj_merge4 */
-    long long next[4] = {0, 0, 0, 0};
+    /* mj_merge */
+    long long next[4] = {0, 0, 0, 0}, len = nv * (coop / ways);
     for (long long t = 0; t < tiles; ++t) {
-        mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
+        mj_frame4 f = mj_sort_frame4(t, coop, ways, nv, n);
         long long first = t & ~(coop - 1);
         for (int l = 0; l < 4; ++l) {
-            REQUIRE1(f.begin[l] == first * nv + l * nv * (coop / 4));
-            REQUIRE1(f.count[l] >= 0 && f.count[l] <= nv * (coop / 4));
+            REQUIRE1(f.begin[l] == first * nv + (l < ways ? l : ways) * len);
+            REQUIRE1(f.count[l] >= 0 && f.count[l] <= (l < ways ? len : 0));
             REQUIRE1(f.count[l] == 0 || f.begin[l] + f.count[l] <= n);
             /* Only the input's last list is short, and the ones after it empty. */
-            REQUIRE1(l == 0 || f.count[l] == 0 || f.count[l - 1] == nv * (coop / 4));
+            REQUIRE1(l == 0 || f.count[l] == 0 || f.count[l - 1] == len);
         }
         int ends = mj_tile_ends_frame(t, coop, tiles);
         mj_range4 r = mj_sort_range4(f, t, nv, n, partitions + 4 * t,
@@ -218,7 +221,8 @@ static void pass4(const item *in, item *out, long long *partitions, long long n,
 }
 
 /* The CPU model of one sort: sorts data[0..n) with merge tiles of nv, blocksort tiles of
- * nv * runs and passes of up to `ways` lists, checking every pass. */
+ * nv * runs and mergesort's passes of up to `ways` lists (4 or 2), or with ways 0 the queued
+ * passes' 2-way frames, checking every pass. */
 static void model_sort(item *data, long long n, long long nv, long long runs, int ways) {
     long long tiles = mj_tile_count(n, nv);
     REQUIRE1(tiles == n / nv + (n % nv != 0));
@@ -226,7 +230,7 @@ static void model_sort(item *data, long long n, long long nv, long long runs, in
     int levels = mj_sort_passes(n, nv, runs);
     REQUIRE1(bs_tiles <= (1ll << levels));
     REQUIRE1(levels == 0 || bs_tiles > (1ll << (levels - 1)));
-    int passes = mj_merge_passes(levels, ways);
+    int passes = mj_merge_passes(levels, ways ? ways : 2);
 
     item *buf = malloc((size_t)(n + 1) * sizeof *buf);
     item *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
@@ -248,13 +252,13 @@ static void model_sort(item *data, long long n, long long nv, long long runs, in
 
     int doublings = 0;
     for (int p = 0; p < passes; ++p) {
-        long long coop = mj_pass_frame(p, levels, ways, runs);
-        int w = mj_pass_ways(p, levels, ways);
+        long long coop = mj_pass_frame(p, levels, ways ? ways : 2, runs);
+        int w = mj_pass_ways(p, levels, ways ? ways : 2);
         doublings += w == 4 ? 2 : 1;
         REQUIRE1(coop == runs << doublings);
-        if (ways == 2) REQUIRE1(coop == mj_pass_coop(p, runs));
-        if (w == 4)
-            pass4(bufs[cur], bufs[cur ^ 1], partitions, n, nv, tiles, coop, p);
+        if (ways != 4) REQUIRE1(coop == mj_pass_coop(p, runs));
+        if (ways)
+            pass4(bufs[cur], bufs[cur ^ 1], partitions, n, nv, tiles, coop, w, p);
         else
             pass2(bufs[cur], bufs[cur ^ 1], partitions, n, nv, tiles, coop, p);
         cur ^= 1;
@@ -306,12 +310,12 @@ static void check_sort(long long n, long long nv, long long runs, int ways, int 
 
 static const long long small_nv[] = {1, 2, 3, 7, 32, 96};
 
-/* Blocksort runs of 1, 2 and 4 merge tiles; passes of 2 lists, and of 4 (a first pass of 2
- * where the doublings are odd). */
+/* Blocksort runs of 1, 2 and 4 merge tiles; the queued passes' 2-way frames (ways 0), and
+ * mergesort's passes of 2 lists and of 4 (a first pass of 2 where the doublings are odd). */
 START_TEST(every_small_n)
 {
     long long nv = small_nv[_i];
-    for (int ways = 2; ways <= 4; ways += 2)
+    for (int ways = 0; ways <= 4; ways += 2)
         for (long long runs = 1; runs <= 4; runs *= 2) {
             for (long long n = 0; n <= 600; ++n)
                 check_sort(n, nv, runs, ways, (int)(n % DIST_COUNT),
@@ -341,7 +345,7 @@ START_TEST(large_n)
                                    3840 * 64 + 1};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; ++i)
         for (int d = 0; d < DIST_COUNT; ++d)
-            for (int ways = 2; ways <= 4; ways += 2) {
+            for (int ways = 0; ways <= 4; ways += 2) {
                 check_sort(ns[i], 3840, 1, ways, d, 42 + i);
                 check_sort(ns[i], 3840, 2, ways, d, 43 + i);
             }

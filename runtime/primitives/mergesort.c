@@ -1,5 +1,5 @@
 /* The host side of mergesort: temporary storage, the pass schedule (a blocksort, then merge
- * passes of four lists, or two, each a partition and a merge kernel) and the launches. */
+ * passes of four lists or two, each a partition and a merge kernel) and the launches. */
 #include "primitives/mergesort.h"
 
 #include <stdint.h>
@@ -14,7 +14,7 @@
 #define MJ_PARTITION_THREADS 128
 
 /* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
- * [value scratch][partitions: a 4-way split (4 offsets) a tile, or a 2-way one]. */
+ * [value scratch][partitions: a 4-way split, 4 offsets, a tile]. */
 typedef struct temp_layout {
     size_t keys, keys2, values, partitions, total;
 } temp_layout;
@@ -25,7 +25,7 @@ static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *
     t->keys = mj__temp_part(&l, n, s->key_size);
     t->keys2 = mj__temp_part(&l, indices ? n : 0, s->key_size);
     t->values = mj__temp_part(&l, n, s->value_size);
-    t->partitions = mj__temp_part(&l, tiles, (s->merge_ways == 4 ? 4 : 1) * sizeof(long long));
+    t->partitions = mj__temp_part(&l, tiles, 4 * sizeof(long long));
     t->total = l.total;
     if (l.overflow)
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
@@ -72,19 +72,15 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n};
     if ((st = mj__launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
         return st;
-    /* 2-way partitions: a group of lanes a tile; 4-way ones: a thread. */
-    int lanes = mj_search_lanes(tiles);
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_frame(p, levels, s->merge_ways, runs);
-        int four = mj_pass_ways(p, levels, s->merge_ways) == 4;
-        void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes}; /* 4-way: 5 of them */
-        void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop};
-        long long threads = four ? tiles : tiles * lanes;
-        if ((st = mj__launch(s, four ? MJ_K_PARTITION4 : MJ_K_PARTITION,
-                             (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
+        int ways = mj_pass_ways(p, levels, s->merge_ways);
+        void *pp[] = {&k[cur], &n, &coop, &ways, &tiles, &partitions};
+        void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &ways};
+        if ((st = mj__launch(s, MJ_K_PARTITION,
+                             (tiles + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
                              MJ_PARTITION_THREADS, pp, stream)) ||
-            (st = mj__launch(s, four ? MJ_K_MERGE4 : MJ_K_MERGE, tiles, (unsigned)s->nt, mp,
-                             stream)))
+            (st = mj__launch(s, MJ_K_MERGE, tiles, (unsigned)s->nt, mp, stream)))
             return st;
         cur ^= 1;
     }

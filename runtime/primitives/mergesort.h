@@ -8,9 +8,8 @@
 #include "primitives/run.h"
 
 /* The lists a merge pass may merge (*ways: 4, the default, or 2), from MERGEJIT_MERGE_WAYS,
- * read as a mergesort sorter is created: 2 runs every pass 2-way, as segmented and locality
- * sorts do, to time the two schedules from one build. MJ_ERR_INVALID_ARGUMENT for another
- * value. */
+ * read as a mergesort sorter is created: 2 makes every pass a 2-way one (the same kernels), to
+ * time the two schedules from one build. MJ_ERR_INVALID_ARGUMENT for another value. */
 mj_status mj__mergesort_ways(mj_context *ctx, int *ways);
 
 /* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n

@@ -66,7 +66,7 @@ MJ_DEVICE void mj_cta_merge(const mj_merge_src &src, int total, mj_seg seg, mj_k
     mj_cta_store_merged(keys, at, src, total, out, vout, s_keys, s_pos, tid);
 }
 
-/* A 4-way merge's tile source: list l's part keys[begin[l], end[l]) (values alike), as the runs
+/* A mergesort tile's source: list l's part keys[begin[l], end[l]) (values alike), as the runs
  * A = [L0 | L2] and B = [L1 | L3] that mj_cta_merge4 merges. Each run's second array is the
  * same one shifted so that its part follows the first's in tile positions. */
 MJ_DEVICE mj_merge_src mj_four_runs(const mj_key *keys, const mj_value *values,
@@ -85,11 +85,12 @@ MJ_DEVICE mj_merge_src mj_four_runs(const mj_key *keys, const mj_value *values,
     return s;
 }
 
-/* One tile of a 4-way merge (kernel_merge4.cuh) from src = mj_four_runs(...), total <= MJ_NV
- * outputs, stably (the lower list first on ties), into out and vout. Two rounds through shared
- * memory, as the blocksort's: the first merges L0 with L1 and L2 with L3 side by side (one
- * paired merge of A and B, serial_merge.cuh), the second the two results; each output keeps
- * its position in src for the values. s_keys and s_pos as for mj_cta_merge. */
+/* One tile of a mergesort pass (kernel_merge.cuh) from src = mj_four_runs(...), total <=
+ * MJ_NV outputs of up to four lists, stably (the lower list first on ties), into out and vout.
+ * Two rounds through shared memory, as the blocksort's: the first merges L0 with L1 and L2 with
+ * L3 side by side (one paired merge of A and B, serial_merge.cuh), the second the two results,
+ * unless one of them is empty (a 2-way pass, or a tile inside one pair of lists); each output
+ * keeps its position in src for the values. s_keys and s_pos as for mj_cta_merge. */
 MJ_DEVICE void mj_cta_merge4(const mj_merge_src &src, int total, mj_key *out, mj_value *vout,
                              mj_key *s_keys, int *s_pos, int tid) {
     int a_len = src.a_len, len0 = src.a_split, len1 = src.b_split - a_len;
@@ -107,6 +108,10 @@ MJ_DEVICE void mj_cta_merge4(const mj_merge_src &src, int total, mj_key *out, mj
     mj_seg pairs = {len0, a_len + len1};
     mj_serial_merge<true>(s_keys, p, a_len, a_len + diag - p, total, pairs, keys, at);
     __syncthreads();
+    if (half == 0 || half == total) { /* the first round made the tile (the same in a block) */
+        mj_cta_store_merged(keys, at, src, total, out, vout, s_keys, s_pos, tid);
+        return;
+    }
     mj_regs_to_shared(keys, s_keys, tid);
 #if MJ_HAS_VALUES
     mj_regs_to_shared(at, s_pos, tid);
@@ -119,7 +124,7 @@ MJ_DEVICE void mj_cta_merge4(const mj_merge_src &src, int total, mj_key *out, mj
 #if MJ_HAS_VALUES
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i)
-        if (MJ_VT * tid + i < total) at[i] = s_pos[round2[i]];
+        at[i] = MJ_VT * tid + i < total ? s_pos[round2[i]] : 0; /* the first round's die */
 #endif
     __syncthreads();
     mj_cta_store_merged(keys, at, src, total, out, vout, s_keys, s_pos, tid);

@@ -1,7 +1,7 @@
-/* Mergesort's pass arithmetic: which sorted lists (two, or four in a 4-way pass: see
- * mj_frame4) a tile merges in a pass, and which part of them. Written in the common subset of
- * C and CUDA C++ so that the kernels and the host (and the host's CPU model in tests) run the
- * very same arithmetic.
+/* The merge passes' arithmetic: which sorted lists a tile merges in a pass, and which part of
+ * them; mergesort's passes merge four lists or two (mj_frame4), the segmented and locality
+ * sorts' queued passes two (mj_frame). Written in the common subset of C and CUDA C++ so that
+ * the kernels and the host (and the host's CPU model in tests) run the very same arithmetic.
  *
  * In the pass where `coop` tiles make one output list, the tiles [first, first + coop) with
  * first = tile & ~(coop - 1) form a frame: list A is the first half of the frame's input, list
@@ -42,7 +42,7 @@ MJ_HD long long mj_clamp_count(long long want, long long begin, long long n) {
 }
 
 /* Lanes that find one merge path split together (mj_group_merge_path) when a partition
- * kernel that runs alone (mergesort's, the queued passes') makes `searches` of them. A few
+ * kernel that runs alone (the queued passes', as mergesort's did) makes `searches` of them. A few
  * searches are bound by the latency of their chains of dependent loads, which more lanes
  * shorten; many are bound by the traffic of their scattered loads, which more lanes add to.
  * The thresholds are an H100's (merge partitions of 2^24 to 2^27 keys, measured before the
@@ -89,13 +89,13 @@ MJ_HD int mj_sort_passes(long long n, long long nv, long long runs) {
 }
 MJ_HD long long mj_pass_coop(int pass, long long runs) { return (2 * runs) << pass; }
 
-/* Mergesort's schedule when a pass may merge four lists (ways 4) or two (ways 2, the schedule
- * above; segmented and locality sorts keep it). `levels` is mj_sort_passes: the doublings of
- * the blocksort's runs until one list covers all tiles. A 4-way pass does two of them: it
- * reads and writes every element once where two 2-way passes would twice. An odd count leaves
- * one doubling for a 2-way pass, and that one goes first, on the shortest lists: next to the
- * blocksort, which absorbs it when its runs double (a larger blocksort tile flips the parity),
- * and where its partition searches are the shortest. */
+/* Mergesort's schedule when a pass may merge four lists (ways 4) or two (ways 2: the schedule
+ * above, which the segmented and locality sorts keep). `levels` is mj_sort_passes: the
+ * doublings of the blocksort's runs until one list covers all tiles. A 4-way pass does two of
+ * them: it reads and writes every element once where two 2-way passes would twice. An odd
+ * count leaves one doubling for a 2-way pass, and that one goes first, on the shortest lists:
+ * next to the blocksort, which absorbs it when its runs double (a larger blocksort tile flips
+ * the parity), and where its partition searches are the shortest. */
 MJ_HD int mj_merge_passes(int levels, int ways) { return ways == 4 ? (levels + 1) / 2 : levels; }
 
 /* The lists pass `pass` merges into one: 2 or 4. */
@@ -145,11 +145,11 @@ MJ_HD mj_range mj_sort_range(mj_frame f, long long tile, long long coop, long lo
     return r;
 }
 
-/* A 4-way pass (kernel_merge4.cuh): the tiles [first, first + coop) with first = tile &
- * ~(coop - 1) form a frame whose four lists, a quarter of it each (clamped to n), merge into
- * its output. Each tile emits nv outputs of the frame; its partition is the 4-way split at its
- * first output diagonal (templates/shared/corank.h): how many of each list's elements go
- * before it. */
+/* A mergesort pass (kernel_merge.cuh) of `ways` lists, 4 or 2: the tiles [first, first + coop)
+ * with first = tile & ~(coop - 1) form a frame whose lists, coop / ways tiles each (clamped to
+ * n), merge into its output; a 2-way pass's frames have two empty lists after theirs. Each tile
+ * emits nv outputs of the frame; its partition is the 4-way split at its first output diagonal
+ * (templates/shared/corank.h): how many of each list's elements go before it. */
 typedef struct mj_frame4 {
     long long begin[4], count[4]; /* list l: [begin[l], begin[l] + count[l]) */
 } mj_frame4;
@@ -158,13 +158,14 @@ typedef struct mj_range4 {
     long long begin[4], end[4]; /* the tile's part of list l, in the keys' positions */
 } mj_range4;
 
-MJ_HD mj_frame4 mj_sort_frame4(long long tile, long long coop, long long nv, long long n) {
+MJ_HD mj_frame4 mj_sort_frame4(long long tile, long long coop, int ways, long long nv,
+                               long long n) {
     mj_frame4 f;
-    long long quarter = nv * (coop >> 2), first = (tile & ~(coop - 1)) * nv;
+    long long len = nv * (coop / ways), first = (tile & ~(coop - 1)) * nv;
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) {
-        f.begin[l] = first + l * quarter;
-        f.count[l] = mj_clamp_count(quarter, f.begin[l], n);
+        f.begin[l] = first + (l < ways ? l : ways) * len;
+        f.count[l] = l < ways ? mj_clamp_count(len, f.begin[l], n) : 0;
     }
     return f;
 }
