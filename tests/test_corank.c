@@ -1,4 +1,4 @@
-/* The 4-way split of mergesort's 4-way passes (templates/shared/corank.h) against a brute-force
+/* The 4-way split of mergesort's passes (templates/shared/corank.h) against a brute-force
  * stable 4-way merge: at every diagonal, for random keys, few distinct keys, all equal, sorted
  * runs that do not interleave, lists of unequal lengths and empty lists; a comparator that is
  * no order still gives splits inside the lists that add up; and the search's loads per split

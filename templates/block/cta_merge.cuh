@@ -108,25 +108,23 @@ MJ_DEVICE void mj_cta_merge4(const mj_merge_src &src, int total, mj_key *out, mj
     mj_seg pairs = {len0, a_len + len1};
     mj_serial_merge<true>(s_keys, p, a_len, a_len + diag - p, total, pairs, keys, at);
     __syncthreads();
-    if (half == 0 || half == total) { /* the first round made the tile (the same in a block) */
-        mj_cta_store_merged(keys, at, src, total, out, vout, s_keys, s_pos, tid);
-        return;
-    }
-    mj_regs_to_shared(keys, s_keys, tid);
+    if (half > 0 && half < total) { /* else the first round made the tile (alike in a block) */
+        mj_regs_to_shared(keys, s_keys, tid);
 #if MJ_HAS_VALUES
-    mj_regs_to_shared(at, s_pos, tid);
+        mj_regs_to_shared(at, s_pos, tid);
 #endif
-    __syncthreads();
-    p = mj_merge_path(s_keys, half, s_keys + half, total - half, diag);
-    mj_seg whole = {0, total};
-    int round2[MJ_VT];
-    mj_serial_merge(s_keys, p, half, half + diag - p, total, whole, keys, round2);
+        __syncthreads();
+        p = mj_merge_path(s_keys, half, s_keys + half, total - half, diag);
+        mj_seg whole = {0, total};
+        int round2[MJ_VT];
+        mj_serial_merge(s_keys, p, half, half + diag - p, total, whole, keys, round2);
 #if MJ_HAS_VALUES
 #pragma unroll
-    for (int i = 0; i < MJ_VT; ++i)
-        at[i] = MJ_VT * tid + i < total ? s_pos[round2[i]] : 0; /* the first round's die */
+        for (int i = 0; i < MJ_VT; ++i)
+            at[i] = MJ_VT * tid + i < total ? s_pos[round2[i]] : 0; /* the first round's die */
 #endif
-    __syncthreads();
+        __syncthreads();
+    }
     mj_cta_store_merged(keys, at, src, total, out, vout, s_keys, s_pos, tid);
 }
 

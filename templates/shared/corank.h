@@ -1,6 +1,6 @@
 /* The 4-way split (co-rank) of a stable merge of four sorted lists: for an output diagonal d,
  * how many elements of each list are among the merge's first d outputs. The coarse partition
- * of mergesort's 4-way passes (kernel_partition4.cuh). Written in the common subset of C and
+ * of mergesort's passes (kernel_partition.cuh). Written in the common subset of C and
  * CUDA C++ so that the kernel and the CPU test (test_corank) run the very same search; the
  * includer defines mj_key and mj_less(a, b) first (the generated spec does).
  *
@@ -87,8 +87,8 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
     long long most = count[0];
     MJ_UNROLL
     for (int l = 1; l < 4; ++l) most = count[l] > most ? count[l] : most;
-    long long r = 1;
-    while (r <= (d < most ? d : most)) r <<= 1;
+    int lr = 0; /* r = 2^lr; shifts, not 64-bit divisions, which cost a GPU dearly */
+    while ((1ll << lr) <= (d < most ? d : most)) ++lr;
     /* The floor(d / r) smallest samples at r: none when r > d; when r is above every count,
      * they are all padding, list 0's first. */
     long long a[4];
@@ -100,8 +100,9 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
         a[l] = 0;
         known[l] = 0;
     }
-    a[0] = d / r * r;
-    for (long long h = r >> 1; h > 0; h >>= 1) {
+    a[0] = d >> lr << lr;
+    for (int lh = lr - 1; lh >= 0; --lh) {
+        long long h = 1ll << lh;
         /* One round of loads: the new samples, and the tops a last adjustment left unknown. */
         MJ_CR_LEVEL();
         mj_cr_elem next[4];
@@ -133,10 +134,10 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
                 known[l] = 1;
                 a[l] += h;
             }
-            held += a[l] / h;
+            held += a[l] >> lh;
         }
         /* held is 2 floor(d / r) plus the fresh ones, so at most one is missing. */
-        long long excess = held - d / h;
+        long long excess = held - (d >> lh);
         if (excess < 0) {
             int first = 0;
             mj_cr_elem f = next[0];

@@ -16,7 +16,7 @@
 #define MJ_HD static inline
 #endif
 
-/* Loops over a 4-way pass's lists unroll in the kernels, so that the lists' arrays stay in
+/* Loops over a mergesort pass's lists unroll in the kernels, so that the lists' arrays stay in
  * registers. */
 #ifndef MJ_UNROLL
 #if defined(__CUDACC__)
