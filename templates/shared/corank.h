@@ -55,9 +55,9 @@
 #endif
 
 /* An element as the search compares it: a real one with its key, or a padding one past its
- * list's end (no key). Its list goes beside it. The search never compares two elements of one
- * list (only one sample of each is in play at a time, but for the largest held one against its
- * own list's new sample, which comes after it), so positions need not be kept. */
+ * list's end (no key). Its list goes beside it. The search compares samples of two lists only
+ * (the largest held sample's own new sample, which comes after it, it skips), so positions
+ * need not be kept. */
 typedef struct mj_cr_elem {
     mj_key key;
     int pad;
