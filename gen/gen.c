@@ -15,9 +15,9 @@ static const char *const prelude_templates[] = {"mj_common.cuh", "float_order.h"
  * templates include (test_gen_templates checks it), as the generator drops their #include
  * lines. */
 static const char *const mergesort_templates[] = {
-    "merge_frame.h", "merge_path.cuh",    "serial_merge.cuh",     "sort_network.cuh",
-    "tile_io.cuh",   "cta_blocksort.cuh", "cta_merge.cuh",        "kernel_blocksort.cuh",
-    "kernel_partition.cuh", "kernel_merge.cuh", NULL,
+    "merge_frame.h", "corank.h",          "merge_path.cuh",       "serial_merge.cuh",
+    "sort_network.cuh", "tile_io.cuh",    "cta_blocksort.cuh",    "cta_merge.cuh",
+    "kernel_blocksort.cuh", "kernel_partition.cuh", "kernel_merge.cuh", NULL,
 };
 static const char *const merge_templates[] = {
     "merge_frame.h", "merge_path.cuh", "serial_merge.cuh", "tile_io.cuh", "cta_merge.cuh",

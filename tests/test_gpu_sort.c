@@ -170,6 +170,42 @@ START_TEST(test_every_kind) {
 }
 END_TEST
 
+/* Mergesort's passes: 4-way ones (a 2-way one first where the doublings after the blocksort are
+ * odd), and 2-way ones only (MERGEJIT_MERGE_WAYS=2), at the edges of 1 to 7 doublings: sizes at,
+ * just past and just short of a power of two of the blocksort's runs, and one merge tile past
+ * it (lists of unequal length, empty ones in the last frame). Random and few distinct keys
+ * (stability across the four lists), keys and pairs. */
+START_TEST(test_merge_ways) {
+    static const struct {
+        mj_key_kind kind;
+        size_t value_size;
+    } cases[] = {{MJ_KEY_U32, 0}, {MJ_KEY_U32, 4}, {MJ_KEY_U64, 8}, {MJ_KEY_F32, 0}};
+    const char *ways = _i ? "2" : "4";
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", ways, 1), 0);
+    for (size_t c = 0; c < (small ? 2u : sizeof cases / sizeof *cases); ++c) {
+        mj_key_kind kind = cases[c].kind;
+        mj_tile t;
+        ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, mj_key_kind_size(kind),
+                                         cases[c].value_size, &t), MJ_OK);
+        size_t nv = (size_t)t.nt * (size_t)t.vt, run = nv * (size_t)(t.bs_nt / t.nt);
+        /* MJ_TEST_SMALL: 1 to 3 doublings (a 4-way pass, and a 2-way one before it), ties. */
+        for (int k = 0; k <= (small ? 2 : 7); ++k) {
+            size_t edge = run << k;
+            size_t sizes[] = {edge, edge + 1, edge - 1, edge + nv, 2 * edge - 1};
+            static const int dists[] = {DIST_FEW, DIST_RANDOM};
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si)
+                for (int d = 0; d < (small ? 1 : 2); ++d) {
+                    if (getenv("MJ_TEST_TRACE"))
+                        fprintf(stderr, "MERGEJIT_MERGE_WAYS=%s ", ways);
+                    check_sort(kind, MJ_ASCENDING, cases[c].value_size, dists[d], sizes[si],
+                               (uint64_t)(100 * k + 10 * si + c));
+                }
+        }
+    }
+    unsetenv("MERGEJIT_MERGE_WAYS");
+}
+END_TEST
+
 START_TEST(test_large) {
     check_sort(MJ_KEY_U32, MJ_ASCENDING, 0, DIST_RANDOM, 100000000, 7);
     check_sort(MJ_KEY_F64, MJ_ASCENDING, 8, DIST_RANDOM, 100000000, 8);
@@ -391,6 +427,7 @@ int main(void) {
     tcase_add_test(tc, test_indices);
     tcase_add_test(tc, test_runtime_interop);
     tcase_add_test(tc, test_bad_arguments);
+    tcase_add_loop_test(tc, test_merge_ways, 0, 2);
     if (!small) {
         tcase_add_test(tc, test_large);
         tcase_add_test(tc, test_over_2g);

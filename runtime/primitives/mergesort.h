@@ -7,6 +7,11 @@
 #include "mergejit.h"
 #include "primitives/run.h"
 
+/* The lists a merge pass may merge (*ways: 4, the default, or 2), from MERGEJIT_MERGE_WAYS,
+ * read as a mergesort sorter is created: 2 makes every pass a 2-way one (the same kernels), to
+ * time the two schedules from one build. MJ_ERR_INVALID_ARGUMENT for another value. */
+mj_status mj__mergesort_ways(mj_context *ctx, int *ways);
+
 /* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n
  * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */
 mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes);

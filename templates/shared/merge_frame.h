@@ -1,6 +1,7 @@
-/* Mergesort's pass arithmetic: which two sorted lists a tile merges in a pass, and which part
- * of them. Written in the common subset of C and CUDA C++ so that the kernels and the host
- * (and the host's CPU model in tests) run the very same arithmetic.
+/* The merge passes' arithmetic: which sorted lists a tile merges in a pass, and which part of
+ * them; mergesort's passes merge four lists or two (mj_frame4), the segmented and locality
+ * sorts' queued passes two (mj_frame). Written in the common subset of C and CUDA C++ so that
+ * the kernels and the host (and the host's CPU model in tests) run the very same arithmetic.
  *
  * In the pass where `coop` tiles make one output list, the tiles [first, first + coop) with
  * first = tile & ~(coop - 1) form a frame: list A is the first half of the frame's input, list
@@ -13,6 +14,16 @@
 #define MJ_HD __host__ __device__ __forceinline__
 #else
 #define MJ_HD static inline
+#endif
+
+/* Loops over a mergesort pass's lists unroll in the kernels, so that the lists' arrays stay in
+ * registers. */
+#ifndef MJ_UNROLL
+#if defined(__CUDACC__)
+#define MJ_UNROLL _Pragma("unroll")
+#else
+#define MJ_UNROLL
+#endif
 #endif
 
 typedef struct mj_frame {
@@ -31,7 +42,7 @@ MJ_HD long long mj_clamp_count(long long want, long long begin, long long n) {
 }
 
 /* Lanes that find one merge path split together (mj_group_merge_path) when a partition
- * kernel that runs alone (mergesort's, the queued passes') makes `searches` of them. A few
+ * kernel that runs alone (the queued passes', as mergesort's did) makes `searches` of them. A few
  * searches are bound by the latency of their chains of dependent loads, which more lanes
  * shorten; many are bound by the traffic of their scattered loads, which more lanes add to.
  * The thresholds are an H100's (merge partitions of 2^24 to 2^27 keys, measured before the
@@ -78,6 +89,26 @@ MJ_HD int mj_sort_passes(long long n, long long nv, long long runs) {
 }
 MJ_HD long long mj_pass_coop(int pass, long long runs) { return (2 * runs) << pass; }
 
+/* Mergesort's schedule when a pass may merge four lists (ways 4) or two (ways 2: the schedule
+ * above, which the segmented and locality sorts keep). `levels` is mj_sort_passes: the
+ * doublings of the blocksort's runs until one list covers all tiles. A 4-way pass does two of
+ * them: it reads and writes every element once where two 2-way passes would twice. An odd
+ * count leaves one doubling for a 2-way pass, and that one goes first, on the shortest lists:
+ * next to the blocksort, which absorbs it when its runs double (a larger blocksort tile flips
+ * the parity), and where its partition searches are the shortest. */
+MJ_HD int mj_merge_passes(int levels, int ways) { return ways == 4 ? (levels + 1) / 2 : levels; }
+
+/* The lists pass `pass` merges into one: 2 or 4. */
+MJ_HD int mj_pass_ways(int pass, int levels, int ways) {
+    return ways == 4 && !(pass == 0 && (levels & 1)) ? 4 : 2;
+}
+
+/* The tiles of pass `pass`'s frames (its output lists): runs << the doublings done by its end. */
+MJ_HD long long mj_pass_frame(int pass, int levels, int ways, long long runs) {
+    int doublings = ways == 4 ? 2 * (pass + 1) - (levels & 1) : pass + 1;
+    return runs << doublings;
+}
+
 MJ_HD mj_frame mj_sort_frame(long long tile, long long coop, long long nv, long long n) {
     mj_frame f;
     long long half = nv * (coop >> 1);
@@ -111,6 +142,57 @@ MJ_HD mj_range mj_sort_range(mj_frame f, long long tile, long long coop, long lo
     r.a_end = f.a0 + p_end;
     r.b_begin = f.b0 + (d0 - p_begin);
     r.b_end = f.b0 + (d1 - p_end);
+    return r;
+}
+
+/* A mergesort pass (kernel_merge.cuh) of `ways` lists, 4 or 2: the tiles [first, first + coop)
+ * with first = tile & ~(coop - 1) form a frame whose lists, coop / ways tiles each (clamped to
+ * n), merge into its output; a 2-way pass's frames have two empty lists after theirs. Each tile
+ * emits nv outputs of the frame; its partition is the 4-way split at its first output diagonal
+ * (templates/shared/corank.h): how many of each list's elements go before it. */
+typedef struct mj_frame4 {
+    long long begin[4], count[4]; /* list l: [begin[l], begin[l] + count[l]) */
+} mj_frame4;
+
+typedef struct mj_range4 {
+    long long begin[4], end[4]; /* the tile's part of list l, in the keys' positions */
+} mj_range4;
+
+MJ_HD mj_frame4 mj_sort_frame4(long long tile, long long coop, int ways, long long nv,
+                               long long n) {
+    mj_frame4 f;
+    long long len = nv * (coop / ways), first = (tile & ~(coop - 1)) * nv;
+    MJ_UNROLL
+    for (int l = 0; l < 4; ++l) {
+        f.begin[l] = first + (l < ways ? l : ways) * len;
+        f.count[l] = l < ways ? mj_clamp_count(len, f.begin[l], n) : 0;
+    }
+    return f;
+}
+
+MJ_HD long long mj_frame4_total(mj_frame4 f) {
+    return f.count[0] + f.count[1] + f.count[2] + f.count[3];
+}
+
+/* The tile's parts of the lists, given the splits (offsets within the lists) at its first
+ * output diagonal and at its last plus one: the next tile's partition, or the lists' counts
+ * when the tile ends its frame (mj_tile_ends_frame). Splits from a search over sorted lists
+ * give ranges inside the lists that add up to the tile's outputs; the clamps only matter for
+ * splits that a comparator which is no strict weak order made, whose tiles must still stay
+ * inside the lists and the tile. */
+MJ_HD mj_range4 mj_sort_range4(mj_frame4 f, long long tile, long long nv, long long n,
+                               const long long *p_begin, const long long *p_end) {
+    mj_range4 r;
+    long long room = mj_clamp_count(nv, tile * nv, n);
+    MJ_UNROLL
+    for (int l = 0; l < 4; ++l) {
+        long long b = p_begin[l] < 0 ? 0 : p_begin[l] < f.count[l] ? p_begin[l] : f.count[l];
+        long long e = p_end[l] < b ? b : p_end[l] < f.count[l] ? p_end[l] : f.count[l];
+        e = e - b < room ? e : b + room;
+        room -= e - b;
+        r.begin[l] = f.begin[l] + b;
+        r.end[l] = f.begin[l] + e;
+    }
     return r;
 }
 
