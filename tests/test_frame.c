@@ -1,12 +1,13 @@
 /* The merge passes' arithmetic (templates/shared/merge_frame.h) against a CPU model. The model
  * runs a GPU schedule on the CPU with the very same functions the kernels use: a stable sort of
  * every tile (mj_blocksort), then for each pass the partitions and the merges. Mergesort's
- * passes of 4 or 2 lists (mj_partition: the 4-way split of templates/shared/corank.h at the
- * tile's diagonal in its frame; mj_merge: the lists' ranges between the tile's split and the
- * next, or the lists' ends at its frame's end, merged stably into outputs tile * nv ...); and
- * the 2-way frames of the segmented and locality sorts' queued passes (the merge path split at
- * min(diag, a_count + b_count) of the frame's A and B; each tile's ranges from partitions[tile]
- * and partitions[tile + 1], or a_count at its frame's end). The result must equal a stable
+ * 4-way passes (mj_partition4: the 4-way split of templates/shared/corank.h at the tile's
+ * diagonal in its frame; mj_merge4: the lists' ranges between the tile's split and the next, or
+ * the lists' ends at its frame's end, merged stably into outputs tile * nv ...), chosen by
+ * mj_sort_ways from the input's bytes; and the 2-way passes of mergesort and of the segmented
+ * and locality sorts' queues (mj_partition: the merge path split at min(diag, a_count +
+ * b_count) of the frame's A and B; mj_merge: each tile's ranges from partitions[tile] and
+ * partitions[tile + 1], or a_count at its frame's end). The result must equal a stable
  * reference sort, every tile's ranges must be in bounds and partition their frame's lists
  * exactly, and the last pass must land in the keys' own buffer as the blocksort's choice of
  * buffer predicts. CPU only. */
@@ -108,7 +109,7 @@ static void stable_sort(item *x, long long n, item *tmp) {
     memcpy(x, tmp, (size_t)n * sizeof *x);
 }
 
-/* One pass of the queued passes' 2-way frames from in to out, with the checks of every
+/* One 2-way pass (mergesort's and the queued passes') from in to out, with the checks of every
  * tile's ranges. */
 static void pass2(const item *in, item *out, long long *partitions, long long n, long long nv,
                   long long tiles, long long coop, int p) {
@@ -169,24 +170,24 @@ static void pass2(const item *in, item *out, long long *partitions, long long n,
     }
 }
 
-/* One mergesort pass of `ways` lists from in to out, with the checks of every tile's ranges;
- * partitions holds 4 entries a tile. */
+/* One 4-way mergesort pass from in to out, with the checks of every tile's ranges; partitions
+ * holds 4 entries a tile. */
 static void pass4(const item *in, item *out, long long *partitions, long long n, long long nv,
-                  long long tiles, long long coop, int ways, int p) {
-    /* mj_partition */
+                  long long tiles, long long coop, int p) {
+    /* mj_partition4 */
     for (long long t = 0; t < tiles; ++t) {
-        mj_frame4 f = mj_sort_frame4(t, coop, ways, nv, n);
+        mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
         long long diag = mj_tile_diag(t, coop, nv), total = mj_frame4_total(f);
         mj_corank4(in, f.begin, f.count, diag < total ? diag : total, partitions + 4 * t);
     }
-    /* mj_merge */
-    long long next[4] = {0, 0, 0, 0}, len = nv * (coop / ways);
+    /* mj_merge4 */
+    long long next[4] = {0, 0, 0, 0}, len = nv * (coop / 4);
     for (long long t = 0; t < tiles; ++t) {
-        mj_frame4 f = mj_sort_frame4(t, coop, ways, nv, n);
+        mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
         long long first = t & ~(coop - 1);
         for (int l = 0; l < 4; ++l) {
-            REQUIRE1(f.begin[l] == first * nv + (l < ways ? l : ways) * len);
-            REQUIRE1(f.count[l] >= 0 && f.count[l] <= (l < ways ? len : 0));
+            REQUIRE1(f.begin[l] == first * nv + l * len);
+            REQUIRE1(f.count[l] >= 0 && f.count[l] <= len);
             REQUIRE1(f.count[l] == 0 || f.begin[l] + f.count[l] <= n);
             /* Only the input's last list is short, and the ones after it empty. */
             REQUIRE1(l == 0 || f.count[l] == 0 || f.count[l - 1] == len);
@@ -221,16 +222,20 @@ static void pass4(const item *in, item *out, long long *partitions, long long n,
 }
 
 /* The CPU model of one sort: sorts data[0..n) with merge tiles of nv, blocksort tiles of
- * nv * runs and mergesort's passes of up to `ways` lists (4 or 2), or with ways 0 the queued
- * passes' 2-way frames, checking every pass. */
-static void model_sort(item *data, long long n, long long nv, long long runs, int ways) {
+ * nv * runs and the passes mergesort runs for elements of `bytes` (key and value) with
+ * MERGEJIT_MERGE_WAYS at `setting` (0: unset, 2 or 4; the queued passes are 2's), checking
+ * every pass. Returns the ways it chose. */
+static int model_sort(item *data, long long n, long long nv, long long runs, int setting,
+                       long long bytes) {
     long long tiles = mj_tile_count(n, nv);
     REQUIRE1(tiles == n / nv + (n % nv != 0));
     long long bs_nv = nv * runs, bs_tiles = mj_tile_count(n, bs_nv);
     int levels = mj_sort_passes(n, nv, runs);
     REQUIRE1(bs_tiles <= (1ll << levels));
     REQUIRE1(levels == 0 || bs_tiles > (1ll << (levels - 1)));
-    int passes = mj_merge_passes(levels, ways ? ways : 2);
+    int ways = mj_sort_ways(n, bytes, setting);
+    REQUIRE1(ways == (setting ? setting : n * bytes >= MJ_MERGE4_MIN_BYTES ? 4 : 2));
+    int passes = mj_merge_passes(levels, ways);
 
     item *buf = malloc((size_t)(n + 1) * sizeof *buf);
     item *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
@@ -252,13 +257,13 @@ static void model_sort(item *data, long long n, long long nv, long long runs, in
 
     int doublings = 0;
     for (int p = 0; p < passes; ++p) {
-        long long coop = mj_pass_frame(p, levels, ways ? ways : 2, runs);
-        int w = mj_pass_ways(p, levels, ways ? ways : 2);
+        long long coop = mj_pass_frame(p, levels, ways, runs);
+        int w = mj_pass_ways(p, levels, ways);
         doublings += w == 4 ? 2 : 1;
         REQUIRE1(coop == runs << doublings);
-        if (ways != 4) REQUIRE1(coop == mj_pass_coop(p, runs));
-        if (ways)
-            pass4(bufs[cur], bufs[cur ^ 1], partitions, n, nv, tiles, coop, w, p);
+        if (ways == 2) REQUIRE1(coop == mj_pass_coop(p, runs));
+        if (w == 4)
+            pass4(bufs[cur], bufs[cur ^ 1], partitions, n, nv, tiles, coop, p);
         else
             pass2(bufs[cur], bufs[cur ^ 1], partitions, n, nv, tiles, coop, p);
         cur ^= 1;
@@ -266,6 +271,7 @@ static void model_sort(item *data, long long n, long long nv, long long runs, in
     REQUIRE1(doublings == levels);
     REQUIRE(cur == 0, "n %lld nv %lld runs %lld ways %d: the last pass did not land in the keys",
             n, nv, runs, ways);
+    return ways;
     free(buf);
     free(tmp);
     free(partitions);
@@ -288,9 +294,10 @@ static void fill(item *x, long long n, int dist, uint64_t *seed) {
     }
 }
 
-/* Sorts n keys of dist with the model and compares with the stable reference. */
-static void check_sort(long long n, long long nv, long long runs, int ways, int dist,
-                       uint64_t seed) {
+/* Sorts n keys of dist with the model (MERGEJIT_MERGE_WAYS at `setting`, elements of `bytes`)
+ * and compares with the stable reference. */
+static void check_sort(long long n, long long nv, long long runs, int setting, long long bytes,
+                       int dist, uint64_t seed) {
     /* zeroed: some gcc warn that x may be read uninitialized when n is 0 */
     item *x = calloc((size_t)n + 1, sizeof *x);
     item *ref = malloc((size_t)(n + 1) * sizeof *ref);
@@ -298,7 +305,7 @@ static void check_sort(long long n, long long nv, long long runs, int ways, int 
     fill(x, n, dist, &seed);
     memcpy(ref, x, (size_t)n * sizeof *x);
     qsort(ref, (size_t)n, sizeof *ref, cmp_stable);
-    model_sort(x, n, nv, runs, ways);
+    int ways = model_sort(x, n, nv, runs, setting, bytes);
     for (long long i = 0; i < n; ++i)
         REQUIRE(x[i].key == ref[i].key && x[i].index == ref[i].index,
                 "n %lld nv %lld runs %lld ways %d dist %d: position %lld holds key %d from "
@@ -308,47 +315,87 @@ static void check_sort(long long n, long long nv, long long runs, int ways, int 
     free(ref);
 }
 
+/* The schedules modelled: every pass 2-way (MERGEJIT_MERGE_WAYS=2, as the queued passes), 4-way
+ * wherever two doublings are left (=4), and the choice by size, with elements so large that it
+ * turns to 4-way passes at `edge` elements: 512 for the small sizes, 2^17 for the large. */
+typedef struct mode {
+    int setting;
+    long long bytes;
+} mode;
+#define MODES(edge) {{2, 4}, {4, 4}, {0, MJ_MERGE4_MIN_BYTES / (edge)}}
+
 static const long long small_nv[] = {1, 2, 3, 7, 32, 96};
 
-/* Blocksort runs of 1, 2 and 4 merge tiles; the queued passes' 2-way frames (ways 0), and
- * mergesort's passes of 2 lists and of 4 (a first pass of 2 where the doublings are odd). */
+/* Blocksort runs of 1, 2 and 4 merge tiles; every schedule (MODES): 2-way passes, 4-way ones (a
+ * first pass of 2 where the doublings are odd), and 2-way below 512 elements, 4-way from it. */
 START_TEST(every_small_n)
 {
+    static const mode modes[] = MODES(512);
     long long nv = small_nv[_i];
-    for (int ways = 0; ways <= 4; ways += 2)
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m)
         for (long long runs = 1; runs <= 4; runs *= 2) {
+            int ways = modes[m].setting;
+            long long bytes = modes[m].bytes;
             for (long long n = 0; n <= 600; ++n)
-                check_sort(n, nv, runs, ways, (int)(n % DIST_COUNT),
+                check_sort(n, nv, runs, ways, bytes, (int)(n % DIST_COUNT),
                            1000003ull * (uint64_t)n + (uint64_t)nv);
             /* Every distribution at a few sizes around powers of two of tiles and runs: each
              * count of doublings from 1 to 7 at its edges (frames of 2 and 4 lists). */
             for (int d = 0; d < DIST_COUNT; ++d) {
-                check_sort(nv * 8, nv, runs, ways, d, 5);
-                check_sort(nv * 8 + 1, nv, runs, ways, d, 6);
-                check_sort(nv * 9 - 1, nv, runs, ways, d, 7);
-                check_sort(nv * runs * 8 + 1, nv, runs, ways, d, 8);
+                check_sort(nv * 8, nv, runs, ways, bytes, d, 5);
+                check_sort(nv * 8 + 1, nv, runs, ways, bytes, d, 6);
+                check_sort(nv * 9 - 1, nv, runs, ways, bytes, d, 7);
+                check_sort(nv * runs * 8 + 1, nv, runs, ways, bytes, d, 8);
                 for (int k = 0; k < 7 && (nv * runs << k) <= 6000; ++k) {
                     long long edge = nv * runs << k;
-                    check_sort(edge, nv, runs, ways, d, 9 + (uint64_t)k);
-                    check_sort(edge + 1, nv, runs, ways, d, 19 + (uint64_t)k);
-                    check_sort(edge + nv, nv, runs, ways, d, 29 + (uint64_t)k);
-                    check_sort(2 * edge - 1, nv, runs, ways, d, 39 + (uint64_t)k);
+                    check_sort(edge, nv, runs, ways, bytes, d, 9 + (uint64_t)k);
+                    check_sort(edge + 1, nv, runs, ways, bytes, d, 19 + (uint64_t)k);
+                    check_sort(edge + nv, nv, runs, ways, bytes, d, 29 + (uint64_t)k);
+                    check_sort(2 * edge - 1, nv, runs, ways, bytes, d, 39 + (uint64_t)k);
                 }
             }
         }
 }
 END_TEST
 
+/* Tiles of 3840; the size rule turns at 2^17 elements, between 123457 and 3840 * 64 + 1. */
 START_TEST(large_n)
 {
+    static const mode modes[] = MODES(1ll << 17);
     static const long long ns[] = {100000, 3840 * 16, 3840 * 16 + 1, 3840 * 17 - 1, 123457,
-                                   3840 * 64 + 1};
+                                   3840 * 64 + 1, 1ll << 17, (1ll << 17) - 1};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; ++i)
         for (int d = 0; d < DIST_COUNT; ++d)
-            for (int ways = 0; ways <= 4; ways += 2) {
-                check_sort(ns[i], 3840, 1, ways, d, 42 + i);
-                check_sort(ns[i], 3840, 2, ways, d, 43 + i);
+            for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m) {
+                check_sort(ns[i], 3840, 1, modes[m].setting, modes[m].bytes, d, 42 + i);
+                check_sort(ns[i], 3840, 2, modes[m].setting, modes[m].bytes, d, 43 + i);
             }
+}
+END_TEST
+
+/* The choice of 2- or 4-way passes: by the input's bytes from MJ_MERGE4_MIN_BYTES (2^27) on
+ * (u32 keys at 2^24 stay 2-way, u64 keys and u32 pairs at 2^24 go 4-way, as the H100 table in
+ * merge_frame.h says), unless MERGEJIT_MERGE_WAYS sets it. */
+START_TEST(ways_rule)
+{
+    ck_assert_int_eq(MJ_MERGE4_MIN_BYTES, 1ll << 27);
+    ck_assert_int_eq(mj_sort_ways(1ll << 24, 4, 0), 2);
+    ck_assert_int_eq(mj_sort_ways((1ll << 25) - 1, 4, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 25, 4, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(1ll << 24, 8, 0), 4);
+    ck_assert_int_eq(mj_sort_ways((1ll << 24) - 1, 8, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 20, 16, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 23, 16, 0), 4); /* f64 keys with 8-byte values */
+    ck_assert_int_eq(mj_sort_ways(1ll << 27, 4, 0), 4);
+    /* A size that does not divide 2^27: the first n at or past it. */
+    ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12, 12, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12 + 1, 12, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(0, 4, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1, 1ll << 27, 0), 4);
+    /* The setting wins both ways. */
+    ck_assert_int_eq(mj_sort_ways(1ll << 30, 16, 2), 2);
+    ck_assert_int_eq(mj_sort_ways(1, 1, 4), 4);
+    ck_assert_int_eq(mj_sort_ways(0, 4, 4), 4);
 }
 END_TEST
 
@@ -510,6 +557,7 @@ static Suite *frame_suite(void) {
     TCase *tn = tcase_create("counts");
     tcase_add_test(tn, pass_and_tile_counts);
     tcase_add_test(tn, four_way_schedule);
+    tcase_add_test(tn, ways_rule);
     tcase_add_test(tn, merge_narrowing);
     suite_add_tcase(s, tn);
     return s;

@@ -35,7 +35,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     if (st) return st;
     size_t key_size = mj__spec_key_size(&spec);
 
-    int ways = 2;
+    int ways = 0;
     if (desc->primitive == MJ_MERGESORT && (st = mj__mergesort_ways(ctx, &ways))) return st;
 
     mj_sorter *s = mj__calloc(1, sizeof *s);

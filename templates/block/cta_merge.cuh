@@ -88,11 +88,12 @@ MJ_DEVICE mj_merge_src mj_four_runs(const mj_key *keys, const mj_value *values,
     return s;
 }
 
-/* One tile of a mergesort pass (kernel_merge.cuh) from src = mj_four_runs(...), total <=
+/* One tile of a 4-way mergesort pass (kernel_merge4.cuh) from src = mj_four_runs(...), total <=
  * MJ_NV outputs of up to four lists, stably (the lower list first on ties), into out and vout.
  * Two rounds through shared memory, as the blocksort's: the first merges L0 with L1 and L2 with
  * L3 side by side (one paired merge of A and B, serial_merge.cuh), the second the two results,
- * unless one of them is empty (a 2-way pass, or a tile inside one pair of lists); each output
+ * unless one of them is empty (a tile inside one pair of lists, or the frame's last lists
+ * clamped to nothing); each output
  * keeps its position in src for the values. s_keys and s_pos as for mj_cta_merge. */
 MJ_DEVICE void mj_cta_merge4(const mj_merge_src &src, int total, bool map_out, mj_key *out,
                              mj_value *vout, mj_key *s_keys, int *s_pos, int tid) {

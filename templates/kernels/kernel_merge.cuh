@@ -1,6 +1,6 @@
-/* One mergesort pass of `ways` lists (4, or 2): each block merges its parts of a frame's lists,
- * found from the partitions, into one tile of output (mj_cta_merge4). Never in place: keys_out
- * != keys_in. map_out: the sort's last pass stores its keys back as bits (MJ_KEY_MAP). */
+/* One mergesort pass: each block merges its part of a frame's two lists, found from the
+ * partitions, into one tile of output (mj_cta_merge). Never in place: keys_out != keys_in.
+ * map_out: the sort's last pass stores its keys back as bits (MJ_KEY_MAP, mj_cta_merge). */
 #ifndef MJ_KERNEL_MERGE_CUH
 #define MJ_KERNEL_MERGE_CUH
 
@@ -10,25 +10,21 @@
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
-         mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop, int ways,
+         mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop,
          int map_out) {
     MJ_CTA_MERGE_SHARED(s_keys, s_pos);
     mj_i64 tile = blockIdx.x;
-    mj_frame4 f = mj_sort_frame4(tile, coop, ways, MJ_NV, n);
-    /* The splits at the tile's ends, copied so that f stays in registers. */
-    bool ends = mj_tile_ends_frame(tile, coop, gridDim.x);
-    mj_i64 p_begin[4], p_end[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) {
-        p_begin[l] = partitions[4 * tile + l];
-        p_end[l] = ends ? f.count[l] : partitions[4 * (tile + 1) + l];
-    }
-    mj_range4 r = mj_sort_range4(f, tile, MJ_NV, n, p_begin, p_end);
-    mj_merge_src src = mj_four_runs(keys_in, values_in, r.begin, r.end);
-    int total = src.b_split + (int)(r.end[3] - r.begin[3]); /* the tile's outputs */
+    mj_frame f = mj_sort_frame(tile, coop, MJ_NV, n);
+    mj_i64 p_end = mj_tile_ends_frame(tile, coop, gridDim.x) ? f.a_count : partitions[tile + 1];
+    mj_range r = mj_sort_range(f, tile, coop, MJ_NV, partitions[tile], p_end);
+    int a_len = (int)(r.a_end - r.a_begin);
+    int total = a_len + (int)(r.b_end - r.b_begin);
     mj_i64 out0 = tile * MJ_NV;
-    mj_cta_merge4(src, total, map_out != 0, keys_out + out0, values_out + out0, s_keys, s_pos,
-                  threadIdx.x);
+    mj_seg unsegmented = {0, total};
+    mj_merge_src src = mj_two_runs(keys_in, values_in, r.a_begin, a_len, keys_in, values_in,
+                                   r.b_begin, total);
+    mj_cta_merge(src, total, unsegmented, map_out != 0, keys_out + out0, values_out + out0,
+                 s_keys, s_pos, threadIdx.x);
 }
 
 #endif

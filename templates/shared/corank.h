@@ -1,6 +1,6 @@
 /* The 4-way split (co-rank) of a stable merge of four sorted lists: for an output diagonal d,
  * how many elements of each list are among the merge's first d outputs. The coarse partition
- * of mergesort's passes (kernel_partition.cuh). Written in the common subset of C and
+ * of mergesort's 4-way passes (kernel_partition4.cuh). Written in the common subset of C and
  * CUDA C++ so that the kernel and the CPU test (test_corank) run the very same search; the
  * includer defines mj_key and mj_less(a, b) first (the generated spec does).
  *
