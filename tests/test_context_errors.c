@@ -84,9 +84,9 @@ START_TEST(compile_only_cannot_sort)
 }
 END_TEST
 
-/* MERGEJIT_MERGE_WAYS, read as a mergesort sorter is created: 2 or 4 (the default; the same
- * kernels and temporary storage either way); anything else refuses to build, naming the
- * variable. Other primitives do not read it. */
+/* MERGEJIT_MERGE_WAYS, read as a mergesort sorter is created: 2, 4 or unset (passes chosen by
+ * size; the same kernels and temporary storage either way); anything else refuses to build,
+ * naming the variable. Other primitives do not read it. */
 START_TEST(merge_ways_switch)
 {
     char *dir = mjt_tmpdir();
