@@ -271,10 +271,10 @@ static int model_sort(item *data, long long n, long long nv, long long runs, int
     REQUIRE1(doublings == levels);
     REQUIRE(cur == 0, "n %lld nv %lld runs %lld ways %d: the last pass did not land in the keys",
             n, nv, runs, ways);
-    return ways;
     free(buf);
     free(tmp);
     free(partitions);
+    return ways;
 }
 
 enum { DIST_FEW, DIST_SOME, DIST_SORTED, DIST_REVERSED, DIST_EQUAL, DIST_COUNT };
