@@ -15,9 +15,10 @@ static const char *const prelude_templates[] = {"mj_common.cuh", "float_order.h"
  * templates include (test_gen_templates checks it), as the generator drops their #include
  * lines. */
 static const char *const mergesort_templates[] = {
-    "merge_frame.h", "merge_path.cuh",    "serial_merge.cuh",     "sort_network.cuh",
-    "tile_io.cuh",   "cta_blocksort.cuh", "cta_merge.cuh",        "kernel_blocksort.cuh",
-    "kernel_partition.cuh", "kernel_merge.cuh", NULL,
+    "merge_frame.h",        "corank.h",          "merge_path.cuh",         "serial_merge.cuh",
+    "sort_network.cuh",     "tile_io.cuh",       "cta_blocksort.cuh",      "cta_merge.cuh",
+    "kernel_blocksort.cuh", "kernel_partition.cuh", "kernel_merge.cuh", "kernel_partition4.cuh",
+    "kernel_merge4.cuh",    NULL,
 };
 static const char *const merge_templates[] = {
     "merge_frame.h", "merge_path.cuh", "serial_merge.cuh", "tile_io.cuh", "cta_merge.cuh",
@@ -78,6 +79,8 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_BLOCKSORT] = "mj_blocksort",
     [MJ_K_PARTITION] = "mj_partition",
     [MJ_K_MERGE] = "mj_merge",
+    [MJ_K_PARTITION4] = "mj_partition4",
+    [MJ_K_MERGE4] = "mj_merge4",
     [MJ_K_MERGE_PARTITION] = "mj_merge_partition",
     [MJ_K_MERGE_ARRAYS] = "mj_merge_arrays",
     [MJ_K_HEADS_FLAGS] = "mj_heads_from_flags",
@@ -113,7 +116,9 @@ const char *mj__kernel_name(mj_kernel_id id) {
 #define K(id) (1u << (id))
 unsigned mj__primitive_kernels(mj_primitive primitive) {
     switch (primitive) {
-    case MJ_MERGESORT: return K(MJ_K_BLOCKSORT) | K(MJ_K_PARTITION) | K(MJ_K_MERGE);
+    case MJ_MERGESORT:
+        return K(MJ_K_BLOCKSORT) | K(MJ_K_PARTITION) | K(MJ_K_MERGE) | K(MJ_K_PARTITION4) |
+               K(MJ_K_MERGE4);
     case MJ_MERGE: return K(MJ_K_MERGE_PARTITION) | K(MJ_K_MERGE_ARRAYS);
     case MJ_SEGMENTED_SORT:
         return K(MJ_K_BLOCKSORT) | K(MJ_K_HEADS_FLAGS) | K(MJ_K_HEADS_INDICES) |

@@ -10,8 +10,10 @@
 /* Every kernel a module may hold; a primitive's module holds those of mj__primitive_kernels. */
 typedef enum mj_kernel_id {
     MJ_K_BLOCKSORT,       /* mergesort, segmented and locality sort */
-    MJ_K_PARTITION,       /* mergesort */
-    MJ_K_MERGE,           /* mergesort */
+    MJ_K_PARTITION,       /* mergesort (2-way passes) */
+    MJ_K_MERGE,           /* mergesort (2-way passes) */
+    MJ_K_PARTITION4,      /* mergesort (4-way passes) */
+    MJ_K_MERGE4,          /* mergesort (4-way passes) */
     MJ_K_MERGE_PARTITION, /* merge */
     MJ_K_MERGE_ARRAYS,    /* merge */
     MJ_K_HEADS_FLAGS,     /* segmented sort */

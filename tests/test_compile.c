@@ -497,6 +497,8 @@ START_TEST(compile_to_ptx)
     const char *text = bin;
     ck_assert_msg(strstr(text, ".entry mj_merge") != NULL, "no mj_merge entry in the PTX");
     ck_assert(strstr(text, ".entry mj_partition") != NULL);
+    ck_assert(strstr(text, ".entry mj_merge4") != NULL);
+    ck_assert(strstr(text, ".entry mj_partition4") != NULL);
     ck_assert(strstr(text, ".entry mj_blocksort") != NULL);
     free(bin);
     free(src);
@@ -676,8 +678,9 @@ START_TEST(parallel_build_ptx)
     ck_assert_int_eq(b.meta.registers, -1);
     mj_kernel_image images[MJ_PACK_MAX];
     char err[256];
-    ck_assert_int_eq(mj__unpack_kernels(b.data, b.size, images, err, sizeof err), 3);
-    for (int i = 0; i < 3; ++i) {
+    /* mergesort: the blocksort, and a partition and a merge for 2-way and for 4-way passes */
+    ck_assert_int_eq(mj__unpack_kernels(b.data, b.size, images, err, sizeof err), 5);
+    for (int i = 0; i < 5; ++i) {
         const char *text = images[i].data;
         ck_assert_int_eq(text[images[i].size - 1], '\0');
         ck_assert_int_eq(count_of(text, ".entry "), 1);

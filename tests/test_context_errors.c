@@ -84,6 +84,41 @@ START_TEST(compile_only_cannot_sort)
 }
 END_TEST
 
+/* MERGEJIT_MERGE_WAYS, read as a mergesort sorter is created: 2, 4 or unset (passes chosen by
+ * size; the same kernels and temporary storage either way); anything else refuses to build,
+ * naming the variable. Other primitives do not read it. */
+START_TEST(merge_ways_switch)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc desc = u32_desc();
+    size_t n = 100000000, temp[3];
+    const char *ways[3] = {"4", "2", ""};
+    for (int i = 0; i < 3; ++i) {
+        ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", ways[i], 1), 0);
+        mj_sorter *s = NULL;
+        ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+        ck_assert_int_eq(mj_sorter_temp_size(s, n, 0, &temp[i]), MJ_OK);
+        mj_sorter_destroy(s);
+    }
+    ck_assert_uint_eq(temp[1], temp[0]);
+    ck_assert_uint_eq(temp[2], temp[0]);
+
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", "3", 1), 0);
+    mj_sorter *s = (mj_sorter *)&desc;
+    mjt_expect(ctx, mj_sorter_create(ctx, &desc, &s), MJ_ERR_INVALID_ARGUMENT,
+               "MERGEJIT_MERGE_WAYS", "3 ways");
+    ck_assert_ptr_null(s);
+    desc.primitive = MJ_SEGMENTED_SORT;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    mj_sorter_destroy(s);
+    unsetenv("MERGEJIT_MERGE_WAYS");
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* Sorters of the other primitives build without a GPU; each run function takes only its own
  * primitive, and the merge and segment arguments are checked before anything else. */
 START_TEST(primitives_without_gpu)
@@ -279,6 +314,7 @@ static Suite *context_errors_suite(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, no_driver);
     tcase_add_test(tc, compile_only_cannot_sort);
+    tcase_add_test(tc, merge_ways_switch);
     tcase_add_test(tc, primitives_without_gpu);
     tcase_add_test(tc, invalid_descriptors);
     tcase_add_test(tc, no_compiler);

@@ -1,11 +1,16 @@
-/* Mergesort's pass arithmetic (templates/shared/merge_frame.h) against a CPU model. The model runs
- * the GPU schedule on the CPU with the very same functions the kernels use: a stable sort of
- * every tile (mj_blocksort), then for each pass the partitions (mj_partition: the merge path
- * split at min(diag, a_count + b_count) of the frame's A and B) and the merges (mj_merge: each
- * tile's ranges from partitions[tile] and partitions[tile + 1], or a_count at its frame's end,
- * merged stably into outputs tile * nv ...). The result must equal a stable reference sort,
- * and every tile's ranges must be in bounds and partition their frame's lists exactly.
- * CPU only. */
+/* The merge passes' arithmetic (templates/shared/merge_frame.h) against a CPU model. The model
+ * runs a GPU schedule on the CPU with the very same functions the kernels use: a stable sort of
+ * every tile (mj_blocksort), then for each pass the partitions and the merges. Mergesort's
+ * 4-way passes (mj_partition4: the 4-way split of templates/shared/corank.h at the tile's
+ * diagonal in its frame; mj_merge4: the lists' ranges between the tile's split and the next, or
+ * the lists' ends at its frame's end, merged stably into outputs tile * nv ...), chosen by
+ * mj_sort_ways from the input's bytes; and the 2-way passes of mergesort and of the segmented
+ * and locality sorts' queues (mj_partition: the merge path split at min(diag, a_count +
+ * b_count) of the frame's A and B; mj_merge: each tile's ranges from partitions[tile] and
+ * partitions[tile + 1], or a_count at its frame's end). The result must equal a stable
+ * reference sort, every tile's ranges must be in bounds and partition their frame's lists
+ * exactly, and the last pass must land in the keys' own buffer as the blocksort's choice of
+ * buffer predicts. CPU only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +35,11 @@ typedef struct item {
 
 /* The comparator the kernels see: keys only. */
 static int less(const item *a, const item *b) { return a->key < b->key; }
+
+/* The same for the 4-way split's search. */
+typedef item mj_key;
+static int mj_less(mj_key a, mj_key b) { return less(&a, &b); }
+#include "shared/corank.h"
 
 /* The reference: keys, then input position. */
 static int cmp_stable(const void *pa, const void *pb) {
@@ -64,6 +74,19 @@ static void merge(const item *a, long long na, const item *b, long long nb, item
     }
 }
 
+/* A stable merge of the tile's parts of four lists into out, the lowest list first on ties. */
+static void merge4(const item *in, mj_range4 r, item *out) {
+    long long at[4];
+    for (int l = 0; l < 4; ++l) at[l] = r.begin[l];
+    for (long long k = 0;; ++k) {
+        int take = -1;
+        for (int l = 0; l < 4; ++l)
+            if (at[l] < r.end[l] && (take < 0 || less(&in[at[l]], &in[at[take]]))) take = l;
+        if (take < 0) return;
+        out[k] = in[at[take]++];
+    }
+}
+
 /* A stable sort that sees keys only (insertion sort for short runs, else a merge sort), like
  * the CTA blocksort. */
 static void stable_sort(item *x, long long n, item *tmp) {
@@ -86,97 +109,172 @@ static void stable_sort(item *x, long long n, item *tmp) {
     memcpy(x, tmp, (size_t)n * sizeof *x);
 }
 
-/* The CPU model of one sort: sorts data[0..n) with merge tiles of nv and blocksort tiles of
- * nv * runs, checking every pass. */
-static void model_sort(item *data, long long n, long long nv, long long runs) {
+/* One 2-way pass (mergesort's and the queued passes') from in to out, with the checks of every
+ * tile's ranges. */
+static void pass2(const item *in, item *out, long long *partitions, long long n, long long nv,
+                  long long tiles, long long coop, int p) {
+    /* mj_partition */
+    for (long long t = 0; t < tiles; ++t) {
+        mj_frame f = mj_sort_frame(t, coop, nv, n);
+        long long total = f.a_count + f.b_count;
+        long long diag = mj_tile_diag(t, coop, nv);
+        if (diag > total) diag = total;
+        partitions[t] = merge_path(in + f.a0, f.a_count, in + f.b0, f.b_count, diag);
+    }
+    /* mj_merge */
+    long long a_next = -1, b_next = -1; /* where the frame's next tile must start */
+    for (long long t = 0; t < tiles; ++t) {
+        mj_frame f = mj_sort_frame(t, coop, nv, n);
+        long long first = t & ~(coop - 1);
+        REQUIRE1(f.a0 == first * nv);
+        REQUIRE1(f.b0 == f.a0 + nv * (coop / 2));
+        REQUIRE1(f.a_count >= 0 && f.b_count >= 0);
+        REQUIRE1(f.a0 + f.a_count <= n);
+        REQUIRE1(f.b_count == 0 || f.b0 + f.b_count <= n);
+        REQUIRE1(f.b_count == 0 || f.a_count == nv * (coop / 2));
+
+        int ends = mj_tile_ends_frame(t, coop, tiles);
+        REQUIRE1(ends == ((t + 1) % coop == 0 || t + 1 == tiles));
+        long long p_end = ends ? f.a_count : partitions[t + 1];
+        mj_range r = mj_sort_range(f, t, coop, nv, partitions[t], p_end);
+
+        long long a_len = r.a_end - r.a_begin, b_len = r.b_end - r.b_begin;
+        long long total = a_len + b_len;
+        REQUIRE(a_len >= 0 && b_len >= 0,
+                      "n %lld nv %lld pass %d tile %lld: negative range", n, nv, p, t);
+        REQUIRE(total == mj_clamp_count(nv, t * nv, n),
+                      "n %lld nv %lld pass %d tile %lld: %lld outputs, not %lld", n, nv, p,
+                      t, total, mj_clamp_count(nv, t * nv, n));
+        /* Inside [0, n) and inside the frame's lists. */
+        REQUIRE1(r.a_begin >= f.a0 && r.a_end <= f.a0 + f.a_count);
+        REQUIRE1(r.b_begin >= f.b0 && r.b_end <= f.b0 + f.b_count);
+        REQUIRE1(r.a_begin >= 0 && (a_len == 0 || r.a_end <= n));
+        REQUIRE1(r.b_begin >= 0 && (b_len == 0 || r.b_end <= n));
+        /* Contiguous with the frame's previous tile, from the frame's start. */
+        if (t == first) {
+            a_next = f.a0;
+            b_next = f.b0;
+        }
+        REQUIRE(r.a_begin == a_next && r.b_begin == b_next,
+                      "n %lld nv %lld pass %d tile %lld: ranges do not follow on", n, nv, p,
+                      t);
+        a_next = r.a_end;
+        b_next = r.b_end;
+        /* The frame's last tile ends both lists. */
+        if (ends) {
+            REQUIRE(r.a_end == f.a0 + f.a_count && r.b_end == f.b0 + f.b_count,
+                          "n %lld nv %lld pass %d tile %lld: the frame's lists are not "
+                          "covered", n, nv, p, t);
+        }
+        merge(in + r.a_begin, a_len, in + r.b_begin, b_len, out + t * nv);
+    }
+}
+
+/* One 4-way mergesort pass from in to out, with the checks of every tile's ranges; partitions
+ * holds 4 entries a tile. */
+static void pass4(const item *in, item *out, long long *partitions, long long n, long long nv,
+                  long long tiles, long long coop, int p) {
+    /* mj_partition4 */
+    for (long long t = 0; t < tiles; ++t) {
+        mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
+        long long diag = mj_tile_diag(t, coop, nv), total = mj_frame4_total(f);
+        mj_corank4(in, f.begin, f.count, diag < total ? diag : total, partitions + 4 * t);
+    }
+    /* mj_merge4 */
+    long long next[4] = {0, 0, 0, 0}, len = nv * (coop / 4);
+    for (long long t = 0; t < tiles; ++t) {
+        mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
+        long long first = t & ~(coop - 1);
+        for (int l = 0; l < 4; ++l) {
+            REQUIRE1(f.begin[l] == first * nv + l * len);
+            REQUIRE1(f.count[l] >= 0 && f.count[l] <= len);
+            REQUIRE1(f.count[l] == 0 || f.begin[l] + f.count[l] <= n);
+            /* Only the input's last list is short, and the ones after it empty. */
+            REQUIRE1(l == 0 || f.count[l] == 0 || f.count[l - 1] == len);
+        }
+        int ends = mj_tile_ends_frame(t, coop, tiles);
+        mj_range4 r = mj_sort_range4(f, t, nv, n, partitions + 4 * t,
+                                     ends ? f.count : partitions + 4 * (t + 1));
+        long long total = 0;
+        if (t == first)
+            for (int l = 0; l < 4; ++l) next[l] = f.begin[l];
+        for (int l = 0; l < 4; ++l) {
+            /* Unclamped: the splits themselves are in order and inside the lists. */
+            long long p1 = ends ? f.count[l] : partitions[4 * (t + 1) + l];
+            REQUIRE(partitions[4 * t + l] >= 0 && partitions[4 * t + l] <= p1 &&
+                        p1 <= f.count[l],
+                    "n %lld nv %lld pass %d tile %lld list %d: splits %lld, %lld of %lld", n,
+                    nv, p, t, l, partitions[4 * t + l], p1, f.count[l]);
+            REQUIRE1(r.begin[l] == f.begin[l] + partitions[4 * t + l]);
+            REQUIRE1(r.end[l] == f.begin[l] + p1);
+            REQUIRE(r.begin[l] == next[l],
+                    "n %lld nv %lld pass %d tile %lld: list %d does not follow on", n, nv, p, t,
+                    l);
+            next[l] = r.end[l];
+            total += r.end[l] - r.begin[l];
+            if (ends) REQUIRE1(r.end[l] == f.begin[l] + f.count[l]);
+        }
+        REQUIRE(total == mj_clamp_count(nv, t * nv, n),
+                "n %lld nv %lld pass %d tile %lld: %lld outputs, not %lld", n, nv, p, t, total,
+                mj_clamp_count(nv, t * nv, n));
+        merge4(in, r, out + t * nv);
+    }
+}
+
+/* The CPU model of one sort: sorts data[0..n) with merge tiles of nv, blocksort tiles of
+ * nv * runs and the passes mergesort runs for elements of `bytes` (key and value) with
+ * MERGEJIT_MERGE_WAYS at `setting` (0: unset, 2 or 4; the queued passes are 2's), checking
+ * every pass. Returns the ways it chose. */
+static int model_sort(item *data, long long n, long long nv, long long runs, int setting,
+                       long long bytes) {
     long long tiles = mj_tile_count(n, nv);
     REQUIRE1(tiles == n / nv + (n % nv != 0));
     long long bs_nv = nv * runs, bs_tiles = mj_tile_count(n, bs_nv);
-    int passes = mj_sort_passes(n, nv, runs);
-    REQUIRE1(bs_tiles <= (1ll << passes));
-    REQUIRE1(passes == 0 || bs_tiles > (1ll << (passes - 1)));
+    int levels = mj_sort_passes(n, nv, runs);
+    REQUIRE1(bs_tiles <= (1ll << levels));
+    REQUIRE1(levels == 0 || bs_tiles > (1ll << (levels - 1)));
+    int ways = mj_sort_ways(n, bytes, setting);
+    REQUIRE1(ways == (setting ? setting : n * bytes >= MJ_MERGE4_MIN_BYTES ? 4 : 2));
+    int passes = mj_merge_passes(levels, ways);
 
     item *buf = malloc((size_t)(n + 1) * sizeof *buf);
     item *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
-    long long *partitions = malloc((size_t)(tiles + 1) * sizeof *partitions);
+    long long *partitions = malloc((size_t)(4 * tiles + 4) * sizeof *partitions);
     REQUIRE1(buf && tmp && partitions);
 
-    /* mj_blocksort: block t sorts [t * bs_nv, min(n, t * bs_nv + bs_nv)). */
+    /* mj_blocksort: block t sorts [t * bs_nv, min(n, t * bs_nv + bs_nv)) into the buffer that
+     * makes the last pass land in data. */
+    item *bufs[2] = {data, buf};
+    int cur = passes & 1;
+    memcpy(bufs[cur], data, (size_t)n * sizeof *data);
     for (long long t = 0; t < bs_tiles; ++t) {
         long long begin = t * bs_nv;
         long long count = mj_clamp_count(bs_nv, begin, n);
         REQUIRE1(count == (n - begin < bs_nv ? n - begin : bs_nv));
         REQUIRE1(count > 0);
-        stable_sort(data + begin, count, tmp);
+        stable_sort(bufs[cur] + begin, count, tmp);
     }
 
-    item *in = data, *out = buf;
+    int doublings = 0;
     for (int p = 0; p < passes; ++p) {
-        long long coop = mj_pass_coop(p, runs);
-        REQUIRE1(coop == (2 * runs) << p);
-        /* mj_partition */
-        for (long long t = 0; t < tiles; ++t) {
-            mj_frame f = mj_sort_frame(t, coop, nv, n);
-            long long total = f.a_count + f.b_count;
-            long long diag = mj_tile_diag(t, coop, nv);
-            if (diag > total) diag = total;
-            partitions[t] = merge_path(in + f.a0, f.a_count, in + f.b0, f.b_count, diag);
-        }
-        /* mj_merge, with the checks of every tile's ranges. */
-        long long a_next = -1, b_next = -1; /* where the frame's next tile must start */
-        for (long long t = 0; t < tiles; ++t) {
-            mj_frame f = mj_sort_frame(t, coop, nv, n);
-            long long first = t & ~(coop - 1);
-            REQUIRE1(f.a0 == first * nv);
-            REQUIRE1(f.b0 == f.a0 + nv * (coop / 2));
-            REQUIRE1(f.a_count >= 0 && f.b_count >= 0);
-            REQUIRE1(f.a0 + f.a_count <= n);
-            REQUIRE1(f.b_count == 0 || f.b0 + f.b_count <= n);
-            REQUIRE1(f.b_count == 0 || f.a_count == nv * (coop / 2));
-
-            int ends = mj_tile_ends_frame(t, coop, tiles);
-            REQUIRE1(ends == ((t + 1) % coop == 0 || t + 1 == tiles));
-            long long p_end = ends ? f.a_count : partitions[t + 1];
-            mj_range r = mj_sort_range(f, t, coop, nv, partitions[t], p_end);
-
-            long long a_len = r.a_end - r.a_begin, b_len = r.b_end - r.b_begin;
-            long long total = a_len + b_len;
-            REQUIRE(a_len >= 0 && b_len >= 0,
-                          "n %lld nv %lld pass %d tile %lld: negative range", n, nv, p, t);
-            REQUIRE(total == mj_clamp_count(nv, t * nv, n),
-                          "n %lld nv %lld pass %d tile %lld: %lld outputs, not %lld", n, nv, p,
-                          t, total, mj_clamp_count(nv, t * nv, n));
-            /* Inside [0, n) and inside the frame's lists. */
-            REQUIRE1(r.a_begin >= f.a0 && r.a_end <= f.a0 + f.a_count);
-            REQUIRE1(r.b_begin >= f.b0 && r.b_end <= f.b0 + f.b_count);
-            REQUIRE1(r.a_begin >= 0 && (a_len == 0 || r.a_end <= n));
-            REQUIRE1(r.b_begin >= 0 && (b_len == 0 || r.b_end <= n));
-            /* Contiguous with the frame's previous tile, from the frame's start. */
-            if (t == first) {
-                a_next = f.a0;
-                b_next = f.b0;
-            }
-            REQUIRE(r.a_begin == a_next && r.b_begin == b_next,
-                          "n %lld nv %lld pass %d tile %lld: ranges do not follow on", n, nv, p,
-                          t);
-            a_next = r.a_end;
-            b_next = r.b_end;
-            /* The frame's last tile ends both lists. */
-            if (ends) {
-                REQUIRE(r.a_end == f.a0 + f.a_count && r.b_end == f.b0 + f.b_count,
-                              "n %lld nv %lld pass %d tile %lld: the frame's lists are not "
-                              "covered", n, nv, p, t);
-            }
-            merge(in + r.a_begin, a_len, in + r.b_begin, b_len, out + t * nv);
-        }
-        item *swap = in;
-        in = out;
-        out = swap;
+        long long coop = mj_pass_frame(p, levels, ways, runs);
+        int w = mj_pass_ways(p, levels, ways);
+        doublings += w == 4 ? 2 : 1;
+        REQUIRE1(coop == runs << doublings);
+        if (ways == 2) REQUIRE1(coop == mj_pass_coop(p, runs));
+        if (w == 4)
+            pass4(bufs[cur], bufs[cur ^ 1], partitions, n, nv, tiles, coop, p);
+        else
+            pass2(bufs[cur], bufs[cur ^ 1], partitions, n, nv, tiles, coop, p);
+        cur ^= 1;
     }
-    if (in != data) memcpy(data, in, (size_t)n * sizeof *data);
+    REQUIRE1(doublings == levels);
+    REQUIRE(cur == 0, "n %lld nv %lld runs %lld ways %d: the last pass did not land in the keys",
+            n, nv, runs, ways);
     free(buf);
     free(tmp);
     free(partitions);
+    return ways;
 }
 
 enum { DIST_FEW, DIST_SOME, DIST_SORTED, DIST_REVERSED, DIST_EQUAL, DIST_COUNT };
@@ -196,8 +294,10 @@ static void fill(item *x, long long n, int dist, uint64_t *seed) {
     }
 }
 
-/* Sorts n keys of dist with the model and compares with the stable reference. */
-static void check_sort(long long n, long long nv, long long runs, int dist, uint64_t seed) {
+/* Sorts n keys of dist with the model (MERGEJIT_MERGE_WAYS at `setting`, elements of `bytes`)
+ * and compares with the stable reference. */
+static void check_sort(long long n, long long nv, long long runs, int setting, long long bytes,
+                       int dist, uint64_t seed) {
     /* zeroed: some gcc warn that x may be read uninitialized when n is 0 */
     item *x = calloc((size_t)n + 1, sizeof *x);
     item *ref = malloc((size_t)(n + 1) * sizeof *ref);
@@ -205,45 +305,144 @@ static void check_sort(long long n, long long nv, long long runs, int dist, uint
     fill(x, n, dist, &seed);
     memcpy(ref, x, (size_t)n * sizeof *x);
     qsort(ref, (size_t)n, sizeof *ref, cmp_stable);
-    model_sort(x, n, nv, runs);
+    int ways = model_sort(x, n, nv, runs, setting, bytes);
     for (long long i = 0; i < n; ++i)
         REQUIRE(x[i].key == ref[i].key && x[i].index == ref[i].index,
-                "n %lld nv %lld runs %lld dist %d: position %lld holds key %d from %lld, "
-                "expected key %d from %lld",
-                n, nv, runs, dist, i, x[i].key, x[i].index, ref[i].key, ref[i].index);
+                "n %lld nv %lld runs %lld ways %d dist %d: position %lld holds key %d from "
+                "%lld, expected key %d from %lld",
+                n, nv, runs, ways, dist, i, x[i].key, x[i].index, ref[i].key, ref[i].index);
     free(x);
     free(ref);
 }
 
+/* The schedules modelled: every pass 2-way (MERGEJIT_MERGE_WAYS=2, as the queued passes), 4-way
+ * wherever two doublings are left (=4), and the choice by size, with elements so large that it
+ * turns to 4-way passes at `edge` elements: 512 for the small sizes, 2^17 for the large. */
+typedef struct mode {
+    int setting;
+    long long bytes;
+} mode;
+#define MODES(edge) {{2, 4}, {4, 4}, {0, MJ_MERGE4_MIN_BYTES / (edge)}}
+
 static const long long small_nv[] = {1, 2, 3, 7, 32, 96};
 
-/* Blocksort runs of 1, 2 and 4 merge tiles. */
+/* Blocksort runs of 1, 2 and 4 merge tiles; every schedule (MODES): 2-way passes, 4-way ones (a
+ * first pass of 2 where the doublings are odd), and 2-way below 512 elements, 4-way from it. */
 START_TEST(every_small_n)
 {
+    static const mode modes[] = MODES(512);
     long long nv = small_nv[_i];
-    for (long long runs = 1; runs <= 4; runs *= 2) {
-        for (long long n = 0; n <= 600; ++n)
-            check_sort(n, nv, runs, (int)(n % DIST_COUNT),
-                       1000003ull * (uint64_t)n + (uint64_t)nv);
-        /* Every distribution at a few sizes around powers of two of tiles. */
-        for (int d = 0; d < DIST_COUNT; ++d) {
-            check_sort(nv * 8, nv, runs, d, 5);
-            check_sort(nv * 8 + 1, nv, runs, d, 6);
-            check_sort(nv * 9 - 1, nv, runs, d, 7);
-            check_sort(nv * runs * 8 + 1, nv, runs, d, 8);
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m)
+        for (long long runs = 1; runs <= 4; runs *= 2) {
+            int ways = modes[m].setting;
+            long long bytes = modes[m].bytes;
+            for (long long n = 0; n <= 600; ++n)
+                check_sort(n, nv, runs, ways, bytes, (int)(n % DIST_COUNT),
+                           1000003ull * (uint64_t)n + (uint64_t)nv);
+            /* Every distribution at a few sizes around powers of two of tiles and runs: each
+             * count of doublings from 1 to 7 at its edges (frames of 2 and 4 lists). */
+            for (int d = 0; d < DIST_COUNT; ++d) {
+                check_sort(nv * 8, nv, runs, ways, bytes, d, 5);
+                check_sort(nv * 8 + 1, nv, runs, ways, bytes, d, 6);
+                check_sort(nv * 9 - 1, nv, runs, ways, bytes, d, 7);
+                check_sort(nv * runs * 8 + 1, nv, runs, ways, bytes, d, 8);
+                for (int k = 0; k < 7 && (nv * runs << k) <= 6000; ++k) {
+                    long long edge = nv * runs << k;
+                    check_sort(edge, nv, runs, ways, bytes, d, 9 + (uint64_t)k);
+                    check_sort(edge + 1, nv, runs, ways, bytes, d, 19 + (uint64_t)k);
+                    check_sort(edge + nv, nv, runs, ways, bytes, d, 29 + (uint64_t)k);
+                    check_sort(2 * edge - 1, nv, runs, ways, bytes, d, 39 + (uint64_t)k);
+                }
+            }
         }
-    }
 }
 END_TEST
 
+/* Tiles of 3840; the size rule turns at 2^17 elements, between 123457 and 3840 * 64 + 1. */
 START_TEST(large_n)
 {
-    static const long long ns[] = {100000, 3840 * 16, 3840 * 16 + 1, 3840 * 17 - 1, 123457};
+    static const mode modes[] = MODES(1ll << 17);
+    static const long long ns[] = {100000, 3840 * 16, 3840 * 16 + 1, 3840 * 17 - 1, 123457,
+                                   3840 * 64 + 1, 1ll << 17, (1ll << 17) - 1};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; ++i)
-        for (int d = 0; d < DIST_COUNT; ++d) {
-            check_sort(ns[i], 3840, 1, d, 42 + i);
-            check_sort(ns[i], 3840, 2, d, 43 + i);
-        }
+        for (int d = 0; d < DIST_COUNT; ++d)
+            for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m) {
+                check_sort(ns[i], 3840, 1, modes[m].setting, modes[m].bytes, d, 42 + i);
+                check_sort(ns[i], 3840, 2, modes[m].setting, modes[m].bytes, d, 43 + i);
+            }
+}
+END_TEST
+
+/* The choice of 2- or 4-way passes: by the input's bytes from MJ_MERGE4_MIN_BYTES (2^27) on
+ * (u32 keys at 2^24 stay 2-way, u64 keys and u32 pairs at 2^24 go 4-way, as the H100 table in
+ * merge_frame.h says), unless MERGEJIT_MERGE_WAYS sets it. */
+START_TEST(ways_rule)
+{
+    ck_assert_int_eq(MJ_MERGE4_MIN_BYTES, 1ll << 27);
+    ck_assert_int_eq(mj_sort_ways(1ll << 24, 4, 0), 2);
+    ck_assert_int_eq(mj_sort_ways((1ll << 25) - 1, 4, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 25, 4, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(1ll << 24, 8, 0), 4);
+    ck_assert_int_eq(mj_sort_ways((1ll << 24) - 1, 8, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 20, 16, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 23, 16, 0), 4); /* f64 keys with 8-byte values */
+    ck_assert_int_eq(mj_sort_ways(1ll << 27, 4, 0), 4);
+    /* A size that does not divide 2^27: the first n at or past it. */
+    ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12, 12, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12 + 1, 12, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(0, 4, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1, 1ll << 27, 0), 4);
+    /* The setting wins both ways. */
+    ck_assert_int_eq(mj_sort_ways(1ll << 30, 16, 2), 2);
+    ck_assert_int_eq(mj_sort_ways(1, 1, 4), 4);
+    ck_assert_int_eq(mj_sort_ways(0, 4, 4), 4);
+}
+END_TEST
+
+/* The 4-way schedule from 1 to 2^33 elements: half the passes (rounded up), the 2-way pass
+ * first when the doublings are odd, and frames that grow to cover every tile. */
+START_TEST(four_way_schedule)
+{
+    static const long long nvs[] = {1, 3840, 5888, 256 * 23 * 2};
+    for (size_t i = 0; i < sizeof nvs / sizeof *nvs; ++i)
+        for (long long runs = 1; runs <= 4; runs *= 2)
+            for (int k = 0; k <= 33; ++k)
+                for (long long delta = -1; delta <= 1; ++delta) {
+                    long long n = (1ll << k) + delta, nv = nvs[i];
+                    if (n < 0) continue;
+                    long long tiles = mj_tile_count(n, nv);
+                    int levels = mj_sort_passes(n, nv, runs);
+                    int passes = mj_merge_passes(levels, 4);
+                    ck_assert_int_eq(passes, (levels + 1) / 2);
+                    ck_assert_int_eq(mj_merge_passes(levels, 2), levels);
+                    int doublings = 0, twos = 0;
+                    for (int p = 0; p < passes; ++p) {
+                        int w = mj_pass_ways(p, levels, 4);
+                        ck_assert(w == 2 || w == 4);
+                        ck_assert(w == 4 || (p == 0 && levels % 2 == 1));
+                        twos += w == 2;
+                        doublings += w == 4 ? 2 : 1;
+                        long long coop = mj_pass_frame(p, levels, 4, runs);
+                        ck_assert_int_eq(coop, runs << doublings);
+                        /* A frame covers 2 or 4 of the lists of the pass before. */
+                        long long before = p ? mj_pass_frame(p - 1, levels, 4, runs) : runs;
+                        ck_assert_int_eq(coop, before * w);
+                        ck_assert_int_eq(mj_pass_frame(p, levels, 2, runs),
+                                         mj_pass_coop(p, runs));
+                    }
+                    ck_assert_int_eq(doublings, levels);
+                    ck_assert_int_eq(twos, levels % 2);
+                    /* The last frame covers every tile; its lists (the frames of the pass
+                     * before) do not. The model (every_small_n) checks that the last pass lands
+                     * in the keys' buffer. */
+                    if (passes) {
+                        long long last = mj_pass_frame(passes - 1, levels, 4, runs);
+                        ck_assert(last >= tiles);
+                        ck_assert(last / mj_pass_ways(passes - 1, levels, 4) < tiles);
+                    } else {
+                        ck_assert(mj_tile_count(n, nv * runs) <= 1);
+                    }
+                }
 }
 END_TEST
 
@@ -357,6 +556,8 @@ static Suite *frame_suite(void) {
     suite_add_tcase(s, tc);
     TCase *tn = tcase_create("counts");
     tcase_add_test(tn, pass_and_tile_counts);
+    tcase_add_test(tn, four_way_schedule);
+    tcase_add_test(tn, ways_rule);
     tcase_add_test(tn, merge_narrowing);
     suite_add_tcase(s, tn);
     return s;

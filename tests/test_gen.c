@@ -60,6 +60,8 @@ START_TEST(builtin_kinds_generate)
         ck_assert_msg(strstr(a, "mj_blocksort(") != NULL, "no mj_blocksort kernel");
         ck_assert_msg(strstr(a, "mj_partition(") != NULL, "no mj_partition kernel");
         ck_assert_msg(strstr(a, "mj_merge(") != NULL, "no mj_merge kernel");
+        ck_assert_msg(strstr(a, "mj_partition4(") != NULL, "no mj_partition4 kernel");
+        ck_assert_msg(strstr(a, "mj_merge4(") != NULL, "no mj_merge4 kernel");
         ck_assert_msg(!has_line_starting(a, "#include \""), "%s, %zu-byte values: a "
                       "#include \"...\" line is left", mj_key_kind_name(kind), value_sizes[v]);
         ck_assert_msg(!has_line_starting(a, "#include"), "an #include line is left");

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "api/devmem.h"
+#include "shared/merge_frame.h"
 #include "test_support.h"
 
 static mj_context *ctx;
@@ -167,6 +168,56 @@ START_TEST(test_every_kind) {
                                (uint64_t)(kind * 1000 + dist * 10 + si));
                 }
     }
+}
+END_TEST
+
+/* Mergesort's passes, at each setting of MERGEJIT_MERGE_WAYS: 4 (4-way passes, a 2-way one
+ * first where the doublings after the blocksort are odd), 2 (2-way passes only) and unset (by
+ * size: 2-way below MJ_MERGE4_MIN_BYTES of keys and values, 4-way from it). At the edges of 1
+ * to 7 doublings: sizes at, just past and just short of a power of two of the blocksort's runs,
+ * and one merge tile past it (lists of unequal length, empty ones in the last frame). Unset,
+ * also the sizes either side of the size rule's edge (2^25 u32 keys, 2^23 u64 pairs; not under
+ * MJ_TEST_SMALL). Random and few distinct keys (stability across the four lists), keys and
+ * pairs. */
+START_TEST(test_merge_ways) {
+    static const struct {
+        mj_key_kind kind;
+        size_t value_size;
+    } cases[] = {{MJ_KEY_U32, 0}, {MJ_KEY_U64, 8}, {MJ_KEY_U32, 4}, {MJ_KEY_F32, 0}};
+    static const char *const settings[] = {"4", "2", ""};
+    const char *ways = settings[_i];
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", ways, 1), 0);
+    for (size_t c = 0; c < (small ? 2u : sizeof cases / sizeof *cases); ++c) {
+        mj_key_kind kind = cases[c].kind;
+        mj_tile t;
+        ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, mj_key_kind_size(kind),
+                                         cases[c].value_size, &t), MJ_OK);
+        size_t nv = (size_t)t.nt * (size_t)t.vt, run = nv * (size_t)(t.bs_nt / t.nt);
+        /* MJ_TEST_SMALL: 1 to 3 doublings (a 4-way pass, and a 2-way one before it), ties. */
+        for (int k = 0; k <= (small ? 2 : 7); ++k) {
+            size_t edge = run << k;
+            size_t sizes[] = {edge, edge + 1, edge - 1, edge + nv, 2 * edge - 1};
+            static const int dists[] = {DIST_FEW, DIST_RANDOM};
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si)
+                for (int d = 0; d < (small ? 1 : 2); ++d) {
+                    if (getenv("MJ_TEST_TRACE"))
+                        fprintf(stderr, "MERGEJIT_MERGE_WAYS=%s ", ways);
+                    check_sort(kind, MJ_ASCENDING, cases[c].value_size, dists[d], sizes[si],
+                               (uint64_t)(100 * k + 10 * si + c));
+                }
+        }
+        if (*ways || small) continue;
+        /* The first size at or past the rule's edge runs 4-way passes, the one before 2-way. */
+        size_t bytes = mj_key_kind_size(kind) + cases[c].value_size;
+        size_t four = ((size_t)MJ_MERGE4_MIN_BYTES + bytes - 1) / bytes;
+        ck_assert_int_eq(mj_sort_ways((long long)four, (long long)bytes, 0), 4);
+        ck_assert_int_eq(mj_sort_ways((long long)four - 1, (long long)bytes, 0), 2);
+        for (size_t n = four - 1; n <= four; ++n) {
+            if (getenv("MJ_TEST_TRACE")) fprintf(stderr, "MERGEJIT_MERGE_WAYS unset ");
+            check_sort(kind, MJ_ASCENDING, cases[c].value_size, DIST_FEW, n, 1000 + n);
+        }
+    }
+    unsetenv("MERGEJIT_MERGE_WAYS");
 }
 END_TEST
 
@@ -391,6 +442,7 @@ int main(void) {
     tcase_add_test(tc, test_indices);
     tcase_add_test(tc, test_runtime_interop);
     tcase_add_test(tc, test_bad_arguments);
+    tcase_add_loop_test(tc, test_merge_ways, 0, 3);
     if (!small) {
         tcase_add_test(tc, test_large);
         tcase_add_test(tc, test_over_2g);

@@ -47,9 +47,9 @@ START_TEST(tool)
     ck_assert_msg(r.status == 0, "demo exited %d:\n%s\n%s", r.status, r.out, r.err);
     ck_assert_msg(count_lines_with(r.out, "no GPU") == 1, "demo printed:\n%s", r.out);
     ck_assert_msg(count_lines_with(r.out, "/nonexistent") == 1, "demo printed:\n%s", r.out);
-    /* Its build line splits the cold build: the mergesort's 3 kernels, one program each. */
+    /* Its build line splits the cold build: the mergesort's 5 kernels, one program each. */
     ck_assert_msg(count_lines_with(r.out, "build: compiled with NVRTC in") == 1 &&
-                      count_lines_with(r.out, "(3 programs on ") == 1 &&
+                      count_lines_with(r.out, "(5 programs on ") == 1 &&
                       count_lines_with(r.out, " + ptxas ") == 1,
                   "demo printed:\n%s", r.out);
     mjt_tool_run_free(&r);

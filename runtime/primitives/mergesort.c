@@ -1,8 +1,11 @@
 /* The host side of mergesort: temporary storage, the pass schedule (a blocksort, then merge
- * passes, each a partition and a merge kernel) and the launches. */
+ * passes of four lists or two, each a partition and a merge kernel of its kind) and the
+ * launches. */
 #include "primitives/mergesort.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/context.h"
 #include "gen.h"
@@ -12,7 +15,7 @@
 #define MJ_PARTITION_THREADS 128
 
 /* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
- * [value scratch][partitions]. */
+ * [value scratch][partitions: a tile's 4-way split, 4 offsets (2-way passes use one)]. */
 typedef struct temp_layout {
     size_t keys, keys2, values, partitions, total;
 } temp_layout;
@@ -23,7 +26,7 @@ static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *
     t->keys = mj__temp_part(&l, n, s->key_size);
     t->keys2 = mj__temp_part(&l, indices ? n : 0, s->key_size);
     t->values = mj__temp_part(&l, n, s->value_size);
-    t->partitions = mj__temp_part(&l, tiles, sizeof(long long));
+    t->partitions = mj__temp_part(&l, tiles, 4 * sizeof(long long));
     t->total = l.total;
     if (l.overflow)
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
@@ -40,13 +43,25 @@ mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *
     return st;
 }
 
+mj_status mj__mergesort_ways(mj_context *ctx, int *ways) {
+    const char *env = getenv("MERGEJIT_MERGE_WAYS");
+    *ways = 0;
+    if (!env || !*env) return MJ_OK;
+    if (strcmp(env, "2") && strcmp(env, "4"))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "MERGEJIT_MERGE_WAYS is \"%s\": it takes 2 or 4", env);
+    *ways = env[0] - '0';
+    return MJ_OK;
+}
+
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
- * between the pairs. The blocksort's buffer is chosen by the parity of the pass count so that
- * the last pass lands in pair 0. values_src 0 with values: index sort. The blocksort's runs
- * span `runs` merge tiles, so the first merge pass makes lists of 2 * runs tiles. The last pass
- * is told to store keys as bits again (map_out: sorts that hold float keys as ordinals, see
- * the generator's MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are not
- * kept (keys_kept 0: index sorts). */
+ * between the pairs (merge_frame.h: mj_sort_ways, mj_merge_passes and the passes' lists and
+ * frames), 2-way ones through mj_partition and mj_merge, 4-way ones through mj_partition4 and
+ * mj_merge4. The blocksort's buffer is chosen by the parity of the pass count so that the last
+ * pass lands in pair 0. values_src 0 with values: index sort. The last pass is told to store
+ * keys as bits again (map_out: sorts that hold float keys as ordinals, see the generator's
+ * MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are not kept (keys_kept 0:
+ * index sorts). */
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
                           CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
                           long long n, int keys_kept, CUstream stream) {
@@ -54,7 +69,9 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     long long runs = s->bs_nt / s->nt;
     long long tiles = mj_tile_count(n, nv);
     long long bs_tiles = mj_tile_count(n, nv * runs);
-    int passes = mj_sort_passes(n, nv, runs);
+    int levels = mj_sort_passes(n, nv, runs);
+    int ways = mj_sort_ways(n, (long long)(s->key_size + s->value_size), s->merge_ways);
+    int passes = mj_merge_passes(levels, ways);
     int cur = passes & 1;
     mj_status st;
 
@@ -64,15 +81,19 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
         return st;
     int lanes = mj_search_lanes(tiles);
     for (int p = 0; p < passes; ++p) {
-        long long coop = mj_pass_coop(p, runs);
-        void *pp[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
-        if ((st = mj__launch(s, MJ_K_PARTITION,
-                             (tiles * lanes + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
-                             MJ_PARTITION_THREADS, pp, stream)))
+        long long coop = mj_pass_frame(p, levels, ways, runs);
+        int four = mj_pass_ways(p, levels, ways) == 4;
+        void *pp2[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
+        void *pp4[] = {&k[cur], &n, &coop, &tiles, &partitions};
+        long long threads = four ? tiles : tiles * lanes;
+        if ((st = mj__launch(s, four ? MJ_K_PARTITION4 : MJ_K_PARTITION,
+                             (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
+                             MJ_PARTITION_THREADS, four ? pp4 : pp2, stream)))
             return st;
         map_out = keys_kept && p == passes - 1;
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &map_out};
-        if ((st = mj__launch(s, MJ_K_MERGE, tiles, (unsigned)s->nt, mp, stream)))
+        if ((st = mj__launch(s, four ? MJ_K_MERGE4 : MJ_K_MERGE, tiles, (unsigned)s->nt, mp,
+                             stream)))
             return st;
         cur ^= 1;
     }

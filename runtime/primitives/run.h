@@ -18,6 +18,7 @@ struct mj_sorter {
     size_t key_size, key_align;
     size_t value_size, value_align;
     int nt, vt, bs_nt;
+    int merge_ways; /* mergesort: MERGEJIT_MERGE_WAYS (0 by size, 2 or 4; mj__mergesort_ways) */
     int source;
     double build_ms;
 };

@@ -1,6 +1,7 @@
-/* Mergesort's pass arithmetic: which two sorted lists a tile merges in a pass, and which part
- * of them. Written in the common subset of C and CUDA C++ so that the kernels and the host
- * (and the host's CPU model in tests) run the very same arithmetic.
+/* The merge passes' arithmetic: which sorted lists a tile merges in a pass, and which part of
+ * them; mergesort's passes merge four lists (mj_frame4) or two (mj_frame), the segmented and
+ * locality sorts' queued passes two. Written in the common subset of C and CUDA C++ so that
+ * the kernels and the host (and the host's CPU model in tests) run the very same arithmetic.
  *
  * In the pass where `coop` tiles make one output list, the tiles [first, first + coop) with
  * first = tile & ~(coop - 1) form a frame: list A is the first half of the frame's input, list
@@ -13,6 +14,16 @@
 #define MJ_HD __host__ __device__ __forceinline__
 #else
 #define MJ_HD static inline
+#endif
+
+/* Loops over a mergesort pass's lists unroll in the kernels, so that the lists' arrays stay in
+ * registers. */
+#ifndef MJ_UNROLL
+#if defined(__CUDACC__)
+#define MJ_UNROLL _Pragma("unroll")
+#else
+#define MJ_UNROLL
+#endif
 #endif
 
 typedef struct mj_frame {
@@ -31,9 +42,10 @@ MJ_HD long long mj_clamp_count(long long want, long long begin, long long n) {
 }
 
 /* Lanes that find one merge path split together (mj_group_merge_path) when a partition
- * kernel that runs alone (mergesort's, the queued passes') makes `searches` of them. A few
- * searches are bound by the latency of their chains of dependent loads, which more lanes
- * shorten; many are bound by the traffic of their scattered loads, which more lanes add to.
+ * kernel that runs alone (mergesort's 2-way passes', the queued passes') makes `searches` of
+ * them. A few searches are bound by the latency of their chains of dependent loads, which more
+ * lanes shorten; many are bound by the traffic of their scattered loads, which more lanes add
+ * to.
  * The thresholds are an H100's (merge partitions of 2^24 to 2^27 keys, measured before the
  * merge primitive's partitions overlapped its merges): there 4 lanes took 2^25 keys' splits
  * from 25 to 16 us, 2 lanes 2^26 keys' from 29 to 22 us, and at 2^27 (19785 splits) one lane
@@ -78,6 +90,44 @@ MJ_HD int mj_sort_passes(long long n, long long nv, long long runs) {
 }
 MJ_HD long long mj_pass_coop(int pass, long long runs) { return (2 * runs) << pass; }
 
+/* The input size, in bytes of keys and values, from which mergesort's passes merge four lists
+ * (MJ_MERGE4_MIN_BYTES): below it every pass merges two. From one H100 run of bench_sort
+ * (speed over CUB's DeviceMergeSort, 2-way passes against 4-way): u32 keys at 2^24 elements
+ * (2^26 bytes) 1.03 against 1.00, u32 pairs and u64 keys at 2^24 (2^27 bytes) 0.99 against
+ * 1.07 and 1.19 against 1.43, all at 2^27 1.00-1.19 against 1.18-1.75; at 2^20 4-way passes
+ * halve the speed (0.49-0.59 against 0.89-1.01: the 4-way partition's chain of dependent
+ * loads, a thread a split, dominates a short sort). */
+#define MJ_MERGE4_MIN_BYTES (1ll << 27)
+
+/* The lists mergesort's passes merge (`ways` for the schedule below) for n elements of `bytes`
+ * each (key and value; n * bytes fits in memory): setting 2 or 4 forces that
+ * (MERGEJIT_MERGE_WAYS), 0 chooses by MJ_MERGE4_MIN_BYTES. */
+MJ_HD int mj_sort_ways(long long n, long long bytes, int setting) {
+    if (setting == 2 || setting == 4) return setting;
+    return n * bytes >= MJ_MERGE4_MIN_BYTES ? 4 : 2;
+}
+
+/* Mergesort's schedule when a pass may merge four lists (ways 4) or two (ways 2: the schedule
+ * above, which the segmented and locality sorts keep). 2-way passes run mj_partition and
+ * mj_merge, 4-way ones mj_partition4 and mj_merge4. `levels` is mj_sort_passes: the
+ * doublings of the blocksort's runs until one list covers all tiles. A 4-way pass does two of
+ * them: it reads and writes every element once where two 2-way passes would twice. An odd
+ * count leaves one doubling for a 2-way pass, and that one goes first, on the shortest lists:
+ * next to the blocksort, which absorbs it when its runs double (a larger blocksort tile flips
+ * the parity), and where its partition searches are the shortest. */
+MJ_HD int mj_merge_passes(int levels, int ways) { return ways == 4 ? (levels + 1) / 2 : levels; }
+
+/* The lists pass `pass` merges into one: 2 or 4. */
+MJ_HD int mj_pass_ways(int pass, int levels, int ways) {
+    return ways == 4 && !(pass == 0 && (levels & 1)) ? 4 : 2;
+}
+
+/* The tiles of pass `pass`'s frames (its output lists): runs << the doublings done by its end. */
+MJ_HD long long mj_pass_frame(int pass, int levels, int ways, long long runs) {
+    int doublings = ways == 4 ? 2 * (pass + 1) - (levels & 1) : pass + 1;
+    return runs << doublings;
+}
+
 MJ_HD mj_frame mj_sort_frame(long long tile, long long coop, long long nv, long long n) {
     mj_frame f;
     long long half = nv * (coop >> 1);
@@ -111,6 +161,56 @@ MJ_HD mj_range mj_sort_range(mj_frame f, long long tile, long long coop, long lo
     r.a_end = f.a0 + p_end;
     r.b_begin = f.b0 + (d0 - p_begin);
     r.b_end = f.b0 + (d1 - p_end);
+    return r;
+}
+
+/* A 4-way mergesort pass (kernel_merge4.cuh): the tiles [first, first + coop) with first =
+ * tile & ~(coop - 1) form a frame whose four lists, coop / 4 tiles each (clamped to n), merge
+ * into its output. Each tile emits nv outputs of the frame; its partition is the 4-way split at
+ * its first output diagonal (templates/shared/corank.h): how many of each list's elements go
+ * before it. */
+typedef struct mj_frame4 {
+    long long begin[4], count[4]; /* list l: [begin[l], begin[l] + count[l]) */
+} mj_frame4;
+
+typedef struct mj_range4 {
+    long long begin[4], end[4]; /* the tile's part of list l, in the keys' positions */
+} mj_range4;
+
+MJ_HD mj_frame4 mj_sort_frame4(long long tile, long long coop, long long nv, long long n) {
+    mj_frame4 f;
+    long long len = nv * (coop / 4), first = (tile & ~(coop - 1)) * nv;
+    MJ_UNROLL
+    for (int l = 0; l < 4; ++l) {
+        f.begin[l] = first + l * len;
+        f.count[l] = mj_clamp_count(len, f.begin[l], n);
+    }
+    return f;
+}
+
+MJ_HD long long mj_frame4_total(mj_frame4 f) {
+    return f.count[0] + f.count[1] + f.count[2] + f.count[3];
+}
+
+/* The tile's parts of the lists, given the splits (offsets within the lists) at its first
+ * output diagonal and at its last plus one: the next tile's partition, or the lists' counts
+ * when the tile ends its frame (mj_tile_ends_frame). Splits from a search over sorted lists
+ * give ranges inside the lists that add up to the tile's outputs; the clamps only matter for
+ * splits that a comparator which is no strict weak order made, whose tiles must still stay
+ * inside the lists and the tile. */
+MJ_HD mj_range4 mj_sort_range4(mj_frame4 f, long long tile, long long nv, long long n,
+                               const long long *p_begin, const long long *p_end) {
+    mj_range4 r;
+    long long room = mj_clamp_count(nv, tile * nv, n);
+    MJ_UNROLL
+    for (int l = 0; l < 4; ++l) {
+        long long b = p_begin[l] < 0 ? 0 : p_begin[l] < f.count[l] ? p_begin[l] : f.count[l];
+        long long e = p_end[l] < b ? b : p_end[l] < f.count[l] ? p_end[l] : f.count[l];
+        e = e - b < room ? e : b + room;
+        room -= e - b;
+        r.begin[l] = f.begin[l] + b;
+        r.end[l] = f.begin[l] + e;
+    }
     return r;
 }
 

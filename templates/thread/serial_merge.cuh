@@ -7,7 +7,11 @@
  * Segmented merges (MJ_SEGMENTED) lock parts of the runs in place: a positions below
  * seg.a_lock belong to earlier segments than every b, and b positions from seg.b_lock on to
  * later segments than every a, so only the one segment that spans the two runs is merged by
- * key. Unsegmented kernels ignore seg and compile to the plain merge. */
+ * key. Unsegmented kernels ignore seg and compile to the plain merge.
+ *
+ * Paired merges (PAIRED, the 4-way merge's first round: mj_cta_merge4) split each run in two at
+ * seg.a_lock and seg.b_lock: a = [a0 | a1], b = [b0 | b1]. a0 and b0 merge by key, then a1 and
+ * b1 after them, so that one merge of two runs makes two merges side by side. */
 #ifndef MJ_SERIAL_MERGE_CUH
 #define MJ_SERIAL_MERGE_CUH
 
@@ -33,13 +37,21 @@ MJ_DEVICE bool mj_b_first(const mj_key &kb, int b, const mj_key &ka, int a, mj_s
 #endif
 }
 
+/* The paired merges' comparison: the second halves go after both first halves. */
+MJ_DEVICE bool mj_b_first_paired(const mj_key &kb, int b, const mj_key &ka, int a, mj_seg seg) {
+    bool a_late = a >= seg.a_lock, b_late = b >= seg.b_lock;
+    return a_late != b_late ? a_late : mj_less(kb, ka);
+}
+
+template <bool PAIRED = false>
 MJ_DEVICE void mj_serial_merge(const mj_key *s, int a, int a_end, int b, int b_end, mj_seg seg,
                                mj_key keys[MJ_VT], int pos[MJ_VT]) {
     mj_key ka = s[a < a_end ? a : 0];
     mj_key kb = s[b < b_end ? b : 0];
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) {
-        bool take_a = b >= b_end || (a < a_end && !mj_b_first(kb, b, ka, a, seg));
+        bool take_a = b >= b_end || (a < a_end && !(PAIRED ? mj_b_first_paired(kb, b, ka, a, seg)
+                                                          : mj_b_first(kb, b, ka, a, seg)));
         keys[i] = take_a ? ka : kb;
         pos[i] = take_a ? a : b;
         if (take_a) {

@@ -1,0 +1,25 @@
+/* Coarse partitioning for one 4-way mergesort pass: for every tile, the 4-way split at the
+ * tile's first output diagonal within its frame (templates/shared/corank.h), four offsets into
+ * the frame's lists. A thread a tile; mj_merge4 reads its tile's entry and the next. 2-way
+ * passes use mj_partition (kernel_partition.cuh), whose merge path search is shorter. */
+#ifndef MJ_KERNEL_PARTITION4_CUH
+#define MJ_KERNEL_PARTITION4_CUH
+
+#include "common/spec_default.cuh"
+#include "shared/merge_frame.h"
+#include "shared/corank.h"
+#include "block/tile_io.cuh"
+
+extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 coop, mj_i64 tiles,
+                                         mj_i64 *partitions) {
+    mj_i64 tile = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (tile >= tiles) return;
+    mj_frame4 f = mj_sort_frame4(tile, coop, MJ_NV, n);
+    mj_i64 split[4];
+    mj_corank4(keys, f.begin, f.count,
+               mj_min(mj_tile_diag(tile, coop, MJ_NV), mj_frame4_total(f)), split);
+#pragma unroll
+    for (int l = 0; l < 4; ++l) partitions[4 * tile + l] = split[l];
+}
+
+#endif
