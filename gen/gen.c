@@ -191,6 +191,19 @@ static int maps_keys(const mj_kernel_spec *spec) {
            builtin_keys[spec->key].format;
 }
 
+/* The 4-way merge kernel's minimum resident blocks per multiprocessor (its launch bound). On an
+ * H100 (bench_sort, 2^24 and 2^27) a cap of 1536 threads' registers (40 a thread, from 48) took
+ * u32 keys from 1.27 to 1.36 of CUB and u32 pairs from 1.20 to 1.40. Wider elements would spill
+ * under it and a custom comparator may need more, so only built-in 4-byte keys with values of
+ * at most 4 bytes take it, and only on sm_90 where it was measured (on sm_80, 4-byte values
+ * spill 16 bytes under it). */
+static int merge4_min_blocks(const mj_kernel_spec *spec) {
+    if (spec->key == MJ_KEY_CUSTOM || spec->less || mj__spec_key_size(spec) != 4 ||
+        spec->value_size > 4 || spec->sm != 90 || spec->nt > 1536)
+        return 1;
+    return 1536 / spec->nt;
+}
+
 /* The template's text without its #include "..." lines: the generator already placed every
  * dependency before it, and the result must be one self-contained translation unit. */
 static void append_template(mj_strbuf *sb, const mj_template *t) {
@@ -331,6 +344,8 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
                   spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
     mj__sb_printf(&sb, "#define MJ_SEGMENTED %d\n", spec->primitive == MJ_SEGMENTED_SORT);
     mj__sb_printf(&sb, "#define MJ_KEY_MAP %d\n", maps_keys(spec));
+    if (spec->primitive == MJ_MERGESORT)
+        mj__sb_printf(&sb, "#define MJ_MERGE4_MIN_BLOCKS %d\n", merge4_min_blocks(spec));
 
     for (const char *const *name = prelude_templates; *name; ++name) {
         const mj_template *t = mj__template_find(*name);
