@@ -194,12 +194,13 @@ static int maps_keys(const mj_kernel_spec *spec) {
 /* The 4-way merge kernel's minimum resident blocks per multiprocessor (its launch bound). On an
  * H100 (bench_sort, 2^24 and 2^27) a cap of 1536 threads' registers (40 a thread, from 48) took
  * u32 keys from 1.27 to 1.36 of CUB and u32 pairs from 1.20 to 1.40. Wider elements would spill
- * under it and a custom comparator may need more, so only built-in 4-byte keys with values of
- * at most 4 bytes take it, and only on sm_90 where it was measured (on sm_80, 4-byte values
- * spill 16 bytes under it). */
+ * under it and a custom comparator may need more, so only built-in 4-byte keys take it, alone or
+ * in ascending order with values of at most 4 bytes (descending ones spill 32 bytes under it),
+ * and only on sm_90, where it was measured (on sm_80 the pairs spill 16 bytes). */
 static int merge4_min_blocks(const mj_kernel_spec *spec) {
     if (spec->key == MJ_KEY_CUSTOM || spec->less || mj__spec_key_size(spec) != 4 ||
-        spec->value_size > 4 || spec->sm != 90 || spec->nt > 1536)
+        spec->value_size > 4 || (spec->value_size && spec->order != MJ_ASCENDING) ||
+        spec->sm != 90 || spec->nt > 1536)
         return 1;
     return 1536 / spec->nt;
 }
