@@ -75,11 +75,11 @@ mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl) {
  * frames), 2-way ones through mj_partition and mj_merge (or mj_merge alone, fused: s->fused),
  * 4-way ones through mj_partition4 and mj_merge4. With s->pdl, every kernel after the
  * blocksort is launched overlapped with the one before (mj__launch_overlapped; each waits for
- * the one before as it starts). The blocksort's buffer is chosen by the parity of the pass count so that the last
- * pass lands in pair 0. values_src 0 with values: index sort. The last pass is told to store
- * keys as bits again (map_out: sorts that hold float keys as ordinals, see the generator's
- * MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are not kept (keys_kept 0:
- * index sorts). */
+ * the one before as it starts). The blocksort's buffer is chosen by the parity of the pass
+ * count so that the last pass lands in pair 0. values_src 0 with values: index sort. The last
+ * pass is told to store keys as bits again (map_out: sorts that hold float keys as ordinals,
+ * see the generator's MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are
+ * not kept (keys_kept 0: index sorts). */
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
                           CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
                           long long n, int keys_kept, CUstream stream) {
@@ -113,7 +113,8 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
                               MJ_PARTITION_THREADS, four ? pp4 : pp2, stream)))
             return st;
         map_out = keys_kept && p == passes - 1;
-        /* mj_merge4 takes no `fused` (the last pointer is never read past its parameters). */
+        /* The driver reads as many entries as the kernel has parameters: mj_merge4, which has
+         * no `fused`, leaves the last. */
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &map_out,
                       &fused};
         if ((st = launch_pass(s, four ? MJ_K_MERGE4 : MJ_K_MERGE, tiles, (unsigned)s->nt, mp,
