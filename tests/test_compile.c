@@ -5,7 +5,8 @@
  * expand and move over i32 and i64 offsets with 1- to 64-byte values; sorted search over
  * built-in keys and a 16-byte struct; bulk remove and insert; set operations over built-in
  * keys and a 16-byte struct with 0- to 64-byte values); custom
- * types; comparator and type errors reported with NVRTC's log; the choice of target; the
+ * types; comparator and type errors reported with NVRTC's log; mergesort's waits for the kernel
+ * before it (sm_90 PTX: ahead of every global access); the choice of target; the
  * cache key; the ptxas report parser; and the module's build (core/loader.c), its kernels as
  * separate programs on several threads: the same bytes as one after another, a compile error
  * reported once. Needs NVRTC (required on CI), no GPU. */
@@ -505,6 +506,56 @@ START_TEST(compile_to_ptx)
 }
 END_TEST
 
+/* The PTX of entry `name` (up to the next entry), or NULL. */
+static char *ptx_entry(const char *ptx, const char *name) {
+    char head[64];
+    snprintf(head, sizeof head, ".entry %s(", name);
+    const char *at = strstr(ptx, head);
+    if (!at) return NULL;
+    const char *end = strstr(at + 1, ".entry ");
+    return strndup(at, end ? (size_t)(end - at) : strlen(at));
+}
+
+/* Mergesort's pass kernels may be launched overlapped with the kernel before (MERGEJIT_PDL):
+ * compiled for sm_90, each waits for it (griddepcontrol.wait) before its first global load or
+ * store, and lets the next start; the blocksort, launched plainly, lets the next start. PTX
+ * for sm_80 has neither instruction. */
+START_TEST(mergesort_overlap_instructions)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    char err[ERR_CAP / 8];
+    static const char *const passes[] = {"mj_partition", "mj_merge", "mj_partition4", "mj_merge4"};
+    for (int sm = 80; sm <= 90; sm += 10) {
+        mj_kernel_spec s = spec_for(MJ_KEY_U32, MJ_ASCENDING, 4, sm);
+        char *src = gen(&s);
+        mj_target t = {sm, 1};
+        void *bin = NULL;
+        size_t size = 0;
+        mj_status st = mj__compile(nv, src, t, &bin, &size, NULL, err, sizeof err);
+        ck_assert_msg(st == MJ_OK, "sm_%d: %s: %s", sm, mj_status_name(st), err);
+        for (size_t k = 0; k < sizeof passes / sizeof *passes + 1; ++k) {
+            const char *name = k < 4 ? passes[k] : "mj_blocksort";
+            char *body = ptx_entry(bin, name);
+            ck_assert_msg(body != NULL, "sm_%d: no %s in the PTX", sm, name);
+            char *wait = strstr(body, "griddepcontrol.wait");
+            char *allow = strstr(body, "griddepcontrol.launch_dependents");
+            if (sm < 90 || k == 4) {
+                ck_assert_msg(!wait, "sm_%d %s: waits", sm, name);
+                ck_assert_msg(!allow == (sm < 90), "sm_%d %s: launch_dependents", sm, name);
+            } else {
+                ck_assert_msg(wait && allow, "sm_%d %s: no griddepcontrol", sm, name);
+                char *load = strstr(body, "ld.global"), *store = strstr(body, "st.global");
+                ck_assert_msg(load && wait < load, "%s: a global load before the wait", name);
+                ck_assert_msg(store && wait < store, "%s: a global store before the wait", name);
+            }
+            free(body);
+        }
+        free(bin);
+        free(src);
+    }
+}
+END_TEST
+
 START_TEST(compile_key)
 {
     const mj_nvrtc_api *nv = nvrtc();
@@ -778,6 +829,7 @@ static Suite *compile_suite(void) {
     tcase_add_test(tx, comparator_syntax_error);
     tcase_add_test(tx, custom_wrong_size);
     tcase_add_test(tx, compile_to_ptx);
+    tcase_add_test(tx, mergesort_overlap_instructions);
     suite_add_tcase(s, tx);
     TCase *tt = tcase_create("targets");
     tcase_set_timeout(tt, 120);

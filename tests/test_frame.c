@@ -7,7 +7,8 @@
  * mj_sort_ways from the input's bytes; and the 2-way passes of mergesort and of the segmented
  * and locality sorts' queues (mj_partition: the merge path split at min(diag, a_count +
  * b_count) of the frame's A and B; mj_merge: each tile's ranges from partitions[tile] and
- * partitions[tile + 1], or a_count at its frame's end). The result must equal a stable
+ * partitions[tile + 1], or a_count at its frame's end; fused, the same two splits searched by
+ * the tile itself at mj_tile_split_diag). The result must equal a stable
  * reference sort, every tile's ranges must be in bounds and partition their frame's lists
  * exactly, and the last pass must land in the keys' own buffer as the blocksort's choice of
  * buffer predicts. CPU only. */
@@ -117,8 +118,8 @@ static void pass2(const item *in, item *out, long long *partitions, long long n,
     for (long long t = 0; t < tiles; ++t) {
         mj_frame f = mj_sort_frame(t, coop, nv, n);
         long long total = f.a_count + f.b_count;
-        long long diag = mj_tile_diag(t, coop, nv);
-        if (diag > total) diag = total;
+        long long diag = mj_tile_split_diag(f, t, coop, nv, 0);
+        REQUIRE1(diag == (mj_tile_diag(t, coop, nv) < total ? mj_tile_diag(t, coop, nv) : total));
         partitions[t] = merge_path(in + f.a0, f.a_count, in + f.b0, f.b_count, diag);
     }
     /* mj_merge */
@@ -136,6 +137,14 @@ static void pass2(const item *in, item *out, long long *partitions, long long n,
         int ends = mj_tile_ends_frame(t, coop, tiles);
         REQUIRE1(ends == ((t + 1) % coop == 0 || t + 1 == tiles));
         long long p_end = ends ? f.a_count : partitions[t + 1];
+        /* The fused pass (mj_merge, fused) searches both splits itself: the same ones. */
+        for (int end = 0; end < 2; ++end) {
+            long long d = mj_tile_split_diag(f, t, coop, nv, end);
+            long long split = merge_path(in + f.a0, f.a_count, in + f.b0, f.b_count, d);
+            REQUIRE(split == (end ? p_end : partitions[t]),
+                    "n %lld nv %lld pass %d tile %lld: fused split %d is %lld, not %lld", n, nv,
+                    p, t, end, split, end ? p_end : partitions[t]);
+        }
         mj_range r = mj_sort_range(f, t, coop, nv, partitions[t], p_end);
 
         long long a_len = r.a_end - r.a_begin, b_len = r.b_end - r.b_begin;

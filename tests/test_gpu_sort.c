@@ -221,6 +221,60 @@ START_TEST(test_merge_ways) {
 }
 END_TEST
 
+/* Mergesort's launch schedule, loop index i: MERGEJIT_FUSED_PARTITION = i & 1 (each 2-way pass
+ * one launch, its merge kernel finding its own splits) and MERGEJIT_PDL = i >> 1 (the passes'
+ * kernels launched overlapped). At the edges the passes see: 1 element, a merge tile and one
+ * either side, the blocksort's runs and 1 to 3 doublings of them (exactly, one past, one
+ * short, one merge tile past: a last frame with a short or empty list B), and 2^20 and 2^20 + 1
+ * (seven or eight passes); u32 and u64 keys, u32 pairs, f32 keys (their last pass maps the keys
+ * back to bits); also 4-way passes (MERGEJIT_MERGE_WAYS=4, whose kernels overlap too) at a
+ * few sizes. Random and few distinct keys (stability). MJ_TEST_SMALL: u32 keys and u32 pairs,
+ * few distinct keys, up to one doubling, 2^20 + 1 but not 2^20. */
+START_TEST(test_schedules) {
+    static const struct {
+        mj_key_kind kind;
+        size_t value_size;
+    } cases[] = {{MJ_KEY_U32, 0}, {MJ_KEY_U32, 4}, {MJ_KEY_U64, 0}, {MJ_KEY_F32, 0}};
+    char fused[2] = {(char)('0' + (_i & 1)), 0}, pdl[2] = {(char)('0' + (_i >> 1)), 0};
+    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", fused, 1), 0);
+    ck_assert_int_eq(setenv("MERGEJIT_PDL", pdl, 1), 0);
+    for (size_t c = 0; c < (small ? 2u : sizeof cases / sizeof *cases); ++c) {
+        mj_key_kind kind = cases[c].kind;
+        mj_tile t;
+        ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, mj_key_kind_size(kind),
+                                         cases[c].value_size, &t), MJ_OK);
+        size_t nv = (size_t)t.nt * (size_t)t.vt, run = nv * (size_t)(t.bs_nt / t.nt);
+        size_t sizes[32], ns = 0;
+        size_t fixed[] = {1, nv - 1, nv, nv + 1, (1u << 20) + 1, 1u << 20};
+        for (size_t i = 0; i < (small ? 5u : sizeof fixed / sizeof *fixed); ++i)
+            sizes[ns++] = fixed[i];
+        for (int k = 0; k <= (small ? 1 : 3); ++k) {
+            size_t edge = run << k;
+            size_t around[] = {edge, edge + 1, edge - 1, edge + nv};
+            for (size_t i = 0; i < sizeof around / sizeof *around; ++i) sizes[ns++] = around[i];
+        }
+        for (size_t si = 0; si < ns; ++si)
+            for (int d = 0; d < (small ? 1 : 2); ++d) {
+                if (getenv("MJ_TEST_TRACE"))
+                    fprintf(stderr, "MERGEJIT_FUSED_PARTITION=%s MERGEJIT_PDL=%s ", fused, pdl);
+                check_sort(kind, MJ_ASCENDING, cases[c].value_size, d ? DIST_RANDOM : DIST_FEW,
+                           sizes[si], (uint64_t)(1000 * _i + 10 * si + c));
+            }
+    }
+    /* 4-way passes: overlapped or not (they have no fused form). */
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", "4", 1), 0);
+    size_t four[] = {(1u << 20) + 1, 3000017};
+    for (size_t i = 0; i < (small ? 1u : 2u); ++i) {
+        if (getenv("MJ_TEST_TRACE"))
+            fprintf(stderr, "MERGEJIT_MERGE_WAYS=4 MERGEJIT_PDL=%s ", pdl);
+        check_sort(MJ_KEY_U32, MJ_ASCENDING, 4, DIST_FEW, four[i], 77 + i);
+    }
+    unsetenv("MERGEJIT_MERGE_WAYS");
+    unsetenv("MERGEJIT_FUSED_PARTITION");
+    unsetenv("MERGEJIT_PDL");
+}
+END_TEST
+
 START_TEST(test_large) {
     check_sort(MJ_KEY_U32, MJ_ASCENDING, 0, DIST_RANDOM, 100000000, 7);
     check_sort(MJ_KEY_F64, MJ_ASCENDING, 8, DIST_RANDOM, 100000000, 8);
@@ -443,6 +497,7 @@ int main(void) {
     tcase_add_test(tc, test_runtime_interop);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_loop_test(tc, test_merge_ways, 0, 3);
+    tcase_add_loop_test(tc, test_schedules, 0, 4);
     if (!small) {
         tcase_add_test(tc, test_large);
         tcase_add_test(tc, test_over_2g);

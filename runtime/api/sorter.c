@@ -35,8 +35,9 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     if (st) return st;
     size_t key_size = mj__spec_key_size(&spec);
 
-    int ways = 0;
-    if (desc->primitive == MJ_MERGESORT && (st = mj__mergesort_ways(ctx, &ways))) return st;
+    int ways = 0, fused = 0, pdl = 0;
+    if (desc->primitive == MJ_MERGESORT && (st = mj__mergesort_env(ctx, &ways, &fused, &pdl)))
+        return st;
 
     mj_sorter *s = mj__calloc(1, sizeof *s);
     if (!s) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
@@ -54,6 +55,8 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->vt = spec.vt;
     s->bs_nt = mj__spec_bs_nt(&spec);
     s->merge_ways = ways;
+    s->fused = fused;
+    s->pdl = pdl;
     s->primitive = desc->primitive;
     *out = s;
     return MJ_OK;

@@ -65,7 +65,7 @@ static void load(void) {
     RESOLVE(module_unload, "cuModuleUnload", 1);
     RESOLVE(module_function, "cuModuleGetFunction", 1);
     RESOLVE(launch, "cuLaunchKernel", 1);
-    RESOLVE(launch_ex, "cuLaunchKernelEx", 1);
+    RESOLVE(launch_ex, "cuLaunchKernelEx", 0); /* overlapped launches fall back without it */
     RESOLVE(mem_alloc, "cuMemAlloc", 1);
     RESOLVE(mem_free, "cuMemFree", 1);
     RESOLVE(mem_alloc_async, "cuMemAllocAsync", 0);

@@ -25,7 +25,7 @@ typedef struct mj_cuda_api {
     CUresult (*module_function)(CUfunction *, CUmodule, const char *);
     CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                        unsigned, CUstream, void **, void **);
-    CUresult (*launch_ex)(const CUlaunchConfig *, CUfunction, void **, void **);
+    CUresult (*launch_ex)(const CUlaunchConfig *, CUfunction, void **, void **); /* or NULL */
     CUresult (*mem_alloc)(CUdeviceptr *, size_t);
     CUresult (*mem_free)(CUdeviceptr);
     CUresult (*mem_alloc_async)(CUdeviceptr *, size_t, CUstream); /* NULL on old drivers */

@@ -1,11 +1,10 @@
 /* The host side of mergesort: temporary storage, the pass schedule (a blocksort, then merge
- * passes of four lists or two, each a partition and a merge kernel of its kind) and the
- * launches. */
+ * passes of four lists or two, each a partition and a merge kernel of its kind, or a 2-way
+ * pass's merge kernel alone finding its own partitions) and the launches. */
 #include "primitives/mergesort.h"
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/context.h"
 #include "gen.h"
@@ -13,6 +12,12 @@
 #include "shared/merge_frame.h"
 
 #define MJ_PARTITION_THREADS 128
+
+/* The schedule switches where MERGEJIT_FUSED_PARTITION and MERGEJIT_PDL are unset. Off until
+ * both are measured on the GPU against today's two launches a pass (bench_sort at 2^16 to
+ * 2^22 with each setting). */
+#define MJ_FUSED_PARTITION_DEFAULT 0
+#define MJ_PDL_DEFAULT 0
 
 /* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
  * [value scratch][partitions: a tile's 4-way split, 4 offsets (2-way passes use one)]. */
@@ -43,25 +48,38 @@ mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *
     return st;
 }
 
-mj_status mj__mergesort_ways(mj_context *ctx, int *ways) {
-    const char *env = getenv("MERGEJIT_MERGE_WAYS");
-    *ways = 0;
+/* *out from the one-digit variable `name`: one of the two digits in `choices`, or `unset` when
+ * the variable is unset or empty; another value fails, naming the variable. */
+static mj_status env_digit(mj_context *ctx, const char *name, const char choices[2], int unset,
+                           int *out) {
+    const char *env = getenv(name);
+    *out = unset;
     if (!env || !*env) return MJ_OK;
-    if (strcmp(env, "2") && strcmp(env, "4"))
-        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
-                        "MERGEJIT_MERGE_WAYS is \"%s\": it takes 2 or 4", env);
-    *ways = env[0] - '0';
+    if (env[1] || (env[0] != choices[0] && env[0] != choices[1]))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s is \"%s\": it takes %c or %c", name,
+                        env, choices[0], choices[1]);
+    *out = env[0] - '0';
     return MJ_OK;
+}
+
+mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl) {
+    mj_status st = env_digit(ctx, "MERGEJIT_MERGE_WAYS", "24", 0, ways);
+    if (!st) st = env_digit(ctx, "MERGEJIT_FUSED_PARTITION", "01", MJ_FUSED_PARTITION_DEFAULT,
+                            fused);
+    if (!st) st = env_digit(ctx, "MERGEJIT_PDL", "01", MJ_PDL_DEFAULT, pdl);
+    return st;
 }
 
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
  * between the pairs (merge_frame.h: mj_sort_ways, mj_merge_passes and the passes' lists and
- * frames), 2-way ones through mj_partition and mj_merge, 4-way ones through mj_partition4 and
- * mj_merge4. The blocksort's buffer is chosen by the parity of the pass count so that the last
- * pass lands in pair 0. values_src 0 with values: index sort. The last pass is told to store
- * keys as bits again (map_out: sorts that hold float keys as ordinals, see the generator's
- * MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are not kept (keys_kept 0:
- * index sorts). */
+ * frames), 2-way ones through mj_partition and mj_merge (or mj_merge alone, fused: s->fused),
+ * 4-way ones through mj_partition4 and mj_merge4. With s->pdl, every kernel after the
+ * blocksort is launched overlapped with the one before (mj__launch_overlapped; each waits for
+ * the one before as it starts). The blocksort's buffer is chosen by the parity of the pass
+ * count so that the last pass lands in pair 0. values_src 0 with values: index sort. The last
+ * pass is told to store keys as bits again (map_out: sorts that hold float keys as ordinals,
+ * see the generator's MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are
+ * not kept (keys_kept 0: index sorts). */
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
                           CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
                           long long n, int keys_kept, CUstream stream) {
@@ -73,6 +91,9 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     int ways = mj_sort_ways(n, (long long)(s->key_size + s->value_size), s->merge_ways);
     int passes = mj_merge_passes(levels, ways);
     int cur = passes & 1;
+    int fused = s->fused;
+    mj_status (*launch_pass)(mj_sorter *, mj_kernel_id, long long, unsigned, void **, CUstream) =
+        s->pdl ? mj__launch_overlapped : mj__launch;
     mj_status st;
 
     int map_out = keys_kept && passes == 0;
@@ -86,14 +107,18 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
         void *pp2[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
         void *pp4[] = {&k[cur], &n, &coop, &tiles, &partitions};
         long long threads = four ? tiles : tiles * lanes;
-        if ((st = mj__launch(s, four ? MJ_K_PARTITION4 : MJ_K_PARTITION,
-                             (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
-                             MJ_PARTITION_THREADS, four ? pp4 : pp2, stream)))
+        if ((four || !fused) &&
+            (st = launch_pass(s, four ? MJ_K_PARTITION4 : MJ_K_PARTITION,
+                              (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
+                              MJ_PARTITION_THREADS, four ? pp4 : pp2, stream)))
             return st;
         map_out = keys_kept && p == passes - 1;
-        void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &map_out};
-        if ((st = mj__launch(s, four ? MJ_K_MERGE4 : MJ_K_MERGE, tiles, (unsigned)s->nt, mp,
-                             stream)))
+        /* The driver reads as many entries as the kernel has parameters: mj_merge4, which has
+         * no `fused`, leaves the last. */
+        void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &map_out,
+                      &fused};
+        if ((st = launch_pass(s, four ? MJ_K_MERGE4 : MJ_K_MERGE, tiles, (unsigned)s->nt, mp,
+                              stream)))
             return st;
         cur ^= 1;
     }

@@ -7,11 +7,18 @@
 #include "mergejit.h"
 #include "primitives/run.h"
 
-/* The lists mergesort's merge passes merge, from MERGEJIT_MERGE_WAYS, read as a mergesort
- * sorter is created: *ways 0 (unset: 4-way passes from MJ_MERGE4_MIN_BYTES of input on,
- * merge_frame.h's mj_sort_ways), 2 (every pass 2-way) or 4 (4-way wherever two doublings are
- * left), to time the schedules from one build. MJ_ERR_INVALID_ARGUMENT for another value. */
-mj_status mj__mergesort_ways(mj_context *ctx, int *ways);
+/* Mergesort's schedule from the environment, read as a mergesort sorter is created, to time
+ * the schedules from one build (the kernels and temporary storage are the same for all):
+ * - MERGEJIT_MERGE_WAYS, the lists a merge pass merges: *ways 0 (unset: 4-way passes from
+ *   MJ_MERGE4_MIN_BYTES of input on, merge_frame.h's mj_sort_ways), 2 (every pass 2-way) or 4
+ *   (4-way wherever two doublings are left);
+ * - MERGEJIT_FUSED_PARTITION, *fused 1: each 2-way pass is one launch, its merge kernel
+ *   finding its tiles' partitions itself; 0: a partition kernel, then the merge kernel;
+ * - MERGEJIT_PDL, *pdl 1: the passes' kernels launch overlapped (programmatic dependent
+ *   launch, where the code and driver allow it; mj__launch_overlapped); 0: plainly.
+ * Unset, the last two take mergesort.c's defaults. MJ_ERR_INVALID_ARGUMENT, naming the
+ * variable, for another value. */
+mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl);
 
 /* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n
  * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */

@@ -45,7 +45,8 @@ mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned bloc
 
 mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                                 void **params, CUstream stream) {
-    if (s->mod->code_sm < 90) return mj__launch(s, k, grid, block, params, stream);
+    if (s->mod->code_sm < 90 || !s->ctx->cu->launch_ex)
+        return mj__launch(s, k, grid, block, params, stream);
     CUlaunchAttribute overlap = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
     overlap.value.programmaticStreamSerializationAllowed = 1;
     CUlaunchConfig config = {.gridDimX = (unsigned)grid, .gridDimY = 1, .gridDimZ = 1,

@@ -18,7 +18,10 @@ struct mj_sorter {
     size_t key_size, key_align;
     size_t value_size, value_align;
     int nt, vt, bs_nt;
-    int merge_ways; /* mergesort: MERGEJIT_MERGE_WAYS (0 by size, 2 or 4; mj__mergesort_ways) */
+    /* mergesort's schedule, from the environment as the sorter is built (mj__mergesort_env):
+     * merge_ways 0 (by size), 2 or 4; fused 2-way passes (one launch a pass) and overlapped
+     * launches of the passes, 0 or 1 each. */
+    int merge_ways, fused, pdl;
     int source;
     double build_ms;
 };
@@ -95,7 +98,8 @@ mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned bloc
  * once every block of that one has called mj_allow_next_kernel (mj_common.cuh; programmatic
  * dependent launch when the module's code was compiled for sm_90 or newer, a plain launch
  * otherwise: code for an older sm, PTX among it, run on a newer device lacks the
- * griddepcontrol instructions that make the overlap safe). The kernel itself must wait for
+ * griddepcontrol instructions that make the overlap safe; and a driver without
+ * cuLaunchKernelEx). The kernel itself must wait for
  * what it reads of the other's output, and call mj_await_prior_kernels before it ends, so
  * that later work in the stream finds both kernels over. */
 mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,

@@ -11,7 +11,10 @@
  * Segmented sorts (MJ_SEGMENTED) also take the head flags, one bit per element (bit i % 32 of
  * word i / 32, head_words words), sort each segment within the tile on its own, and write the
  * tile's range of heads (global positions) for the first queued merge pass, and mark its merge
- * tiles final in `where` when its segments all end inside it (work_queue.h). */
+ * tiles final in `where` when its segments all end inside it (work_queue.h).
+ * It is launched plainly (it must follow whatever the caller queued before), but lets a kernel
+ * after it that is launched overlapped (mergesort's first pass under MERGEJIT_PDL) be
+ * scheduled at once: that one waits for this one's end itself. */
 #ifndef MJ_KERNEL_BLOCKSORT_CUH
 #define MJ_KERNEL_BLOCKSORT_CUH
 
@@ -44,6 +47,7 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
 #else
     int *s_pos = 0; /* positions are kept only for values */
 #endif
+    mj_allow_next_kernel();
     int tid = threadIdx.x;
     mj_i64 tile0 = (mj_i64)blockIdx.x * MJ_BS_NV;
     int count = (int)mj_min((mj_i64)MJ_BS_NV, n - tile0);

@@ -1,7 +1,9 @@
 /* Coarse partitioning for one 4-way mergesort pass: for every tile, the 4-way split at the
  * tile's first output diagonal within its frame (templates/shared/corank.h), four offsets into
  * the frame's lists. A thread a tile; mj_merge4 reads its tile's entry and the next. 2-way
- * passes use mj_partition (kernel_partition.cuh), whose merge path search is shorter. */
+ * passes use mj_partition (kernel_partition.cuh), whose merge path search is shorter.
+ * Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits for the pass before it
+ * first. */
 #ifndef MJ_KERNEL_PARTITION4_CUH
 #define MJ_KERNEL_PARTITION4_CUH
 
@@ -12,6 +14,8 @@
 
 extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 coop, mj_i64 tiles,
                                          mj_i64 *partitions) {
+    mj_await_prior_kernels();
+    mj_allow_next_kernel();
     mj_i64 tile = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (tile >= tiles) return;
     mj_frame4 f = mj_sort_frame4(tile, coop, MJ_NV, n);

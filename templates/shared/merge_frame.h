@@ -143,6 +143,17 @@ MJ_HD long long mj_tile_diag(long long tile, long long coop, long long nv) {
     return nv * (tile & (coop - 1));
 }
 
+/* The output diagonal, within frame f, where the tile's outputs begin (end 0) or end (end 1),
+ * clamped to the frame's elements. The merge path splits there are the tile's partitions: the
+ * first is mj_partition's entry for the tile, the second the next tile's entry, or a_count
+ * where the tile ends its frame (the search at diagonal a_count + b_count finds a_count without
+ * a round). The fused 2-way pass (mj_merge with fused set) searches both itself. */
+MJ_HD long long mj_tile_split_diag(mj_frame f, long long tile, long long coop, long long nv,
+                                   int end) {
+    long long d = mj_tile_diag(tile, coop, nv) + (end ? nv : 0), total = f.a_count + f.b_count;
+    return d < total ? d : total;
+}
+
 /* True when the tile's end is its frame's end (so its end partition is a_count itself, not
  * the next tile's partition, which belongs to another frame). */
 MJ_HD int mj_tile_ends_frame(long long tile, long long coop, long long tiles) {
