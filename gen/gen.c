@@ -142,6 +142,10 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     default: return 0;
     }
 }
+
+unsigned mj__primitive_later_kernels(mj_primitive primitive) {
+    return primitive == MJ_MERGESORT ? K(MJ_K_PARTITION4) | K(MJ_K_MERGE4) : 0;
+}
 #undef K
 
 const char *const *mj__prelude_templates(void) { return prelude_templates; }

@@ -47,6 +47,10 @@ typedef enum mj_kernel_id {
 const char *mj__kernel_name(mj_kernel_id id);
 /* Bit k set: the primitive's module has kernel k. */
 unsigned mj__primitive_kernels(mj_primitive primitive);
+/* Those of the primitive's kernels that only some runs use, which a sorter compiled at run
+ * time builds on the first run that needs them (mergesort: the 4-way merge passes' two,
+ * for large inputs); 0 for primitives whose every run uses every kernel. */
+unsigned mj__primitive_later_kernels(mj_primitive primitive);
 
 /* The embedded templates (by file name, NULL-terminated) the source is made of, in order:
  * the prelude before the spec, then the primitive's own after it (NULL for an unknown

@@ -83,7 +83,11 @@ enum {
     MJ_CONTEXT_COMPILE_ONLY = 1u << 1,
     /* With a bundle: compile (NVRTC, disk cache) what the bundle lacks instead of failing with
      * MJ_ERR_NOT_IN_BUNDLE. */
-    MJ_CONTEXT_BUNDLE_FALLBACK = 1u << 2
+    MJ_CONTEXT_BUNDLE_FALLBACK = 1u << 2,
+    /* Sorters build every kernel of their primitive at create, also those that only some runs
+     * use (see mj_sorter_later_build), so that no run pays for a build. Compile-only contexts
+     * always do. */
+    MJ_CONTEXT_BUILD_ALL = 1u << 3
 };
 
 typedef struct mj_context_options {
@@ -294,14 +298,22 @@ typedef struct mj_sorter mj_sorter;
 
 /* Generates, compiles (or loads from cache) and loads the kernels of desc->primitive for
  * `desc`. A comparator or type that does not compile gives MJ_ERR_COMPILE with NVRTC's log in
- * the message. A run function for another primitive returns MJ_ERR_INVALID_ARGUMENT. */
+ * the message. A run function for another primitive returns MJ_ERR_INVALID_ARGUMENT.
+ * A mergesort sorter that is compiled (not taken from a bundle) builds at create only the
+ * three kernels every sort runs (blocksort, 2-way partition and merge); the two kernels of
+ * 4-way merge passes (sorts of at least 2^27 bytes of keys plus values, or any size under
+ * MERGEJIT_MERGE_WAYS=4) are built, or loaded from memory or the disk cache, by the first
+ * sort that uses them, once however many threads sort on the sorter at once. A failure there
+ * is that sort's status and message, before anything is launched. Compile-only contexts and
+ * MJ_CONTEXT_BUILD_ALL build them at create; bundles hold them. */
 MJ_API mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out);
 MJ_API void mj_sorter_destroy(mj_sorter *sorter);
 
-/* How the sorter got its binary: 0 compiled with NVRTC, 1 from the disk cache, 2 from the
- * context's memory, 3 from the context's bundle (a cubin), 4 from the context's bundle as
- * PTX, which the driver compiled for the device (one newer than the bundle's cubins); and how
- * long that took in milliseconds. */
+/* How the sorter got its binary at create: 0 compiled with NVRTC, 1 from the disk cache, 2
+ * from the context's memory, 3 from the context's bundle (a cubin), 4 from the context's
+ * bundle as PTX, which the driver compiled for the device (one newer than the bundle's
+ * cubins); and how long that took in milliseconds (the kernels built later:
+ * mj_sorter_later_build). */
 MJ_API int mj_sorter_source(const mj_sorter *sorter);
 MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
 /* Where a build with NVRTC spent its time. A primitive's kernels compile as separate NVRTC
@@ -316,15 +328,23 @@ typedef struct mj_build_times {
     double frontend_ms, ptxas_ms;
     double slowest_ms;      /* the longest program, wall time */
 } mj_build_times;
-/* The sorter's build times when it was compiled with NVRTC (mj_sorter_source 0); otherwise
- * programs and threads 0 and the times -1. */
+/* The sorter's build times at create when it was compiled with NVRTC (mj_sorter_source 0);
+ * otherwise programs and threads 0 and the times -1. */
 MJ_API void mj_sorter_build_times(const mj_sorter *sorter, mj_build_times *out);
+/* The kernels a sorter built after its create part (mj_sorter_create says which; a
+ * compile-only or MJ_CONTEXT_BUILD_ALL context builds them right after that part, still in
+ * the create call): once they are built, returns 1 and fills what is asked (any may be NULL)
+ * as mj_sorter_source, mj_sorter_build_ms and mj_sorter_build_times do for the create part;
+ * else 0 (not built yet, or nothing to build later), leaving them alone. */
+MJ_API int mj_sorter_later_build(const mj_sorter *sorter, int *source, double *ms,
+                                 mj_build_times *times);
 /* The merge tile in use: threads per block and values per thread. (The blocksort pass may run
  * a power-of-two multiple of those threads with the same values per thread.) */
 MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
-/* What ptxas reported for the sorter's kernels: the largest register count and the spill
- * stores plus loads summed over them (bytes). -1 each when unknown (PTX targets finished by
- * the driver). Kept with the binary in the disk cache and in bundles. */
+/* What ptxas reported for the sorter's kernels built so far (those of create, and the later
+ * ones once built: mj_sorter_later_build): the largest register count and the spill stores
+ * plus loads summed over them (bytes). -1 each when unknown (PTX targets finished by the
+ * driver). Kept with the binary in the disk cache and in bundles. */
 MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *spill_bytes);
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output

@@ -645,7 +645,9 @@ static mj_binary module_build(const mj_nvrtc_api *nv, const mj_kernel_spec *s, m
     why[0] = '\0';
     mj_binary b;
     memset(&b, 0, sizeof b);
-    mj_status st = mj__module_build(nv, t, s, src, threads, &b, why, ERR_CAP);
+    mj_status st =
+        mj__module_build(nv, t, mj__primitive_kernels(s->primitive), src, threads, &b, why,
+                         ERR_CAP);
     ck_assert_msg(st == MJ_OK, "%s, %d threads: %s: %s", mj_primitive_name(s->primitive),
                   threads, mj_status_name(st), why);
     free(why);
@@ -756,7 +758,9 @@ START_TEST(parallel_build_error_reports_log_once)
     char *why = malloc(ERR_CAP), *whole = malloc(ERR_CAP);
     ck_assert(why && whole);
     mj_binary b;
-    ck_assert_int_eq(mj__module_build(nv, t, &s, src, 3, &b, why, ERR_CAP), MJ_ERR_COMPILE);
+    ck_assert_int_eq(mj__module_build(nv, t, mj__primitive_kernels(s.primitive), src, 3, &b,
+                                      why, ERR_CAP),
+                     MJ_ERR_COMPILE);
     ck_assert_ptr_null(b.data);
     void *bin = NULL;
     size_t size = 0;

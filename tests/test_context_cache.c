@@ -3,6 +3,8 @@
  * could write to, a full disk, no disk cache, and two processes sharing a cache directory. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "base/file_io.h"
 #include "context_support.h"
+#include "primitives/run.h"
 #include "test_support.h"
 
 #define HEADER_SIZE 96 /* a cache entry's header, as laid out in runtime/store/cache.c */
@@ -73,7 +76,9 @@ static int build_in_new_context(const char *dir, const mj_sort_desc *desc, doubl
 START_TEST(cache_path)
 {
     char *dir = mjt_tmpdir();
+    /* A merge: its kernels are one cache entry (a mergesort's are two: mergesort_parts). */
     mj_sort_desc desc = u32_desc();
+    desc.primitive = MJ_MERGE;
 
     mj_context *ctx = mjt_compile_context(90, dir);
     ck_assert_int_eq(mj_context_target_sm(ctx), 90);
@@ -262,7 +267,7 @@ START_TEST(two_processes)
         mj_context *ctx = mjt_compile_context(90, dir);
         size_t removed = 0;
         ck_assert_int_eq(mj_cache_clear(ctx, &removed), MJ_OK);
-        ck_assert_uint_eq(removed, round == 0 ? 0 : 1);
+        ck_assert_uint_eq(removed, round == 0 ? 0 : 2);
         mj_context_destroy(ctx);
 
         int barrier[2];
@@ -287,11 +292,99 @@ START_TEST(two_processes)
         }
         int n_entries, n_temps;
         scan_dir(dir, &n_entries, &n_temps, NULL, 0);
-        ck_assert_int_eq(n_entries, 1);
+        ck_assert_int_eq(n_entries, 2); /* the mergesort's two parts, each once */
         ck_assert_int_eq(n_temps, 0);
     }
     mj_sort_desc desc = u32_desc();
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* The two parts of a mergesort sorter, as a compile-only context builds them at create: the 3
+ * kernels of every sort (mj_sorter_build_times), then the 4-way passes' 2
+ * (mj_sorter_later_build); two cache entries, found in memory by the same context and on disk
+ * by a new one; mj_sorter_resources covers both. A merge sorter builds nothing later. */
+START_TEST(mergesort_parts)
+{
+    char *dir = mjt_tmpdir();
+    mj_sort_desc desc = u32_desc();
+    static const int want[3] = {0, 2, 1}; /* compiled; from memory; from disk */
+    mj_context *ctx = NULL;
+    for (int round = 0; round < 3; ++round) {
+        if (round != 1) {
+            mj_context_destroy(ctx);
+            ctx = mjt_compile_context(90, dir);
+        }
+        mj_sorter *s = NULL;
+        ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+        mj_build_times now, later;
+        int source = -1;
+        double ms = -1;
+        mj_sorter_build_times(s, &now);
+        ck_assert_int_eq(mj_sorter_later_build(s, &source, &ms, &later), 1);
+        ck_assert_int_eq(mj_sorter_source(s), want[round]);
+        ck_assert_int_eq(source, want[round]);
+        ck_assert(ms >= 0);
+        ck_assert_int_eq(now.programs, round ? 0 : 3);
+        ck_assert_int_eq(later.programs, round ? 0 : 2);
+        int regs = 0;
+        long spills = -1;
+        mj_sorter_resources(s, &regs, &spills);
+        ck_assert(regs > 0 && spills == 0);
+        mj_sorter_destroy(s);
+        size_t entries = 0;
+        uint64_t bytes = 0;
+        ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
+        ck_assert_uint_eq(entries, 2);
+    }
+    desc.primitive = MJ_MERGE;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    int source = -7;
+    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, NULL), 0);
+    ck_assert_int_eq(source, -7);
+    ck_assert_int_eq(mj_sorter_later_build(NULL, &source, NULL, NULL), 0);
+    mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+static void *build_later(void *sorter) {
+    return (void *)(intptr_t)mj__sorter_build_later(sorter);
+}
+
+/* The sorter's later build (primitives/run.h) from several threads at once, its part unbuilt
+ * (reset here; it is in the context's memory): every thread succeeds and one module, the
+ * context's, is published. */
+START_TEST(later_build_threads)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc desc = u32_desc();
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    const mj_module *built = atomic_load(&s->later);
+    ck_assert_ptr_nonnull(built);
+    ck_assert_uint_eq(built->kernels, mj__primitive_later_kernels(MJ_MERGESORT));
+    ck_assert_uint_eq(s->mod->kernels & built->kernels, 0);
+    atomic_store(&s->later, NULL);
+    pthread_t t[4];
+    for (int i = 0; i < 4; ++i) ck_assert_int_eq(pthread_create(&t[i], NULL, build_later, s), 0);
+    for (int i = 0; i < 4; ++i) {
+        void *st = NULL;
+        ck_assert_int_eq(pthread_join(t[i], &st), 0);
+        ck_assert_int_eq((int)(intptr_t)st, MJ_OK);
+    }
+    ck_assert_ptr_eq(atomic_load(&s->later), built);
+    int source = -1;
+    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, NULL), 1);
+    ck_assert_int_eq(source, 2);
+    mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -305,6 +398,8 @@ static Suite *context_cache_suite(void) {
     tcase_add_test(tc, full_disk);
     tcase_add_test(tc, no_disk_cache);
     tcase_add_test(tc, two_processes);
+    tcase_add_test(tc, mergesort_parts);
+    tcase_add_test(tc, later_build_threads);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,11 +1,15 @@
 /* Sorting on the GPU against a CPU stable sort. Skips (exit 77) where there is no GPU.
  * MJ_TEST_SMALL=1 runs a small subset (for compute-sanitizer). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "api/devmem.h"
+#include "core/context.h"
+#include "driver/compile.h"
+#include "gen.h"
 #include "shared/merge_frame.h"
 #include "test_support.h"
 
@@ -275,6 +279,190 @@ START_TEST(test_schedules) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------- kernels built later */
+
+#define LATER_THREADS 4
+
+/* One thread of test_later_kernels: a small sort (2-way passes only), then a large one (a
+ * 4-way pass), u32 keys on the shared sorter. Fails are reported, not asserted (Check's
+ * asserts belong to the test's thread). */
+typedef struct later_job {
+    mj_context *ctx;
+    mj_sorter *sorter;
+    size_t n[2];
+    uint32_t *keys[2], *out[2];
+    mj_status st;
+    int source;
+    double ms;
+} later_job;
+
+static void *later_thread(void *arg) {
+    later_job *j = arg;
+    for (int i = 0; i < 2 && !j->st; ++i) {
+        void *dk = NULL;
+        size_t bytes = j->n[i] * sizeof(uint32_t);
+        if (!(j->st = mj__dev_alloc(j->ctx, &dk, bytes)) &&
+            !(j->st = mj__dev_upload(j->ctx, dk, j->keys[i], bytes)) &&
+            !(j->st = mj_sorter_sort(j->sorter, dk, NULL, j->n[i], NULL, 0, NULL)) &&
+            !(j->st = mj__dev_sync(j->ctx, NULL)))
+            j->st = mj__dev_download(j->ctx, j->out[i], dk, bytes);
+        mj__dev_free(j->ctx, dk);
+    }
+    if (!mj_sorter_later_build(j->sorter, &j->source, &j->ms, NULL)) j->source = -1;
+    return NULL;
+}
+
+static int u32_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Modules of the context that hold exactly `kernels`. */
+static int modules_with(mj_context *c, unsigned kernels) {
+    int count = 0;
+    pthread_mutex_lock(&c->lock);
+    for (const mj_module *m = c->modules; m; m = m->next) count += m->kernels == kernels;
+    pthread_mutex_unlock(&c->lock);
+    return count;
+}
+
+/* A new context on the test's device, with its own empty cache directory. */
+static mj_context *fresh_context(const char *dir, unsigned flags) {
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.cache_dir = dir;
+    o.flags = flags;
+    mj_context *c = NULL;
+    mj_status st = mj_context_create(&o, &c);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(c));
+    return c;
+}
+
+/* A compiled mergesort sorter builds the 4-way passes' kernels on the first sort that runs
+ * one: threads sorting small, then large, keys on one sorter all sort right, and all see the
+ * one later build (compiled here, one module of those kernels in the context). _i 0:
+ * MERGEJIT_MERGE_WAYS=4, large is a few blocksort runs; _i 1 (not under MJ_TEST_SMALL): by
+ * size, large is the first size of the 4-way rule. */
+START_TEST(test_later_kernels) {
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", _i == 0 ? "4" : "", 1), 0);
+    char *dir = mjt_tmpdir();
+    mj_context *c = fresh_context(dir, 0);
+    mj_sort_desc desc;
+    mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
+    unsigned later = mj__primitive_later_kernels(MJ_MERGESORT);
+    mj_build_times t;
+    mj_sorter_build_times(s, &t);
+    ck_assert_int_eq(mj_sorter_source(s), 0);
+    ck_assert_int_eq(t.programs, 3);
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(modules_with(c, later), 0);
+
+    mj_tile tile;
+    ck_assert_int_eq(mj_context_tile(c, MJ_MERGESORT, 4, 0, &tile), MJ_OK);
+    size_t run = (size_t)tile.bs_nt * (size_t)tile.vt;
+    size_t small_n = run - 1;
+    size_t large_n = _i == 0 ? 4 * run + 3 : (size_t)MJ_MERGE4_MIN_BYTES / 4;
+    later_job jobs[LATER_THREADS];
+    pthread_t threads[LATER_THREADS];
+    for (int k = 0; k < LATER_THREADS; ++k) {
+        later_job *j = &jobs[k];
+        *j = (later_job){.ctx = c, .sorter = s, .n = {small_n, large_n}};
+        for (int i = 0; i < 2; ++i) {
+            j->keys[i] = malloc(j->n[i] * sizeof(uint32_t));
+            j->out[i] = malloc(j->n[i] * sizeof(uint32_t));
+            ck_assert(j->keys[i] && j->out[i]);
+            kg_fill_keys(MJ_KEY_U32, j->keys[i], j->n[i], (uint64_t)(10 * k + i + 1));
+        }
+    }
+    for (int k = 0; k < LATER_THREADS; ++k)
+        ck_assert_int_eq(pthread_create(&threads[k], NULL, later_thread, &jobs[k]), 0);
+    for (int k = 0; k < LATER_THREADS; ++k) ck_assert_int_eq(pthread_join(threads[k], NULL), 0);
+    for (int k = 0; k < LATER_THREADS; ++k) {
+        later_job *j = &jobs[k];
+        ck_assert_msg(j->st == MJ_OK, "thread %d: %s: %s", k, mj_status_name(j->st),
+                      mj_context_last_error(c));
+        for (int i = 0; i < 2; ++i) {
+            qsort(j->keys[i], j->n[i], sizeof(uint32_t), u32_cmp);
+            ck_assert_msg(memcmp(j->keys[i], j->out[i], j->n[i] * sizeof(uint32_t)) == 0,
+                          "thread %d, n %zu: not sorted", k, j->n[i]);
+            free(j->keys[i]);
+            free(j->out[i]);
+        }
+        ck_assert_int_eq(j->source, 0);
+        ck_assert(j->ms == jobs[0].ms && j->ms > 0);
+    }
+    mj_sorter_later_build(s, NULL, NULL, &t);
+    ck_assert_int_eq(t.programs, 2);
+    ck_assert_int_eq(modules_with(c, later), 1);
+    int regs = 0;
+    long spills = -1;
+    mj_sorter_resources(s, &regs, &spills);
+    ck_assert(regs > 0 && spills == 0);
+    mj_sorter_destroy(s);
+    mj_context_destroy(c);
+    unsetenv("MERGEJIT_MERGE_WAYS");
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* The later build failing (NVRTC out of memory, injected) is the sort's status and message,
+ * with the keys untouched; the next sort builds and sorts. MJ_CONTEXT_BUILD_ALL builds
+ * everything at create. */
+START_TEST(test_later_kernels_fail) {
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", "4", 1), 0);
+    char *dir = mjt_tmpdir();
+    mj_context *c = fresh_context(dir, MJ_CONTEXT_NO_DISK_CACHE);
+    mj_sort_desc desc;
+    mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
+    mj_tile tile;
+    ck_assert_int_eq(mj_context_tile(c, MJ_MERGESORT, 4, 0, &tile), MJ_OK);
+    size_t n = 4 * (size_t)tile.bs_nt * (size_t)tile.vt + 3;
+    uint32_t *keys = malloc(n * 4), *out = malloc(n * 4);
+    ck_assert(keys && out);
+    kg_fill_keys(MJ_KEY_U32, keys, n, 5);
+    void *dk = NULL;
+    ck_assert_int_eq(mj__dev_alloc(c, &dk, n * 4), MJ_OK);
+    ck_assert_int_eq(mj__dev_upload(c, dk, keys, n * 4), MJ_OK);
+    mj__fault_nvrtc_result = NVRTC_ERROR_OUT_OF_MEMORY;
+    mj_status st = mj_sorter_sort(s, dk, NULL, n, NULL, 0, NULL);
+    mj__fault_nvrtc_result = 0;
+    ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(mj__dev_sync(c, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(c, out, dk, n * 4), MJ_OK);
+    ck_assert(memcmp(out, keys, n * 4) == 0);
+
+    ck_assert_int_eq(mj_sorter_sort(s, dk, NULL, n, NULL, 0, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_sync(c, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_download(c, out, dk, n * 4), MJ_OK);
+    qsort(keys, n, 4, u32_cmp);
+    ck_assert(memcmp(out, keys, n * 4) == 0);
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 1);
+    mj_sorter_destroy(s);
+    mj__dev_free(c, dk);
+    mj_context_destroy(c);
+
+    c = fresh_context(dir, MJ_CONTEXT_NO_DISK_CACHE | MJ_CONTEXT_BUILD_ALL);
+    ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
+    int source = -1;
+    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, NULL), 1);
+    ck_assert_int_eq(source, 0);
+    mj_sorter_destroy(s);
+    mj_context_destroy(c);
+    unsetenv("MERGEJIT_MERGE_WAYS");
+    free(keys);
+    free(out);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_large) {
     check_sort(MJ_KEY_U32, MJ_ASCENDING, 0, DIST_RANDOM, 100000000, 7);
     check_sort(MJ_KEY_F64, MJ_ASCENDING, 8, DIST_RANDOM, 100000000, 8);
@@ -498,6 +686,8 @@ int main(void) {
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_loop_test(tc, test_merge_ways, 0, 3);
     tcase_add_loop_test(tc, test_schedules, 0, 4);
+    tcase_add_loop_test(tc, test_later_kernels, 0, small ? 1 : 2);
+    tcase_add_test(tc, test_later_kernels_fail);
     if (!small) {
         tcase_add_test(tc, test_large);
         tcase_add_test(tc, test_over_2g);

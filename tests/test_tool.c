@@ -47,15 +47,19 @@ START_TEST(tool)
     ck_assert_msg(r.status == 0, "demo exited %d:\n%s\n%s", r.status, r.out, r.err);
     ck_assert_msg(count_lines_with(r.out, "no GPU") == 1, "demo printed:\n%s", r.out);
     ck_assert_msg(count_lines_with(r.out, "/nonexistent") == 1, "demo printed:\n%s", r.out);
-    /* Its build line splits the cold build: the mergesort's 5 kernels, one program each. */
-    ck_assert_msg(count_lines_with(r.out, "build: compiled with NVRTC in") == 1 &&
-                      count_lines_with(r.out, "(5 programs on ") == 1 &&
-                      count_lines_with(r.out, " + ptxas ") == 1,
+    /* Its build line splits the cold build: the 3 kernels every mergesort runs, one program
+     * each; compile-only, it builds the 4-way passes' 2 right after, on a line of their own. */
+    ck_assert_msg(count_lines_with(r.out, "build: compiled with NVRTC in") == 2 &&
+                      count_lines_with(r.out, "(3 programs on ") == 1 &&
+                      count_lines_with(r.out, "later build: compiled with NVRTC in") == 1 &&
+                      count_lines_with(r.out, "(2 programs on ") == 1 &&
+                      count_lines_with(r.out, " + ptxas ") == 2,
                   "demo printed:\n%s", r.out);
     mjt_tool_run_free(&r);
-    /* A second run loads it from the disk cache: no split. */
+    /* A second run loads both from the disk cache: no split. */
     r = mjt_run_tool(demo, env);
-    ck_assert_msg(count_lines_with(r.out, "build: loaded from the disk cache in") == 1 &&
+    ck_assert_msg(count_lines_with(r.out, "build: loaded from the disk cache in") == 2 &&
+                      count_lines_with(r.out, "later build: loaded from the disk cache in") == 1 &&
                       count_lines_with(r.out, "programs on") == 0,
                   "demo printed:\n%s", r.out);
     mjt_tool_run_free(&r);

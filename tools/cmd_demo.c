@@ -200,6 +200,7 @@ static int compile_only(const demo_opts *o)
         goto done;
     }
     cli_print_build(sorter);
+    cli_print_later_build(sorter);
 
 done:
     mj_sorter_destroy(sorter);
@@ -518,6 +519,8 @@ int cmd_demo(int argc, char **argv)
     }
     if (rc == CLI_OK && o.reps > 0)
         rc = time_runs(ctx, &o, n, &job, &h);
+    if (sorter)
+        cli_print_later_build(sorter); /* what the first sort that needed more kernels built */
     if (rc == CLI_OK) {
         printf("%s\n", pass ? "PASS" : "FAIL");
         rc = pass ? CLI_OK : CLI_FAILURE;

@@ -75,7 +75,9 @@ static mj_status add(mj_bundle_builder *b, mj_context *ctx, const mj_sort_desc *
     mj__bundle_source_key(src, spec.sm, ptx, e.source_key);
     free(src);
     mj_binary bin;
-    if ((st = mj__binary_get(ctx, &spec, 1, ptx, &bin))) return from_context(b, ctx, st);
+    /* Every kernel of the primitive, one payload: a bundle's sorter compiles nothing later. */
+    if ((st = mj__binary_get(ctx, &spec, mj__primitive_kernels(spec.primitive), 1, ptx, &bin)))
+        return from_context(b, ctx, st);
     if (b->count == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 16;
         mj_bundle_entry *grown = mj__realloc(b->entries, cap * sizeof *grown);

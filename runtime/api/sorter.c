@@ -1,6 +1,9 @@
 /* Sorters (public: mergejit.h): building one from a description, its getters, and the
  * dispatch of mj_sorter_temp_size and mj_sorter_sort to the primitives. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/host_alloc.h"
 #include "core/context.h"
@@ -24,6 +27,27 @@ static size_t value_alignment(size_t v) {
     return v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
 }
 
+/* Keeps spec for a build after create, its strings copied into one allocation (the
+ * description's belong to the caller). 0, or -1 when host memory ran out. */
+static int keep_spec(mj_sorter *s, const mj_kernel_spec *spec) {
+    s->spec = *spec;
+    const char **text[] = {&s->spec.less, &s->spec.op, &s->spec.identity, &s->spec.type_name,
+                           &s->spec.type_source};
+    size_t total = 1;
+    for (size_t i = 0; i < sizeof text / sizeof *text; ++i)
+        if (*text[i]) total += strlen(*text[i]) + 1;
+    char *at = s->spec_text = mj__malloc(total);
+    if (!at) return -1;
+    for (size_t i = 0; i < sizeof text / sizeof *text; ++i) {
+        if (!*text[i]) continue;
+        size_t n = strlen(*text[i]) + 1;
+        memcpy(at, *text[i], n);
+        *text[i] = at;
+        at += n;
+    }
+    return 0;
+}
+
 mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out) {
     if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
     if (!desc || !out) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc and out are required");
@@ -41,12 +65,24 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
 
     mj_sorter *s = mj__calloc(1, sizeof *s);
     if (!s) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
-    st = mj__module_get(ctx, &spec, entry, &s->mod, &s->source, &s->build_ms);
+    pthread_mutex_init(&s->later_lock, NULL);
+    s->ctx = ctx;
+    s->primitive = desc->primitive;
+    /* The kernels only some runs use wait for the first such run (mj__sorter_build_later),
+     * unless the sorter cannot run (compile-only) or the context asks for everything now. */
+    unsigned later = mj__primitive_later_kernels(desc->primitive);
+    st = mj__module_get(ctx, &spec, entry, mj__primitive_kernels(desc->primitive) & ~later,
+                        &s->mod, &s->source, &s->build_ms);
+    if (!st && (s->mod->kernels & later) != later) {
+        if (keep_spec(s, &spec))
+            st = mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
+        else if (!ctx->cu || (ctx->flags & MJ_CONTEXT_BUILD_ALL))
+            st = mj__sorter_build_later(s);
+    }
     if (st) {
-        free(s);
+        mj_sorter_destroy(s);
         return st;
     }
-    s->ctx = ctx;
     s->key_size = key_size;
     s->key_align = desc->key == MJ_KEY_CUSTOM ? desc->type_align : key_size;
     s->value_size = desc->value_size;
@@ -57,30 +93,59 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->merge_ways = ways;
     s->fused = fused;
     s->pdl = pdl;
-    s->primitive = desc->primitive;
     *out = s;
     return MJ_OK;
 }
 
-void mj_sorter_destroy(mj_sorter *sorter) { free(sorter); }
+void mj_sorter_destroy(mj_sorter *sorter) {
+    if (!sorter) return;
+    pthread_mutex_destroy(&sorter->later_lock);
+    free(sorter->spec_text);
+    free(sorter);
+}
 
 int mj_sorter_source(const mj_sorter *s) { return s ? s->source : -1; }
 double mj_sorter_build_ms(const mj_sorter *s) { return s ? s->build_ms : 0; }
 
+/* A module's build times when it was compiled with NVRTC, else none. */
+static mj_build_times times_of(const mj_module *m, int source) {
+    if (source == MJ_SOURCE_COMPILED) return m->times;
+    return (mj_build_times){0, 0, -1, -1, -1};
+}
+
 void mj_sorter_build_times(const mj_sorter *s, mj_build_times *out) {
     if (!out) return;
-    if (s && s->source == MJ_SOURCE_COMPILED)
-        *out = s->mod->times;
-    else
-        *out = (mj_build_times){0, 0, -1, -1, -1};
+    *out = s ? times_of(s->mod, s->source) : times_of(NULL, -1);
 }
+
+/* `later` once built (its fields then final), else NULL. */
+static const mj_module *later_of(const mj_sorter *s) {
+    return atomic_load_explicit(&((mj_sorter *)s)->later, memory_order_acquire);
+}
+
+int mj_sorter_later_build(const mj_sorter *s, int *source, double *ms, mj_build_times *times) {
+    const mj_module *m = s ? later_of(s) : NULL;
+    if (!m) return 0;
+    if (source) *source = s->later_source;
+    if (ms) *ms = s->later_ms;
+    if (times) *times = times_of(m, s->later_source);
+    return 1;
+}
+
 void mj_sorter_tile(const mj_sorter *s, int *nt, int *vt) {
     if (nt) *nt = s ? s->nt : 0;
     if (vt) *vt = s ? s->vt : 0;
 }
 void mj_sorter_resources(const mj_sorter *s, int *registers, long *spill_bytes) {
-    if (registers) *registers = s ? s->mod->registers : -1;
-    if (spill_bytes) *spill_bytes = s ? s->mod->spill_bytes : -1;
+    int regs = s ? s->mod->registers : -1;
+    long spills = s ? s->mod->spill_bytes : -1;
+    const mj_module *m = s ? later_of(s) : NULL;
+    if (m) { /* unknown (-1) in either part: unknown */
+        regs = regs < 0 || m->registers < 0 ? -1 : regs > m->registers ? regs : m->registers;
+        spills = spills < 0 || m->spill_bytes < 0 ? -1 : spills + m->spill_bytes;
+    }
+    if (registers) *registers = regs;
+    if (spill_bytes) *spill_bytes = spills;
 }
 
 mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t *bytes) {

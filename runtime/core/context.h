@@ -33,7 +33,9 @@ typedef struct mj_module {
     CUmodule images[MJ_K_COUNT]; /* one per kernel image (store/kernel_pack.h); none in
                                     compile-only contexts */
     int image_count;
-    CUfunction fn[MJ_K_COUNT]; /* those of mj__primitive_kernels(primitive) */
+    unsigned kernels;      /* bit k: fn[k] is set (all of the primitive's kernels, or the
+                              part of them a sorter asked for: core/loader.h) */
+    CUfunction fn[MJ_K_COUNT];
     int source;            /* MJ_SOURCE_COMPILED, _DISK, _BUNDLE or _BUNDLE_PTX: how it
                               first arrived */
     int code_sm;           /* the sm its code was compiled for, which may be older than the

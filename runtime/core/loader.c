@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/file_io.h"
 #include "base/host_alloc.h"
+#include "base/sha256.h"
 #include "core/bundle_match.h"
 #include "core/context.h"
 #include "driver/compile.h"
@@ -66,7 +67,8 @@ static mj_status load_image(mj_context *ctx, const mj_kernel_image *image, CUmod
  * looks up the kernels, and for merges and sorted searches counts the tile blocks the GPU
  * holds at once. */
 static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
-                             const mj_kernel_spec *spec, mj_module *m) {
+                             const mj_kernel_spec *spec, unsigned wanted, mj_module *m) {
+    m->kernels = wanted;
     if (!ctx->cu) return MJ_OK; /* compile-only: nothing to load */
     mj_kernel_image images[MJ_PACK_MAX];
     char err[256];
@@ -87,7 +89,6 @@ static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
     }
     CUresult r = CUDA_SUCCESS;
     const char *what = "cuModuleGetFunction";
-    unsigned wanted = mj__primitive_kernels(spec->primitive);
     for (int k = 0; k < MJ_K_COUNT && r == CUDA_SUCCESS; ++k) {
         if (!(wanted & (1u << k))) continue;
         what = mj__kernel_name((mj_kernel_id)k);
@@ -121,8 +122,9 @@ static mj_module *remembered(mj_context *ctx, const uint8_t key[32]) {
 
 /* Loads binary as a new module and adds it to the table; when another thread added the same
  * key meanwhile, keeps that one. */
-static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uint8_t key[32],
-                          const void *binary, size_t size, const mj_cache_meta *meta,
+static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
+                          const uint8_t key[32], const void *binary, size_t size,
+                          const mj_cache_meta *meta,
                           const mj_build_times *times, int source, int code_sm, double t0,
                           const mj_module **out) {
     mj_module *m = mj__calloc(1, sizeof *m);
@@ -134,7 +136,7 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uin
     m->registers = meta->registers;
     m->spill_bytes = (long)meta->spill_bytes;
     m->times = *times;
-    mj_status st = load_module(ctx, binary, size, spec, m);
+    mj_status st = load_module(ctx, binary, size, spec, kernels, m);
     if (st != MJ_OK) {
         free(m);
         return st;
@@ -162,9 +164,9 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, const uin
 /* The times of a module that was not compiled here. */
 static const mj_build_times no_times = {0, 0, -1, -1, -1};
 
-mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target,
-                           const mj_kernel_spec *spec, const char *src, int threads,
-                           mj_binary *out, char *why, size_t whycap) {
+mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, unsigned kernels,
+                           const char *src, int threads, mj_binary *out, char *why,
+                           size_t whycap) {
     mj_compile_job jobs[MJ_K_COUNT];
     mj_kernel_image images[MJ_K_COUNT];
     char *sources[MJ_K_COUNT];
@@ -176,9 +178,8 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target,
     out->meta.registers = -1;
     out->meta.spill_bytes = -1;
     out->times = no_times;
-    unsigned wanted = mj__primitive_kernels(spec->primitive);
     for (int k = 0; k < MJ_K_COUNT && st == MJ_OK; ++k) {
-        if (!(wanted & (1u << k))) continue;
+        if (!(kernels & (1u << k))) continue;
         images[count].kernel = mj__kernel_name((mj_kernel_id)k);
         int rc = mj__gen_kernel_source(src, images[count].kernel, &sources[count], NULL);
         if (rc == 0) {
@@ -214,8 +215,19 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target,
     return st;
 }
 
-mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data, int ptx,
-                         mj_binary *out) {
+/* A part's key: the whole module's with the part's kernels hashed in. */
+static void part_key(unsigned kernels, uint8_t key[32]) {
+    mj_sha256 h;
+    mj__sha256_init(&h);
+    mj__sha256_update(&h, key, 32);
+    char part[32];
+    int n = snprintf(part, sizeof part, "|kernels %#x", kernels);
+    mj__sha256_update(&h, part, (size_t)n);
+    mj__sha256_final(&h, key);
+}
+
+mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
+                         int need_data, int ptx, mj_binary *out) {
     memset(out, 0, sizeof *out);
     char err[1024];
     const mj_nvrtc_api *nv = mj__nvrtc_load(err, sizeof err);
@@ -234,6 +246,7 @@ mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_d
     int rc = mj__gen_source(spec, &src, &len, err, sizeof err);
     if (rc) return mj__fail(ctx, mj__gen_status(rc), "%s", err);
     mj__compile_key(nv, target, src, out->key);
+    if (kernels != mj__primitive_kernels(spec->primitive)) part_key(kernels, out->key);
     out->meta.registers = -1;
     out->meta.spill_bytes = -1;
     out->times = no_times;
@@ -251,7 +264,7 @@ mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_d
         return MJ_OK;
     }
     char *why = mj__malloc(MJ_ERROR_CAP);
-    mj_status st = why ? mj__module_build(nv, target, spec, src, 0, out, why, MJ_ERROR_CAP)
+    mj_status st = why ? mj__module_build(nv, target, kernels, src, 0, out, why, MJ_ERROR_CAP)
                        : MJ_ERR_HOST_MEMORY;
     free(src);
     if (st != MJ_OK) mj__fail(ctx, st, "%s", why ? why : "out of host memory");
@@ -284,16 +297,16 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
     if (rc) return mj__fail(ctx, mj__io_status(rc), "%s", err);
     mj_cache_meta meta = {entry->registers, entry->spill_bytes};
     int from = entry->ptx ? MJ_SOURCE_BUNDLE_PTX : MJ_SOURCE_BUNDLE;
-    st = remember(ctx, spec, entry->source_key, binary, (size_t)entry->size, &meta, &no_times,
-                  from, entry->sm, t0, out);
+    st = remember(ctx, spec, mj__primitive_kernels(spec->primitive), entry->source_key, binary,
+                  (size_t)entry->size, &meta, &no_times, from, entry->sm, t0, out);
     free(binary);
     if (st == MJ_OK) *source = from;
     return st;
 }
 
 mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
-                         const mj_bundle_entry *entry, const mj_module **out, int *source,
-                         double *ms) {
+                         const mj_bundle_entry *entry, unsigned kernels,
+                         const mj_module **out, int *source, double *ms) {
     double t0 = mj__now_ms();
     mj_status st;
     if (ctx->bundle) {
@@ -310,12 +323,12 @@ mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
     /* Compiles run outside the lock so that threads of one context build different kernels
      * at once; two threads building the same one keep the first to finish. */
     mj_binary b;
-    if ((st = mj__binary_get(ctx, spec, 0, 0, &b))) return st;
+    if ((st = mj__binary_get(ctx, spec, kernels, 0, 0, &b))) return st;
     if (b.source == MJ_SOURCE_MEMORY) {
         *out = remembered(ctx, b.key);
         *source = MJ_SOURCE_MEMORY;
     } else {
-        st = remember(ctx, spec, b.key, b.data, b.size, &b.meta, &b.times, b.source,
+        st = remember(ctx, spec, kernels, b.key, b.data, b.size, &b.meta, &b.times, b.source,
                       b.target.sm, t0, out);
         *source = b.source;
     }

@@ -25,27 +25,32 @@ typedef struct mj_binary {
     mj_target target;      /* what it was compiled for */
 } mj_binary;
 
-/* The binary for spec from the disk cache or NVRTC; unless need_data, only the news
- * (source MJ_SOURCE_MEMORY, data NULL) when the context has loaded it already. ptx: PTX for
- * compute_<spec's sm> (MJ_ERR_UNSUPPORTED when NVRTC does not know that sm), for bundles;
- * else a cubin for spec's sm, or PTX for the newest sm NVRTC knows when that is older. */
-mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, int need_data, int ptx,
-                         mj_binary *out);
+/* The binary of spec's kernels in the set `kernels` (a part of mj__primitive_kernels, or all
+ * of them) from the disk cache or NVRTC; unless need_data, only the news (source
+ * MJ_SOURCE_MEMORY, data NULL) when the context has loaded it already. Each part has its own
+ * key (the whole set keeps the key of the source alone, so that bundles and caches written
+ * before parts existed still match). ptx: PTX for compute_<spec's sm> (MJ_ERR_UNSUPPORTED
+ * when NVRTC does not know that sm), for bundles; else a cubin for spec's sm, or PTX for the
+ * newest sm NVRTC knows when that is older. */
+mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
+                         int need_data, int ptx, mj_binary *out);
 
-/* Builds spec's module from its generated source src: each kernel of the primitive as its
- * own NVRTC program (mj__gen_kernel_source), `threads` of them at once (0: as many as
+/* Builds the kernels in `kernels` (of a primitive) from their generated source src: each
+ * as its own NVRTC program (mj__gen_kernel_source), `threads` of them at once (0: as many as
  * mj__compile_threads gives), their binaries packed into out->data (store/kernel_pack.h),
  * ptxas's figures into out->meta and the times into out->times. The bytes do not depend on threads. MJ_OK, or a status with the reason (one
  * NVRTC log) in why. Leaves out->key and out->source alone. */
-mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target,
-                           const mj_kernel_spec *spec, const char *src, int threads,
-                           mj_binary *out, char *why, size_t whycap);
+mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, unsigned kernels,
+                           const char *src, int threads, mj_binary *out, char *why,
+                           size_t whycap);
 
-/* The module for spec: from the context's bundle (entry: its record for spec's request, or
- * NULL), memory, the disk cache, or NVRTC. *source tells which (MJ_SOURCE_*), *ms how long
- * this call took. The module joins the context's table (core/context.h), which frees it. */
+/* The module of spec's kernels in the set `kernels` (as mj__binary_get): from the context's
+ * bundle (entry: its record for spec's request, or NULL; a bundle's module holds all of the
+ * primitive's kernels, whatever the set), memory, the disk cache, or NVRTC. *source tells
+ * which (MJ_SOURCE_*), *ms how long this call took. The module joins the context's table
+ * (core/context.h), which frees it. */
 mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
-                         const mj_bundle_entry *entry, const mj_module **out, int *source,
-                         double *ms);
+                         const mj_bundle_entry *entry, unsigned kernels,
+                         const mj_module **out, int *source, double *ms);
 
 #endif

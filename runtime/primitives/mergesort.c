@@ -70,6 +70,31 @@ mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl) {
     return st;
 }
 
+/* The passes of a sort of n elements. */
+typedef struct plan {
+    long long nv, runs, tiles;
+    int levels, ways, passes;
+} plan;
+
+static plan plan_of(const mj_sorter *s, long long n) {
+    plan p;
+    p.nv = (long long)s->nt * s->vt;
+    p.runs = s->bs_nt / s->nt;
+    p.tiles = mj_tile_count(n, p.nv);
+    p.levels = mj_sort_passes(n, p.nv, p.runs);
+    p.ways = mj_sort_ways(n, (long long)(s->key_size + s->value_size), s->merge_ways);
+    p.passes = mj_merge_passes(p.levels, p.ways);
+    return p;
+}
+
+/* Whether a sort of n elements runs a 4-way pass (whose kernels the sorter builds late). */
+static int uses_four(const mj_sorter *s, long long n) {
+    plan p = plan_of(s, n);
+    for (int i = 0; i < p.passes; ++i)
+        if (mj_pass_ways(i, p.levels, p.ways) == 4) return 1;
+    return 0;
+}
+
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
  * between the pairs (merge_frame.h: mj_sort_ways, mj_merge_passes and the passes' lists and
  * frames), 2-way ones through mj_partition and mj_merge (or mj_merge alone, fused: s->fused),
@@ -83,13 +108,10 @@ mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl) {
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
                           CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
                           long long n, int keys_kept, CUstream stream) {
-    long long nv = (long long)s->nt * s->vt;
-    long long runs = s->bs_nt / s->nt;
-    long long tiles = mj_tile_count(n, nv);
+    plan pl = plan_of(s, n);
+    long long nv = pl.nv, runs = pl.runs, tiles = pl.tiles;
     long long bs_tiles = mj_tile_count(n, nv * runs);
-    int levels = mj_sort_passes(n, nv, runs);
-    int ways = mj_sort_ways(n, (long long)(s->key_size + s->value_size), s->merge_ways);
-    int passes = mj_merge_passes(levels, ways);
+    int levels = pl.levels, ways = pl.ways, passes = pl.passes;
     int cur = passes & 1;
     int fused = s->fused;
     mj_status (*launch_pass)(mj_sorter *, mj_kernel_id, long long, unsigned, void **, CUstream) =
@@ -134,6 +156,8 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     mj_status st;
     if ((st = layout(s, n, indices, &t)) || (st = mj__run_check_temp(s, t.total, temp, temp_bytes)))
         return st;
+    /* Before anything is launched: a build that fails leaves the caller's data as it was. */
+    if (n && uses_four(s, (long long)n) && (st = mj__sorter_build_later(s))) return st;
     if ((st = mj__ctx_enter(ctx))) return st;
     if (n == 0) {
         mj__ctx_leave(ctx);

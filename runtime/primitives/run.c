@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "core/context.h"
+#include "core/loader.h"
 #include "gen.h"
 
 size_t mj__temp_part(mj_temp_layout *t, size_t count, size_t size) {
@@ -30,6 +31,32 @@ mj_status mj__check_values(mj_sorter *s, const void *values, size_t n) {
     return MJ_OK;
 }
 
+mj_status mj__sorter_build_later(mj_sorter *s) {
+    if (atomic_load_explicit(&s->later, memory_order_acquire)) return MJ_OK;
+    pthread_mutex_lock(&s->later_lock);
+    mj_status st = MJ_OK;
+    if (!atomic_load_explicit(&s->later, memory_order_relaxed)) {
+        const mj_module *m = NULL;
+        int source = 0;
+        double ms = 0;
+        st = mj__module_get(s->ctx, &s->spec, NULL, mj__primitive_later_kernels(s->primitive),
+                            &m, &source, &ms);
+        if (st == MJ_OK) {
+            s->later_source = source;
+            s->later_ms = ms;
+            atomic_store_explicit(&s->later, m, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&s->later_lock);
+    return st;
+}
+
+/* The module holding kernel k: the one built at create, else the later one. */
+static const mj_module *module_of(mj_sorter *s, mj_kernel_id k) {
+    if (s->mod->kernels & (1u << k)) return s->mod;
+    return atomic_load_explicit(&s->later, memory_order_acquire);
+}
+
 static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {
     if (r == CUDA_SUCCESS) return MJ_OK;
     char what[64];
@@ -37,22 +64,32 @@ static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {
     return mj__fail_cuda(s->ctx, r, what);
 }
 
+/* A kernel the sorter has not built is a bug of the caller (mj__sorter_build_later first). */
+static mj_status unbuilt(mj_sorter *s, mj_kernel_id k) {
+    return mj__fail(s->ctx, MJ_ERR_UNSUPPORTED, "launching %s: the sorter has not built it",
+                    mj__kernel_name(k));
+}
+
 mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                      void **params, CUstream stream) {
-    return launched(s, k, s->ctx->cu->launch(s->mod->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0,
+    const mj_module *m = module_of(s, k);
+    if (!m) return unbuilt(s, k);
+    return launched(s, k, s->ctx->cu->launch(m->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0,
                                              stream, params, NULL));
 }
 
 mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                                 void **params, CUstream stream) {
-    if (s->mod->code_sm < 90 || !s->ctx->cu->launch_ex)
+    const mj_module *m = module_of(s, k);
+    if (!m) return unbuilt(s, k);
+    if (m->code_sm < 90 || !s->ctx->cu->launch_ex)
         return mj__launch(s, k, grid, block, params, stream);
     CUlaunchAttribute overlap = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
     overlap.value.programmaticStreamSerializationAllowed = 1;
     CUlaunchConfig config = {.gridDimX = (unsigned)grid, .gridDimY = 1, .gridDimZ = 1,
                              .blockDimX = block, .blockDimY = 1, .blockDimZ = 1,
                              .hStream = stream, .attrs = &overlap, .numAttrs = 1};
-    return launched(s, k, s->ctx->cu->launch_ex(&config, s->mod->fn[k], params, NULL));
+    return launched(s, k, s->ctx->cu->launch_ex(&config, m->fn[k], params, NULL));
 }
 
 mj_status mj__sorter_expect(mj_sorter *s, unsigned mask, const char *function) {

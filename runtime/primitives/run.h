@@ -4,6 +4,8 @@
 #ifndef MJ_RUN_H
 #define MJ_RUN_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,7 +15,16 @@
 
 struct mj_sorter {
     mj_context *ctx;
-    const mj_module *mod;
+    const mj_module *mod;  /* the kernels built at create */
+    /* The primitive's later kernels (gen.h: mj__primitive_later_kernels) when mod lacks them:
+     * NULL until mj__sorter_build_later builds them, under later_lock, from spec (its strings
+     * in spec_text), and publishes them here after later_source, later_ms. */
+    const mj_module *_Atomic later;
+    pthread_mutex_t later_lock;
+    mj_kernel_spec spec;
+    char *spec_text;
+    int later_source;
+    double later_ms;
     mj_primitive primitive;
     size_t key_size, key_align;
     size_t value_size, value_align;
@@ -91,6 +102,11 @@ mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stre
 
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
+
+/* Makes sure the sorter's later kernels are loaded: builds them (or loads them from memory or
+ * the disk cache) the first time, once however many threads ask at once. A failure returns
+ * its status with the context's message and leaves them unbuilt, to be tried again. */
+mj_status mj__sorter_build_later(mj_sorter *s);
 
 mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                      void **params, CUstream stream);

@@ -133,22 +133,37 @@ const char *cli_source_phrase(int source)
     }
 }
 
+/* "<what>: <source> in X ms" and, for a compile, the split in parentheses (no newline). */
+static void print_one_build(const char *what, int source, double ms, const mj_build_times *t)
+{
+    printf("%s: %s in %.1f ms", what, cli_source_phrase(source), ms);
+    if (t->programs > 0) {
+        printf(" (%d programs on %d threads, slowest %.1f ms", t->programs, t->threads,
+               t->slowest_ms);
+        if (t->ptxas_ms >= 0)
+            printf("; summed: front end %.1f ms + ptxas %.1f ms", t->frontend_ms, t->ptxas_ms);
+        printf(")");
+    }
+}
+
 void cli_print_build(const mj_sorter *sorter)
 {
     int nt = 0, vt = 0;
     mj_sorter_tile(sorter, &nt, &vt);
     mj_build_times t;
     mj_sorter_build_times(sorter, &t);
-    printf("build: %s in %.1f ms", cli_source_phrase(mj_sorter_source(sorter)),
-           mj_sorter_build_ms(sorter));
-    if (t.programs > 0) {
-        printf(" (%d programs on %d threads, slowest %.1f ms", t.programs, t.threads,
-               t.slowest_ms);
-        if (t.ptxas_ms >= 0)
-            printf("; summed: front end %.1f ms + ptxas %.1f ms", t.frontend_ms, t.ptxas_ms);
-        printf(")");
-    }
+    print_one_build("build", mj_sorter_source(sorter), mj_sorter_build_ms(sorter), &t);
     printf("; tile %d threads x %d values per thread\n", nt, vt);
+}
+
+void cli_print_later_build(const mj_sorter *sorter)
+{
+    int source = 0;
+    double ms = 0;
+    mj_build_times t;
+    if (!mj_sorter_later_build(sorter, &source, &ms, &t)) return;
+    print_one_build("later build", source, ms, &t);
+    printf("\n");
 }
 
 static int cmp_float(const void *a, const void *b)
