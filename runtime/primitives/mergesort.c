@@ -13,10 +13,13 @@
 
 #define MJ_PARTITION_THREADS 128
 
-/* The schedule switches where MERGEJIT_FUSED_PARTITION and MERGEJIT_PDL are unset. Off until
- * both are measured on the GPU against today's two launches a pass (bench_sort at 2^16 to
- * 2^22 with each setting). */
-#define MJ_FUSED_PARTITION_DEFAULT 0
+/* The schedule switches where MERGEJIT_FUSED_PARTITION and MERGEJIT_PDL are unset. One H100
+ * run of bench_sort (speed over CUB's DeviceMergeSort; u32 keys, u64 keys, u32 pairs; two
+ * launches a pass -> fused): 2^16 0.81/0.80/0.87 -> 1.06/1.03/1.19, 2^20 0.88/0.95/0.88 ->
+ * 1.26/1.28/1.22, 2^22 0.95/1.11/0.99 -> 1.21/1.23/1.05, 2^24 u32 1.03 -> 1.08, 2^27 the same
+ * within 1%. PDL on top of it gained at 2^16-2^18 (up to 7%) and lost at 2^20-2^22 (up to 14%),
+ * so it stays off. */
+#define MJ_FUSED_PARTITION_DEFAULT 1
 #define MJ_PDL_DEFAULT 0
 
 /* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
