@@ -74,22 +74,8 @@ END_TEST
  * entry; the value size and the primitive do. */
 START_TEST(request_key)
 {
-    char *dir;
-    mj_context *ctx = scratch_open(&dir);
-    mj_sort_desc d = primitive_desc(MJ_BULK_REMOVE, MJ_KEY_U32, 0), e = d;
-    static const mj_key_kind same[] = {MJ_KEY_I32, MJ_KEY_F32};
-    for (size_t i = 0; i < 2; ++i) {
-        e.key = same[i];
-        e.order = MJ_DESCENDING;
-        e.less = "a > b";
-        ck_assert(same_request(ctx, &d, &e));
-    }
-    e.key = MJ_KEY_U64;
-    ck_assert(!same_request(ctx, &d, &e));
-    e.key = MJ_KEY_U32;
-    e.primitive = MJ_BULK_INSERT;
-    ck_assert(!same_request(ctx, &d, &e));
-    scratch_close(ctx, dir);
+    check_request_key(MJ_BULK_REMOVE, MJ_KEY_U32, REQUEST_ANY_ORDER | REQUEST_ANY_KIND,
+                      MJ_BULK_INSERT, 0);
 }
 END_TEST
 

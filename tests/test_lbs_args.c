@@ -52,16 +52,7 @@ END_TEST
 /* Order and less do not reach the spec: one kernel, one bundle entry. */
 START_TEST(request_key)
 {
-    char *dir;
-    mj_context *ctx = scratch_open(&dir);
-    mj_sort_desc d = primitive_desc(MJ_LOAD_BALANCE, MJ_KEY_I32, 0), e = d;
-    e.order = MJ_DESCENDING;
-    e.less = "a > b";
-    ck_assert(same_request(ctx, &d, &e));
-    e.primitive = MJ_INTERVAL_EXPAND;
-    e.value_size = 4;
-    ck_assert(!same_request(ctx, &d, &e));
-    scratch_close(ctx, dir);
+    check_request_key(MJ_LOAD_BALANCE, MJ_KEY_I32, REQUEST_ANY_ORDER, MJ_INTERVAL_EXPAND, 4);
 }
 END_TEST
 

@@ -47,6 +47,13 @@ START_TEST(spec_checks)
 }
 END_TEST
 
+/* Order and less do not reach the spec (offsets compare as integers); lbs is another kernel. */
+START_TEST(request_key)
+{
+    check_request_key(MJ_INTERVAL_MOVE, MJ_KEY_I64, REQUEST_ANY_ORDER, MJ_LOAD_BALANCE, 0);
+}
+END_TEST
+
 START_TEST(api_arguments)
 {
     char *dir;
@@ -200,6 +207,7 @@ int main(void) {
     Suite *s = suite_create("move_args");
     TCase *tg = tcase_create("gen");
     tcase_add_test(tg, spec_checks);
+    tcase_add_test(tg, request_key);
     suite_add_tcase(s, tg);
     TCase *ta = tcase_create("api");
     tcase_set_timeout(ta, 300);

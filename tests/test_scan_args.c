@@ -144,6 +144,14 @@ START_TEST(operator_in_request_key)
 }
 END_TEST
 
+/* The operator, not the order, reaches the spec: descending is the same kernel; a reduce is
+ * another. */
+START_TEST(request_key)
+{
+    check_request_key(MJ_SCAN, MJ_KEY_U32, REQUEST_ANY_ORDER, MJ_REDUCE, 0);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- the API */
 
 START_TEST(api_arguments)
@@ -344,6 +352,7 @@ static Suite *scan_args_suite(void) {
     tcase_add_loop_test(tg, operator_checks, MJ_REDUCE, MJ_SCAN + 1);
     tcase_add_loop_test(tg, operator_in_source, MJ_REDUCE, MJ_SCAN + 1);
     tcase_add_test(tg, operator_in_request_key);
+    tcase_add_test(tg, request_key);
     suite_add_tcase(s, tg);
     TCase *ta = tcase_create("api");
     tcase_set_timeout(ta, 300);

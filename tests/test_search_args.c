@@ -33,15 +33,7 @@ END_TEST
 /* Order and less reach the spec (unlike lbs): descending is another kernel. */
 START_TEST(request_key)
 {
-    char *dir;
-    mj_context *ctx = scratch_open(&dir);
-    mj_sort_desc d = primitive_desc(MJ_SORTED_SEARCH, MJ_KEY_F32, 0), e = d;
-    e.order = MJ_DESCENDING;
-    ck_assert(!same_request(ctx, &d, &e));
-    e = d;
-    e.primitive = MJ_MERGE;
-    ck_assert(!same_request(ctx, &d, &e));
-    scratch_close(ctx, dir);
+    check_request_key(MJ_SORTED_SEARCH, MJ_KEY_F32, 0, MJ_MERGE, 0);
 }
 END_TEST
 

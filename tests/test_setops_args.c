@@ -35,15 +35,7 @@ END_TEST
 /* Order and less reach the spec: descending is another kernel, and so is a merge. */
 START_TEST(request_key)
 {
-    char *dir;
-    mj_context *ctx = scratch_open(&dir);
-    mj_sort_desc d = primitive_desc(MJ_SET_OPS, MJ_KEY_F32, 0), e = d;
-    e.order = MJ_DESCENDING;
-    ck_assert(!same_request(ctx, &d, &e));
-    e = d;
-    e.primitive = MJ_MERGE;
-    ck_assert(!same_request(ctx, &d, &e));
-    scratch_close(ctx, dir);
+    check_request_key(MJ_SET_OPS, MJ_KEY_F32, 0, MJ_MERGE, 0);
 }
 END_TEST
 

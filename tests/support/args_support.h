@@ -61,6 +61,42 @@ static inline int same_request(mj_context *ctx, const mj_sort_desc *a, const mj_
     return memcmp(ka, kb, 32) == 0;
 }
 
+/* What a primitive folds into one bundle request (check_request_key). */
+enum {
+    REQUEST_ANY_ORDER = 1, /* the order and less: a descending order is the same kernel */
+    REQUEST_ANY_KIND = 2,  /* the built-in kind within a width: keys are moved as bytes */
+};
+
+/* The bundle request of primitive p over `key` keys, in a fresh context: a descending order
+ * with a less of its own is the same request exactly when `folds` has REQUEST_ANY_ORDER; the
+ * other built-in kinds of key's width exactly when it has REQUEST_ANY_KIND; a kind of another
+ * width never is, nor primitive `other` (with other_value_size-byte values). */
+static inline void check_request_key(mj_primitive p, mj_key_kind key, int folds,
+                                     mj_primitive other, size_t other_value_size) {
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(p, key, 0), e = d;
+    e.order = MJ_DESCENDING;
+    e.less = "a > b";
+    ck_assert_int_eq(same_request(ctx, &d, &e), !!(folds & REQUEST_ANY_ORDER));
+    int other_width = 0;
+    for (int k = 0; k < MJ_KEY_CUSTOM; ++k) {
+        e = d;
+        e.key = (mj_key_kind)k;
+        if (e.key == key) continue;
+        int alike = mj_key_kind_size(e.key) == mj_key_kind_size(key);
+        other_width += !alike;
+        ck_assert_msg(same_request(ctx, &d, &e) == (alike && (folds & REQUEST_ANY_KIND)),
+                      "%s keys and %s keys", mj_key_kind_name(key), mj_key_kind_name(e.key));
+    }
+    ck_assert_int_gt(other_width, 0);
+    e = d;
+    e.primitive = other;
+    e.value_size = other_value_size;
+    ck_assert(!same_request(ctx, &d, &e));
+    scratch_close(ctx, dir);
+}
+
 /* The elements one tile of s covers (nt x vt), which must be ctx's choice for p, key_size and
  * value_size. */
 static inline size_t chosen_tile(mj_context *ctx, const mj_sorter *s, mj_primitive p,
