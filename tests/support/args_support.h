@@ -1,6 +1,6 @@
 /* Helpers of the primitives' tests without a GPU (test_*_args.c): a context in a directory of
  * its own, a description of one primitive, and the checks each primitive repeats: request
- * keys, the tile a sorter gets, a bundle that serves what it holds, a tuning record. Header-only,
+ * keys, the tile a sorter gets, a bundle that serves what it holds, tuning records. Header-only,
  * so that the support library's sources stay as they are; static inline, so that a program
  * leaving some of them unused compiles without a warning. */
 #ifndef MJ_TEST_ARGS_SUPPORT_H
@@ -161,6 +161,18 @@ static inline void expect_tuned(mj_context *ctx, mj_primitive p, size_t key_size
     ck_assert_int_eq(t.vt, vt);
 }
 
+/* Saves the n records as dir's tuning file through ctx, which it then destroys, and returns a
+ * deployment context caching in dir that reads that file and the bundle at `bundle` ("": no
+ * bundle). */
+static inline mj_context *retune(mj_context *ctx, const char *dir, const mj_tile *recs, size_t n,
+                                 const char *bundle) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/tuning", dir);
+    ck_assert_int_eq(mj_tuning_save(ctx, path, recs, n), MJ_OK);
+    mj_context_destroy(ctx);
+    return mjt_deploy_context(90, dir, bundle, path);
+}
+
 /* Writes a bundle of the n descriptions to path, through a deployment context caching in dir;
  * they make `entries` entries. */
 static inline void write_bundle(const char *dir, const char *path, const mj_sort_desc *descs,
@@ -183,6 +195,15 @@ static inline void expect_source(mj_context *ctx, const mj_sort_desc *d, int sou
     ck_assert_int_eq(mj_sorter_create(ctx, d, &s), MJ_OK);
     ck_assert_int_eq(mj_sorter_source(s), source);
     mj_sorter_destroy(s);
+}
+
+/* ctx's bundle lacks d: no sorter, MJ_ERR_NOT_IN_BUNDLE with `needle` (when not NULL) in the
+ * message. */
+static inline void expect_not_in_bundle(mj_context *ctx, const mj_sort_desc *d,
+                                        const char *needle, const char *what) {
+    mj_sorter *s = NULL;
+    mjt_expect(ctx, mj_sorter_create(ctx, d, &s), MJ_ERR_NOT_IN_BUNDLE, needle, what);
+    ck_assert_ptr_null(s);
 }
 
 #endif
