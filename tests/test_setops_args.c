@@ -216,13 +216,8 @@ END_TEST
 
 START_TEST(tiles)
 {
-    char why[256];
-    mj_tile t = {MJ_SET_OPS, 4, 4, 128, 11, 128, 0, 0};
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
-    t.bs_nt = 256;
-    tile_refused(&t, "blocksort");
-    t = (mj_tile){MJ_SET_OPS, 8, 0, 1024, 63, 1024, 0, 0};
-    tile_refused(&t, "shared memory");
+    tile_limits((mj_tile){MJ_SET_OPS, 4, 4, 128, 11, 128, 0, 0},
+                (mj_tile){MJ_SET_OPS, 8, 0, 1024, 63, 1024, 0, 0});
 
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");

@@ -151,6 +151,16 @@ static inline void tile_refused(const mj_tile *t, const char *needle) {
     if (needle) ck_assert_ptr_nonnull(strstr(why, needle));
 }
 
+/* mj_tile_check takes t (whose bs_nt is its nt) and refuses it with 256 blocksort threads
+ * (the primitive has no blocksort of its own size), and refuses `big` for its shared memory. */
+static inline void tile_limits(mj_tile t, mj_tile big) {
+    char why[256];
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
+    t.bs_nt = 256;
+    tile_refused(&t, "blocksort");
+    tile_refused(&big, "shared memory");
+}
+
 /* ctx's tile for (p, key_size, value_size) is the tuned nt x vt. */
 static inline void expect_tuned(mj_context *ctx, mj_primitive p, size_t key_size,
                                 size_t value_size, int nt, int vt) {
