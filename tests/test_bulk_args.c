@@ -74,22 +74,8 @@ END_TEST
  * entry; the value size and the primitive do. */
 START_TEST(request_key)
 {
-    char *dir;
-    mj_context *ctx = scratch_open(&dir);
-    mj_sort_desc d = primitive_desc(MJ_BULK_REMOVE, MJ_KEY_U32, 0), e = d;
-    static const mj_key_kind same[] = {MJ_KEY_I32, MJ_KEY_F32};
-    for (size_t i = 0; i < 2; ++i) {
-        e.key = same[i];
-        e.order = MJ_DESCENDING;
-        e.less = "a > b";
-        ck_assert(same_request(ctx, &d, &e));
-    }
-    e.key = MJ_KEY_U64;
-    ck_assert(!same_request(ctx, &d, &e));
-    e.key = MJ_KEY_U32;
-    e.primitive = MJ_BULK_INSERT;
-    ck_assert(!same_request(ctx, &d, &e));
-    scratch_close(ctx, dir);
+    check_request_key(MJ_BULK_REMOVE, MJ_KEY_U32, REQUEST_ANY_ORDER | REQUEST_ANY_KIND,
+                      MJ_BULK_INSERT, 0);
 }
 END_TEST
 
@@ -266,30 +252,21 @@ END_TEST
  * the order and the built-in kind of that size, and a tuning record sets the remove's tile. */
 START_TEST(deploy)
 {
-    char *dir = mjt_tmpdir(), path[512], tuning[512];
+    char *dir = mjt_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/bulk.mjb", dir);
-    snprintf(tuning, sizeof tuning, "%s/tuning", dir);
     mj_sort_desc d[3] = {rec12_desc(MJ_BULK_REMOVE, 12),
                          primitive_desc(MJ_BULK_INSERT, MJ_KEY_U32, 0),
                          primitive_desc(MJ_BULK_INSERT, MJ_KEY_F32, 0)}; /* the same entry */
     write_bundle(dir, path, d, 3, 2);
-    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_tile rec = {MJ_BULK_REMOVE, 8, 8, 64, 5, 64, 3, 0};
-    ck_assert_int_eq(mj_tuning_save(ctx, tuning, &rec, 1), MJ_OK);
-    mj_context_destroy(ctx);
-
-    ctx = mjt_deploy_context(90, dir, path, "");
+    mj_context *ctx = mjt_deploy_context(90, dir, path, "");
     d[1].key = MJ_KEY_I32;
     d[1].order = MJ_DESCENDING;
     expect_source(ctx, &d[1], 3);
     expect_source(ctx, &d[0], 3);
     d[0].value_size = 4;
-    mj_sorter *s = NULL;
-    mjt_expect(ctx, mj_sorter_create(ctx, &d[0], &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
-               "remove of 4-byte values");
-    mj_context_destroy(ctx);
-
-    ctx = mjt_deploy_context(90, dir, "", tuning);
+    expect_not_in_bundle(ctx, &d[0], NULL, "remove of 4-byte values");
+    mj_tile rec = {MJ_BULK_REMOVE, 8, 8, 64, 5, 64, 3, 0};
+    ctx = retune(ctx, dir, &rec, 1, "");
     mj_sort_desc r = primitive_desc(MJ_BULK_REMOVE, MJ_KEY_I64, 8);
     expect_tile(ctx, &r, 64, 5);
     scratch_close(ctx, dir);

@@ -28,51 +28,81 @@ static uint64_t merge_key(int dist, int list, size_t i, size_t count, uint64_t *
     }
 }
 
+/* A merge of two sorted lists, a (0) and b (1): their keys on the host (the caller fills
+ * them between merge_setup and merge_run), tags naming each element (list << 31 | position;
+ * the values, where there are values), the device copies and the outputs. merge_setup
+ * allocates the host side, merge_run the device side, and merges; merge_teardown frees both. */
+typedef struct merge_lists {
+    size_t ks, counts[2], n;
+    unsigned char *keys[2];
+    uint32_t *tags[2];
+    void *dk[2], *dv[2], *ok, *ov;
+} merge_lists;
+
+static void merge_setup(merge_lists *m, size_t ks, size_t a_count, size_t b_count) {
+    *m = (merge_lists){.ks = ks, .counts = {a_count, b_count}, .n = a_count + b_count};
+    for (int l = 0; l < 2; ++l) {
+        m->keys[l] = malloc(m->counts[l] * ks + 1);
+        m->tags[l] = malloc(m->counts[l] * 4 + 1);
+        ck_assert(m->keys[l] && m->tags[l]);
+        for (size_t i = 0; i < m->counts[l]; ++i)
+            m->tags[l][i] = (uint32_t)l << 31 | (uint32_t)i;
+    }
+}
+
+/* Copies the lists to the device (the tags as values when `values`) and merges them with s
+ * into outputs of their own. */
+static void merge_run(mj_sorter *s, merge_lists *m, int values, const char *what) {
+    for (int l = 0; l < 2; ++l) {
+        m->dk[l] = dev_copy(m->keys[l], m->counts[l] * m->ks);
+        m->dv[l] = values ? dev_copy(m->tags[l], m->counts[l] * 4) : NULL;
+    }
+    ck_assert_int_eq(mj__dev_alloc(ctx, &m->ok, m->n * m->ks), MJ_OK);
+    if (values) ck_assert_int_eq(mj__dev_alloc(ctx, &m->ov, m->n * 4), MJ_OK);
+    say(what);
+    mj_status st = mj_sorter_merge(s, m->dk[0], m->dv[0], m->counts[0], m->dk[1], m->dv[1],
+                                   m->counts[1], m->ok, m->ov, NULL, 0, NULL);
+    ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st),
+                  mj_context_last_error(ctx));
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+}
+
+static void merge_teardown(merge_lists *m) {
+    for (int l = 0; l < 2; ++l) {
+        mj__dev_free(ctx, m->dk[l]);
+        mj__dev_free(ctx, m->dv[l]);
+        free(m->keys[l]);
+        free(m->tags[l]);
+    }
+    mj__dev_free(ctx, m->ok);
+    mj__dev_free(ctx, m->ov);
+}
+
 static void check_merge(mj_sorter *s, size_t ks, int values, int dist, size_t a_count,
                         size_t b_count) {
-    size_t counts[2] = {a_count, b_count}, n = a_count + b_count;
-    void *keys[2], *dk[2], *dv[2];
-    uint32_t *tags[2];
-    item *ref = malloc((n + 1) * sizeof *ref);
+    merge_lists m;
+    merge_setup(&m, ks, a_count, b_count);
+    item *ref = malloc((m.n + 1) * sizeof *ref);
     ck_assert_ptr_nonnull(ref);
     uint64_t rng = 12345 + dist;
     size_t at = 0;
     for (int l = 0; l < 2; ++l) {
-        uint64_t *raw = malloc((counts[l] + 1) * 8);
-        keys[l] = malloc(counts[l] * ks + 1);
-        tags[l] = malloc(counts[l] * 4 + 1);
-        ck_assert(raw && keys[l] && tags[l]);
-        for (size_t i = 0; i < counts[l]; ++i) raw[i] = merge_key(dist, l, i, n, &rng);
-        qsort(raw, counts[l], 8, cmp_u64);
-        for (size_t i = 0; i < counts[l]; ++i) {
-            put_key(keys[l], ks, i, raw[i]);
-            tags[l][i] = (uint32_t)(l << 31 | i);
-            ref[at++] = (item){raw[i], tags[l][i], 0};
+        uint64_t *raw = malloc((m.counts[l] + 1) * 8);
+        ck_assert_ptr_nonnull(raw);
+        for (size_t i = 0; i < m.counts[l]; ++i) raw[i] = merge_key(dist, l, i, m.n, &rng);
+        qsort(raw, m.counts[l], 8, cmp_u64);
+        for (size_t i = 0; i < m.counts[l]; ++i) {
+            put_key(m.keys[l], ks, i, raw[i]);
+            ref[at++] = (item){raw[i], m.tags[l][i], 0};
         }
         free(raw);
-        dk[l] = dev_copy(keys[l], counts[l] * ks);
-        dv[l] = values ? dev_copy(tags[l], counts[l] * 4) : NULL;
     }
-    void *ok = NULL, *ov = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &ok, n * ks), MJ_OK);
-    if (values) ck_assert_int_eq(mj__dev_alloc(ctx, &ov, n * 4), MJ_OK);
     char what[128];
     snprintf(what, sizeof what, "merge of %zu-byte keys%s, %s, %zu + %zu", ks,
              values ? " with values" : "", merge_names[dist], a_count, b_count);
-    say(what);
-    mj_status st = mj_sorter_merge(s, dk[0], dv[0], a_count, dk[1], dv[1], b_count, ok, ov,
-                                   NULL, 0, NULL);
-    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
-    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    expect(ok, ov, ks, ref, n, what);
-    for (int l = 0; l < 2; ++l) {
-        mj__dev_free(ctx, dk[l]);
-        mj__dev_free(ctx, dv[l]);
-        free(keys[l]);
-        free(tags[l]);
-    }
-    mj__dev_free(ctx, ok);
-    mj__dev_free(ctx, ov);
+    merge_run(s, &m, values, what);
+    expect(m.ok, m.ov, ks, ref, m.n, what);
+    merge_teardown(&m);
     free(ref);
 }
 
@@ -101,62 +131,42 @@ END_TEST
  * order. */
 static void check_merge_floats(mj_sorter *s, mj_key_kind kind, mj_order order, size_t a_count,
                                size_t b_count) {
-    size_t ks = mj_key_kind_size(kind), counts[2] = {a_count, b_count}, n = a_count + b_count;
-    unsigned char *keys[2], *want = malloc(n * ks + 1);
-    uint32_t *tags[2], *want_tags = malloc(n * 4 + 1);
-    void *dk[2], *dv[2];
+    size_t ks = mj_key_kind_size(kind);
+    merge_lists m;
+    merge_setup(&m, ks, a_count, b_count);
+    unsigned char *want = malloc(m.n * ks + 1);
+    uint32_t *want_tags = malloc(m.n * 4 + 1);
     ck_assert(want && want_tags);
     for (int l = 0; l < 2; ++l) {
-        unsigned char *raw = malloc(counts[l] * ks + 1);
-        uint64_t *perm = malloc(counts[l] * 8 + 8);
-        keys[l] = malloc(counts[l] * ks + 1);
-        tags[l] = malloc(counts[l] * 4 + 1);
-        ck_assert(raw && perm && keys[l] && tags[l]);
-        kg_fill_keys(kind, raw, counts[l], 1000 * (uint64_t)l + a_count);
-        ck_assert_int_eq(kg_reference_sort(kind, order, raw, counts[l], perm), MJ_OK);
-        for (size_t i = 0; i < counts[l]; ++i) {
-            memcpy(keys[l] + i * ks, raw + perm[i] * ks, ks);
-            tags[l][i] = (uint32_t)l << 31 | (uint32_t)i;
-        }
-        dk[l] = dev_copy(keys[l], counts[l] * ks);
-        dv[l] = dev_copy(tags[l], counts[l] * 4);
+        unsigned char *raw = malloc(m.counts[l] * ks + 1);
+        uint64_t *perm = malloc(m.counts[l] * 8 + 8);
+        ck_assert(raw && perm);
+        kg_fill_keys(kind, raw, m.counts[l], 1000 * (uint64_t)l + a_count);
+        ck_assert_int_eq(kg_reference_sort(kind, order, raw, m.counts[l], perm), MJ_OK);
+        for (size_t i = 0; i < m.counts[l]; ++i)
+            memcpy(m.keys[l] + i * ks, raw + perm[i] * ks, ks);
         free(raw);
         free(perm);
     }
-    for (size_t i = 0, j = 0, o = 0; o < n; ++o) {
-        int from_a = j == b_count || (i < a_count && !kg_less(kind, order, keys[1] + j * ks,
-                                                                keys[0] + i * ks));
-        memcpy(want + o * ks, from_a ? keys[0] + i * ks : keys[1] + j * ks, ks);
-        want_tags[o] = from_a ? tags[0][i++] : tags[1][j++];
+    for (size_t i = 0, j = 0, o = 0; o < m.n; ++o) {
+        int from_a = j == b_count || (i < a_count && !kg_less(kind, order, m.keys[1] + j * ks,
+                                                                m.keys[0] + i * ks));
+        memcpy(want + o * ks, from_a ? m.keys[0] + i * ks : m.keys[1] + j * ks, ks);
+        want_tags[o] = from_a ? m.tags[0][i++] : m.tags[1][j++];
     }
-    void *ok = NULL, *ov = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &ok, n * ks), MJ_OK);
-    ck_assert_int_eq(mj__dev_alloc(ctx, &ov, n * 4), MJ_OK);
     char what[128];
     snprintf(what, sizeof what, "merge of %s keys, %s, %zu + %zu", mj_key_kind_name(kind),
              order == MJ_DESCENDING ? "descending" : "ascending", a_count, b_count);
-    say(what);
-    mj_status st = mj_sorter_merge(s, dk[0], dv[0], a_count, dk[1], dv[1], b_count, ok, ov,
-                                   NULL, 0, NULL);
-    ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st),
-                  mj_context_last_error(ctx));
-    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    unsigned char *got = host_copy(ok, n * ks);
-    uint32_t *got_tags = host_copy(ov, n * 4);
+    merge_run(s, &m, 1, what);
+    unsigned char *got = host_copy(m.ok, m.n * ks);
+    uint32_t *got_tags = host_copy(m.ov, m.n * 4);
     size_t bad = 0;
-    while (bad < n && memcmp(got + bad * ks, want + bad * ks, ks) == 0 &&
+    while (bad < m.n && memcmp(got + bad * ks, want + bad * ks, ks) == 0 &&
            got_tags[bad] == want_tags[bad])
         ++bad;
-    ck_assert_msg(bad == n, "%s: output %zu differs (value %u, expected %u)", what, bad,
-                  bad < n ? got_tags[bad] : 0, bad < n ? want_tags[bad] : 0);
-    for (int l = 0; l < 2; ++l) {
-        mj__dev_free(ctx, dk[l]);
-        mj__dev_free(ctx, dv[l]);
-        free(keys[l]);
-        free(tags[l]);
-    }
-    mj__dev_free(ctx, ok);
-    mj__dev_free(ctx, ov);
+    ck_assert_msg(bad == m.n, "%s: output %zu differs (value %u, expected %u)", what, bad,
+                  bad < m.n ? got_tags[bad] : 0, bad < m.n ? want_tags[bad] : 0);
+    merge_teardown(&m);
     free(got);
     free(got_tags);
     free(want);

@@ -33,6 +33,13 @@ START_TEST(spec_checks)
 }
 END_TEST
 
+/* Order and less reach the spec: descending is another kernel, and so is a search. */
+START_TEST(request_key)
+{
+    check_request_key(MJ_JOIN, MJ_KEY_F32, 0, MJ_SORTED_SEARCH, 0);
+}
+END_TEST
+
 START_TEST(temp_size)
 {
     char *dir;
@@ -175,6 +182,7 @@ static Suite *join_args_suite(void) {
     Suite *s = suite_create("join_args");
     TCase *tg = tcase_create("gen");
     tcase_add_test(tg, spec_checks);
+    tcase_add_test(tg, request_key);
     suite_add_tcase(s, tg);
     TCase *ta = tcase_create("api");
     tcase_set_timeout(ta, 300);

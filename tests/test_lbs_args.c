@@ -52,16 +52,7 @@ END_TEST
 /* Order and less do not reach the spec: one kernel, one bundle entry. */
 START_TEST(request_key)
 {
-    char *dir;
-    mj_context *ctx = scratch_open(&dir);
-    mj_sort_desc d = primitive_desc(MJ_LOAD_BALANCE, MJ_KEY_I32, 0), e = d;
-    e.order = MJ_DESCENDING;
-    e.less = "a > b";
-    ck_assert(same_request(ctx, &d, &e));
-    e.primitive = MJ_INTERVAL_EXPAND;
-    e.value_size = 4;
-    ck_assert(!same_request(ctx, &d, &e));
-    scratch_close(ctx, dir);
+    check_request_key(MJ_LOAD_BALANCE, MJ_KEY_I32, REQUEST_ANY_ORDER, MJ_INTERVAL_EXPAND, 4);
 }
 END_TEST
 
@@ -192,25 +183,17 @@ START_TEST(bundle)
     expect_source(ctx, &d[0], 3);
     expect_source(ctx, &d[2], 3);
     d[2].value_size = 4;
-    mj_sorter *s = NULL;
-    mjt_expect(ctx, mj_sorter_create(ctx, &d[2], &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
-               "expand of 4-byte values");
+    expect_not_in_bundle(ctx, &d[2], NULL, "expand of 4-byte values");
     scratch_close(ctx, dir);
 }
 END_TEST
 
 START_TEST(tiles)
 {
-    char why[256];
-    mj_tile t = {MJ_LOAD_BALANCE, 4, 0, 128, 11, 128, 0, 0};
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
-    t.bs_nt = 256;
-    tile_refused(&t, "blocksort");
-    t = (mj_tile){MJ_INTERVAL_EXPAND, 8, 64, 1024, 63, 1024, 0, 0};
-    tile_refused(&t, "shared memory");
+    tile_limits((mj_tile){MJ_LOAD_BALANCE, 4, 0, 128, 11, 128, 0, 0},
+                (mj_tile){MJ_INTERVAL_EXPAND, 8, 64, 1024, 63, 1024, 0, 0});
 
-    char *dir = mjt_tmpdir(), path[512];
-    snprintf(path, sizeof path, "%s/tuning", dir);
+    char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_tile def;
     ck_assert_int_eq(mj_context_tile(ctx, MJ_INTERVAL_EXPAND, 8, 12, &def), MJ_OK);
@@ -218,10 +201,7 @@ START_TEST(tiles)
     ck_assert_int_eq(def.tuned, 0);
     mj_tile rec[2] = {{MJ_LOAD_BALANCE, 4, 0, 256, 7, 256, 12.5, 0},
                       {MJ_INTERVAL_EXPAND, 8, 12, 64, 5, 64, 3, 0}};
-    ck_assert_int_eq(mj_tuning_save(ctx, path, rec, 2), MJ_OK);
-    mj_context_destroy(ctx);
-
-    ctx = mjt_deploy_context(90, dir, "", path);
+    ctx = retune(ctx, dir, rec, 2, "");
     expect_tuned(ctx, MJ_LOAD_BALANCE, 4, 0, 256, 7);
     mj_sort_desc d = primitive_desc(MJ_INTERVAL_EXPAND, MJ_KEY_I64, 12);
     expect_tile(ctx, &d, 64, 5);

@@ -35,15 +35,7 @@ END_TEST
 /* Order and less reach the spec: descending is another kernel, and so is a merge. */
 START_TEST(request_key)
 {
-    char *dir;
-    mj_context *ctx = scratch_open(&dir);
-    mj_sort_desc d = primitive_desc(MJ_SET_OPS, MJ_KEY_F32, 0), e = d;
-    e.order = MJ_DESCENDING;
-    ck_assert(!same_request(ctx, &d, &e));
-    e = d;
-    e.primitive = MJ_MERGE;
-    ck_assert(!same_request(ctx, &d, &e));
-    scratch_close(ctx, dir);
+    check_request_key(MJ_SET_OPS, MJ_KEY_F32, 0, MJ_MERGE, 0);
 }
 END_TEST
 
@@ -217,25 +209,17 @@ START_TEST(bundle)
     expect_source(ctx, &d[0], 3);
     expect_source(ctx, &d[1], 3);
     d[0].value_size = 0;
-    mj_sorter *s = NULL;
-    mjt_expect(ctx, mj_sorter_create(ctx, &d[0], &s), MJ_ERR_NOT_IN_BUNDLE, NULL,
-               "setops without values");
+    expect_not_in_bundle(ctx, &d[0], NULL, "setops without values");
     scratch_close(ctx, dir);
 }
 END_TEST
 
 START_TEST(tiles)
 {
-    char why[256];
-    mj_tile t = {MJ_SET_OPS, 4, 4, 128, 11, 128, 0, 0};
-    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
-    t.bs_nt = 256;
-    tile_refused(&t, "blocksort");
-    t = (mj_tile){MJ_SET_OPS, 8, 0, 1024, 63, 1024, 0, 0};
-    tile_refused(&t, "shared memory");
+    tile_limits((mj_tile){MJ_SET_OPS, 4, 4, 128, 11, 128, 0, 0},
+                (mj_tile){MJ_SET_OPS, 8, 0, 1024, 63, 1024, 0, 0});
 
-    char *dir = mjt_tmpdir(), path[512];
-    snprintf(path, sizeof path, "%s/tuning", dir);
+    char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_tile def;
     /* 4-byte keys alone: the sm_90 table's measured 128 x 23; with values the rule's 11. */
@@ -251,10 +235,7 @@ START_TEST(tiles)
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 64, &def), MJ_OK);
     ck_assert_int_eq(def.vt, 3);
     mj_tile rec[1] = {{MJ_SET_OPS, 4, 0, 256, 15, 256, 30, 0}};
-    ck_assert_int_eq(mj_tuning_save(ctx, path, rec, 1), MJ_OK);
-    mj_context_destroy(ctx);
-
-    ctx = mjt_deploy_context(90, dir, "", path);
+    ctx = retune(ctx, dir, rec, 1, "");
     mj_sort_desc d = primitive_desc(MJ_SET_OPS, MJ_KEY_F32, 0);
     expect_tile(ctx, &d, 256, 15);
     expect_env_tile(ctx, &d, 64, 5);

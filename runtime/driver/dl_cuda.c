@@ -3,10 +3,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "mergejit.h" /* mj_driver_version, mj_nvrtc_version: public */
+#include "driver/dl_open.h"
+#include "mergejit.h" /* mj_driver_version: public */
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static mj_cuda_api api;
@@ -35,20 +34,17 @@ static int resolve(get_proc_fn get, const char *name, void **slot, int required)
 #define RESOLVE(member, name, required)                                                     \
     if (resolve(get, name, (void **)&api.member, required)) return
 
+static const char *const candidates[] = {"libcuda.so.1"};
+static const mj_dl_library libcuda = {"the CUDA driver", "MERGEJIT_LIBCUDA", candidates, 1};
+
 static void load(void) {
-    const char *path = getenv("MERGEJIT_LIBCUDA");
-    void *lib = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load the CUDA driver (%s): %s",
-                 path && *path ? path : "libcuda.so.1", why ? why : "unknown error");
-        dlerror(); /* frees glibc's message, taken above */
-        return;
-    }
+    const char *opened;
+    void *lib = mj__dl_open(&libcuda, &opened, load_error, sizeof load_error);
+    if (!lib) return;
     get_proc_fn get = (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2");
     if (!get) {
         snprintf(load_error, sizeof load_error,
-                 "the CUDA driver is older than 12.0 (no cuGetProcAddress_v2)");
+                 "the CUDA driver (%s) is older than 12.0 (no cuGetProcAddress_v2)", opened);
         return;
     }
     RESOLVE(init, "cuInit", 1);

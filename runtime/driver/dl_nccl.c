@@ -3,8 +3,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 
+#include "driver/dl_open.h"
 #include "mergejit.h" /* mj_nccl_version: public */
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -13,53 +13,35 @@ static int loaded;
 static char load_error[1024];
 
 static const char *const candidates[] = {"libnccl.so.2", "libnccl.so"};
-
-/* A library without one of the entry points is not the NCCL we need: closed again, and
- * glibc's message for the failed lookup taken and released (dlerror's second call frees it). */
-#define SYM(member, name)                                                                   \
-    if (!(*(void **)&api.member = dlsym(lib, name))) {                                      \
-        snprintf(load_error, sizeof load_error, "NCCL (%s) lacks %s", tried, name);         \
-        dlerror();                                                                          \
-        dlerror();                                                                          \
-        dlclose(lib);                                                                       \
-        return;                                                                             \
-    }
+static const mj_dl_library nccl = {"NCCL", "MERGEJIT_NCCL", candidates,
+                                   sizeof candidates / sizeof *candidates};
 
 static void load(void) {
-    const char *path = getenv("MERGEJIT_NCCL");
-    void *lib = NULL;
-    const char *tried = path;
-    if (path && *path) {
-        lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    } else {
-        for (size_t i = 0; !lib && i < sizeof candidates / sizeof *candidates; ++i)
-            lib = dlopen(tried = candidates[i], RTLD_NOW | RTLD_LOCAL);
-        if (!lib) tried = "libnccl.so.2, then libnccl.so; MERGEJIT_NCCL=<path> names another";
-    }
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load NCCL (%s): %s", tried,
-                 why ? why : "unknown error");
-        dlerror(); /* frees glibc's message, taken above */
+    const char *opened;
+    void *lib = mj__dl_open(&nccl, &opened, load_error, sizeof load_error);
+    if (!lib) return;
+    const mj_dl_symbol syms[] = {
+        {"ncclGetVersion", &api.get_version},
+        {"ncclGetErrorString", &api.error_string},
+        {"ncclCommCount", &api.comm_count},
+        {"ncclCommUserRank", &api.comm_user_rank},
+        {"ncclCommCuDevice", &api.comm_cu_device},
+        {"ncclCommGetAsyncError", &api.comm_async_error},
+        {"ncclGroupStart", &api.group_start},
+        {"ncclGroupEnd", &api.group_end},
+        {"ncclSend", &api.send},
+        {"ncclRecv", &api.recv},
+        {"ncclAllGather", &api.all_gather},
+        {"ncclCommInitAll", &api.comm_init_all},
+        {"ncclCommDestroy", &api.comm_destroy},
+    };
+    if (mj__dl_resolve(lib, &nccl, opened, syms, sizeof syms / sizeof *syms, load_error,
+                       sizeof load_error))
         return;
-    }
-    SYM(get_version, "ncclGetVersion");
-    SYM(error_string, "ncclGetErrorString");
-    SYM(comm_count, "ncclCommCount");
-    SYM(comm_user_rank, "ncclCommUserRank");
-    SYM(comm_cu_device, "ncclCommCuDevice");
-    SYM(comm_async_error, "ncclCommGetAsyncError");
-    SYM(group_start, "ncclGroupStart");
-    SYM(group_end, "ncclGroupEnd");
-    SYM(send, "ncclSend");
-    SYM(recv, "ncclRecv");
-    SYM(all_gather, "ncclAllGather");
-    SYM(comm_init_all, "ncclCommInitAll");
-    SYM(comm_destroy, "ncclCommDestroy");
     /* ncclSend and ncclRecv came with 2.7; the types and results used here are older. */
     if (api.get_version(&api.version) != MJ_NCCL_SUCCESS || api.version < 2700) {
         snprintf(load_error, sizeof load_error, "NCCL (%s) is older than 2.7 (version %d)",
-                 tried, api.version);
+                 opened, api.version);
         dlclose(lib);
         return;
     }

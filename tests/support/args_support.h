@@ -1,6 +1,6 @@
 /* Helpers of the primitives' tests without a GPU (test_*_args.c): a context in a directory of
  * its own, a description of one primitive, and the checks each primitive repeats: request
- * keys, the tile a sorter gets, a bundle that serves what it holds, a tuning record. Header-only,
+ * keys, the tile a sorter gets, a bundle that serves what it holds, tuning records. Header-only,
  * so that the support library's sources stay as they are; static inline, so that a program
  * leaving some of them unused compiles without a warning. */
 #ifndef MJ_TEST_ARGS_SUPPORT_H
@@ -61,6 +61,42 @@ static inline int same_request(mj_context *ctx, const mj_sort_desc *a, const mj_
     return memcmp(ka, kb, 32) == 0;
 }
 
+/* What a primitive folds into one bundle request (check_request_key). */
+enum {
+    REQUEST_ANY_ORDER = 1, /* the order and less: a descending order is the same kernel */
+    REQUEST_ANY_KIND = 2,  /* the built-in kind within a width: keys are moved as bytes */
+};
+
+/* The bundle request of primitive p over `key` keys, in a fresh context: a descending order
+ * with a less of its own is the same request exactly when `folds` has REQUEST_ANY_ORDER; the
+ * other built-in kinds of key's width exactly when it has REQUEST_ANY_KIND; a kind of another
+ * width never is, nor primitive `other` (with other_value_size-byte values). */
+static inline void check_request_key(mj_primitive p, mj_key_kind key, int folds,
+                                     mj_primitive other, size_t other_value_size) {
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(p, key, 0), e = d;
+    e.order = MJ_DESCENDING;
+    e.less = "a > b";
+    ck_assert_int_eq(same_request(ctx, &d, &e), !!(folds & REQUEST_ANY_ORDER));
+    int other_width = 0;
+    for (int k = 0; k < MJ_KEY_CUSTOM; ++k) {
+        e = d;
+        e.key = (mj_key_kind)k;
+        if (e.key == key) continue;
+        int alike = mj_key_kind_size(e.key) == mj_key_kind_size(key);
+        other_width += !alike;
+        ck_assert_msg(same_request(ctx, &d, &e) == (alike && (folds & REQUEST_ANY_KIND)),
+                      "%s keys and %s keys", mj_key_kind_name(key), mj_key_kind_name(e.key));
+    }
+    ck_assert_int_gt(other_width, 0);
+    e = d;
+    e.primitive = other;
+    e.value_size = other_value_size;
+    ck_assert(!same_request(ctx, &d, &e));
+    scratch_close(ctx, dir);
+}
+
 /* The elements one tile of s covers (nt x vt), which must be ctx's choice for p, key_size and
  * value_size. */
 static inline size_t chosen_tile(mj_context *ctx, const mj_sorter *s, mj_primitive p,
@@ -115,6 +151,16 @@ static inline void tile_refused(const mj_tile *t, const char *needle) {
     if (needle) ck_assert_ptr_nonnull(strstr(why, needle));
 }
 
+/* mj_tile_check takes t (whose bs_nt is its nt) and refuses it with 256 blocksort threads
+ * (the primitive has no blocksort of its own size), and refuses `big` for its shared memory. */
+static inline void tile_limits(mj_tile t, mj_tile big) {
+    char why[256];
+    ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
+    t.bs_nt = 256;
+    tile_refused(&t, "blocksort");
+    tile_refused(&big, "shared memory");
+}
+
 /* ctx's tile for (p, key_size, value_size) is the tuned nt x vt. */
 static inline void expect_tuned(mj_context *ctx, mj_primitive p, size_t key_size,
                                 size_t value_size, int nt, int vt) {
@@ -123,6 +169,18 @@ static inline void expect_tuned(mj_context *ctx, mj_primitive p, size_t key_size
     ck_assert_int_eq(t.tuned, 1);
     ck_assert_int_eq(t.nt, nt);
     ck_assert_int_eq(t.vt, vt);
+}
+
+/* Saves the n records as dir's tuning file through ctx, which it then destroys, and returns a
+ * deployment context caching in dir that reads that file and the bundle at `bundle` ("": no
+ * bundle). */
+static inline mj_context *retune(mj_context *ctx, const char *dir, const mj_tile *recs, size_t n,
+                                 const char *bundle) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/tuning", dir);
+    ck_assert_int_eq(mj_tuning_save(ctx, path, recs, n), MJ_OK);
+    mj_context_destroy(ctx);
+    return mjt_deploy_context(90, dir, bundle, path);
 }
 
 /* Writes a bundle of the n descriptions to path, through a deployment context caching in dir;
@@ -147,6 +205,15 @@ static inline void expect_source(mj_context *ctx, const mj_sort_desc *d, int sou
     ck_assert_int_eq(mj_sorter_create(ctx, d, &s), MJ_OK);
     ck_assert_int_eq(mj_sorter_source(s), source);
     mj_sorter_destroy(s);
+}
+
+/* ctx's bundle lacks d: no sorter, MJ_ERR_NOT_IN_BUNDLE with `needle` (when not NULL) in the
+ * message. */
+static inline void expect_not_in_bundle(mj_context *ctx, const mj_sort_desc *d,
+                                        const char *needle, const char *what) {
+    mj_sorter *s = NULL;
+    mjt_expect(ctx, mj_sorter_create(ctx, d, &s), MJ_ERR_NOT_IN_BUNDLE, needle, what);
+    ck_assert_ptr_null(s);
 }
 
 #endif
