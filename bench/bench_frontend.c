@@ -1,10 +1,12 @@
 /* Where NVRTC's time goes in one sorter's build, program by program (issue 21).
  *
  *   bench_frontend [--primitive P] [--type T] [--values B] [--order asc|desc] [--sm SM]
- *                  [--reps R] [--only NAME] [--extra OPT]
+ *                  [--nt NT --vt VT] [--reps R] [--only NAME] [--extra OPT]
  *
- * For the sorter's tile (built-in default, as `mergejit demo` without a tuning file) it
- * compiles, one program at a time on this thread, R times each, and prints the fastest:
+ * For the sorter's tile (--nt and --vt, else the built-in default, as `mergejit demo` without
+ * a tuning file) it compiles, one program at a time on this thread, R times each, and prints
+ * the least CPU time of this thread (as the wall time of an idle machine, steadier on a busy
+ * one):
  *   floor     an empty kernel with the library's options: what NVRTC costs at all;
  *   parse     the sorter's source with every kernel left a template: what reading the
  *             prelude, spec and templates costs, nothing instantiated;
@@ -20,14 +22,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "base/clock.h"
 #include "core/context.h"
 #include "core/tile_choice.h"
 #include "driver/compile.h"
 #include "gen.h"
 
 static const char empty_kernel[] = "extern \"C\" __global__ void mj_empty() {}\n";
+
+/* This thread's CPU time, ms: NVRTC compiles on the calling thread, and its CPU time varies far
+ * less than the wall clock on a machine that other work shares. */
+static double thread_cpu_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 /* One compile of source for target, `extra` appended to the library's options; its ms, or -1
  * with NVRTC's log on stderr. */
@@ -39,9 +49,9 @@ static double compile_ms(const mj_nvrtc_api *nv, const char *source, mj_target t
     if (extra) opts[n++] = extra;
     nvrtcProgram prog;
     if (nv->create(&prog, source, "mergejit.cu", 0, NULL, NULL) != NVRTC_SUCCESS) return -1;
-    double t0 = mj__now_ms();
+    double t0 = thread_cpu_ms();
     nvrtcResult r = nv->compile(prog, n, opts);
-    double ms = mj__now_ms() - t0;
+    double ms = thread_cpu_ms() - t0;
     if (r != NVRTC_SUCCESS) {
         size_t len = 0;
         nv->log_size(prog, &len);
@@ -109,6 +119,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(o, "--values")) desc.value_size = (size_t)atoi(v);
         else if (!strcmp(o, "--order")) desc.order = !strcmp(v, "desc") ? MJ_DESCENDING : MJ_ASCENDING;
         else if (!strcmp(o, "--sm")) sm = atoi(v);
+        else if (!strcmp(o, "--nt")) desc.nt = atoi(v);
+        else if (!strcmp(o, "--vt")) desc.vt = atoi(v);
         else if (!strcmp(o, "--reps")) reps = atoi(v);
         else if (!strcmp(o, "--extra")) extra = v;
         else if (!strcmp(o, "--only")) only = v;
@@ -122,7 +134,7 @@ int main(int argc, char **argv) {
     int trace = extra && !strncmp(extra, "--fdevice-time-trace", 20);
     if (argc % 2 == 0 || reps < 1 || (trace && (!only || reps != 1))) {
         fprintf(stderr, "usage: bench_frontend [--primitive P] [--type T] [--values B] "
-                        "[--order asc|desc] [--sm SM] [--reps R] [--only NAME] [--extra OPT]\n");
+                        "[--order asc|desc] [--sm SM] [--nt NT --vt VT] [--reps R] [--only NAME] [--extra OPT]\n");
         return 2;
     }
     mj_context_options co = {.flags = MJ_CONTEXT_COMPILE_ONLY | MJ_CONTEXT_NO_DISK_CACHE,
