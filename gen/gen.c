@@ -7,9 +7,10 @@
 #include "base/strbuf.h"
 #include "templates_embedded.h"
 
-/* Before the spec: what the spec's types and comparator use. */
-static const char *const prelude_templates[] = {"mj_common.cuh", "float_order.h", "key_order.cuh",
-                                                NULL};
+/* Before the spec: what the spec's types and comparator use, and (host_device.h) what every
+ * shared header is written with. */
+static const char *const prelude_templates[] = {"mj_common.cuh", "host_device.h", "float_order.h",
+                                                "key_order.cuh", NULL};
 
 /* Templates in dependency order, after the spec, per primitive. Each list holds every file its
  * templates include (test_gen_templates checks it), as the generator drops their #include
