@@ -47,6 +47,11 @@ typedef enum mj_kernel_id {
 const char *mj__kernel_name(mj_kernel_id id);
 /* Bit k set: the primitive's module has kernel k. */
 unsigned mj__primitive_kernels(mj_primitive primitive);
+/* About what NVRTC takes to build the kernel's program, relative to the module's other kernels
+ * (0 when not measured): a build starts its programs in decreasing order of it, so that on
+ * fewer threads than programs the longest does not start last. The order only changes the
+ * build's wall time, never its binary. */
+int mj__kernel_build_weight(mj_kernel_id id);
 
 /* The embedded templates (by file name, NULL-terminated) the source is made of, in order:
  * the prelude before the spec, then the primitive's own after it (NULL for an unknown
