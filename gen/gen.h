@@ -51,6 +51,11 @@ unsigned mj__primitive_kernels(mj_primitive primitive);
  * time builds on the first run that needs them (mergesort: the 4-way merge passes' two,
  * for large inputs); 0 for primitives whose every run uses every kernel. */
 unsigned mj__primitive_later_kernels(mj_primitive primitive);
+/* About what NVRTC takes to build the kernel's program, relative to the module's other kernels
+ * (0 when not measured): a build starts its programs in decreasing order of it, so that on
+ * fewer threads than programs the longest does not start last. The order only changes the
+ * build's wall time, never its binary. */
+int mj__kernel_build_weight(mj_kernel_id id);
 
 /* The embedded templates (by file name, NULL-terminated) the source is made of, in order:
  * the prelude before the spec, then the primitive's own after it (NULL for an unknown

@@ -326,6 +326,21 @@ START_TEST(primitives_generate)
 }
 END_TEST
 
+/* A mergesort's build starts its 4-way merge first and its 2-way partition last (the order
+ * of bench_frontend's measures); a kernel not measured, or no kernel, weighs 0. */
+START_TEST(build_weights)
+{
+    static const mj_kernel_id order[] = {MJ_K_MERGE4, MJ_K_BLOCKSORT, MJ_K_MERGE, MJ_K_PARTITION4,
+                                         MJ_K_PARTITION};
+    for (int i = 1; i < 5; ++i)
+        ck_assert_int_gt(mj__kernel_build_weight(order[i - 1]), mj__kernel_build_weight(order[i]));
+    ck_assert_int_gt(mj__kernel_build_weight(MJ_K_PARTITION), 0);
+    ck_assert_int_eq(mj__kernel_build_weight(MJ_K_SCAN), 0);
+    ck_assert_int_eq(mj__kernel_build_weight(MJ_K_COUNT), 0);
+    ck_assert_int_eq(mj__kernel_build_weight((mj_kernel_id)-1), 0);
+}
+END_TEST
+
 static Suite *gen_suite(void) {
     Suite *s = suite_create("gen");
     TCase *tc = tcase_create("builtin");
@@ -335,6 +350,7 @@ static Suite *gen_suite(void) {
     tcase_add_test(tc, comparator_is_pasted);
     tcase_add_test(tc, float_keys_map_in_mergesort);
     tcase_add_loop_test(tc, primitives_generate, MJ_MERGESORT, MJ_PRIMITIVE_COUNT);
+    tcase_add_test(tc, build_weights);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("custom");
     tcase_add_test(tcc, custom_type);

@@ -200,9 +200,12 @@ START_TEST(template_lists_check_faults)
     ck_assert_int_ne(check_order(order, n, 1, why, sizeof why), 0);
     ck_assert_ptr_nonnull(strstr(why, "kernel_blocksort.cuh includes work_queue.h"));
 
+    /* Without the prelude, the first template misses what the prelude defines. */
     n = emitted_order(MJ_LOCALITY_SORT, order);
-    ck_assert_int_ne(check_order(order + 2, n - 2, 0, why, sizeof why), 0);
-    ck_assert_ptr_nonnull(strstr(why, "includes mj_common.cuh"));
+    int prelude = 0;
+    while (mj__prelude_templates()[prelude]) ++prelude;
+    ck_assert_int_ne(check_order(order + prelude, n - prelude, 0, why, sizeof why), 0);
+    ck_assert_msg(strstr(why, "includes mj_common.cuh") != NULL, "%s", why);
 }
 END_TEST
 

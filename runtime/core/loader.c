@@ -178,12 +178,13 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, unsigned ke
     out->meta.registers = -1;
     out->meta.spill_bytes = -1;
     out->times = no_times;
+    int weight[MJ_K_COUNT];
     for (int k = 0; k < MJ_K_COUNT && st == MJ_OK; ++k) {
         if (!(kernels & (1u << k))) continue;
         images[count].kernel = mj__kernel_name((mj_kernel_id)k);
+        weight[count] = mj__kernel_build_weight((mj_kernel_id)k);
         int rc = mj__gen_kernel_source(src, images[count].kernel, &sources[count], NULL);
         if (rc == 0) {
-            jobs[count].source = sources[count];
             ++count;
         } else if (rc == MJ_GEN_NO_MEMORY) {
             st = MJ_ERR_HOST_MEMORY;
@@ -194,12 +195,21 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, unsigned ke
                      images[count].kernel);
         }
     }
+    /* Job j compiles image slot[j]: the heaviest programs first (a stable insertion sort),
+     * the images stay in kernel order. */
+    int slot[MJ_K_COUNT];
+    for (int i = 0; i < count; ++i) {
+        int j = i;
+        for (; j > 0 && weight[slot[j - 1]] < weight[i]; --j) slot[j] = slot[j - 1];
+        slot[j] = i;
+    }
+    for (int j = 0; j < count; ++j) jobs[j].source = sources[slot[j]];
     if (threads <= 0) threads = mj__compile_threads(count);
     if (st == MJ_OK)
         st = mj__compile_jobs(nv, target, jobs, count, threads, &out->times, why, whycap);
     for (int i = 0; i < count && st == MJ_OK; ++i) {
-        images[i].data = jobs[i].binary;
-        images[i].size = jobs[i].size;
+        images[slot[i]].data = jobs[i].binary;
+        images[slot[i]].size = jobs[i].size;
         long spills;
         int regs;
         if (!target.ptx && mj__ptxas_report(jobs[i].log, &spills, &regs) > 0) {

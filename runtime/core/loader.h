@@ -37,9 +37,11 @@ mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, unsigned k
 
 /* Builds the kernels in `kernels` (of a primitive) from their generated source src: each
  * as its own NVRTC program (mj__gen_kernel_source), `threads` of them at once (0: as many as
- * mj__compile_threads gives), their binaries packed into out->data (store/kernel_pack.h),
- * ptxas's figures into out->meta and the times into out->times. The bytes do not depend on threads. MJ_OK, or a status with the reason (one
- * NVRTC log) in why. Leaves out->key and out->source alone. */
+ * mj__compile_threads gives), the heaviest first (mj__kernel_build_weight), their binaries
+ * packed in kernel order into out->data (store/kernel_pack.h), ptxas's figures into out->meta
+ * and the times into out->times. The bytes depend neither on threads nor on that order.
+ * MJ_OK, or a status with the reason (one NVRTC log) in why. Leaves out->key and out->source
+ * alone. */
 mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, unsigned kernels,
                            const char *src, int threads, mj_binary *out, char *why,
                            size_t whycap);

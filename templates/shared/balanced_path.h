@@ -12,13 +12,7 @@
 #ifndef MJ_BALANCED_PATH_H
 #define MJ_BALANCED_PATH_H
 
-#ifndef MJ_HD
-#if defined(__CUDACC__)
-#define MJ_HD __host__ __device__ __forceinline__
-#else
-#define MJ_HD static inline
-#endif
-#endif
+#include "shared/host_device.h"
 
 /* Threads of a partition block: one partition entry each. */
 #define MJ_SETOP_PARTITION_NT 128

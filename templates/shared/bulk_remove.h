@@ -5,13 +5,7 @@
 #ifndef MJ_BULK_REMOVE_H
 #define MJ_BULK_REMOVE_H
 
-#ifndef MJ_HD
-#if defined(__CUDACC__)
-#define MJ_HD __host__ __device__ __forceinline__
-#else
-#define MJ_HD static inline
-#endif
-#endif
+#include "shared/host_device.h"
 
 /* Threads of a partition block: one partition entry each. */
 #define MJ_REMOVE_PARTITION_NT 128

@@ -24,13 +24,7 @@
 #ifndef MJ_FLOAT_ORDER_H
 #define MJ_FLOAT_ORDER_H
 
-#ifndef MJ_HD
-#if defined(__CUDACC__)
-#define MJ_HD __host__ __device__ __forceinline__
-#else
-#define MJ_HD static inline
-#endif
-#endif
+#include "shared/host_device.h"
 
 /* One format: F its name, T its unsigned type, SIGN the sign bit, NANS its N. The casts keep
  * 16-bit arithmetic from being done in int. */

@@ -9,13 +9,7 @@
 #ifndef MJ_INTERVAL_MOVE_H
 #define MJ_INTERVAL_MOVE_H
 
-#ifndef MJ_HD
-#if defined(__CUDACC__)
-#define MJ_HD __host__ __device__ __forceinline__
-#else
-#define MJ_HD static inline
-#endif
-#endif
+#include "shared/host_device.h"
 
 MJ_HD unsigned long long mj_move_shift(long long entry, long long off) {
     return (unsigned long long)entry - (unsigned long long)off;

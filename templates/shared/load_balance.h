@@ -5,13 +5,7 @@
 #ifndef MJ_LOAD_BALANCE_H
 #define MJ_LOAD_BALANCE_H
 
-#ifndef MJ_HD
-#if defined(__CUDACC__)
-#define MJ_HD __host__ __device__ __forceinline__
-#else
-#define MJ_HD static inline
-#endif
-#endif
+#include "shared/host_device.h"
 
 /* A coarse partition block: a thread for each of its entries. */
 #define MJ_LBS_PARTITION_THREADS 128

@@ -10,21 +10,7 @@
 #ifndef MJ_MERGE_FRAME_H
 #define MJ_MERGE_FRAME_H
 
-#if defined(__CUDACC__)
-#define MJ_HD __host__ __device__ __forceinline__
-#else
-#define MJ_HD static inline
-#endif
-
-/* Loops over a mergesort pass's lists unroll in the kernels, so that the lists' arrays stay in
- * registers. */
-#ifndef MJ_UNROLL
-#if defined(__CUDACC__)
-#define MJ_UNROLL _Pragma("unroll")
-#else
-#define MJ_UNROLL
-#endif
-#endif
+#include "shared/host_device.h"
 
 typedef struct mj_frame {
     long long a0, a_count; /* list A: [a0, a0 + a_count) */

@@ -17,13 +17,7 @@
 #ifndef MJ_RELATIONAL_JOIN_H
 #define MJ_RELATIONAL_JOIN_H
 
-#ifndef MJ_HD
-#if defined(__CUDACC__)
-#define MJ_HD __host__ __device__ __forceinline__
-#else
-#define MJ_HD static inline
-#endif
-#endif
+#include "shared/host_device.h"
 
 /* The kinds, as mj_join_kind: bit 0 keeps a's unmatched rows, bit 1 b's. */
 #define MJ_JOIN_KEEP_A 1

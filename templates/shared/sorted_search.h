@@ -12,13 +12,7 @@
 #ifndef MJ_SORTED_SEARCH_H
 #define MJ_SORTED_SEARCH_H
 
-#ifndef MJ_HD
-#if defined(__CUDACC__)
-#define MJ_HD __host__ __device__ __forceinline__
-#else
-#define MJ_HD static inline
-#endif
-#endif
+#include "shared/host_device.h"
 
 /* What a tile writes for the keys of one array (each pointer may be null): the bound (an
  * index, 4 or 8 bytes), a match byte, the equivalent count (an index), and the count of keys

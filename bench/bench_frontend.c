@@ -1,0 +1,201 @@
+/* Where NVRTC's time goes in one sorter's build, program by program (issue 21).
+ *
+ *   bench_frontend [--primitive P] [--type T] [--values B] [--order asc|desc] [--sm SM]
+ *                  [--nt NT --vt VT] [--reps R] [--only NAME] [--extra OPT]
+ *
+ * For the sorter's tile (--nt and --vt, else the built-in default, as `mergejit demo` without
+ * a tuning file) it compiles, one program at a time on this thread, R times each, and prints
+ * the least CPU time of this thread (as the wall time of an idle machine, steadier on a busy
+ * one):
+ *   floor     an empty kernel with the library's options: what NVRTC costs at all;
+ *   parse     the sorter's source with every kernel left a template: what reading the
+ *             prelude, spec and templates costs, nothing instantiated;
+ *   <kernel>  each kernel's own program, as the library compiles it.
+ * Each as PTX (compute_SM: NVRTC's front end and optimizer, no ptxas) and, for the kernels,
+ * as a cubin (sm_SM: what a build pays, ptxas included). Plain C over the library's internals
+ * (the generator, the NVRTC loader and its options); needs NVRTC, no GPU. --only NAME keeps
+ * one row (floor, parse or a kernel). --extra OPT appends one NVRTC option to every compile,
+ * to compare options run against run, e.g. -Ofast-compile=min, or
+ * --fdevice-time-trace=FILE (NVRTC 12.8+: its own time trace, FILE.json) with --only and
+ * --reps 1, PTX only: NVRTC 13.0 crashes on a second traced compile in one process.
+ * FE_DUMP=DIR writes each kernel's program to DIR/<kernel>.cu. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/context.h"
+#include "core/tile_choice.h"
+#include "driver/compile.h"
+#include "gen.h"
+
+static const char empty_kernel[] = "extern \"C\" __global__ void mj_empty() {}\n";
+
+/* This thread's CPU time, ms: NVRTC compiles on the calling thread, and its CPU time varies far
+ * less than the wall clock on a machine that other work shares. */
+static double thread_cpu_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* One compile of source for target, `extra` appended to the library's options; its ms, or -1
+ * with NVRTC's log on stderr. */
+static double compile_ms(const mj_nvrtc_api *nv, const char *source, mj_target target,
+                         const char *extra) {
+    const char *opts[10];
+    char storage[64];
+    int n = mj__compile_options(nv, target, opts, storage);
+    if (extra) opts[n++] = extra;
+    nvrtcProgram prog;
+    if (nv->create(&prog, source, "mergejit.cu", 0, NULL, NULL) != NVRTC_SUCCESS) return -1;
+    double t0 = thread_cpu_ms();
+    nvrtcResult r = nv->compile(prog, n, opts);
+    double ms = thread_cpu_ms() - t0;
+    if (r != NVRTC_SUCCESS) {
+        size_t len = 0;
+        nv->log_size(prog, &len);
+        char *log = malloc(len + 1);
+        if (log && nv->log(prog, log) == NVRTC_SUCCESS) fprintf(stderr, "%s\n", log);
+        free(log);
+        ms = -1;
+    }
+    nv->destroy(&prog);
+    return ms;
+}
+
+static double fastest(const mj_nvrtc_api *nv, const char *source, mj_target target, int reps,
+                      const char *extra) {
+    double best = -1;
+    for (int i = 0; i < reps; ++i) {
+        double ms = compile_ms(nv, source, target, extra);
+        if (ms < 0) return -1;
+        if (best < 0 || ms < best) best = ms;
+    }
+    return best;
+}
+
+/* The module source with every kernel left a template: a kernel name no kernel has keeps
+ * none (mj__gen_kernel_source then reports -1 but its text is what we want, so it is rebuilt
+ * here from the same rule). */
+static char *all_templates(const char *src) {
+    static const char head[] = "extern \"C\" __global__ void";
+    size_t extra = 0;
+    for (const char *p = src; (p = strstr(p, head)); ++p) extra += 16;
+    char *out = malloc(strlen(src) + extra + 1), *o = out;
+    if (!out) return NULL;
+    for (const char *p = src, *at;; p = at + 10) {
+        at = strstr(p, head);
+        size_t n = at ? (size_t)(at - p) : strlen(p);
+        memcpy(o, p, n);
+        o += n;
+        if (!at) break;
+        memcpy(o, "template <int>", 14);
+        o += 14;
+    }
+    *o = '\0';
+    return out;
+}
+
+static void row(const char *name, double ptx, double cubin) {
+    printf("%-18s %9.1f", name, ptx);
+    if (cubin >= 0)
+        printf(" %9.1f %9.1f\n", cubin, cubin - ptx);
+    else
+        printf(" %9s %9s\n", "-", "-");
+}
+
+/* A row is measured when --only names it or is not given. */
+static int wanted_row(const char *only, const char *name) { return !only || !strcmp(only, name); }
+
+int main(int argc, char **argv) {
+    mj_sort_desc desc;
+    mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
+    int sm = 90, reps = 3;
+    const char *extra = NULL, *only = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const char *o = argv[i], *v = argv[i + 1];
+        if (!strcmp(o, "--type")) desc.key = mj_key_kind_parse(v);
+        else if (!strcmp(o, "--values")) desc.value_size = (size_t)atoi(v);
+        else if (!strcmp(o, "--order")) desc.order = !strcmp(v, "desc") ? MJ_DESCENDING : MJ_ASCENDING;
+        else if (!strcmp(o, "--sm")) sm = atoi(v);
+        else if (!strcmp(o, "--nt")) desc.nt = atoi(v);
+        else if (!strcmp(o, "--vt")) desc.vt = atoi(v);
+        else if (!strcmp(o, "--reps")) reps = atoi(v);
+        else if (!strcmp(o, "--extra")) extra = v;
+        else if (!strcmp(o, "--only")) only = v;
+        else if (!strcmp(o, "--primitive")) {
+            desc.primitive = mj_primitive_parse(v);
+        } else {
+            fprintf(stderr, "bench_frontend: unknown option %s\n", o);
+            return 2;
+        }
+    }
+    int trace = extra && !strncmp(extra, "--fdevice-time-trace", 20);
+    if (argc % 2 == 0 || reps < 1 || (trace && (!only || reps != 1))) {
+        fprintf(stderr, "usage: bench_frontend [--primitive P] [--type T] [--values B] "
+                        "[--order asc|desc] [--sm SM] [--nt NT --vt VT] [--reps R] [--only NAME] [--extra OPT]\n");
+        return 2;
+    }
+    mj_context_options co = {.flags = MJ_CONTEXT_COMPILE_ONLY | MJ_CONTEXT_NO_DISK_CACHE,
+                             .target_sm = sm, .tuning_file = ""};
+    mj_context *ctx = NULL;
+    if (mj_context_create(&co, &ctx) != MJ_OK) {
+        fprintf(stderr, "bench_frontend: no compile-only context\n");
+        return 1;
+    }
+    mj_kernel_spec spec;
+    if (mj__spec_from_desc(ctx, &desc, &spec) != MJ_OK ||
+        mj__choose_tile(ctx, &desc, &spec, NULL) != MJ_OK) {
+        fprintf(stderr, "bench_frontend: %s\n", mj_context_last_error(ctx));
+        return 1;
+    }
+    char err[1024];
+    const mj_nvrtc_api *nv = mj__nvrtc_load(err, sizeof err);
+    char *src = NULL;
+    size_t len = 0;
+    if (!nv || mj__gen_source(&spec, &src, &len, err, sizeof err)) {
+        fprintf(stderr, "bench_frontend: %s\n", err);
+        return 1;
+    }
+    mj_target ptx = {sm, 1}, cubin = {sm, 0};
+    printf("NVRTC %d.%d, %s of %s keys, %zu-byte values, NT %d VT %d, sm_%d; fastest of %d; "
+           "source %zu bytes\n", nv->major, nv->minor, mj_primitive_name(spec.primitive),
+           mj_key_kind_name(spec.key), spec.value_size, spec.nt, spec.vt, sm, reps, len);
+    if (extra) printf("with %s\n", extra);
+    printf("%-18s %9s %9s %9s\n", "program", "ptx ms", "cubin ms", "ptxas ms");
+    const char *topt = extra;
+    if (wanted_row(only, "floor")) row("floor", fastest(nv, empty_kernel, ptx, reps, topt), -1);
+    if (wanted_row(only, "parse")) {
+        char *parse = all_templates(src);
+        row("parse", parse ? fastest(nv, parse, ptx, reps, topt) : -1, -1);
+        free(parse);
+    }
+    double sum_ptx = 0, sum_cubin = 0, slowest = 0;
+    unsigned wanted = mj__primitive_kernels(spec.primitive);
+    for (int k = 0; k < MJ_K_COUNT; ++k) {
+        if (!(wanted & (1u << k))) continue;
+        const char *name = mj__kernel_name((mj_kernel_id)k);
+        if (!wanted_row(only, name)) continue;
+        char *one = NULL;
+        if (mj__gen_kernel_source(src, name, &one, NULL)) continue;
+        if (getenv("FE_DUMP")) {
+            char path[256];
+            snprintf(path, sizeof path, "%s/%s.cu", getenv("FE_DUMP"), name);
+            FILE *f = fopen(path, "w");
+            if (f) { fputs(one, f); fclose(f); }
+        }
+        double p = fastest(nv, one, ptx, reps, topt);
+        double c = trace ? -1 : fastest(nv, one, cubin, reps, NULL);
+        row(name, p, c);
+        sum_ptx += p;
+        sum_cubin += c;
+        slowest = c > slowest ? c : slowest;
+        free(one);
+    }
+    printf("%-18s %9.1f %9.1f %9.1f   (slowest cubin %.1f)\n", "sum", sum_ptx, sum_cubin,
+           sum_cubin - sum_ptx, slowest);
+    free(src);
+    mj_context_destroy(ctx);
+    return 0;
+}
