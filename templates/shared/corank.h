@@ -75,10 +75,12 @@
 #define MJ_CR_LG_FAN 3 /* K = 8: a level descends by 8 */
 #define MJ_CR_FAN (1 << MJ_CR_LG_FAN)
 #define MJ_CR_BAND (7 * MJ_CR_FAN - 4)
-/* The threads of one search (a warp), and the searches a block of mj_partition4 runs: fewer for
- * keys so large that four bands would not fit in static shared memory (256-byte keys: 55 KB). */
-#define MJ_CR_LANES 32
-#define MJ_CR_WARPS(key_size) ((key_size) > 64 ? 1 : 4)
+/* Band slots a lane handles at once (a warp's 32 lanes cover the band in one chunk), so that
+ * its loads are all in flight together and its searches interleave. */
+#define MJ_CR_CHUNK 2
+/* The largest power of two not above a list's part of the band, 4K - 1: the first step of the
+ * binary searches in it. */
+#define MJ_CR_SEARCH_STEP (2 * MJ_CR_FAN)
 
 /* An element as the search compares it: a real one with its key, or a padding one past its
  * list's end (no key). Its list goes beside it; positions are never compared, since two
@@ -123,8 +125,9 @@ MJ_CR long long mj_cr_pick(const long long v[4], int l) {
 /* The split at diagonal d, 0 <= d <= count[0] + ... + count[3], of the merge of the lists
  * keys[begin[l], begin[l] + count[l]), each sorted by mj_less: at[l] of list l's elements go
  * before it, and at[0] + ... + at[3] = d whatever mj_less does. Lane `lane` of `lanes` does its
- * share; on the GPU every lane of the warp calls it with the same lists and d (lanes 32), on
- * the CPU one caller does all (lane 0 of 1). sh: the search's shared scratch. */
+ * share; on the GPU every lane of a warp calls it with the same lists and d (lanes
+ * MJ_CR_LANES, merge_frame.h), on the CPU one caller does all (lane 0 of 1). sh: the search's
+ * shared scratch. */
 MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long long count[4],
                       long long d, int lane, int lanes, mj_cr_shared *sh, long long at[4]) {
     long long a[4];
@@ -139,8 +142,8 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
     for (int lh = lr - MJ_CR_LG_FAN; lh >= 0; lh -= MJ_CR_LG_FAN) {
         MJ_CR_LEVEL();
         /* The band: list l's part starts at off[l], len[l] samples after lo[l]. */
-        long long lo[4], base = 0;
-        int len[4], off[4], size = 0;
+        long long lo[4], off[4], base = 0;
+        int len[4], size = 0;
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
             lo[l] = a[l] - ((long long)u[l] << (lh + MJ_CR_LG_FAN));
@@ -150,14 +153,22 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
             base += lo[l] >> lh;
         }
         long long c = (d >> lh) - base;
-        /* One round of independent loads. */
-        for (int s = lane; s < size; s += lanes) {
-            int l = 0;
+        /* One round of independent loads: a lane's slots s0 + lane + i lanes. */
+        for (int s0 = 0; s0 < size; s0 += MJ_CR_CHUNK * lanes) {
+            mj_cr_elem got[MJ_CR_CHUNK];
             MJ_UNROLL
-            for (int m = 1; m < 4; ++m) l = s >= off[m] ? m : l;
-            long long j = s - off[l] + 1;
-            sh->band[s] = mj_cr_load(keys, mj_cr_pick(begin, l), mj_cr_pick(count, l),
-                                     mj_cr_pick(lo, l) + (j << lh) - 1);
+            for (int i = 0; i < MJ_CR_CHUNK; ++i) {
+                int s = s0 + lane + i * lanes, l = 0;
+                MJ_UNROLL
+                for (int m = 1; m < 4; ++m) l = s >= off[m] ? m : l;
+                long long j = s - mj_cr_pick(off, l) + 1;
+                got[i] = mj_cr_load(keys, mj_cr_pick(begin, l),
+                                    s < size ? mj_cr_pick(count, l) : 0, /* past the band: none */
+                                    mj_cr_pick(lo, l) + (j << lh) - 1);
+            }
+            MJ_UNROLL
+            for (int i = 0; i < MJ_CR_CHUNK; ++i)
+                if (s0 + lane + i * lanes < size) sh->band[s0 + lane + i * lanes] = got[i];
         }
         if (lane == 0) {
             MJ_UNROLL
@@ -166,29 +177,33 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
             for (int i = 0; i < 3; ++i) sh->top[i] = -1;
         }
         MJ_CR_SYNC();
-        /* Each band element's rank in the band; the c smallest are held at h. */
-        for (int s = lane; s < size; s += lanes) {
-            int l = 0;
+        /* Each band element's rank in the band: its place in its list's part plus, in each other
+         * list's part, how many go before it (a binary search of fixed steps: parts are at most
+         * 2 MJ_CR_SEARCH_STEP - 1 long). The c smallest are held at h. */
+        for (int s0 = 0; s0 < size; s0 += MJ_CR_CHUNK * lanes) {
             MJ_UNROLL
-            for (int m = 1; m < 4; ++m) l = s >= off[m] ? m : l;
-            mj_cr_elem x = sh->band[s];
-            long long rank = s - (l == 0 ? off[0] : l == 1 ? off[1] : l == 2 ? off[2] : off[3]);
-            MJ_UNROLL
-            for (int m = 0; m < 4; ++m) {
-                if (m == l) continue;
-                int first = 0, last = len[m]; /* [first, last): where x would go in m's part */
-                while (first < last) {
-                    int mid = (first + last) >> 1;
-                    if (mj_cr_before(sh->band[off[m] + mid], m, x, l))
-                        first = mid + 1;
-                    else
-                        last = mid;
+            for (int i = 0; i < MJ_CR_CHUNK; ++i) {
+                int s = s0 + lane + i * lanes, l = 0;
+                if (s >= size) continue;
+                MJ_UNROLL
+                for (int m = 1; m < 4; ++m) l = s >= off[m] ? m : l;
+                mj_cr_elem x = sh->band[s];
+                long long rank = s - mj_cr_pick(off, l);
+                MJ_UNROLL
+                for (int m = 0; m < 4; ++m) {
+                    if (m == l) continue;
+                    int first = 0;
+                    MJ_UNROLL
+                    for (int step = MJ_CR_SEARCH_STEP; step > 0; step >>= 1)
+                        if (first + step <= len[m] &&
+                            mj_cr_before(sh->band[off[m] + first + step - 1], m, x, l))
+                            first += step;
+                    rank += first;
                 }
-                rank += first;
-            }
-            if (rank < c) {
-                MJ_CR_ADD(&sh->taken[l]);
-                if (rank >= c - 3) sh->top[c - 1 - rank] = l;
+                if (rank < c) {
+                    MJ_CR_ADD(&sh->taken[l]);
+                    if (rank >= c - 3) sh->top[c - 1 - rank] = l;
+                }
             }
         }
         MJ_CR_SYNC();
