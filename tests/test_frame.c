@@ -183,13 +183,11 @@ static void pass2(const item *in, item *out, long long *partitions, long long n,
  * holds 4 entries a tile. */
 static void pass4(const item *in, item *out, long long *partitions, long long n, long long nv,
                   long long tiles, long long coop, int p) {
-    /* mj_partition4: a warp a tile, run by one caller (corank.h) */
-    mj_cr_shared search;
+    /* mj_partition4 */
     for (long long t = 0; t < tiles; ++t) {
         mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
         long long diag = mj_tile_diag(t, coop, nv), total = mj_frame4_total(f);
-        mj_corank4(in, f.begin, f.count, diag < total ? diag : total, 0, 1, &search,
-                   partitions + 4 * t);
+        mj_corank4(in, f.begin, f.count, diag < total ? diag : total, partitions + 4 * t);
     }
     /* mj_merge4 */
     long long next[4] = {0, 0, 0, 0}, len = nv * (coop / 4);

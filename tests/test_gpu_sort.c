@@ -533,60 +533,6 @@ START_TEST(test_custom_struct) {
 }
 END_TEST
 
-/* Keys wider than 64 bytes (mj_partition4 then runs one search a block: MJ_CR_WARPS), at each
- * setting of MERGEJIT_MERGE_WAYS: an 80-byte struct ordered by one field of few values, its
- * input position in another field that the comparator ignores, so that the order of equal keys
- * shows whether the sort stayed stable. */
-struct wide {
-    uint64_t key, at, pad[8];
-};
-static int wide_cmp(const void *a, const void *b) {
-    const struct wide *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
-START_TEST(test_wide_keys) {
-    static const char *const settings[] = {"4", "2", ""};
-    size_t n = small ? 20000 : 1000003;
-    struct wide *keys = malloc(n * sizeof *keys), *ref = malloc(n * sizeof *ref);
-    ck_assert(keys && ref);
-    uint64_t s = 5 + (uint64_t)_i;
-    for (size_t i = 0; i < n; ++i) {
-        memset(&keys[i], 0, sizeof keys[i]);
-        keys[i].key = mjt_rand(&s) % 5;
-        keys[i].at = i;
-        ref[i] = keys[i];
-    }
-    qsort(ref, n, sizeof *ref, wide_cmp);
-    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", settings[_i], 1), 0);
-    mj_sort_desc d;
-    memset(&d, 0, sizeof d);
-    d.key = MJ_KEY_CUSTOM;
-    d.type_name = "wide";
-    d.type_source = "struct wide { unsigned long long key, at, pad[8]; };";
-    d.type_size = sizeof(struct wide);
-    d.type_align = 8;
-    d.less = "a.key < b.key";
-    void *dk;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &dk, n * sizeof *keys), MJ_OK);
-    ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * sizeof *keys), MJ_OK);
-    mj_status st = mj_sort_keys(ctx, &d, dk, n, NULL);
-    unsetenv("MERGEJIT_MERGE_WAYS");
-    ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
-    ck_assert_int_eq(mj__dev_download(ctx, keys, dk, n * sizeof *keys), MJ_OK);
-    for (size_t i = 0; i < n; ++i)
-        ck_assert_msg(keys[i].key == ref[i].key && keys[i].at == ref[i].at,
-                      "MERGEJIT_MERGE_WAYS=%s, position %zu: key %llu from %llu, expected %llu "
-                      "from %llu", settings[_i], i, (unsigned long long)keys[i].key,
-                      (unsigned long long)keys[i].at, (unsigned long long)ref[i].key,
-                      (unsigned long long)ref[i].at);
-    mj__dev_free(ctx, dk);
-    free(keys);
-    free(ref);
-}
-END_TEST
-
 /* Index sorts leave the keys alone and give the stable permutation, 4- and 8-byte. */
 START_TEST(test_indices) {
     size_t n = small ? 10000 : 2000003;
@@ -735,7 +681,6 @@ int main(void) {
     tcase_set_timeout(tc, 1200);
     tcase_add_loop_test(tc, test_every_kind, 0, MJ_KEY_CUSTOM);
     tcase_add_test(tc, test_custom_struct);
-    tcase_add_loop_test(tc, test_wide_keys, 0, 3);
     tcase_add_test(tc, test_indices);
     tcase_add_test(tc, test_runtime_interop);
     tcase_add_test(tc, test_bad_arguments);

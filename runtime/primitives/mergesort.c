@@ -126,19 +126,16 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     if ((st = mj__launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
         return st;
     int lanes = mj_search_lanes(tiles);
-    long long searches4 = MJ_CR_WARPS((long long)s->key_size);
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_frame(p, levels, ways, runs);
         int four = mj_pass_ways(p, levels, ways) == 4;
         void *pp2[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
         void *pp4[] = {&k[cur], &n, &coop, &tiles, &partitions};
-        /* 2-way: `lanes` threads a split; 4-way: a warp a split, searches4 warps a block. */
-        long long per_block = four ? searches4 : MJ_PARTITION_THREADS / lanes;
+        long long threads = four ? tiles : tiles * lanes;
         if ((four || !fused) &&
             (st = launch_pass(s, four ? MJ_K_PARTITION4 : MJ_K_PARTITION,
-                              (tiles + per_block - 1) / per_block,
-                              four ? (unsigned)(searches4 * MJ_CR_LANES) : MJ_PARTITION_THREADS,
-                              four ? pp4 : pp2, stream)))
+                              (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
+                              MJ_PARTITION_THREADS, four ? pp4 : pp2, stream)))
             return st;
         map_out = keys_kept && p == passes - 1;
         /* The driver reads as many entries as the kernel has parameters: mj_merge4, which has

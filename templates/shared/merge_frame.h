@@ -82,8 +82,7 @@ MJ_HD long long mj_pass_coop(int pass, long long runs) { return (2 * runs) << pa
  * (2^26 bytes) 1.03 against 1.00, u32 pairs and u64 keys at 2^24 (2^27 bytes) 0.99 against
  * 1.07 and 1.19 against 1.43, all at 2^27 1.00-1.19 against 1.18-1.75; at 2^20 4-way passes
  * halve the speed (0.49-0.59 against 0.89-1.01: the 4-way partition's chain of dependent
- * loads dominates a short sort). Measured with the earlier partition (a thread a split, ~30
- * rounds of loads), before the warp's (corank.h, ~9): to measure again. */
+ * loads, a thread a split, dominates a short sort). */
 #define MJ_MERGE4_MIN_BYTES (1ll << 27)
 
 /* The lists mergesort's passes merge (`ways` for the schedule below) for n elements of `bytes`
@@ -185,12 +184,6 @@ MJ_HD mj_frame4 mj_sort_frame4(long long tile, long long coop, long long nv, lon
     }
     return f;
 }
-
-/* mj_partition4's launch (kernel_partition4.cuh, templates/shared/corank.h): the threads of
- * one split's search (a warp), and the searches a block runs: fewer for keys so large that four
- * searches' scratch would not fit in static shared memory (256-byte keys: 4 x 13.7 KB). */
-#define MJ_CR_LANES 32
-#define MJ_CR_WARPS(key_size) ((key_size) > 64 ? 1 : 4)
 
 MJ_HD long long mj_frame4_total(mj_frame4 f) {
     return f.count[0] + f.count[1] + f.count[2] + f.count[3];
