@@ -1,6 +1,8 @@
 /* Multiset operations (std::set_intersection, set_union, set_difference and
- * set_symmetric_difference over sorted a and b; see shared/balanced_path.h), in two kernels:
- *   mj_setop_partition: the balanced path's crossing of every tile's first diagonal;
+ * set_symmetric_difference over sorted a and b; see shared/balanced_path.h), in one kernel or
+ * two (the host's MERGEJIT_FUSED_PARTITION):
+ *   mj_setop_partition: the balanced path's crossing of every tile's first diagonal (not
+ *     launched when mj_setop_tiles is fused: each tile then finds its own two);
  *   mj_setop_tiles: each tile walks its part of the path, finds where its output starts with
  *     a decoupled look-back over the tiles' counts (one pass over the input, as the scan
  *     primitive's), stores what it emits and, the last, the total.
@@ -16,21 +18,31 @@
 #include "block/tile_io.cuh"
 #include "block/cta_count_scan.cuh"
 
-/* partitions[t] for t in [0, tiles]: the balanced path's crossing of diagonal t * MJ_NV
- * (mj_bp_entry). A group of `lanes` threads an entry finds the merge path's split
- * (mj_search_lanes, as mergesort's partitions), its first lane the runs around it. */
+/* The balanced path's crossing of output diagonal diag as a partition entry (mj_bp_entry),
+ * found by a group of g lanes (g a power of two up to 32): the merge path's split
+ * (mj_group_merge_path), then, in the group's first lane, the runs of equivalent keys around
+ * it (mj_balance_split). Every lane of the warp must call it with the same g (the search's
+ * ballots); the entry is in the group's first lane only. mj_setop_partition and the fused
+ * tile kernel both find their entries here. */
+MJ_DEVICE mj_i64 mj_setop_entry(int g, const mj_key *a, mj_i64 a_count, const mj_key *b,
+                                mj_i64 b_count, mj_i64 diag) {
+    mj_i64 ai = mj_group_merge_path(g, a, a_count, b, b_count, diag);
+    if ((threadIdx.x & (g - 1)) != 0) return 0;
+    int star;
+    ai = mj_balance_split(a, b, b_count, diag, ai, &star);
+    return mj_bp_entry(ai, star);
+}
+
+/* partitions[t] for t in [0, tiles]: the balanced path's crossing of diagonal t * MJ_NV, a
+ * group of `lanes` threads an entry (lanes: mj_search_lanes, as mergesort's partitions). */
 extern "C" __global__ void __launch_bounds__(MJ_SETOP_PARTITION_NT)
 mj_setop_partition(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_count,
                    mj_i64 tiles, mj_i64 *partitions, int lanes) {
     mj_i64 t = ((mj_i64)blockIdx.x * MJ_SETOP_PARTITION_NT + threadIdx.x) / lanes;
     /* Groups past the end search an empty range: their lanes still take part in the ballots. */
-    mj_i64 diag = t <= tiles ? mj_min(t * MJ_NV, a_count + b_count) : 0;
-    mj_i64 ai = mj_group_merge_path(lanes, a, a_count, b, b_count, diag);
-    if (t <= tiles && (threadIdx.x & (lanes - 1)) == 0) {
-        int star;
-        ai = mj_balance_split(a, b, b_count, diag, ai, &star);
-        partitions[t] = mj_bp_entry(ai, star);
-    }
+    mj_i64 diag = t <= tiles ? mj_setop_diag(t, 0, MJ_NV, a_count + b_count) : 0;
+    mj_i64 e = mj_setop_entry(lanes, a, a_count, b, b_count, diag);
+    if (t <= tiles && (threadIdx.x & (lanes - 1)) == 0) partitions[t] = e;
 }
 
 /* A tile's keys in shared memory: a's part, then b's, each followed by the element after it
@@ -195,17 +207,19 @@ MJ_DEVICE mj_u64 mj_count_look_back(mj_u64 *states, mj_i64 tile, mj_u64 count, i
 }
 
 /* One block a tile, numbered in the order the blocks start (the counter after the states;
- * states and counter all zero before the launch): walks the tile's part of the path, numbers
- * what it emits (a block scan of the threads' counts), compacts it in shared memory (the keys
- * themselves or their positions in the tile: MJ_SETOP_KEY_REGS), learns how many the tiles
- * before it emit (mj_count_look_back), and stores its elements from there: keys from shared
- * memory, values from global memory, coalesced, only below cap (what the output holds)
- * whatever the input.
+ * states and counter all zero before the launch): takes its tile's partition entries from
+ * `partitions` (mj_setop_partition's, the kernel before) or, with `fused` set, finds them
+ * itself (warp 0, half the lanes an entry: mj_setop_entry), so that the operation is one
+ * launch; walks the tile's part of the path, numbers what it emits (a block scan of the
+ * threads' counts), compacts it in shared memory (the keys themselves or their positions in
+ * the tile: MJ_SETOP_KEY_REGS), learns how many the tiles before it emit
+ * (mj_count_look_back), and stores its elements from there: keys from shared memory, values
+ * from global memory, coalesced, only below cap (what the output holds) whatever the input.
  * The last tile writes the total, at most cap, to *out_count. */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
                const mj_key *b_keys, const mj_value *b_values, mj_i64 b_count,
-               const mj_i64 *partitions, int keep, mj_u64 *states, mj_key *out_keys,
+               const mj_i64 *partitions, int fused, int keep, mj_u64 *states, mj_key *out_keys,
                mj_value *out_values, mj_i64 cap, mj_u64 *out_count) {
     __shared__ mj_key s_keys[MJ_SETOP_SLOTS]; /* the tile, then (KEY_REGS) what it emits */
     /* Where each emitted element is in the tile, in output order (for values, or keys read
@@ -216,13 +230,24 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     __shared__ mj_i64 s_tile, s_base;
     int tid = threadIdx.x;
     mj_i64 tiles = gridDim.x;
-    /* One thread numbers the tile and works out its range (64-bit arithmetic the other
-     * threads need not repeat); the barrier waits for the counter anyway. */
-    if (tid == 0) {
-        mj_i64 t = (mj_i64)atomicAdd(states + tiles, 1ull);
-        s_tile = t;
-        s_range = mj_setop_tile_range(t, MJ_NV, a_count, b_count, partitions[t],
-                                      partitions[t + 1]);
+    /* Warp 0 numbers the tile and works out its range (64-bit arithmetic the other threads
+     * need not repeat); the barrier waits for the counter anyway. */
+    if (tid < 32) {
+        mj_i64 t = 0, e0 = 0, e1 = 0;
+        if (tid == 0) t = (mj_i64)atomicAdd(states + tiles, 1ull);
+        if (fused) { /* alike in the whole block: lanes 0-15 find the start, 16-31 the end */
+            t = __shfl_sync(0xFFFFFFFFu, t, 0);
+            mj_i64 d = mj_setop_diag(t, tid / MJ_SETOP_FUSED_LANES, MJ_NV, a_count + b_count);
+            e0 = mj_setop_entry(MJ_SETOP_FUSED_LANES, a_keys, a_count, b_keys, b_count, d);
+            e1 = __shfl_sync(0xFFFFFFFFu, e0, MJ_SETOP_FUSED_LANES);
+        } else if (tid == 0) {
+            e0 = partitions[t];
+            e1 = partitions[t + 1];
+        }
+        if (tid == 0) {
+            s_tile = t;
+            s_range = mj_setop_tile_range(t, MJ_NV, a_count, b_count, e0, e1);
+        }
     }
     __syncthreads();
     mj_i64 tile = s_tile;
