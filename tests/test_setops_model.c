@@ -8,7 +8,9 @@
  * tile edges on one side, all-equal keys, empty sides; unsorted keys and arbitrary partition
  * entries keep every read inside the arrays and a tile. Two walks: model's, each thread
  * bounded by its parts' ends (the split's own check), and model_walk's, the tile kernel's
- * (extended tiles, unchecked steps, each thread bounded by the next one's start). CPU only. */
+ * (extended tiles, unchecked steps, each thread bounded by the next one's start). The fused
+ * tile kernel's entries, each tile's own two crossings, equal the partition kernel's at every
+ * tile edge (fused_entries). CPU only. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +141,7 @@ static long long model(const int *a, long long ac, const int *b, long long bc, i
     ck_assert(e && s && sa && sb);
     for (long long t = 0; t <= tiles; ++t) {
         int star = 0;
-        long long d = t * nv < n ? t * nv : n;
+        long long d = mj_setop_diag(t, 0, nv, n);
         long long p = entries ? 0 : balanced(a, ac, b, bc, d, &star);
         e[t] = entries ? entries[t] : mj_bp_entry(p, star);
     }
@@ -233,7 +235,7 @@ static long long model_walk(const int *a, long long ac, const int *b, long long 
     ck_assert(e && s && start && ia0 && ib0);
     for (long long t = 0; t <= tiles; ++t) {
         int star = 0;
-        long long d = t * nv < n ? t * nv : n;
+        long long d = mj_setop_diag(t, 0, nv, n);
         long long p = entries ? 0 : balanced(a, ac, b, bc, d, &star);
         e[t] = entries ? entries[t] : mj_bp_entry(p, star);
     }
@@ -309,6 +311,38 @@ static long long model_walk(const int *a, long long ac, const int *b, long long 
     return m;
 }
 
+/* The fused tile kernel's entries against mj_setop_partition's: each tile finds the balanced
+ * path's crossings at its own start and end (mj_setop_diag of the tile, ends 0 and 1), which
+ * must be the partition entries t and t + 1, sorted input or not (the search is the same, so
+ * the fused kernel's tiles are the two-launch kernel's, whatever the input). Sorted, the
+ * tiles' ranges must also chain: each starts where the one before ends. */
+static void fused_entries(const int *a, long long ac, const int *b, long long bc, long long nv,
+                          int sorted) {
+    long long n = ac + bc, tiles = mj_setop_tile_count(n, nv), a_next = 0, b_next = 0;
+    for (long long t = 0; t < tiles; ++t) {
+        long long e[2], part[2];
+        for (int end = 0; end < 2; ++end) {
+            int star, pstar;
+            long long d = mj_setop_diag(t, end, nv, n), pd = mj_setop_diag(t + end, 0, nv, n);
+            REQUIRE(d == pd && d >= 0 && d <= n, "tile %lld end %d: diagonal %lld, not %lld", t,
+                    end, d, pd);
+            e[end] = mj_bp_entry(balanced(a, ac, b, bc, d, &star), star);
+            part[end] = mj_bp_entry(balanced(a, ac, b, bc, pd, &pstar), pstar);
+            REQUIRE(e[end] == part[end], "tile %lld end %d: entry %lld, not %lld", t, end,
+                    e[end], part[end]);
+        }
+        mj_setop_range r = mj_setop_tile_range(t, nv, ac, bc, e[0], e[1]);
+        if (!sorted) continue;
+        REQUIRE(r.a0 == a_next && r.b0 == b_next, "tile %lld starts at (%lld, %lld), not "
+                "(%lld, %lld)", t, r.a0, r.b0, a_next, b_next);
+        a_next = r.a1;
+        b_next = r.b1;
+    }
+    if (tiles) REQUIRE(mj_setop_diag(tiles - 1, 1, nv, n) == n, "the last tile ends before n");
+    REQUIRE(!sorted || (a_next == ac && b_next == bc), "the tiles end at (%lld, %lld)", a_next,
+            b_next);
+}
+
 static int cmp_int(const void *x, const void *y) {
     int p = *(const int *)x, q = *(const int *)y;
     return (p > q) - (p < q);
@@ -354,6 +388,7 @@ static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint6
     else
         fill(b, bc, kind, 1, nv, rng);
     int sorted = kind != UNSORTED;
+    fused_entries(a, ac, b, bc, nv, sorted);
     if (sorted) {
         /* The crossing of every diagonal, against the walk drawn out. */
         reference(a, ac, b, bc, 0, want, order, pair_next);
@@ -464,6 +499,14 @@ START_TEST(keep_and_balance_arithmetic)
     ck_assert_int_eq(p.a_take, 2);
     ck_assert_int_eq(p.star, 0);
     ck_assert_int_eq(mj_bp_entry(5, 1), 11);
+    /* Tile diagonals, clamped to n = 10 with tiles of 4: 0-4, 4-8, 8-10. */
+    ck_assert_int_eq(mj_setop_diag(0, 0, 4, 10), 0);
+    ck_assert_int_eq(mj_setop_diag(0, 1, 4, 10), 4);
+    ck_assert_int_eq(mj_setop_diag(1, 1, 4, 10), 8);
+    ck_assert_int_eq(mj_setop_diag(2, 0, 4, 10), 8);
+    ck_assert_int_eq(mj_setop_diag(2, 1, 4, 10), 10);
+    ck_assert_int_eq(mj_setop_diag(3, 0, 4, 10), 10);
+    ck_assert_int_eq(mj_setop_diag(0, 1, 4, 0), 0);
 }
 END_TEST
 

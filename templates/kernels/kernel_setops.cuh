@@ -128,8 +128,11 @@ MJ_DEVICE mj_setop_mask mj_setop_steps(const mj_key *s, int ia, int ib, int end,
         int kind = a_first ? MJ_KEEP_A : b_first ? MJ_KEEP_B : MJ_KEEP_PAIR;
         bool mine = (!Checked && i < (MJ_VT - 1) / 2) || ia + ib < end;
         if (mine && (kind & keep)) emit |= (mj_setop_mask)1 << i;
-        keys[i] = b_first ? kb : ka;
-        pos[i] = b_first ? ib : ia;
+        /* An operation that keeps no element of b's alone emits a's element at every step it
+         * keeps (a's alone or a pair's): no choice to make (a select or two a step fewer). */
+        bool take_b = (!Keep || (Keep & MJ_KEEP_B)) && b_first;
+        keys[i] = take_b ? kb : ka;
+        pos[i] = take_b ? ib : ia;
         if (!b_first) ka = s[++ia];
         if (!a_first) kb = s[++ib];
     }
@@ -263,12 +266,17 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     /* The tile's count from the warp totals: no barrier of its own, and warp 0's look-back
      * overlaps the other warps' compaction. */
     int count = mj_cta_count_total(s_warps);
+    /* A pointer that moves on at each store: a kept step costs a store and an add (an index
+     * would cost an address computation more). */
+    mj_key *key_to = s_keys + slot;
+    int *pos_to = s_pos + (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS ? slot : 0);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i)
         if (emit >> i & 1) {
-            if (MJ_SETOP_KEY_REGS) s_keys[slot] = keys[i];
-            if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) s_pos[slot] = pos[i];
-            ++slot;
+            if (MJ_SETOP_KEY_REGS) *key_to = keys[i];
+            if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) *pos_to = pos[i];
+            ++key_to;
+            ++pos_to;
         }
     if (tid < 32) {
         mj_u64 before = mj_count_look_back(states, tile, (mj_u64)count, tid);
