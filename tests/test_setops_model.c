@@ -8,9 +8,10 @@
  * tile edges on one side, all-equal keys, empty sides; unsorted keys and arbitrary partition
  * entries keep every read inside the arrays and a tile. Two walks: model's, each thread
  * bounded by its parts' ends (the split's own check), and model_walk's, the tile kernel's
- * (extended tiles, unchecked steps, each thread bounded by the next one's start). The fused
- * tile kernel's entries, each tile's own two crossings, equal the partition kernel's at every
- * tile edge (fused_entries). CPU only. */
+ * (extended tiles, unchecked steps, each thread bounded by the next one's start). The
+ * entries found by group searches (the fused tile kernel's, each tile's own two, and the
+ * partition kernel's) equal the galloping search's at every tile edge (fused_entries), and
+ * at every diagonal for sorted input. CPU only. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,31 @@ static long long balanced(const int *a, long long ac, const int *b, long long bc
     long long r = a_start + p.a_take;
     ck_assert(r >= 0 && r <= ai && d - r + *star >= 0 && d - r + *star <= bc);
     return r;
+}
+
+/* thread/balanced_search.cuh's mj_group_balance_split over ints: the runs through merge path
+ * searches (path(), which the group search computes) against a run of copies of x, as the
+ * partition entries find them. Must equal balanced() (galloping) at every diagonal. */
+static long long group_balanced(const int *a, long long ac, const int *b, long long bc,
+                                long long d, int *star) {
+    long long ai = path(a, ac, b, bc, d), bi = d - ai;
+    *star = 0;
+    if (bi >= bc) return ai;
+    int x = b[bi];
+    if ((ai == 0 || a[ai - 1] < x) && (bi == 0 || b[bi - 1] < x)) return ai;
+    long long most = ac > bc ? ac : bc;
+    int *xs = malloc(sizeof *xs * (size_t)(most + 1));
+    ck_assert_ptr_nonnull(xs);
+    for (long long i = 0; i <= most; ++i) xs[i] = x;
+    long long a_start = ai - path(xs, ai, a, ai, ai), b_start = bi - path(xs, bi, b, bi, bi);
+    long long a_run = ai - a_start, b_run = bi - b_start;
+    long long want = mj_bp_b_want(a_run, b_run);
+    long long limit = bc - b_start > want + 1 ? b_start + want + 1 : bc, n = limit - bi;
+    long long b_have = bi + path(b + bi, n, xs, n, n) - b_start;
+    free(xs);
+    mj_bp_point p = mj_bp_balance(a_run, b_run, b_have);
+    *star = p.star;
+    return a_start + p.a_take;
 }
 
 /* An emitted element: its side and index there. */
@@ -311,11 +337,11 @@ static long long model_walk(const int *a, long long ac, const int *b, long long 
     return m;
 }
 
-/* The fused tile kernel's entries against mj_setop_partition's: each tile finds the balanced
- * path's crossings at its own start and end (mj_setop_diag of the tile, ends 0 and 1), which
- * must be the partition entries t and t + 1, sorted input or not (the search is the same, so
- * the fused kernel's tiles are the two-launch kernel's, whatever the input). Sorted, the
- * tiles' ranges must also chain: each starts where the one before ends. */
+/* The entries a group of lanes finds (group_balanced: the fused tile kernel's, at its own
+ * start and end, mj_setop_diag of the tile, ends 0 and 1; mj_setop_partition's too) against
+ * the galloping search's at diagonals t and t + 1 (balanced: the crossings the model's tiles
+ * are checked with). Sorted, the tiles' ranges must also chain: each starts where the one
+ * before ends; unsorted, the crossings must stay inside a and b. */
 static void fused_entries(const int *a, long long ac, const int *b, long long bc, long long nv,
                           int sorted) {
     long long n = ac + bc, tiles = mj_setop_tile_count(n, nv), a_next = 0, b_next = 0;
@@ -326,10 +352,15 @@ static void fused_entries(const int *a, long long ac, const int *b, long long bc
             long long d = mj_setop_diag(t, end, nv, n), pd = mj_setop_diag(t + end, 0, nv, n);
             REQUIRE(d == pd && d >= 0 && d <= n, "tile %lld end %d: diagonal %lld, not %lld", t,
                     end, d, pd);
-            e[end] = mj_bp_entry(balanced(a, ac, b, bc, d, &star), star);
-            part[end] = mj_bp_entry(balanced(a, ac, b, bc, pd, &pstar), pstar);
-            REQUIRE(e[end] == part[end], "tile %lld end %d: entry %lld, not %lld", t, end,
-                    e[end], part[end]);
+            long long p = group_balanced(a, ac, b, bc, d, &star);
+            long long pp = balanced(a, ac, b, bc, pd, &pstar);
+            e[end] = mj_bp_entry(p, star);
+            part[end] = mj_bp_entry(pp, pstar);
+            /* Unsorted, the two searches may part; the group's stays inside a and b. */
+            REQUIRE(!sorted || e[end] == part[end], "tile %lld end %d: entry %lld, not %lld", t,
+                    end, e[end], part[end]);
+            REQUIRE(p >= 0 && p <= ac && d - p + star >= 0 && d - p + star <= bc,
+                    "tile %lld end %d: crossing (%lld, %lld) outside", t, end, p, d - p + star);
         }
         mj_setop_range r = mj_setop_tile_range(t, nv, ac, bc, e[0], e[1]);
         if (!sorted) continue;
@@ -396,6 +427,9 @@ static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint6
         for (long long d = 0; d <= n; ++d) {
             int star;
             long long p = balanced(a, ac, b, bc, d, &star);
+            int gstar;
+            ck_assert_int_eq(group_balanced(a, ac, b, bc, d, &gstar), p);
+            ck_assert_int_eq(gstar, star);
             int want_star = d > 0 && pair_next[d - 1];
             ck_assert_msg(p == a_seen && star == want_star,
                           "diagonal %lld of %lld + %lld (kind %d): (%lld, %d), not (%lld, %d)",

@@ -20,16 +20,15 @@
 
 /* The balanced path's crossing of output diagonal diag as a partition entry (mj_bp_entry),
  * found by a group of g lanes (g a power of two up to 32): the merge path's split
- * (mj_group_merge_path), then, in the group's first lane, the runs of equivalent keys around
- * it (mj_balance_split). Every lane of the warp must call it with the same g (the search's
- * ballots); the entry is in the group's first lane only. mj_setop_partition and the fused
+ * (mj_group_merge_path), then the runs of equivalent keys around it
+ * (mj_group_balance_split). Every lane of the warp must call it with the same g (the
+ * searches' ballots); every lane of a group gets its entry. mj_setop_partition and the fused
  * tile kernel both find their entries here. */
 MJ_DEVICE mj_i64 mj_setop_entry(int g, const mj_key *a, mj_i64 a_count, const mj_key *b,
                                 mj_i64 b_count, mj_i64 diag) {
     mj_i64 ai = mj_group_merge_path(g, a, a_count, b, b_count, diag);
-    if ((threadIdx.x & (g - 1)) != 0) return 0;
     int star;
-    ai = mj_balance_split(a, b, b_count, diag, ai, &star);
+    ai = mj_group_balance_split(g, a, b, b_count, diag, ai, &star);
     return mj_bp_entry(ai, star);
 }
 
@@ -236,20 +235,22 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     /* Warp 0 numbers the tile and works out its range (64-bit arithmetic the other threads
      * need not repeat); the barrier waits for the counter anyway. */
     if (tid < 32) {
-        mj_i64 t = 0, e0 = 0, e1 = 0;
+        mj_i64 t = 0;
         if (tid == 0) t = (mj_i64)atomicAdd(states + tiles, 1ull);
-        if (fused) { /* alike in the whole block: lanes 0-15 find the start, 16-31 the end */
-            t = __shfl_sync(0xFFFFFFFFu, t, 0);
-            mj_i64 d = mj_setop_diag(t, tid / MJ_SETOP_FUSED_LANES, MJ_NV, a_count + b_count);
-            e0 = mj_setop_entry(MJ_SETOP_FUSED_LANES, a_keys, a_count, b_keys, b_count, d);
-            e1 = __shfl_sync(0xFFFFFFFFu, e0, MJ_SETOP_FUSED_LANES);
-        } else if (tid == 0) {
-            e0 = partitions[t];
-            e1 = partitions[t + 1];
-        }
+        t = __shfl_sync(0xFFFFFFFFu, t, 0);
+        /* Lanes 0-15 the tile's start, 16-31 its end: found (fused, alike in the whole block)
+         * or read, in the first lane of each half. */
+        int end = tid / MJ_SETOP_FUSED_LANES;
+        mj_i64 e = 0;
+        if (fused)
+            e = mj_setop_entry(MJ_SETOP_FUSED_LANES, a_keys, a_count, b_keys, b_count,
+                               mj_setop_diag(t, end, MJ_NV, a_count + b_count));
+        else if ((tid & (MJ_SETOP_FUSED_LANES - 1)) == 0)
+            e = partitions[t + end];
+        mj_i64 e1 = __shfl_sync(0xFFFFFFFFu, e, MJ_SETOP_FUSED_LANES);
         if (tid == 0) {
             s_tile = t;
-            s_range = mj_setop_tile_range(t, MJ_NV, a_count, b_count, e0, e1);
+            s_range = mj_setop_tile_range(t, MJ_NV, a_count, b_count, e, e1);
         }
     }
     __syncthreads();
@@ -266,16 +267,17 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     /* The tile's count from the warp totals: no barrier of its own, and warp 0's look-back
      * overlaps the other warps' compaction. */
     int count = mj_cta_count_total(s_warps);
-    /* A pointer that moves on at each store: a kept step costs a store and an add (an index
-     * would cost an address computation more). */
-    mj_key *key_to = s_keys + slot;
+    /* Positions go through a pointer that moves on (a store and an add a kept step, where an
+     * index costs an address computation more); keys in registers by index (ptxas, sm_90: a
+     * moving pointer there makes it save the walk's predicates in registers, 96 instructions
+     * more for u32 keys). */
     int *pos_to = s_pos + (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS ? slot : 0);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i)
         if (emit >> i & 1) {
-            if (MJ_SETOP_KEY_REGS) *key_to = keys[i];
+            if (MJ_SETOP_KEY_REGS) s_keys[slot] = keys[i];
             if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) *pos_to = pos[i];
-            ++key_to;
+            ++slot;
             ++pos_to;
         }
     if (tid < 32) {
