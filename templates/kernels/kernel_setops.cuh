@@ -217,8 +217,9 @@ MJ_DEVICE mj_u64 mj_count_look_back(mj_u64 *states, mj_i64 tile, mj_u64 count, i
  * the tile: MJ_SETOP_KEY_REGS), learns how many the tiles before it emit
  * (mj_count_look_back), and stores its elements from there: keys from shared memory, values
  * from global memory, coalesced, only below cap (what the output holds) whatever the input.
- * The last tile writes the total, at most cap, to *out_count. */
-extern "C" __global__ void __launch_bounds__(MJ_NT)
+ * The last tile writes the total, at most cap, to *out_count. MJ_SETOP_MIN_BLOCKS: the
+ * generator's launch bound (gen.c setop_min_blocks). */
+extern "C" __global__ void __launch_bounds__(MJ_NT, MJ_SETOP_MIN_BLOCKS)
 mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
                const mj_key *b_keys, const mj_value *b_values, mj_i64 b_count,
                const mj_i64 *partitions, int fused, int keep, mj_u64 *states, mj_key *out_keys,
@@ -278,7 +279,7 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
             if (MJ_SETOP_KEY_REGS) s_keys[slot] = keys[i];
             if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) *pos_to = pos[i];
             ++slot;
-            ++pos_to;
+            if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) ++pos_to;
         }
     if (tid < 32) {
         mj_u64 before = mj_count_look_back(states, tile, (mj_u64)count, tid);

@@ -110,14 +110,22 @@ MJ_DEVICE mj_i64 mj_group_balance_split(int g, const mj_key *a, const mj_key *b,
     /* A copy of x just before the crossing: the paths may part (else they cross together). */
     bool run = inside && !((ai == 0 || mj_less(a[ai - 1], x)) && (bi == 0 || mj_less(b[bi - 1], x)));
     mj_key_source as = {a, x}, bs = {b, x}, xs = {nullptr, x};
-    mj_i64 a_end = run ? ai : 0, b_end = run ? bi : 0;
-    mj_i64 a_start = a_end - mj_group_search(g, xs, as, a_end, 0, a_end);
-    mj_i64 b_start = b_end - mj_group_search(g, xs, bs, b_end, 0, b_end);
+    mj_i64 a_start = ai, b_start = bi, b_have = 0;
+    /* Three searches in turn, through one copy of the search's code: where x's run starts in
+     * a before ai (0), in b before bi (1), and where it ends in b from bi, looking no further
+     * than one past b's share (2). */
+#pragma unroll 1
+    for (int k = 0; k < 3; ++k) {
+        mj_i64 want = (mj_i64)mj_bp_b_want(ai - a_start, bi - b_start);
+        mj_i64 limit = b_count - b_start > want + 1 ? b_start + want + 1 : b_count;
+        mj_i64 n = !run ? 0 : k == 0 ? ai : k == 1 ? bi : limit - bi;
+        mj_i64 m = mj_group_search(g, k == 2 ? bs + bi : xs, k == 0 ? as : k == 1 ? bs : xs, n,
+                                   (mj_i64)0, n);
+        if (k == 0) a_start = ai - m;
+        else if (k == 1) b_start = bi - m;
+        else b_have = bi + m - b_start;
+    }
     mj_i64 a_run = ai - a_start, b_run = bi - b_start;
-    mj_i64 want = (mj_i64)mj_bp_b_want(a_run, b_run);
-    mj_i64 limit = b_count - b_start > want + 1 ? b_start + want + 1 : b_count;
-    mj_i64 n = run ? limit - bi : 0;
-    mj_i64 b_have = bi + mj_group_search(g, bs + bi, xs, n, 0, n) - b_start;
     if (!run) return ai;
     mj_bp_point p = mj_bp_balance(a_run, b_run, b_have);
     *star = p.star;
