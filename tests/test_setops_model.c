@@ -95,9 +95,29 @@ static long long balanced(const int *a, long long ac, const int *b, long long bc
     return r;
 }
 
+/* mj_group_search's answer over ints: the first m in [lo, hi) where b[d - 1 - m] < a[m] (the
+ * merge takes b's element first), or hi. */
+static long long first_split(const int *a, const int *b, long long d, long long lo,
+                             long long hi) {
+    while (lo < hi) {
+        long long mid = (lo + hi) >> 1;
+        if (b[d - 1 - mid] < a[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* A search of mj_group_balance_split: the first MJ_RUN_WINDOW of [0, n), then the rest. */
+static long long window_split(const int *a, const int *b, long long n) {
+    long long w = n < MJ_RUN_WINDOW ? n : MJ_RUN_WINDOW, m = first_split(a, b, n, 0, w);
+    return m == w ? first_split(a, b, n, w, n) : m;
+}
+
 /* thread/balanced_search.cuh's mj_group_balance_split over ints: the runs through merge path
- * searches (path(), which the group search computes) against a run of copies of x, as the
- * partition entries find them. Must equal balanced() (galloping) at every diagonal. */
+ * searches against a run of copies of x, as the partition entries find them. Must equal
+ * balanced() (galloping) at every diagonal of sorted input. */
 static long long group_balanced(const int *a, long long ac, const int *b, long long bc,
                                 long long d, int *star) {
     long long ai = path(a, ac, b, bc, d), bi = d - ai;
@@ -109,12 +129,13 @@ static long long group_balanced(const int *a, long long ac, const int *b, long l
     int *xs = malloc(sizeof *xs * (size_t)(most + 1));
     ck_assert_ptr_nonnull(xs);
     for (long long i = 0; i <= most; ++i) xs[i] = x;
-    long long a_start = ai - path(xs, ai, a, ai, ai), b_start = bi - path(xs, bi, b, bi, bi);
+    long long a_start = ai - window_split(xs, a, ai), b_start = bi - window_split(xs, b, bi);
     long long a_run = ai - a_start, b_run = bi - b_start;
     long long want = mj_bp_b_want(a_run, b_run);
-    long long limit = bc - b_start > want + 1 ? b_start + want + 1 : bc, n = limit - bi;
-    long long b_have = bi + path(b + bi, n, xs, n, n) - b_start;
+    long long limit = bc - b_start > want + 1 ? b_start + want + 1 : bc;
+    long long b_have = bi + window_split(b + bi, xs, limit - bi) - b_start;
     free(xs);
+    ck_assert(a_start >= 0 && a_start <= ai && b_start >= 0 && b_start <= bi);
     mj_bp_point p = mj_bp_balance(a_run, b_run, b_have);
     *star = p.star;
     return a_start + p.a_take;

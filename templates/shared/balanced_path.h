@@ -27,6 +27,10 @@
  * warp finds both at once, so that no other warp waits for the tile's number. */
 #define MJ_SETOP_FUSED_LANES 16
 
+/* The elements next to a crossing that a group search for a run's end looks at first
+ * (thread/balanced_search.cuh mj_group_balance_split): one round for 16 lanes. */
+#define MJ_RUN_WINDOW 16
+
 /* The slots an operation emits: a's elements without a match, b's without one, and matched
  * pairs (emitted once, as a's element, as std does). */
 #define MJ_KEEP_A 1

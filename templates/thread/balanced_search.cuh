@@ -98,8 +98,9 @@ struct mj_key_source {
  * merge of a run of `end` copies of x (ties first) with keys[0, end) takes end - L copies
  * among its first end outputs, L being the keys ordered before x (where x's run starts); a
  * merge of keys[0, n) (ties first) with copies of x takes from keys those not ordered after x
- * (where it ends). So every lane goes through the same rounds of warp-wide ballots, and no
- * lane loops alone (a lane's own loops there made ptxas, sm_90, give the fused tile kernel
+ * (where it ends); a search over [lo, hi) of the merge's range gives the first split there,
+ * or hi. So every lane goes through the same rounds of warp-wide ballots, and no lane loops
+ * alone (a lane's own loops there made ptxas, sm_90, give the fused tile kernel
  * fewer registers, and spill). */
 MJ_DEVICE mj_i64 mj_group_balance_split(int g, const mj_key *a, const mj_key *b, mj_i64 b_count,
                                         mj_i64 d, mj_i64 ai, int *star) {
@@ -108,21 +109,28 @@ MJ_DEVICE mj_i64 mj_group_balance_split(int g, const mj_key *a, const mj_key *b,
     bool inside = bi < b_count;
     mj_key x = inside ? b[bi] : mj_key();
     /* A copy of x just before the crossing: the paths may part (else they cross together). */
-    bool run = inside && !((ai == 0 || mj_less(a[ai - 1], x)) && (bi == 0 || mj_less(b[bi - 1], x)));
+    bool run = inside &&
+               !((ai == 0 || mj_less(a[ai - 1], x)) && (bi == 0 || mj_less(b[bi - 1], x)));
     mj_key_source as = {a, x}, bs = {b, x}, xs = {nullptr, x};
-    mj_i64 a_start = ai, b_start = bi, b_have = 0;
+    mj_i64 a_start = ai, b_start = bi, b_have = 0, m = 0;
     /* Three searches in turn, through one copy of the search's code: where x's run starts in
-     * a before ai (0), in b before bi (1), and where it ends in b from bi, looking no further
-     * than one past b's share (2). */
+     * a before ai (k / 2 = 0), in b before bi (1), and where it ends in b from bi, looking no
+     * further than one past b's share (2). Each looks at the MJ_RUN_WINDOW elements next to
+     * the crossing first (k even: one round for 16 lanes), and only where the run covers them
+     * at the rest (k odd): short runs, the usual case, cost a round each. */
 #pragma unroll 1
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 6; ++k) {
+        int side = k / 2;
         mj_i64 want = (mj_i64)mj_bp_b_want(ai - a_start, bi - b_start);
         mj_i64 limit = b_count - b_start > want + 1 ? b_start + want + 1 : b_count;
-        mj_i64 n = !run ? 0 : k == 0 ? ai : k == 1 ? bi : limit - bi;
-        mj_i64 m = mj_group_search(g, k == 2 ? bs + bi : xs, k == 0 ? as : k == 1 ? bs : xs, n,
-                                   (mj_i64)0, n);
-        if (k == 0) a_start = ai - m;
-        else if (k == 1) b_start = bi - m;
+        mj_i64 n = !run ? 0 : side == 0 ? ai : side == 1 ? bi : limit - bi;
+        mj_i64 window = n < MJ_RUN_WINDOW ? n : MJ_RUN_WINDOW;
+        mj_i64 lo = k & 1 ? m : 0, hi = k & 1 ? (m == window ? n : m) : window;
+        m = mj_group_search(g, side == 2 ? bs + bi : xs, side == 0 ? as : side == 1 ? bs : xs,
+                            n, lo, hi);
+        if (!(k & 1)) continue;
+        if (side == 0) a_start = ai - m;
+        else if (side == 1) b_start = bi - m;
         else b_have = bi + m - b_start;
     }
     mj_i64 a_run = ai - a_start, b_run = bi - b_start;
