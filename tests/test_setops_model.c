@@ -95,13 +95,19 @@ static long long balanced(const int *a, long long ac, const int *b, long long bc
     return r;
 }
 
+/* mj_key_source over ints: an array's keys (p set) or copies of x (p NULL). */
+typedef struct {
+    const int *p;
+    int x;
+} source;
+static int key_at(source s, long long i) { return s.p ? s.p[i] : s.x; }
+
 /* mj_group_search's answer over ints: the first m in [lo, hi) where b[d - 1 - m] < a[m] (the
  * merge takes b's element first), or hi. */
-static long long first_split(const int *a, const int *b, long long d, long long lo,
-                             long long hi) {
+static long long first_split(source a, source b, long long d, long long lo, long long hi) {
     while (lo < hi) {
         long long mid = (lo + hi) >> 1;
-        if (b[d - 1 - mid] < a[mid])
+        if (key_at(b, d - 1 - mid) < key_at(a, mid))
             hi = mid;
         else
             lo = mid + 1;
@@ -110,7 +116,7 @@ static long long first_split(const int *a, const int *b, long long d, long long 
 }
 
 /* A search of mj_group_balance_split: the first MJ_RUN_WINDOW of [0, n), then the rest. */
-static long long window_split(const int *a, const int *b, long long n) {
+static long long window_split(source a, source b, long long n) {
     long long w = n < MJ_RUN_WINDOW ? n : MJ_RUN_WINDOW, m = first_split(a, b, n, 0, w);
     return m == w ? first_split(a, b, n, w, n) : m;
 }
@@ -125,17 +131,14 @@ static long long group_balanced(const int *a, long long ac, const int *b, long l
     if (bi >= bc) return ai;
     int x = b[bi];
     if ((ai == 0 || a[ai - 1] < x) && (bi == 0 || b[bi - 1] < x)) return ai;
-    long long most = ac > bc ? ac : bc;
-    int *xs = malloc(sizeof *xs * (size_t)(most + 1));
-    ck_assert_ptr_nonnull(xs);
-    for (long long i = 0; i <= most; ++i) xs[i] = x;
-    long long a_start = ai - window_split(xs, a, ai), b_start = bi - window_split(xs, b, bi);
+    source as = {a, x}, bs = {b + bi, x}, bs0 = {b, x}, xs = {NULL, x};
+    long long a_start = ai - window_split(xs, as, ai), b_start = bi - window_split(xs, bs0, bi);
     long long a_run = ai - a_start, b_run = bi - b_start;
     long long want = mj_bp_b_want(a_run, b_run);
     long long limit = bc - b_start > want + 1 ? b_start + want + 1 : bc;
-    long long b_have = bi + window_split(b + bi, xs, limit - bi) - b_start;
-    free(xs);
-    ck_assert(a_start >= 0 && a_start <= ai && b_start >= 0 && b_start <= bi);
+    long long b_have = bi + window_split(bs, xs, limit - bi) - b_start;
+    if (a_start < 0 || a_start > ai || b_start < 0 || b_start > bi)
+        ck_abort_msg("diagonal %lld: runs from (%lld, %lld)", d, a_start, b_start);
     mj_bp_point p = mj_bp_balance(a_run, b_run, b_have);
     *star = p.star;
     return a_start + p.a_take;
@@ -449,8 +452,9 @@ static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint6
             int star;
             long long p = balanced(a, ac, b, bc, d, &star);
             int gstar;
-            ck_assert_int_eq(group_balanced(a, ac, b, bc, d, &gstar), p);
-            ck_assert_int_eq(gstar, star);
+            long long gp = group_balanced(a, ac, b, bc, d, &gstar);
+            REQUIRE(gp == p && gstar == star, "diagonal %lld: group search (%lld, %d), not "
+                    "(%lld, %d)", d, gp, gstar, p, star);
             int want_star = d > 0 && pair_next[d - 1];
             ck_assert_msg(p == a_seen && star == want_star,
                           "diagonal %lld of %lld + %lld (kind %d): (%lld, %d), not (%lld, %d)",
