@@ -222,20 +222,6 @@ static int merge4_min_blocks(const mj_kernel_spec *spec) {
     return 1536 / spec->nt;
 }
 
-/* The set operations' tile kernel's minimum resident blocks per multiprocessor (its launch
- * bound). Without one, ptxas picks a register budget by itself, and with the fused partition
- * search in the kernel it picked budgets that spilled (sm_90: f32 keys with 12-byte values, 32
- * registers; i64 keys with 64-byte values; sm_80: f16 keys with 4-byte values); 1 lets it use
- * what it needs. Built-in 4-byte keys alone or with values of at most 4 bytes, on sm_90 (the
- * configurations measured on an H100, where ptxas had chosen 64 registers or fewer without
- * spilling, 8 or more blocks) keep 8 blocks: 64 registers. */
-static int setop_min_blocks(const mj_kernel_spec *spec) {
-    if (spec->key == MJ_KEY_CUSTOM || spec->less || mj__spec_key_size(spec) != 4 ||
-        spec->value_size > 4 || spec->sm != 90 || spec->nt != 128)
-        return 1;
-    return 8;
-}
-
 /* The template's text without its #include "..." lines: the generator already placed every
  * dependency before it, and the result must be one self-contained translation unit. */
 static void append_template(mj_strbuf *sb, const mj_template *t) {
@@ -378,8 +364,6 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     mj__sb_printf(&sb, "#define MJ_KEY_MAP %d\n", maps_keys(spec));
     if (spec->primitive == MJ_MERGESORT)
         mj__sb_printf(&sb, "#define MJ_MERGE4_MIN_BLOCKS %d\n", merge4_min_blocks(spec));
-    if (spec->primitive == MJ_SET_OPS)
-        mj__sb_printf(&sb, "#define MJ_SETOP_MIN_BLOCKS %d\n", setop_min_blocks(spec));
 
     for (const char *const *name = prelude_templates; *name; ++name) {
         const mj_template *t = mj__template_find(*name);

@@ -9,10 +9,8 @@
  * with MJ_TEST_SMALL). Each value names its element (side and index), so stability and where each
  * value comes from are checked. Every output lies between guard bytes that must stay as they were,
  * also for unsorted input (whose output is otherwise unspecified; the count must stay within the
- * bound). Each with the tiles finding their own partition entries (MERGEJIT_FUSED_PARTITION=1)
- * and with the partition kernel first (0). A caller's temporary buffer and the one-call function.
- * Skips (exit 77) where there is no GPU. MJ_TEST_SMALL=1 runs smaller sizes (for
- * compute-sanitizer). */
+ * bound). A caller's temporary buffer and the one-call function. Skips (exit 77) where there is no
+ * GPU. MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +38,6 @@ static const config configs[] = {
 
 static const char *const op_names[] = {"intersection", "union", "difference",
                                        "symmetric difference"};
-
-/* The schedule the sorters made next run (read at create): fused 1, each tile finds its own
- * partition entries (one launch); 0, the partition kernel first. */
-static int fused;
-static void set_fused(int f) {
-    fused = f;
-    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", f ? "1" : "0", 1), 0);
-}
-static const char *schedule(void) { return fused ? "fused" : "two launches"; }
 
 static mj_sorter *make(const config *c) {
     mj_sort_desc d;
@@ -239,8 +228,7 @@ static void run_op(mj_sorter *s, mj_set_op op, const unsigned char *a, size_t ac
         free(side);
         free(at);
     }
-    ck_assert_msg(!fail[0], "%s, %s (%zu + %zu keys, %zu-byte values): %s", what, schedule(),
-                  ac, bc, vs, fail);
+    ck_assert_msg(!fail[0], "%s (%zu + %zu keys, %zu-byte values): %s", what, ac, bc, vs, fail);
     free(got);
     free(gotv);
     free(cnt);
@@ -274,16 +262,10 @@ static size_t sizes_for(size_t nv, size_t (*out)[2]) {
     return z;
 }
 
-/* Loop index i: configs[i / 2], fused i & 1. MJ_TEST_SMALL runs the two-launch schedule for
- * the u32 configs only (it is the same code in the tiles but the entries' source). */
-static int skip_schedule(int i) { return small && !(i & 1) && configs[i / 2].k != U32; }
-
 START_TEST(test_ops)
 {
-    if (skip_schedule(_i)) return;
-    const config *c = &configs[_i / 2];
+    const config *c = &configs[_i];
     cur = c;
-    set_fused(_i & 1);
     mj_sorter *s = make(c);
     size_t nv = tile_of(s), sizes[16][2], count = sizes_for(nv, sizes);
     for (size_t z = 0; z < count; ++z)
@@ -309,17 +291,15 @@ START_TEST(test_ops)
             free(b);
         }
     mj_sorter_destroy(s);
-    unsetenv("MERGEJIT_FUSED_PARTITION");
 }
 END_TEST
 
-/* 10^7 keys a side, u32 with 4-byte values, about half in common; fused = loop index. */
+/* 10^7 keys a side, u32 with 4-byte values, about half in common. */
 START_TEST(test_large)
 {
     if (small) return;
     const config *c = &configs[1];
     cur = c;
-    set_fused(_i);
     mj_sorter *s = make(c);
     size_t n = 10000000;
     unsigned char *a = make_side(P_HALF_COMMON, 0, n, n, tile_of(s), 5);
@@ -328,18 +308,14 @@ START_TEST(test_large)
     free(a);
     free(b);
     mj_sorter_destroy(s);
-    unsetenv("MERGEJIT_FUSED_PARTITION");
 }
 END_TEST
 
-/* Unsorted keys (the caller's contract broken): unspecified output, but inside the arrays;
- * loop index as test_ops'. */
+/* Unsorted keys (the caller's contract broken): unspecified output, but inside the arrays. */
 START_TEST(test_unsorted)
 {
-    if (skip_schedule(_i)) return;
-    const config *c = &configs[_i / 2];
+    const config *c = &configs[_i];
     cur = c;
-    set_fused(_i & 1);
     mj_sorter *s = make(c);
     size_t nv = tile_of(s), ks = c->ks;
     size_t sizes[][2] = {{5 * nv + 3, 4 * nv}, {nv, 7 * nv + 1}, {small ? 20000 : 100000, 30000}};
@@ -355,7 +331,6 @@ START_TEST(test_unsorted)
         free(b);
     }
     mj_sorter_destroy(s);
-    unsetenv("MERGEJIT_FUSED_PARTITION");
 }
 END_TEST
 
@@ -420,9 +395,9 @@ int main(void) {
     Suite *s = suite_create("gpu_setops");
     TCase *tc = tcase_create("primitives");
     tcase_set_timeout(tc, 1800);
-    tcase_add_loop_test(tc, test_ops, 0, 2 * CONFIGS);
-    tcase_add_loop_test(tc, test_large, 0, 2);
-    tcase_add_loop_test(tc, test_unsorted, 0, 2 * CONFIGS);
+    tcase_add_loop_test(tc, test_ops, 0, CONFIGS);
+    tcase_add_test(tc, test_large);
+    tcase_add_loop_test(tc, test_unsorted, 0, CONFIGS);
     tcase_add_test(tc, test_temp_and_one_call);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_setops", s);

@@ -8,10 +8,7 @@
  * tile edges on one side, all-equal keys, empty sides; unsorted keys and arbitrary partition
  * entries keep every read inside the arrays and a tile. Two walks: model's, each thread
  * bounded by its parts' ends (the split's own check), and model_walk's, the tile kernel's
- * (extended tiles, unchecked steps, each thread bounded by the next one's start). The
- * entries found by group searches (the fused tile kernel's, each tile's own two, and the
- * partition kernel's) equal the galloping search's at every tile edge (fused_entries), and
- * at every diagonal for sorted input. CPU only. */
+ * (extended tiles, unchecked steps, each thread bounded by the next one's start). CPU only. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,55 +92,6 @@ static long long balanced(const int *a, long long ac, const int *b, long long bc
     return r;
 }
 
-/* mj_key_source over ints: an array's keys (p set) or copies of x (p NULL). */
-typedef struct {
-    const int *p;
-    int x;
-} source;
-static int key_at(source s, long long i) { return s.p ? s.p[i] : s.x; }
-
-/* mj_group_search's answer over ints: the first m in [lo, hi) where b[d - 1 - m] < a[m] (the
- * merge takes b's element first), or hi. */
-static long long first_split(source a, source b, long long d, long long lo, long long hi) {
-    while (lo < hi) {
-        long long mid = (lo + hi) >> 1;
-        if (key_at(b, d - 1 - mid) < key_at(a, mid))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-/* A search of mj_group_balance_split: the first MJ_RUN_WINDOW of [0, n), then the rest. */
-static long long window_split(source a, source b, long long n) {
-    long long w = n < MJ_RUN_WINDOW ? n : MJ_RUN_WINDOW, m = first_split(a, b, n, 0, w);
-    return m == w ? first_split(a, b, n, w, n) : m;
-}
-
-/* thread/balanced_search.cuh's mj_group_balance_split over ints: the runs through merge path
- * searches against a run of copies of x, as the partition entries find them. Must equal
- * balanced() (galloping) at every diagonal of sorted input. */
-static long long group_balanced(const int *a, long long ac, const int *b, long long bc,
-                                long long d, int *star) {
-    long long ai = path(a, ac, b, bc, d), bi = d - ai;
-    *star = 0;
-    if (bi >= bc) return ai;
-    int x = b[bi];
-    if ((ai == 0 || a[ai - 1] < x) && (bi == 0 || b[bi - 1] < x)) return ai;
-    source as = {a, x}, bs = {b + bi, x}, bs0 = {b, x}, xs = {NULL, x};
-    long long a_start = ai - window_split(xs, as, ai), b_start = bi - window_split(xs, bs0, bi);
-    long long a_run = ai - a_start, b_run = bi - b_start;
-    long long want = mj_bp_b_want(a_run, b_run);
-    long long limit = bc - b_start > want + 1 ? b_start + want + 1 : bc;
-    long long b_have = bi + window_split(bs, xs, limit - bi) - b_start;
-    if (a_start < 0 || a_start > ai || b_start < 0 || b_start > bi)
-        ck_abort_msg("diagonal %lld: runs from (%lld, %lld)", d, a_start, b_start);
-    mj_bp_point p = mj_bp_balance(a_run, b_run, b_have);
-    *star = p.star;
-    return a_start + p.a_take;
-}
-
 /* An emitted element: its side and index there. */
 typedef struct {
     int from_b;
@@ -191,7 +139,7 @@ static long long model(const int *a, long long ac, const int *b, long long bc, i
     ck_assert(e && s && sa && sb);
     for (long long t = 0; t <= tiles; ++t) {
         int star = 0;
-        long long d = mj_setop_diag(t, 0, nv, n);
+        long long d = t * nv < n ? t * nv : n;
         long long p = entries ? 0 : balanced(a, ac, b, bc, d, &star);
         e[t] = entries ? entries[t] : mj_bp_entry(p, star);
     }
@@ -285,7 +233,7 @@ static long long model_walk(const int *a, long long ac, const int *b, long long 
     ck_assert(e && s && start && ia0 && ib0);
     for (long long t = 0; t <= tiles; ++t) {
         int star = 0;
-        long long d = mj_setop_diag(t, 0, nv, n);
+        long long d = t * nv < n ? t * nv : n;
         long long p = entries ? 0 : balanced(a, ac, b, bc, d, &star);
         e[t] = entries ? entries[t] : mj_bp_entry(p, star);
     }
@@ -361,43 +309,6 @@ static long long model_walk(const int *a, long long ac, const int *b, long long 
     return m;
 }
 
-/* The entries a group of lanes finds (group_balanced: the fused tile kernel's, at its own
- * start and end, mj_setop_diag of the tile, ends 0 and 1; mj_setop_partition's too) against
- * the galloping search's at diagonals t and t + 1 (balanced: the crossings the model's tiles
- * are checked with). Sorted, the tiles' ranges must also chain: each starts where the one
- * before ends; unsorted, the crossings must stay inside a and b. */
-static void fused_entries(const int *a, long long ac, const int *b, long long bc, long long nv,
-                          int sorted) {
-    long long n = ac + bc, tiles = mj_setop_tile_count(n, nv), a_next = 0, b_next = 0;
-    for (long long t = 0; t < tiles; ++t) {
-        long long e[2], part[2];
-        for (int end = 0; end < 2; ++end) {
-            int star, pstar;
-            long long d = mj_setop_diag(t, end, nv, n), pd = mj_setop_diag(t + end, 0, nv, n);
-            REQUIRE(d == pd && d >= 0 && d <= n, "tile %lld end %d: diagonal %lld, not %lld", t,
-                    end, d, pd);
-            long long p = group_balanced(a, ac, b, bc, d, &star);
-            long long pp = balanced(a, ac, b, bc, pd, &pstar);
-            e[end] = mj_bp_entry(p, star);
-            part[end] = mj_bp_entry(pp, pstar);
-            /* Unsorted, the two searches may part; the group's stays inside a and b. */
-            REQUIRE(!sorted || e[end] == part[end], "tile %lld end %d: entry %lld, not %lld", t,
-                    end, e[end], part[end]);
-            REQUIRE(p >= 0 && p <= ac && d - p + star >= 0 && d - p + star <= bc,
-                    "tile %lld end %d: crossing (%lld, %lld) outside", t, end, p, d - p + star);
-        }
-        mj_setop_range r = mj_setop_tile_range(t, nv, ac, bc, e[0], e[1]);
-        if (!sorted) continue;
-        REQUIRE(r.a0 == a_next && r.b0 == b_next, "tile %lld starts at (%lld, %lld), not "
-                "(%lld, %lld)", t, r.a0, r.b0, a_next, b_next);
-        a_next = r.a1;
-        b_next = r.b1;
-    }
-    if (tiles) REQUIRE(mj_setop_diag(tiles - 1, 1, nv, n) == n, "the last tile ends before n");
-    REQUIRE(!sorted || (a_next == ac && b_next == bc), "the tiles end at (%lld, %lld)", a_next,
-            b_next);
-}
-
 static int cmp_int(const void *x, const void *y) {
     int p = *(const int *)x, q = *(const int *)y;
     return (p > q) - (p < q);
@@ -443,7 +354,6 @@ static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint6
     else
         fill(b, bc, kind, 1, nv, rng);
     int sorted = kind != UNSORTED;
-    fused_entries(a, ac, b, bc, nv, sorted);
     if (sorted) {
         /* The crossing of every diagonal, against the walk drawn out. */
         reference(a, ac, b, bc, 0, want, order, pair_next);
@@ -451,10 +361,6 @@ static void run_case(long long ac, long long bc, int kind, int nt, int vt, uint6
         for (long long d = 0; d <= n; ++d) {
             int star;
             long long p = balanced(a, ac, b, bc, d, &star);
-            int gstar;
-            long long gp = group_balanced(a, ac, b, bc, d, &gstar);
-            REQUIRE(gp == p && gstar == star, "diagonal %lld: group search (%lld, %d), not "
-                    "(%lld, %d)", d, gp, gstar, p, star);
             int want_star = d > 0 && pair_next[d - 1];
             ck_assert_msg(p == a_seen && star == want_star,
                           "diagonal %lld of %lld + %lld (kind %d): (%lld, %d), not (%lld, %d)",
@@ -558,14 +464,6 @@ START_TEST(keep_and_balance_arithmetic)
     ck_assert_int_eq(p.a_take, 2);
     ck_assert_int_eq(p.star, 0);
     ck_assert_int_eq(mj_bp_entry(5, 1), 11);
-    /* Tile diagonals, clamped to n = 10 with tiles of 4: 0-4, 4-8, 8-10. */
-    ck_assert_int_eq(mj_setop_diag(0, 0, 4, 10), 0);
-    ck_assert_int_eq(mj_setop_diag(0, 1, 4, 10), 4);
-    ck_assert_int_eq(mj_setop_diag(1, 1, 4, 10), 8);
-    ck_assert_int_eq(mj_setop_diag(2, 0, 4, 10), 8);
-    ck_assert_int_eq(mj_setop_diag(2, 1, 4, 10), 10);
-    ck_assert_int_eq(mj_setop_diag(3, 0, 4, 10), 10);
-    ck_assert_int_eq(mj_setop_diag(0, 1, 4, 0), 0);
 }
 END_TEST
 

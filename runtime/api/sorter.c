@@ -62,7 +62,6 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     int ways = 0, fused = 0, pdl = 0;
     if (desc->primitive == MJ_MERGESORT && (st = mj__mergesort_env(ctx, &ways, &fused, &pdl)))
         return st;
-    if (desc->primitive == MJ_SET_OPS && (st = mj__setops_env(ctx, &fused))) return st;
 
     mj_sorter *s = mj__calloc(1, sizeof *s);
     if (!s) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");

@@ -4,6 +4,7 @@
 #include "primitives/mergesort.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "core/context.h"
 #include "gen.h"
@@ -50,11 +51,25 @@ mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *
     return st;
 }
 
+/* *out from the one-digit variable `name`: one of the two digits in `choices`, or `unset` when
+ * the variable is unset or empty; another value fails, naming the variable. */
+static mj_status env_digit(mj_context *ctx, const char *name, const char choices[2], int unset,
+                           int *out) {
+    const char *env = getenv(name);
+    *out = unset;
+    if (!env || !*env) return MJ_OK;
+    if (env[1] || (env[0] != choices[0] && env[0] != choices[1]))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s is \"%s\": it takes %c or %c", name,
+                        env, choices[0], choices[1]);
+    *out = env[0] - '0';
+    return MJ_OK;
+}
+
 mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl) {
-    mj_status st = mj__env_digit(ctx, "MERGEJIT_MERGE_WAYS", "24", 0, ways);
-    if (!st) st = mj__env_digit(ctx, "MERGEJIT_FUSED_PARTITION", "01", MJ_FUSED_PARTITION_DEFAULT,
+    mj_status st = env_digit(ctx, "MERGEJIT_MERGE_WAYS", "24", 0, ways);
+    if (!st) st = env_digit(ctx, "MERGEJIT_FUSED_PARTITION", "01", MJ_FUSED_PARTITION_DEFAULT,
                             fused);
-    if (!st) st = mj__env_digit(ctx, "MERGEJIT_PDL", "01", MJ_PDL_DEFAULT, pdl);
+    if (!st) st = env_digit(ctx, "MERGEJIT_PDL", "01", MJ_PDL_DEFAULT, pdl);
     return st;
 }
 

@@ -2,25 +2,12 @@
  * temporary storage (layout, allocation in stream order), launches. */
 #include "primitives/run.h"
 
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <stdint.h>
 
 #include "core/context.h"
 #include "core/loader.h"
 #include "gen.h"
-
-mj_status mj__env_digit(mj_context *ctx, const char *name, const char choices[2], int unset,
-                        int *out) {
-    const char *env = getenv(name);
-    *out = unset;
-    if (!env || !*env) return MJ_OK;
-    if (env[1] || (env[0] != choices[0] && env[0] != choices[1]))
-        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s is \"%s\": it takes %c or %c", name,
-                        env, choices[0], choices[1]);
-    *out = env[0] - '0';
-    return MJ_OK;
-}
 
 size_t mj__temp_part(mj_temp_layout *t, size_t count, size_t size) {
     size_t bytes, at;

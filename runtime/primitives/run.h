@@ -31,8 +31,7 @@ struct mj_sorter {
     int nt, vt, bs_nt;
     /* mergesort's schedule, from the environment as the sorter is built (mj__mergesort_env):
      * merge_ways 0 (by size), 2 or 4; fused 2-way passes (one launch a pass) and overlapped
-     * launches of the passes, 0 or 1 each. Set operations' fused (mj__setops_env): 1 when
-     * the tile kernel finds its own partitions (one launch a run). */
+     * launches of the passes, 0 or 1 each. */
     int merge_ways, fused, pdl;
     int source;
     double build_ms;
@@ -40,12 +39,6 @@ struct mj_sorter {
 
 #define MJ_TEMP_ALIGN 256
 #define DPTR(p) ((CUdeviceptr)(uintptr_t)(p))
-
-/* *out from the one-digit environment variable `name` (the schedule switches read as a sorter
- * is built): one of the two digits in `choices`, or `unset` when the variable is unset or
- * empty; another value fails (MJ_ERR_INVALID_ARGUMENT), naming the variable. */
-mj_status mj__env_digit(mj_context *ctx, const char *name, const char choices[2], int unset,
-                        int *out);
 
 /* Builds a temporary-storage layout part by part: each part aligned to MJ_TEMP_ALIGN. */
 typedef struct mj_temp_layout {

@@ -1,7 +1,6 @@
 /* The host side of the multiset operations (kernel_setops.cuh): argument checks, then the
- * balanced-path partitions (unless the sorter's tiles find their own: s->fused) and one pass
- * of the tiles (which scan their counts as they go and write the total). Every check comes
- * before the first launch. */
+ * balanced-path partitions and one pass of the tiles (which scan their counts as they go and
+ * write the total). Every check comes before the first launch. */
 #include "primitives/setops.h"
 
 #include <stdint.h>
@@ -14,15 +13,8 @@
 
 #define FN "mj_sorter_set_op"
 
-/* MERGEJIT_FUSED_PARTITION where unset: the tile kernel finds its own partition entries. */
-#define MJ_SETOP_FUSED_DEFAULT 1
-
 /* The look-back keeps a count in 62 bits. */
 #define MJ_SETOP_MAX_COUNT (((size_t)1 << 62) - 1)
-
-mj_status mj__setops_env(mj_context *ctx, int *fused) {
-    return mj__env_digit(ctx, "MERGEJIT_FUSED_PARTITION", "01", MJ_SETOP_FUSED_DEFAULT, fused);
-}
 
 size_t mj_set_op_bound(mj_set_op op, size_t a_count, size_t b_count) {
     size_t sum = a_count + b_count < a_count ? SIZE_MAX : a_count + b_count;
@@ -129,15 +121,14 @@ mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys,
     CUdeviceptr ak = DPTR(a_keys), av = DPTR(a_values), bk = DPTR(b_keys), bv = DPTR(b_values);
     CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values), oc = DPTR(out_count);
     CUdeviceptr parts = rn.base + l.partitions, states = rn.base + l.states;
-    int lanes = mj_search_lanes(tiles + 1), fused = s->fused;
+    int lanes = mj_search_lanes(tiles + 1);
     void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &parts, &lanes};
-    void *tp[] = {&ak, &av, &ac, &bk, &bv, &bc, &parts, &fused, &keep, &states, &ok, &ov, &cap,
-                  &oc};
+    void *tp[] = {&ak, &av, &ac, &bk, &bv, &bc, &parts, &keep, &states, &ok, &ov, &cap, &oc};
     long long grid = ((tiles + 1) * lanes + MJ_SETOP_PARTITION_NT - 1) / MJ_SETOP_PARTITION_NT;
     /* The states and the tile counter start at zero, in stream order. */
     st = mj__run_clear(s, states, ((size_t)tiles + 1) * sizeof(uint64_t), rn.stream,
                        "clearing the tile states");
-    if (!st && !fused)
+    if (!st)
         st = mj__launch(s, MJ_K_SETOP_PARTITION, grid, MJ_SETOP_PARTITION_NT, pp, rn.stream);
     if (!st) st = mj__launch(s, MJ_K_SETOP, tiles, (unsigned)s->nt, tp, rn.stream);
     mj__run_end(s, &rn);

@@ -12,10 +12,4 @@
  * tiles do not fit a grid. */
 mj_status mj__setops_temp(const mj_sorter *s, size_t n, size_t *bytes);
 
-/* MERGEJIT_FUSED_PARTITION (the variable mergesort's 2-way passes read too), as a set
- * operations sorter is built: *fused 1 when each tile finds its own two partition entries
- * (one launch a run), 0 for a partition kernel before the tiles; unset, setops.c's default.
- * MJ_ERR_INVALID_ARGUMENT, naming the variable, for another value. */
-mj_status mj__setops_env(mj_context *ctx, int *fused);
-
 #endif

@@ -1,8 +1,6 @@
 /* Multiset operations (std::set_intersection, set_union, set_difference and
- * set_symmetric_difference over sorted a and b; see shared/balanced_path.h), in one kernel or
- * two (the host's MERGEJIT_FUSED_PARTITION):
- *   mj_setop_partition: the balanced path's crossing of every tile's first diagonal (not
- *     launched when mj_setop_tiles is fused: each tile then finds its own two);
+ * set_symmetric_difference over sorted a and b; see shared/balanced_path.h), in two kernels:
+ *   mj_setop_partition: the balanced path's crossing of every tile's first diagonal;
  *   mj_setop_tiles: each tile walks its part of the path, finds where its output starts with
  *     a decoupled look-back over the tiles' counts (one pass over the input, as the scan
  *     primitive's), stores what it emits and, the last, the total.
@@ -18,30 +16,21 @@
 #include "block/tile_io.cuh"
 #include "block/cta_count_scan.cuh"
 
-/* The balanced path's crossing of output diagonal diag as a partition entry (mj_bp_entry),
- * found by a group of g lanes (g a power of two up to 32): the merge path's split
- * (mj_group_merge_path), then the runs of equivalent keys around it
- * (mj_group_balance_split). Every lane of the warp must call it with the same g (the
- * searches' ballots); every lane of a group gets its entry. mj_setop_partition and the fused
- * tile kernel both find their entries here. */
-MJ_DEVICE mj_i64 mj_setop_entry(int g, const mj_key *a, mj_i64 a_count, const mj_key *b,
-                                mj_i64 b_count, mj_i64 diag) {
-    mj_i64 ai = mj_group_merge_path(g, a, a_count, b, b_count, diag);
-    int star;
-    ai = mj_group_balance_split(g, a, b, b_count, diag, ai, &star);
-    return mj_bp_entry(ai, star);
-}
-
-/* partitions[t] for t in [0, tiles]: the balanced path's crossing of diagonal t * MJ_NV, a
- * group of `lanes` threads an entry (lanes: mj_search_lanes, as mergesort's partitions). */
+/* partitions[t] for t in [0, tiles]: the balanced path's crossing of diagonal t * MJ_NV
+ * (mj_bp_entry). A group of `lanes` threads an entry finds the merge path's split
+ * (mj_search_lanes, as mergesort's partitions), its first lane the runs around it. */
 extern "C" __global__ void __launch_bounds__(MJ_SETOP_PARTITION_NT)
 mj_setop_partition(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_count,
                    mj_i64 tiles, mj_i64 *partitions, int lanes) {
     mj_i64 t = ((mj_i64)blockIdx.x * MJ_SETOP_PARTITION_NT + threadIdx.x) / lanes;
     /* Groups past the end search an empty range: their lanes still take part in the ballots. */
-    mj_i64 diag = t <= tiles ? mj_setop_diag(t, 0, MJ_NV, a_count + b_count) : 0;
-    mj_i64 e = mj_setop_entry(lanes, a, a_count, b, b_count, diag);
-    if (t <= tiles && (threadIdx.x & (lanes - 1)) == 0) partitions[t] = e;
+    mj_i64 diag = t <= tiles ? mj_min(t * MJ_NV, a_count + b_count) : 0;
+    mj_i64 ai = mj_group_merge_path(lanes, a, a_count, b, b_count, diag);
+    if (t <= tiles && (threadIdx.x & (lanes - 1)) == 0) {
+        int star;
+        ai = mj_balance_split(a, b, b_count, diag, ai, &star);
+        partitions[t] = mj_bp_entry(ai, star);
+    }
 }
 
 /* A tile's keys in shared memory: a's part, then b's, each followed by the element after it
@@ -127,11 +116,8 @@ MJ_DEVICE mj_setop_mask mj_setop_steps(const mj_key *s, int ia, int ib, int end,
         int kind = a_first ? MJ_KEEP_A : b_first ? MJ_KEEP_B : MJ_KEEP_PAIR;
         bool mine = (!Checked && i < (MJ_VT - 1) / 2) || ia + ib < end;
         if (mine && (kind & keep)) emit |= (mj_setop_mask)1 << i;
-        /* An operation that keeps no element of b's alone emits a's element at every step it
-         * keeps (a's alone or a pair's): no choice to make (a select or two a step fewer). */
-        bool take_b = (!Keep || (Keep & MJ_KEEP_B)) && b_first;
-        keys[i] = take_b ? kb : ka;
-        pos[i] = take_b ? ib : ia;
+        keys[i] = b_first ? kb : ka;
+        pos[i] = b_first ? ib : ia;
         if (!b_first) ka = s[++ia];
         if (!a_first) kb = s[++ib];
     }
@@ -209,20 +195,17 @@ MJ_DEVICE mj_u64 mj_count_look_back(mj_u64 *states, mj_i64 tile, mj_u64 count, i
 }
 
 /* One block a tile, numbered in the order the blocks start (the counter after the states;
- * states and counter all zero before the launch): takes its tile's partition entries from
- * `partitions` (mj_setop_partition's, the kernel before) or, with `fused` set, finds them
- * itself (warp 0, half the lanes an entry: mj_setop_entry), so that the operation is one
- * launch; walks the tile's part of the path, numbers what it emits (a block scan of the
- * threads' counts), compacts it in shared memory (the keys themselves or their positions in
- * the tile: MJ_SETOP_KEY_REGS), learns how many the tiles before it emit
- * (mj_count_look_back), and stores its elements from there: keys from shared memory, values
- * from global memory, coalesced, only below cap (what the output holds) whatever the input.
- * The last tile writes the total, at most cap, to *out_count. MJ_SETOP_MIN_BLOCKS: the
- * generator's launch bound (gen.c setop_min_blocks). */
-extern "C" __global__ void __launch_bounds__(MJ_NT, MJ_SETOP_MIN_BLOCKS)
+ * states and counter all zero before the launch): walks the tile's part of the path, numbers
+ * what it emits (a block scan of the threads' counts), compacts it in shared memory (the keys
+ * themselves or their positions in the tile: MJ_SETOP_KEY_REGS), learns how many the tiles
+ * before it emit (mj_count_look_back), and stores its elements from there: keys from shared
+ * memory, values from global memory, coalesced, only below cap (what the output holds)
+ * whatever the input.
+ * The last tile writes the total, at most cap, to *out_count. */
+extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
                const mj_key *b_keys, const mj_value *b_values, mj_i64 b_count,
-               const mj_i64 *partitions, int fused, int keep, mj_u64 *states, mj_key *out_keys,
+               const mj_i64 *partitions, int keep, mj_u64 *states, mj_key *out_keys,
                mj_value *out_values, mj_i64 cap, mj_u64 *out_count) {
     __shared__ mj_key s_keys[MJ_SETOP_SLOTS]; /* the tile, then (KEY_REGS) what it emits */
     /* Where each emitted element is in the tile, in output order (for values, or keys read
@@ -233,26 +216,13 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     __shared__ mj_i64 s_tile, s_base;
     int tid = threadIdx.x;
     mj_i64 tiles = gridDim.x;
-    /* Warp 0 numbers the tile and works out its range (64-bit arithmetic the other threads
-     * need not repeat); the barrier waits for the counter anyway. */
-    if (tid < 32) {
-        mj_i64 t = 0;
-        if (tid == 0) t = (mj_i64)atomicAdd(states + tiles, 1ull);
-        t = __shfl_sync(0xFFFFFFFFu, t, 0);
-        /* Lanes 0-15 the tile's start, 16-31 its end: found (fused, alike in the whole block)
-         * or read, in the first lane of each half. */
-        int end = tid / MJ_SETOP_FUSED_LANES;
-        mj_i64 e = 0;
-        if (fused)
-            e = mj_setop_entry(MJ_SETOP_FUSED_LANES, a_keys, a_count, b_keys, b_count,
-                               mj_setop_diag(t, end, MJ_NV, a_count + b_count));
-        else if ((tid & (MJ_SETOP_FUSED_LANES - 1)) == 0)
-            e = partitions[t + end];
-        mj_i64 e1 = __shfl_sync(0xFFFFFFFFu, e, MJ_SETOP_FUSED_LANES);
-        if (tid == 0) {
-            s_tile = t;
-            s_range = mj_setop_tile_range(t, MJ_NV, a_count, b_count, e, e1);
-        }
+    /* One thread numbers the tile and works out its range (64-bit arithmetic the other
+     * threads need not repeat); the barrier waits for the counter anyway. */
+    if (tid == 0) {
+        mj_i64 t = (mj_i64)atomicAdd(states + tiles, 1ull);
+        s_tile = t;
+        s_range = mj_setop_tile_range(t, MJ_NV, a_count, b_count, partitions[t],
+                                      partitions[t + 1]);
     }
     __syncthreads();
     mj_i64 tile = s_tile;
@@ -268,18 +238,12 @@ mj_setop_tiles(const mj_key *a_keys, const mj_value *a_values, mj_i64 a_count,
     /* The tile's count from the warp totals: no barrier of its own, and warp 0's look-back
      * overlaps the other warps' compaction. */
     int count = mj_cta_count_total(s_warps);
-    /* Positions go through a pointer that moves on (a store and an add a kept step, where an
-     * index costs an address computation more); keys in registers by index (ptxas, sm_90: a
-     * moving pointer there makes it save the walk's predicates in registers, 96 instructions
-     * more for u32 keys). */
-    int *pos_to = s_pos + (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS ? slot : 0);
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i)
         if (emit >> i & 1) {
             if (MJ_SETOP_KEY_REGS) s_keys[slot] = keys[i];
-            if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) *pos_to = pos[i];
+            if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) s_pos[slot] = pos[i];
             ++slot;
-            if (MJ_HAS_VALUES || !MJ_SETOP_KEY_REGS) ++pos_to;
         }
     if (tid < 32) {
         mj_u64 before = mj_count_look_back(states, tile, (mj_u64)count, tid);

@@ -14,16 +14,8 @@
 
 #include "shared/host_device.h"
 
-/* Threads of a partition block (mj_setop_partition: a group of lanes an entry). */
+/* Threads of a partition block: one partition entry each. */
 #define MJ_SETOP_PARTITION_NT 128
-
-/* Lanes of warp 0 that find one of its tile's two entries in the fused tile kernel: the
- * warp finds both at once, so that no other warp waits for the tile's number. */
-#define MJ_SETOP_FUSED_LANES 16
-
-/* The elements next to a crossing that a group search for a run's end looks at first
- * (thread/balanced_search.cuh mj_group_balance_split): one round for 16 lanes. */
-#define MJ_RUN_WINDOW 16
 
 /* The slots an operation emits: a's elements without a match, b's without one, and matched
  * pairs (emitted once, as a's element, as std does). */
@@ -84,15 +76,6 @@ MJ_HD long long mj_bp_clamp(long long v, long long lo, long long hi) {
 
 MJ_HD long long mj_setop_tile_count(long long n, long long nv) { return (n + nv - 1) / nv; }
 
-/* The output diagonal of the n = a_count + b_count where tile `tile` starts (end 0) or ends
- * (end 1), clamped to n. The balanced path's crossings there bound the tile: partition entry t
- * is tile t's start and tile t - 1's end, which mj_setop_partition finds for all tiles and
- * the fused tile kernel for its own tile. */
-MJ_HD long long mj_setop_diag(long long tile, int end, long long nv, long long n) {
-    long long d = (tile + end) * nv;
-    return d < n ? d : n;
-}
-
 /* Tile `tile` (diagonals [tile * nv, tile * nv + nv) of the a_count + b_count) from its
  * partition entries e0 and e1. Its share of b starts after the match a starred diagonal gives
  * the tile before, so a tile has nv - 1 to nv + 1 elements. Sorted input gives ordered
@@ -101,7 +84,8 @@ MJ_HD long long mj_setop_diag(long long tile, int end, long long nv, long long n
 MJ_HD mj_setop_range mj_setop_tile_range(long long tile, long long nv, long long a_count,
                                          long long b_count, long long e0, long long e1) {
     long long n = a_count + b_count;
-    long long d0 = mj_setop_diag(tile, 0, nv, n), d1 = mj_setop_diag(tile, 1, nv, n);
+    long long d0 = tile * nv < n ? tile * nv : n;
+    long long d1 = d0 + nv < n ? d0 + nv : n;
     mj_setop_range r;
     r.a0 = mj_bp_clamp(e0 >> 1, 0, a_count);
     r.b0 = mj_bp_clamp(d0 - r.a0 + (e0 & 1), 0, b_count);
