@@ -84,6 +84,22 @@ START_TEST(compile_only_cannot_sort)
 }
 END_TEST
 
+/* Sorters for desc built with the environment variable `name` at each of three values all
+ * build and ask the same temporary storage for 10^8 elements. */
+static void same_temp_each(mj_context *ctx, const mj_sort_desc *desc, const char *name,
+                           const char *const values[3]) {
+    size_t n = 100000000, temp[3];
+    for (int i = 0; i < 3; ++i) {
+        ck_assert_int_eq(setenv(name, values[i], 1), 0);
+        mj_sorter *s = NULL;
+        ck_assert_int_eq(mj_sorter_create(ctx, desc, &s), MJ_OK);
+        ck_assert_int_eq(mj_sorter_temp_size(s, n, 0, &temp[i]), MJ_OK);
+        mj_sorter_destroy(s);
+    }
+    ck_assert_uint_eq(temp[1], temp[0]);
+    ck_assert_uint_eq(temp[2], temp[0]);
+}
+
 /* MERGEJIT_MERGE_WAYS, read as a mergesort sorter is created: 2, 4 or unset (passes chosen by
  * size; the same kernels and temporary storage either way); anything else refuses to build,
  * naming the variable. Other primitives do not read it. */
@@ -92,17 +108,8 @@ START_TEST(merge_ways_switch)
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_compile_context(90, dir);
     mj_sort_desc desc = u32_desc();
-    size_t n = 100000000, temp[3];
-    const char *ways[3] = {"4", "2", ""};
-    for (int i = 0; i < 3; ++i) {
-        ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", ways[i], 1), 0);
-        mj_sorter *s = NULL;
-        ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-        ck_assert_int_eq(mj_sorter_temp_size(s, n, 0, &temp[i]), MJ_OK);
-        mj_sorter_destroy(s);
-    }
-    ck_assert_uint_eq(temp[1], temp[0]);
-    ck_assert_uint_eq(temp[2], temp[0]);
+    static const char *const ways[3] = {"4", "2", ""};
+    same_temp_each(ctx, &desc, "MERGEJIT_MERGE_WAYS", ways);
 
     ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", "3", 1), 0);
     mj_sorter *s = (mj_sorter *)&desc;
@@ -131,16 +138,7 @@ START_TEST(schedule_switches)
     static const char *const bad[] = {"2", "10", "on", "-1"};
     for (int v = 0; v < 2; ++v) {
         mj_sort_desc desc = u32_desc();
-        size_t n = 100000000, temp[3];
-        for (int i = 0; i < 3; ++i) {
-            ck_assert_int_eq(setenv(names[v], good[i], 1), 0);
-            mj_sorter *s = NULL;
-            ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-            ck_assert_int_eq(mj_sorter_temp_size(s, n, 0, &temp[i]), MJ_OK);
-            mj_sorter_destroy(s);
-        }
-        ck_assert_uint_eq(temp[1], temp[0]);
-        ck_assert_uint_eq(temp[2], temp[0]);
+        same_temp_each(ctx, &desc, names[v], good);
         for (size_t b = 0; b < sizeof bad / sizeof *bad; ++b) {
             ck_assert_int_eq(setenv(names[v], bad[b], 1), 0);
             mj_sorter *s = (mj_sorter *)&desc;
