@@ -211,15 +211,18 @@ static int maps_keys(const mj_kernel_spec *spec) {
 /* The 4-way merge kernel's minimum resident blocks per multiprocessor (its launch bound). On an
  * H100 (bench_sort, 2^24 and 2^27) a cap of 1536 threads' registers (40 a thread, from 48) took
  * u32 keys from 1.27 to 1.36 of CUB and u32 pairs from 1.20 to 1.40. Wider elements would spill
- * under it and a custom comparator may need more, so only built-in 4-byte keys take it, alone or
- * in ascending order with values of at most 4 bytes (descending ones spill 32 bytes under it),
- * and only on sm_90, where it was measured (on sm_80 the pairs spill 16 bytes). */
+ * under it and a custom comparator may need more, so only built-in 4-byte keys take it, and
+ * only on sm_90, where it was measured (on sm_80 the pairs spill 16 bytes). With values of at
+ * most 4 bytes the cap is 1280 threads (48 registers): under 1536, ascending pairs spill 32
+ * bytes and descending ones too, where 1280 leaves none; one H100 run (u32 pairs, 1536 -> 1280):
+ * 2^25 1.276 -> 1.263 of CUB, 2^27 1.389 -> 1.372, and for keys alone 1536 stays (1280 lost
+ * 3%: u32 2^27 1.348 -> 1.306). */
 static int merge4_min_blocks(const mj_kernel_spec *spec) {
+    int threads = spec->value_size ? 1280 : 1536;
     if (spec->key == MJ_KEY_CUSTOM || spec->less || mj__spec_key_size(spec) != 4 ||
-        spec->value_size > 4 || (spec->value_size && spec->order != MJ_ASCENDING) ||
-        spec->sm != 90 || spec->nt > 1536)
+        spec->value_size > 4 || spec->sm != 90 || spec->nt > threads)
         return 1;
-    return 1536 / spec->nt;
+    return threads / spec->nt;
 }
 
 /* The template's text without its #include "..." lines: the generator already placed every

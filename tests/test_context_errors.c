@@ -126,17 +126,18 @@ START_TEST(merge_ways_switch)
 }
 END_TEST
 
-/* MERGEJIT_FUSED_PARTITION and MERGEJIT_PDL, read as a mergesort sorter is created: 1, 0 or
+/* MERGEJIT_FUSED_PARTITION, MERGEJIT_PDL and MERGEJIT_SERPENTINE, read as a mergesort sorter is created: 1, 0 or
  * unset (the same kernels and temporary storage either way); anything else refuses to build,
  * naming the variable; other primitives do not read them. */
 START_TEST(schedule_switches)
 {
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_compile_context(90, dir);
-    static const char *const names[] = {"MERGEJIT_FUSED_PARTITION", "MERGEJIT_PDL"};
+    static const char *const names[] = {"MERGEJIT_FUSED_PARTITION", "MERGEJIT_PDL",
+                                        "MERGEJIT_SERPENTINE"};
     static const char *const good[] = {"1", "0", ""};
     static const char *const bad[] = {"2", "10", "on", "-1"};
-    for (int v = 0; v < 2; ++v) {
+    for (int v = 0; v < 3; ++v) {
         mj_sort_desc desc = u32_desc();
         same_temp_each(ctx, &desc, names[v], good);
         for (size_t b = 0; b < sizeof bad / sizeof *bad; ++b) {

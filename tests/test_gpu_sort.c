@@ -227,7 +227,8 @@ END_TEST
 
 /* Mergesort's launch schedule, loop index i: MERGEJIT_FUSED_PARTITION = i & 1 (each 2-way pass
  * one launch, its merge kernel finding its own splits) and MERGEJIT_PDL = i >> 1 (the passes'
- * kernels launched overlapped). At the edges the passes see: 1 element, a merge tile and one
+ * kernels launched overlapped); serpentine pass order except for i = 1 (MERGEJIT_SERPENTINE=0:
+ * every pass from its first tile). At the edges the passes see: 1 element, a merge tile and one
  * either side, the blocksort's runs and 1 to 3 doublings of them (exactly, one past, one
  * short, one merge tile past: a last frame with a short or empty list B), and 2^20 and 2^20 + 1
  * (seven or eight passes); u32 and u64 keys, u32 pairs, f32 keys (their last pass maps the keys
@@ -242,6 +243,7 @@ START_TEST(test_schedules) {
     char fused[2] = {(char)('0' + (_i & 1)), 0}, pdl[2] = {(char)('0' + (_i >> 1)), 0};
     ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", fused, 1), 0);
     ck_assert_int_eq(setenv("MERGEJIT_PDL", pdl, 1), 0);
+    ck_assert_int_eq(setenv("MERGEJIT_SERPENTINE", _i == 1 ? "0" : "1", 1), 0);
     for (size_t c = 0; c < (small ? 2u : sizeof cases / sizeof *cases); ++c) {
         mj_key_kind kind = cases[c].kind;
         mj_tile t;
@@ -276,6 +278,7 @@ START_TEST(test_schedules) {
     unsetenv("MERGEJIT_MERGE_WAYS");
     unsetenv("MERGEJIT_FUSED_PARTITION");
     unsetenv("MERGEJIT_PDL");
+    unsetenv("MERGEJIT_SERPENTINE");
 }
 END_TEST
 

@@ -59,8 +59,9 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     if (st) return st;
     size_t key_size = mj__spec_key_size(&spec);
 
-    int ways = 0, fused = 0, pdl = 0;
-    if (desc->primitive == MJ_MERGESORT && (st = mj__mergesort_env(ctx, &ways, &fused, &pdl)))
+    int ways = 0, fused = 0, pdl = 0, serpentine = 0;
+    if (desc->primitive == MJ_MERGESORT &&
+        (st = mj__mergesort_env(ctx, &ways, &fused, &pdl, &serpentine)))
         return st;
 
     mj_sorter *s = mj__calloc(1, sizeof *s);
@@ -93,6 +94,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->merge_ways = ways;
     s->fused = fused;
     s->pdl = pdl;
+    s->serpentine = serpentine;
     *out = s;
     return MJ_OK;
 }

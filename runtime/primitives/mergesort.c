@@ -18,9 +18,13 @@
  * launches a pass -> fused): 2^16 0.81/0.80/0.87 -> 1.06/1.03/1.19, 2^20 0.88/0.95/0.88 ->
  * 1.26/1.28/1.22, 2^22 0.95/1.11/0.99 -> 1.21/1.23/1.05, 2^24 u32 1.03 -> 1.08, 2^27 the same
  * within 1%. PDL on top of it gained at 2^16-2^18 (up to 7%) and lost at 2^20-2^22 (up to 14%),
- * so it stays off. */
+ * so it stays off. Serpentine order (pass p walks its tiles from the last when p is even, so
+ * that it starts on what the pass before wrote last, still in L2), one H100 run of bench_sort
+ * --sizes 22,24,25,27 (u32 keys, u64 keys, u32 pairs; off -> on): 2^22 1.18/1.22/1.05 -> 1.19/1.31/1.12,
+ * 2^24 1.07/1.43/1.20 -> 1.12/1.44/1.21, 2^25 and 2^27 the same within 0.5%. */
 #define MJ_FUSED_PARTITION_DEFAULT 1
 #define MJ_PDL_DEFAULT 0
+#define MJ_SERPENTINE_DEFAULT 1
 
 /* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
  * [value scratch][partitions: a tile's 4-way split, 4 offsets (2-way passes use one)]. */
@@ -65,11 +69,12 @@ static mj_status env_digit(mj_context *ctx, const char *name, const char choices
     return MJ_OK;
 }
 
-mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl) {
+mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl, int *serpentine) {
     mj_status st = env_digit(ctx, "MERGEJIT_MERGE_WAYS", "24", 0, ways);
     if (!st) st = env_digit(ctx, "MERGEJIT_FUSED_PARTITION", "01", MJ_FUSED_PARTITION_DEFAULT,
                             fused);
     if (!st) st = env_digit(ctx, "MERGEJIT_PDL", "01", MJ_PDL_DEFAULT, pdl);
+    if (!st) st = env_digit(ctx, "MERGEJIT_SERPENTINE", "01", MJ_SERPENTINE_DEFAULT, serpentine);
     return st;
 }
 
@@ -103,7 +108,8 @@ static int uses_four(const mj_sorter *s, long long n) {
  * frames), 2-way ones through mj_partition and mj_merge (or mj_merge alone, fused: s->fused),
  * 4-way ones through mj_partition4 and mj_merge4. With s->pdl, every kernel after the
  * blocksort is launched overlapped with the one before (mj__launch_overlapped; each waits for
- * the one before as it starts). The blocksort's buffer is chosen by the parity of the pass
+ * the one before as it starts). With s->serpentine, even passes walk their tiles backwards
+ * (the merge kernels' `reverse`). The blocksort's buffer is chosen by the parity of the pass
  * count so that the last pass lands in pair 0. values_src 0 with values: index sort. The last
  * pass is told to store keys as bits again (map_out: sorts that hold float keys as ordinals,
  * see the generator's MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are
@@ -138,10 +144,11 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
                               MJ_PARTITION_THREADS, four ? pp4 : pp2, stream)))
             return st;
         map_out = keys_kept && p == passes - 1;
+        int reverse = s->serpentine && !(p & 1); /* the blocksort walks forwards */
         /* The driver reads as many entries as the kernel has parameters: mj_merge4, which has
          * no `fused`, leaves the last. */
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &map_out,
-                      &fused};
+                      &reverse, &fused};
         if ((st = launch_pass(s, four ? MJ_K_MERGE4 : MJ_K_MERGE, tiles, (unsigned)s->nt, mp,
                               stream)))
             return st;

@@ -15,10 +15,12 @@
  * - MERGEJIT_FUSED_PARTITION, *fused 1: each 2-way pass is one launch, its merge kernel
  *   finding its tiles' partitions itself; 0: a partition kernel, then the merge kernel;
  * - MERGEJIT_PDL, *pdl 1: the passes' kernels launch overlapped (programmatic dependent
- *   launch, where the code and driver allow it; mj__launch_overlapped); 0: plainly.
- * Unset, the last two take mergesort.c's defaults. MJ_ERR_INVALID_ARGUMENT, naming the
+ *   launch, where the code and driver allow it; mj__launch_overlapped); 0: plainly;
+ * - MERGEJIT_SERPENTINE, *serpentine 1: every other pass takes its tiles from the last, so
+ *   that it starts where the pass before ended; 0: every pass from the first.
+ * Unset, the last three take mergesort.c's defaults. MJ_ERR_INVALID_ARGUMENT, naming the
  * variable, for another value. */
-mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl);
+mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl, int *serpentine);
 
 /* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n
  * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */

@@ -9,7 +9,8 @@
  * Launched overlapped or not (the host's MERGEJIT_PDL): it waits for the kernel before it
  * before it reads anything, and lets the next one be scheduled at once, since that one waits
  * for this one's end in turn (its blocks only take the room this one's blocks leave, all of
- * which have started by then). */
+ * which have started by then). reverse: the blocks take the tiles from the last (the host's
+ * serpentine order: this pass starts on what the one before wrote last, still in L2). */
 #ifndef MJ_KERNEL_MERGE_CUH
 #define MJ_KERNEL_MERGE_CUH
 
@@ -21,12 +22,12 @@
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_merge(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
          mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop,
-         int map_out, int fused) {
+         int map_out, int reverse, int fused) {
     MJ_CTA_MERGE_SHARED(s_keys, s_pos);
     __shared__ mj_i64 s_split[2];
     mj_await_prior_kernels();
     mj_allow_next_kernel();
-    mj_i64 tile = blockIdx.x;
+    mj_i64 tile = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
     mj_frame f = mj_sort_frame(tile, coop, MJ_NV, n);
     mj_i64 p_begin, p_end;
     if (fused) { /* alike in the whole block */
