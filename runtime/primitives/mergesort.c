@@ -131,13 +131,13 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n, &map_out};
     if ((st = mj__launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
         return st;
-    int lanes = mj_search_lanes(tiles);
+    int lanes = mj_search_lanes(tiles), lanes4 = mj_split4_lanes(tiles);
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_frame(p, levels, ways, runs);
         int four = mj_pass_ways(p, levels, ways) == 4;
         void *pp2[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
-        void *pp4[] = {&k[cur], &n, &coop, &tiles, &partitions};
-        long long threads = four ? tiles : tiles * lanes;
+        void *pp4[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes4};
+        long long threads = tiles * (four ? lanes4 : lanes);
         if ((four || !fused) &&
             (st = launch_pass(s, four ? MJ_K_PARTITION4 : MJ_K_PARTITION,
                               (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,

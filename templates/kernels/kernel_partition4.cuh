@@ -1,6 +1,7 @@
 /* Coarse partitioning for one 4-way mergesort pass: for every tile, the 4-way split at the
  * tile's first output diagonal within its frame (templates/shared/corank.h), four offsets into
- * the frame's lists. A thread a tile; mj_merge4 reads its tile's entry and the next. 2-way
+ * the frame's lists. `lanes` threads a tile, of which the first searches (mj_split4_lanes);
+ * mj_merge4 reads its tile's entry and the next. 2-way
  * passes use mj_partition (kernel_partition.cuh), whose merge path search is shorter.
  * Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits for the pass before it
  * first. */
@@ -13,11 +14,12 @@
 #include "block/tile_io.cuh"
 
 extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 coop, mj_i64 tiles,
-                                         mj_i64 *partitions) {
+                                         mj_i64 *partitions, int lanes) {
     mj_await_prior_kernels();
     mj_allow_next_kernel();
-    mj_i64 tile = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (tile >= tiles) return;
+    mj_i64 thread = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
+    mj_i64 tile = thread / lanes;
+    if (tile >= tiles || thread % lanes) return;
     mj_frame4 f = mj_sort_frame4(tile, coop, MJ_NV, n);
     mj_i64 split[4];
     mj_corank4(keys, f.begin, f.count,

@@ -40,6 +40,20 @@ MJ_HD int mj_search_lanes(long long searches) {
     return searches <= 6144 ? 4 : searches <= 16384 ? 2 : 1;
 }
 
+/* Lanes a 4-way split of mj_partition4 when a pass makes `splits` of them: one works, the
+ * others leave at once. A split is a chain of a few hundred dependent instructions a level
+ * (corank.h), so a warp of 32 splits is as slow as its slowest lane's path through the
+ * branches of all 32; few splits leave most multiprocessors idle. Spreading them to about
+ * 32768 threads fills an H100 without adding issue slots where it is full: one H100 run of
+ * bench_sort (speed over CUB; a split a lane -> a split 8 lanes, 4-way passes): u32 keys 2^22
+ * 0.68 -> 0.75, 2^24 1.06 -> 1.14, 2^25 1.18 -> 1.23, u64 2^24 1.44 -> 1.52, but 2^27 (22800
+ * splits) 1.36 -> 1.29; 32 lanes a split lost at 2^24 and above. */
+MJ_HD int mj_split4_lanes(long long splits) {
+    int lanes = 1;
+    while (lanes < 32 && splits * lanes * 2 <= 32768) lanes *= 2;
+    return lanes;
+}
+
 /* The merge primitive's partition kernel (kernel_merge_arrays.cuh): threads a block, the
  * spacing of the entries that bound the searches of the entries between them, and the lanes
  * of such a search. */
