@@ -92,12 +92,12 @@ MJ_HD long long mj_pass_coop(int pass, long long runs) { return (2 * runs) << pa
 
 /* The input size, in bytes of keys and values, from which mergesort's passes merge four lists
  * (MJ_MERGE4_MIN_BYTES): below it every pass merges two. From one H100 run of bench_sort
- * (speed over CUB's DeviceMergeSort, 2-way passes against 4-way): u32 keys at 2^24 elements
- * (2^26 bytes) 1.03 against 1.00, u32 pairs and u64 keys at 2^24 (2^27 bytes) 0.99 against
- * 1.07 and 1.19 against 1.43, all at 2^27 1.00-1.19 against 1.18-1.75; at 2^20 4-way passes
- * halve the speed (0.49-0.59 against 0.89-1.01: the 4-way partition's chain of dependent
- * loads, a thread a split, dominates a short sort). */
-#define MJ_MERGE4_MIN_BYTES (1ll << 27)
+ * (speed over CUB's DeviceMergeSort, 2-way passes against 4-way, with fused 2-way passes,
+ * serpentine order and mj_split4_lanes): at 2^26 bytes u32 keys (2^24 elements) 1.115 against
+ * 1.131, u64 keys (2^23) 1.256 against 1.364, u32 pairs (2^23) 1.015 against 1.128; at 2^25
+ * bytes u32 keys (2^23) 1.213 against 1.029, and at 2^22 elements 4-way passes are slower
+ * still (the 4-way partition's chain of dependent instructions dominates a short sort). */
+#define MJ_MERGE4_MIN_BYTES (1ll << 26)
 
 /* The lists mergesort's passes merge (`ways` for the schedule below) for n elements of `bytes`
  * each (key and value; n * bytes fits in memory): setting 2 or 4 forces that
