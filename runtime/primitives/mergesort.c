@@ -30,7 +30,8 @@ typedef struct temp_layout {
 
 static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *t) {
     mj_temp_layout l = {0, 0};
-    size_t tiles = (size_t)mj_tile_count((long long)n, (long long)s->nt * s->vt);
+    size_t nv = (size_t)s->nt * s->vt;
+    size_t tiles = n / nv + (n % nv != 0); /* in size_t: n may be beyond what long long holds */
     t->keys = mj__temp_part(&l, n, s->key_size);
     t->keys2 = mj__temp_part(&l, indices ? n : 0, s->key_size);
     t->values = mj__temp_part(&l, n, s->value_size);
