@@ -1,8 +1,9 @@
 /* The mergesort pass profile on the GPU: mj_sorter_sort_profiled sorts as the CPU reference
- * does, at tile and run edges with MERGEJIT_MERGE_WAYS=2 and 4, its passes are the schedule's
- * model (tests/support/sort_passes_support.h) with a time each, their sum is close to an
- * unprofiled sort's time, and bad arguments leave the keys as they were. Skips (exit 77)
- * where there is no GPU; MJ_TEST_SMALL=1 keeps it short (compute-sanitizer). */
+ * does, at tile and run edges with MERGEJIT_MERGE_WAYS=2 and 4 and under the other schedule
+ * switches, its passes are the schedule's model (tests/support/sort_passes_support.h) with a
+ * time each, their sum is close to an unprofiled sort's time, and bad arguments leave the keys
+ * as they were. Skips (exit 77) where there is no GPU; MJ_TEST_SMALL=1 keeps it short
+ * (compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,27 +23,41 @@ typedef struct sort_case {
     size_t value_size;
 } sort_case;
 
-/* A mergesort sorter for c under MERGEJIT_MERGE_WAYS=ways (read as it is created), with the
- * default tile: its merge tile's elements and the tiles a blocksort run covers. */
-static mj_sorter *make_sorter(sort_case c, const char *ways, long long *nv, long long *runs) {
+/* A mergesort sorter and what its passes depend on: MERGEJIT_MERGE_WAYS ("2" or "4"), fused
+ * 2-way passes (MERGEJIT_FUSED_PARTITION) and the default tile (nv elements a merge tile, runs
+ * tiles a blocksort run). */
+typedef struct profiled_sorter {
+    mj_sorter *s;
+    sort_case c;
+    const char *ways;
+    int fused;
+    long long nv, runs;
+} profiled_sorter;
+
+/* The sorter for c, with the switches (read as it is created) set: ways, fused 2-way passes
+ * (0 or 1) and overlapped launches (MERGEJIT_PDL, 0 or 1). */
+static profiled_sorter make_sorter(sort_case c, const char *ways, int fused, int pdl) {
+    profiled_sorter p = {NULL, c, ways, fused, 0, 0};
     ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", ways, 1), 0);
-    unsetenv("MERGEJIT_FUSED_PARTITION"); /* the default: fused 2-way passes */
+    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", fused ? "1" : "0", 1), 0);
+    ck_assert_int_eq(setenv("MERGEJIT_PDL", pdl ? "1" : "0", 1), 0);
     mj_sort_desc d;
     mj_sort_desc_init(&d, c.key, MJ_ASCENDING);
     d.value_size = c.value_size;
-    mj_sorter *s = NULL;
-    mj_status st = mj_sorter_create(ctx, &d, &s);
+    mj_status st = mj_sorter_create(ctx, &d, &p.s);
     unsetenv("MERGEJIT_MERGE_WAYS");
+    unsetenv("MERGEJIT_FUSED_PARTITION");
+    unsetenv("MERGEJIT_PDL");
     ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
     int nt = 0, vt = 0;
-    mj_sorter_tile(s, &nt, &vt);
+    mj_sorter_tile(p.s, &nt, &vt);
     mj_tile t;
     ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, mj_key_kind_size(c.key), c.value_size, &t),
                      MJ_OK);
     ck_assert(t.nt == nt && t.vt == vt && t.bs_nt % nt == 0);
-    *nv = (long long)nt * vt;
-    *runs = t.bs_nt / nt;
-    return s;
+    p.nv = (long long)nt * vt;
+    p.runs = t.bs_nt / nt;
+    return p;
 }
 
 /* Host input of n elements: keys of the case's kind (all equal when `equal`), values holding
@@ -61,12 +76,13 @@ static host_input make_input(sort_case c, size_t n, int equal, uint64_t seed) {
     return h;
 }
 
-/* One profiled sort of input h (n elements), on `stream`, with temporary storage of its own
- * (own_temp) or the library's: the result is the CPU reference's, the passes the model's
- * (ways 2 or 4), each with a time. Returns the passes' summed time. */
-static double check_profiled(mj_sorter *s, sort_case c, const char *ways, long long nv,
-                             long long runs, host_input h, size_t n, int own_temp,
-                             void *stream) {
+/* One profiled sort of input h (n elements) with p's sorter, on `stream`, with temporary
+ * storage of its own (own_temp) or the library's: the result is the CPU reference's, the
+ * passes the model's, each with a time. */
+static void check_profiled(const profiled_sorter *p, host_input h, size_t n, int own_temp,
+                           void *stream) {
+    mj_sorter *s = p->s;
+    sort_case c = p->c;
     size_t ks = mj_key_kind_size(c.key), vs = c.value_size;
     void *dk = NULL, *dv = NULL, *temp = NULL;
     size_t temp_bytes = 0;
@@ -81,8 +97,8 @@ static double check_profiled(mj_sorter *s, sort_case c, const char *ways, long l
         ck_assert_int_eq(mj__dev_alloc(ctx, &temp, temp_bytes), MJ_OK);
     }
     char what[160];
-    snprintf(what, sizeof what, "%s + %zu B values, ways %s, n %zu, %s temp",
-             mj_key_kind_name(c.key), vs, ways, n, own_temp ? "own" : "library");
+    snprintf(what, sizeof what, "%s + %zu B values, ways %s, fused %d, n %zu, %s temp",
+             mj_key_kind_name(c.key), vs, p->ways, p->fused, n, own_temp ? "own" : "library");
 
     mj_sort_pass got[CAP], want[CAP];
     int count = -1;
@@ -100,7 +116,8 @@ static double check_profiled(mj_sorter *s, sort_case c, const char *ways, long l
                                        vs ? out_v : NULL, perm, n, &first);
     ck_assert_msg(bad == 0, "%s: %zu mismatches, first at %zu", what, bad, first);
 
-    int want_count = mjt_model_passes(n, nv, runs, atoi(ways), 1, ks + vs, want, CAP);
+    int want_count = mjt_model_passes(n, p->nv, p->runs, atoi(p->ways), p->fused, ks + vs, want,
+                                      CAP);
     mjt_expect_passes(got, count, want, want_count, what);
     double sum = 0;
     for (int i = 0; i < count; ++i) {
@@ -121,7 +138,6 @@ static double check_profiled(mj_sorter *s, sort_case c, const char *ways, long l
     free(out_k);
     free(out_v);
     free(perm);
-    return sum;
 }
 
 /* Sizes at the edges of a tile and of a blocksort run (and 2^20 unless small). */
@@ -141,41 +157,44 @@ START_TEST(test_profiled_sizes) {
     const char *ways = _i == 0 ? "2" : "4";
     size_t case_count = small ? 1 : sizeof cases / sizeof *cases;
     for (size_t c = 0; c < case_count; ++c) {
-        long long nv = 0, runs = 0;
-        mj_sorter *s = make_sorter(cases[c], ways, &nv, &runs);
-        size_t sizes[16], count = edge_sizes(nv, runs, sizes);
+        profiled_sorter p = make_sorter(cases[c], ways, 1, 0);
+        size_t sizes[16], count = edge_sizes(p.nv, p.runs, sizes);
         for (size_t i = 0; i < count; ++i) {
             size_t n = sizes[i];
             host_input h = make_input(cases[c], n, 0, 7 + i);
-            check_profiled(s, cases[c], ways, nv, runs, h, n, (int)(i & 1), NULL);
+            check_profiled(&p, h, n, (int)(i & 1), NULL);
             free(h.keys);
             free(h.values);
             if (i != 6 && i != 9) continue;
             h = make_input(cases[c], n, 1, 11 + i);
-            check_profiled(s, cases[c], ways, nv, runs, h, n, 1, NULL);
+            check_profiled(&p, h, n, 1, NULL);
             free(h.keys);
             free(h.values);
         }
-        mj_sorter_destroy(s);
+        mj_sorter_destroy(p.s);
     }
 }
 END_TEST
 
-/* A stream of the CUDA runtime's: the events are recorded on it and the call waits for it. */
-START_TEST(test_profiled_stream) {
+/* The other schedules, on a stream of the CUDA runtime's (the events are recorded on it and
+ * the call waits for it): _i 0 a partition kernel before each 2-way merge, 1 overlapped
+ * launches (MERGEJIT_PDL=1: the events sit between kernels that may otherwise overlap), each
+ * with 2-way passes, then with a 2-way pass and 4-way ones. */
+START_TEST(test_profiled_schedules) {
     mjt_cudart rt;
     ck_assert_int_eq(mjt_cudart_load(&rt), 0);
     void *stream = NULL;
     ck_assert_int_eq(rt.stream_create(&stream), 0);
-    sort_case c = {MJ_KEY_U64, 0};
-    long long nv = 0, runs = 0;
-    mj_sorter *s = make_sorter(c, "4", &nv, &runs);
-    size_t n = (size_t)(nv * runs) * (small ? 5 : 300) + 17;
-    host_input h = make_input(c, n, 0, 3);
-    check_profiled(s, c, "4", nv, runs, h, n, 1, stream);
-    free(h.keys);
-    free(h.values);
-    mj_sorter_destroy(s);
+    sort_case c = {MJ_KEY_U64, 4};
+    for (int w = 0; w < 2; ++w) {
+        profiled_sorter p = make_sorter(c, w ? "4" : "2", _i == 1, _i == 1);
+        size_t n = (size_t)(p.nv * p.runs) * (small ? 5 : 300) + 17; /* odd doublings */
+        host_input h = make_input(c, n, 0, 3);
+        check_profiled(&p, h, n, 1, stream);
+        free(h.keys);
+        free(h.values);
+        mj_sorter_destroy(p.s);
+    }
     rt.stream_destroy(stream);
 }
 END_TEST
@@ -207,8 +226,8 @@ START_TEST(test_profiled_time) {
     for (int r = 0; r < 2; ++r) {
         sort_case c = runs_of[r].c;
         size_t ks = mj_key_kind_size(c.key), n = (size_t)1 << runs_of[r].log2n;
-        long long nv = 0, runs = 0;
-        mj_sorter *s = make_sorter(c, runs_of[r].ways, &nv, &runs);
+        profiled_sorter ps = make_sorter(c, runs_of[r].ways, 1, 0);
+        mj_sorter *s = ps.s;
         host_input h = make_input(c, n, 0, 5);
         void *src = NULL, *dk = NULL;
         ck_assert_int_eq(mj__dev_alloc(ctx, &src, n * ks), MJ_OK);
@@ -254,9 +273,9 @@ END_TEST
 /* Each refusal leaves the keys on the device as they were and says why. */
 START_TEST(test_profiled_bad_arguments) {
     sort_case c = {MJ_KEY_U32, 0};
-    long long nv = 0, runs = 0;
-    mj_sorter *s = make_sorter(c, "2", &nv, &runs);
-    size_t n = (size_t)(nv * runs) * 3 + 5, need_temp = 0;
+    profiled_sorter ps = make_sorter(c, "2", 1, 0);
+    mj_sorter *s = ps.s;
+    size_t n = (size_t)(ps.nv * ps.runs) * 3 + 5, need_temp = 0;
     host_input h = make_input(c, n, 0, 9);
     uint32_t *back = malloc(n * 4 + 4);
     void *dk = NULL, *temp = NULL;
@@ -310,7 +329,7 @@ int main(void) {
     TCase *tc = tcase_create("profile");
     tcase_set_timeout(tc, 1200);
     tcase_add_loop_test(tc, test_profiled_sizes, 0, 2);
-    tcase_add_test(tc, test_profiled_stream);
+    tcase_add_loop_test(tc, test_profiled_schedules, 0, 2);
     if (!small) tcase_add_test(tc, test_profiled_time);
     tcase_add_test(tc, test_profiled_bad_arguments);
     suite_add_tcase(s, tc);
