@@ -9,6 +9,14 @@
 // of --reps is reported. Temporary storage of both sides is allocated once per size, outside
 // the timed region. The mergejit sorter is built once per case, before any timing.
 //
+// After the timed runs of a (case, size): the copy bandwidth of the same run (the untimed
+// restore, a device-to-device copy of the keys and values, timed --reps times: bytes read plus
+// written over the median time) and one profiled mergejit sort (mj_sorter_sort_profiled: events
+// between the passes), also checked against CUB's output. A second table, after the first,
+// gives per (case, size) the passes, each kind's bandwidth (bytes read plus written over GPU
+// time, summed over the passes of that kind) beside the copy's, and the profiled sort's total
+// against the timed median (what the events cost).
+//
 //   bench_sort [--sizes 20,24,27] [--cases u32,u64,...] [--reps 7] [--quick] [--csv FILE]
 //              [--device N] [--seed S]
 
@@ -24,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "bench_common.h"
@@ -56,7 +65,54 @@ static const char *source_name(int source)
 
 struct Timing {
     double cub_ms, mj_ms;
+    double copy_ms;                      // the keys+values copy, median of reps
+    std::vector<mj_sort_pass> passes;    // the profiled sort's
 };
+
+// Bytes over milliseconds summed over the passes of one kind, in GB/s; -1 when there is none.
+static double kind_gbs(const std::vector<mj_sort_pass> &passes, mj_pass_kind kind)
+{
+    double bytes = 0, ms = 0;
+    for (const mj_sort_pass &p : passes)
+        if (p.kind == kind) {
+            bytes += (double)p.bytes;
+            ms += p.ms;
+        }
+    return ms > 0 ? bytes / (ms * 1e6) : -1;
+}
+
+// One row of the pass table (and the CSV's pass columns).
+struct PassRow {
+    char passes[64];
+    double bs_gbs, m2_gbs, m4_gbs, copy_gbs, profiled_ms, timed_ms;
+};
+
+static PassRow pass_row(const Timing &t, size_t bytes)
+{
+    PassRow r;
+    mj_sort_passes_text(t.passes.data(), (int)t.passes.size(), r.passes, sizeof r.passes);
+    r.bs_gbs = kind_gbs(t.passes, MJ_PASS_BLOCKSORT);
+    r.m2_gbs = kind_gbs(t.passes, MJ_PASS_MERGE2);
+    r.m4_gbs = kind_gbs(t.passes, MJ_PASS_MERGE4);
+    r.copy_gbs = t.copy_ms > 0 ? 2.0 * (double)bytes / (t.copy_ms * 1e6) : -1;
+    r.profiled_ms = 0;
+    for (const mj_sort_pass &p : t.passes)
+        r.profiled_ms += p.ms;
+    r.timed_ms = t.mj_ms;
+    return r;
+}
+
+// A bandwidth column: "-" for none.
+static void print_gbs(FILE *f, const char *fmt, double gbs)
+{
+    if (gbs < 0)
+        fprintf(f, fmt, "-");
+    else {
+        char num[32];
+        snprintf(num, sizeof num, "%.0f", gbs);
+        fprintf(f, fmt, num);
+    }
+}
 
 
 // Reports the first element where the two outputs differ and exits.
@@ -161,8 +217,31 @@ static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uin
             (side == 0 ? cub_ms : mj_ms).push_back(ms);
         }
     }
+
+    // The copy bandwidth of this run: the restore alone, timed.
+    std::vector<float> copy_ms;
+    for (int r = 0; r < reps; r++) {
+        CUDA_CHECK(cudaEventRecord(start, stream));
+        restore();
+        CUDA_CHECK(cudaEventRecord(stop, stream));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0.0f;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        copy_ms.push_back(ms);
+    }
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
+
+    // One profiled sort: its passes, and its output checked as the warm-up's was.
+    int count = 0;
+    MJ_CHECK(mj_sorter_sort_passes(sorter, n, nullptr, 0, &count));
+    std::vector<mj_sort_pass> passes((size_t)count);
+    restore();
+    MJ_CHECK(mj_sorter_sort_profiled(sorter, d_keys, d_vals, n, d_mj_temp, mj_temp_bytes, stream,
+                                     passes.data(), count, &count));
+    download(h_mj);
+    if (memcmp(h_cub, h_mj, total) != 0)
+        mismatch(c, n, h_cub, h_mj);
 
     CUDA_CHECK(cudaFree(d_cub_temp));
     CUDA_CHECK(cudaFree(d_mj_temp));
@@ -179,6 +258,8 @@ static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uin
     Timing t;
     t.cub_ms = median(cub_ms);
     t.mj_ms = median(mj_ms);
+    t.copy_ms = median(copy_ms);
+    t.passes = passes;
     return t;
 }
 
@@ -188,6 +269,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench_sort [options]\n"
+            "Prints mergejit's speed over CUB's per case and size, then a table of mergejit's\n"
+            "passes (one profiled sort each) with their bandwidth beside a copy's.\n"
             "  --sizes L,L,...   log2 of the element counts (default 20,24,27; each 1..30)\n"
             "  --cases C,C,...   of u32,u64,f32,f64,rec16,pairs_u32,pairs_u64 (default all)\n"
             "  --reps N          timed runs per side, median reported (default 7)\n"
@@ -332,7 +415,7 @@ int main(int argc, char **argv)
             return 1;
         }
         fprintf(csv, "case,n,cub_ms,mj_ms,cub_gkeys_s,mj_gkeys_s,ratio,nt,vt,build_ms,source,"
-                     "device\n");
+                     "device,passes,bs_gb_s,merge2_gb_s,merge4_gb_s,copy_gb_s,profiled_ms\n");
     }
 
     printf("mergejit %s vs CUB %d.%d.%d cub::DeviceMergeSort (StableSortKeys/StableSortPairs)\n",
@@ -352,6 +435,9 @@ int main(int argc, char **argv)
            "ratio(mj/cub)");
     fflush(stdout);
 
+    // The pass table's rows, printed after the ratio table.
+    std::vector<std::pair<const char *, size_t>> row_names;
+    std::vector<PassRow> rows;
     for (int k : cases) {
         const Case &c = kCases[k];
         auto t0 = std::chrono::steady_clock::now();
@@ -379,16 +465,42 @@ int main(int argc, char **argv)
             double mj_g = (double)n / (t.mj_ms * 1e6);
             printf("%-10s %11zu %13.3f %13.3f %14.3f\n", c.name, n, cub_g, mj_g, mj_g / cub_g);
             fflush(stdout);
+            PassRow row = pass_row(t, n * (c.key_size + c.value_size));
+            row_names.push_back({c.name, n});
+            rows.push_back(row);
             if (csv) {
-                fprintf(csv, "%s,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%d,%.1f,%d,\"%s\"\n", c.name, n,
+                fprintf(csv, "%s,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%d,%.1f,%d,\"%s\",%s,", c.name, n,
                         t.cub_ms, t.mj_ms, cub_g, mj_g, mj_g / cub_g, nt, vt,
-                        mj_sorter_build_ms(sorter), mj_sorter_source(sorter), prop.name);
+                        mj_sorter_build_ms(sorter), mj_sorter_source(sorter), prop.name,
+                        row.passes);
+                const double gbs[] = {row.bs_gbs, row.m2_gbs, row.m4_gbs, row.copy_gbs};
+                for (double g : gbs)
+                    print_gbs(csv, "%s,", g);
+                fprintf(csv, "%.4f\n", row.profiled_ms);
                 fflush(csv);
             }
         }
         CUDA_CHECK(cudaStreamSynchronize(stream));
         mj_sorter_destroy(sorter);
     }
+
+    printf("\npasses over device memory (one profiled mergejit sort a row: events between the "
+           "passes);\nGB/s = bytes read + written / GPU time, summed over the passes of a kind; "
+           "copy = a\ndevice-to-device copy of the keys+values in the same run, median of %d; "
+           "prof_ms = the\npasses summed; timed_ms = mergejit's timed median (unprofiled)\n\n",
+           reps);
+    printf("%-10s %11s %-12s %8s %9s %9s %9s %9s %9s\n", "case", "n", "passes", "bs_GB/s",
+           "2way_GB/s", "4way_GB/s", "copy_GB/s", "prof_ms", "timed_ms");
+    for (size_t i = 0; i < rows.size(); i++) {
+        const PassRow &r = rows[i];
+        printf("%-10s %11zu %-12s", row_names[i].first, row_names[i].second, r.passes);
+        print_gbs(stdout, " %8s", r.bs_gbs);
+        print_gbs(stdout, " %9s", r.m2_gbs);
+        print_gbs(stdout, " %9s", r.m4_gbs);
+        print_gbs(stdout, " %9s", r.copy_gbs);
+        printf(" %9.3f %9.3f\n", r.profiled_ms, r.timed_ms);
+    }
+    fflush(stdout);
 
     if (csv && fclose(csv) != 0) {
         fprintf(stderr, "bench_sort: writing %s failed\n", csv_path);

@@ -362,6 +362,53 @@ MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indi
 MJ_API mj_status mj_sorter_sort(mj_sorter *sorter, void *keys, void *values, size_t n,
                                 void *temp, size_t temp_bytes, void *stream);
 
+/* A mergesort's passes over device memory, for profiling (mj_sorter_sort_passes,
+ * mj_sorter_sort_profiled). A sort of n > 0 elements runs one blocksort pass, then merge
+ * passes of two or four lists (see MERGEJIT_MERGE_WAYS in the README); n == 0 runs none. */
+typedef enum mj_pass_kind {
+    MJ_PASS_BLOCKSORT = 0, /* each block sorts its tile (or its run of tiles) */
+    MJ_PASS_MERGE2 = 1,    /* 2-way merge pass: the sorted lists double in length */
+    MJ_PASS_MERGE4 = 2     /* 4-way merge pass: they grow fourfold */
+} mj_pass_kind;
+
+typedef struct mj_sort_pass {
+    mj_pass_kind kind;
+    int launches;  /* kernels the pass launches: 1 for the blocksort and a fused 2-way pass
+                      (MERGEJIT_FUSED_PARTITION), 2 for a partition and a merge kernel */
+    double ms;     /* GPU time between the events recorded before and after the pass
+                      (mj_sorter_sort_profiled); 0 from mj_sorter_sort_passes */
+    size_t bytes;  /* bytes the pass reads plus writes at least: every key and value once
+                      each way, n * (key size + value size) * 2 (partition searches and
+                      scattered reads come on top) */
+} mj_sort_pass;
+
+/* The passes a sort of n elements runs with this sorter, without running it (no device is
+ * needed: compile-only contexts answer too): *count gets their number and passes[0 ..
+ * min(*count, capacity)) their kind, launches and bytes (ms 0). passes may be NULL when
+ * capacity is 0 (a count only). For MJ_MERGESORT sorters; MJ_LOCALITY_SORT sorters give
+ * MJ_ERR_UNSUPPORTED (their queued passes are not profiled), other primitives
+ * MJ_ERR_INVALID_ARGUMENT. */
+MJ_API mj_status mj_sorter_sort_passes(const mj_sorter *sorter, size_t n, mj_sort_pass *passes,
+                                       int capacity, int *count);
+
+/* mj_sorter_sort (same arguments, checks and result) with a profile of its passes: records a
+ * CUDA event on `stream` before the blocksort and after each pass, waits for the stream
+ * (unlike mj_sorter_sort, it returns once the sort is done) and fills passes[0 .. *count) as
+ * mj_sorter_sort_passes does, with each pass's GPU time. Give capacity of at least the count
+ * mj_sorter_sort_passes reports for n: with less, it returns MJ_ERR_INVALID_ARGUMENT with
+ * *count set to the number needed, and sorts nothing. The unprofiled mj_sorter_sort launches
+ * the same kernels without the events; the events may add a few microseconds a pass, and may
+ * keep overlapped launches (MERGEJIT_PDL=1) from overlapping across passes. */
+MJ_API mj_status mj_sorter_sort_profiled(mj_sorter *sorter, void *keys, void *values, size_t n,
+                                         void *temp, size_t temp_bytes, void *stream,
+                                         mj_sort_pass *passes, int capacity, int *count);
+
+/* The passes for people, e.g. "bs+11x2" or "bs+1x2+5x4": "bs" for the blocksort, then each
+ * run of merge passes of one kind in order, as count x lists; "none" for no pass. Writes at
+ * most cap bytes (NUL-terminated when cap > 0) to text and returns the length of the whole
+ * text, as snprintf does. */
+MJ_API int mj_sort_passes_text(const mj_sort_pass *passes, int count, char *text, size_t cap);
+
 /* Writes to `indices` the stable permutation that sorts `keys`, leaving the keys as they are:
  * keys[indices[0]], keys[indices[1]], ... is sorted. The sorter's value_size is the index
  * width: 4 (uint32_t, n <= 2^32) or 8 (uint64_t). */

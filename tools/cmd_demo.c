@@ -18,9 +18,13 @@ static const char usage[] =
     "Usage: mergejit demo [options]\n"
     "\n"
     "Sorts random keys on the GPU, checks the result against a CPU stable sort in the same\n"
-    "order, then times --reps sorts and prints the median and the throughput. Prints PASS or\n"
-    "FAIL (exit status 1). Without a GPU (no driver or no device) it says so on one line,\n"
-    "builds the sorter for --sm in a compile-only context and reports what the JIT cost.\n"
+    "order, then times --reps sorts and prints the median and the throughput. A mergesort\n"
+    "then sorts once more, timed pass by pass, for a 'passes:' line: the passes (e.g.\n"
+    "bs+11x2: the blocksort, then 11 2-way merge passes; 4-way ones read x4), their launches\n"
+    "and summed time, and each kind's bandwidth (bytes read and written / time) beside a\n"
+    "device-to-device copy of the keys and values. Prints PASS or FAIL (exit status 1).\n"
+    "Without a GPU (no driver or no device) it says so on one line, builds the sorter for\n"
+    "--sm in a compile-only context and reports what the JIT cost.\n"
     "\n"
     "Options:\n"
     "  --primitive P mergesort (default); merge: the two halves of the keys, each sorted on\n"
@@ -59,7 +63,7 @@ static const char usage[] =
     "                the ranks' counts and the slowest rank's time printed. NCCL is\n"
     "                opened at run time: MERGEJIT_NCCL=<path> names the library\n"
     "  --sm SM       target when no GPU is found: 90, sm_90 or 9.0 (default 90)\n"
-    "  --reps R      timed sorts (default 5; 0 skips timing)\n"
+    "  --reps R      timed sorts (default 5; 0 skips timing and the passes line)\n"
     "  --seed S      random seed, decimal or 0x hex (default 1)\n"
     "  -h, --help    show this help\n";
 
@@ -519,6 +523,10 @@ int cmd_demo(int argc, char **argv)
     }
     if (rc == CLI_OK && o.reps > 0)
         rc = time_runs(ctx, &o, n, &job, &h);
+    if (rc == CLI_OK && o.reps > 0 && o.primitive == MJ_MERGESORT) {
+        demo_sort_buffers b = {sorter, d.keys, d.values, d.temp, job.temp_bytes};
+        rc = demo_print_passes(ctx, &o, n, &b, &h);
+    }
     if (sorter)
         cli_print_later_build(sorter); /* what the first sort that needed more kernels built */
     if (rc == CLI_OK) {

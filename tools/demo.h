@@ -110,6 +110,21 @@ int demo_verdict(int failed);
  * are not NULL and destroys s (may be NULL). */
 void demo_release(mj_context *ctx, void *const *dev, size_t n, mj_sorter *s);
 
+/* A mergesort's device side, for demo_print_passes: the sorter, the keys and values (sorted
+ * in place; values NULL without) and the temporary storage. */
+typedef struct demo_sort_buffers {
+    mj_sorter *sorter;
+    void *keys, *values, *temp;
+    size_t temp_bytes;
+} demo_sort_buffers;
+/* Mergesort's passes (demo_passes.c): a device-to-device copy of the keys and values timed
+ * --reps times (into the temporary storage, h->times for the timings), the input uploaded
+ * again, one profiled sort (mj_sorter_sort_profiled), and one line: the passes, their launches
+ * and time, each kind's bandwidth beside the copy's. CLI_OK, or CLI_FAILURE after printing
+ * why. */
+int demo_print_passes(mj_context *ctx, const demo_opts *o, size_t n, const demo_sort_buffers *b,
+                      const demo_host *h);
+
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,
                           const unsigned char *keys_out, const unsigned char *values_out,

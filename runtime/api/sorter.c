@@ -178,5 +178,5 @@ mj_status mj_sorter_sort(mj_sorter *s, void *keys, void *values, size_t n, void 
     if (st || (st = mj__check_values(s, values, n))) return st;
     if (s->primitive == MJ_LOCALITY_SORT)
         return mj__locality_sort(s, keys, values, n, temp, temp_bytes, stream);
-    return mj__mergesort_sort(s, keys, values, n, temp, temp_bytes, stream);
+    return mj__mergesort_sort(s, keys, values, n, temp, temp_bytes, stream, NULL);
 }

@@ -34,7 +34,8 @@ typedef struct temp_layout {
 
 static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *t) {
     mj_temp_layout l = {0, 0};
-    size_t tiles = (size_t)mj_tile_count((long long)n, (long long)s->nt * s->vt);
+    size_t nv = (size_t)s->nt * s->vt;
+    size_t tiles = n / nv + (n % nv != 0); /* in size_t: n may be beyond what long long holds */
     t->keys = mj__temp_part(&l, n, s->key_size);
     t->keys2 = mj__temp_part(&l, indices ? n : 0, s->key_size);
     t->values = mj__temp_part(&l, n, s->value_size);
@@ -95,12 +96,40 @@ static plan plan_of(const mj_sorter *s, long long n) {
     return p;
 }
 
+mj_status mj__mergesort_passes(const mj_sorter *s, size_t n, mj_sort_pass *out, int capacity,
+                               int *count) {
+    temp_layout t;
+    mj_status st = layout(s, n, 0, &t);
+    if (st) return st;
+    *count = 0;
+    if (n == 0) return MJ_OK; /* nothing is launched */
+    plan p = plan_of(s, (long long)n);
+    size_t bytes, element = s->key_size + s->value_size;
+    if (__builtin_mul_overflow(n, 2 * element, &bytes)) bytes = SIZE_MAX; /* cannot fit anyway */
+    *count = 1 + p.passes;
+    for (int i = 0; i < *count && i < capacity; ++i) {
+        int four = i > 0 && mj_pass_ways(i - 1, p.levels, p.ways) == 4;
+        out[i].kind = i == 0 ? MJ_PASS_BLOCKSORT : four ? MJ_PASS_MERGE4 : MJ_PASS_MERGE2;
+        out[i].launches = i > 0 && (four || !s->fused) ? 2 : 1;
+        out[i].ms = 0;
+        out[i].bytes = bytes;
+    }
+    return MJ_OK;
+}
+
 /* Whether a sort of n elements runs a 4-way pass (whose kernels the sorter builds late). */
 static int uses_four(const mj_sorter *s, long long n) {
     plan p = plan_of(s, n);
     for (int i = 0; i < p.passes; ++i)
         if (mj_pass_ways(i, p.levels, p.ways) == 4) return 1;
     return 0;
+}
+
+/* Records marks[i] on the stream, when there are marks (a profiled sort). */
+static mj_status mark(mj_sorter *s, CUevent *marks, int i, CUstream stream) {
+    if (!marks) return MJ_OK;
+    CUresult r = s->ctx->cu->event_record(marks[i], stream);
+    return r == CUDA_SUCCESS ? MJ_OK : mj__fail_cuda(s->ctx, r, "recording a pass's event");
 }
 
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
@@ -113,10 +142,12 @@ static int uses_four(const mj_sorter *s, long long n) {
  * count so that the last pass lands in pair 0. values_src 0 with values: index sort. The last
  * pass is told to store keys as bits again (map_out: sorts that hold float keys as ordinals,
  * see the generator's MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are
- * not kept (keys_kept 0: index sorts). */
+ * not kept (keys_kept 0: index sorts). marks, when not NULL (a profiled sort), are events
+ * recorded on the stream before the blocksort (marks[0]) and after each pass (marks[1] after
+ * the blocksort, marks[2 + p] after merge pass p); the launches are the same either way. */
 static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
                           CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
-                          long long n, int keys_kept, CUstream stream) {
+                          long long n, int keys_kept, CUstream stream, CUevent *marks) {
     plan pl = plan_of(s, n);
     long long nv = pl.nv, runs = pl.runs, tiles = pl.tiles;
     long long bs_tiles = mj_tile_count(n, nv * runs);
@@ -129,7 +160,9 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
 
     int map_out = keys_kept && passes == 0;
     void *bs_params[] = {&keys_src, &values_src, &k[cur], &v[cur], &n, &map_out};
-    if ((st = mj__launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)))
+    if ((st = mark(s, marks, 0, stream)) ||
+        (st = mj__launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)) ||
+        (st = mark(s, marks, 1, stream)))
         return st;
     int lanes = mj_search_lanes(tiles), lanes4 = mj_split4_lanes(tiles);
     for (int p = 0; p < passes; ++p) {
@@ -150,7 +183,8 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &map_out,
                       &reverse, &fused};
         if ((st = launch_pass(s, four ? MJ_K_MERGE4 : MJ_K_MERGE, tiles, (unsigned)s->nt, mp,
-                              stream)))
+                              stream)) ||
+            (st = mark(s, marks, 2 + p, stream)))
             return st;
         cur ^= 1;
     }
@@ -160,7 +194,7 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
 /* Common body of sort and sort_indices: checks, temporary storage, schedule. */
 static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const void *values,
                      void *values_final, size_t n, int indices, void *temp, size_t temp_bytes,
-                     void *stream) {
+                     void *stream, CUevent *marks) {
     mj_context *ctx = s->ctx;
     temp_layout t;
     mj_status st;
@@ -196,15 +230,15 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     v[0] = DPTR(values_final);
     v[1] = s->value_size ? base + t.values : 0;
     st = schedule(s, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n, !indices,
-                  rn.stream);
+                  rn.stream, marks);
     mj__run_end(s, &rn);
     mj__ctx_leave(ctx);
     return st;
 }
 
 mj_status mj__mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
-                             size_t temp_bytes, void *stream) {
-    return run(s, keys, keys, values, values, n, 0, temp, temp_bytes, stream);
+                             size_t temp_bytes, void *stream, CUevent *marks) {
+    return run(s, keys, keys, values, values, n, 0, temp, temp_bytes, stream, marks);
 }
 
 mj_status mj_sorter_sort_indices(mj_sorter *s, const void *keys, void *indices, size_t n,
@@ -220,5 +254,5 @@ mj_status mj_sorter_sort_indices(mj_sorter *s, const void *keys, void *indices, 
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE,
                         "%zu elements need 8-byte indices (value_size 8)", n);
     if (!indices && n) return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "indices is NULL");
-    return run(s, keys, NULL, NULL, indices, n, 1, temp, temp_bytes, stream);
+    return run(s, keys, NULL, NULL, indices, n, 1, temp, temp_bytes, stream, NULL);
 }

@@ -26,8 +26,15 @@ mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl, in
  * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */
 mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes);
 
-/* Runs a mergesort in place for mj_sorter_sort, which has checked the values. */
+/* The passes of a mergesort of n elements (mj_sorter_sort_passes): *count of them, the first
+ * min(*count, capacity) described in out (ms 0). MJ_ERR_TOO_LARGE as mj__mergesort_temp. */
+mj_status mj__mergesort_passes(const mj_sorter *s, size_t n, mj_sort_pass *out, int capacity,
+                               int *count);
+
+/* Runs a mergesort in place for mj_sorter_sort, which has checked the values. marks: NULL, or
+ * (a profiled sort) the count of mj__mergesort_passes plus one events, recorded on the stream
+ * before the first pass and after each. */
 mj_status mj__mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
-                             size_t temp_bytes, void *stream);
+                             size_t temp_bytes, void *stream, CUevent *marks);
 
 #endif

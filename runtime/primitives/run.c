@@ -92,7 +92,7 @@ mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, un
     return launched(s, k, s->ctx->cu->launch_ex(&config, m->fn[k], params, NULL));
 }
 
-mj_status mj__sorter_expect(mj_sorter *s, unsigned mask, const char *function) {
+mj_status mj__sorter_expect(const mj_sorter *s, unsigned mask, const char *function) {
     if (mask & (1u << s->primitive)) return MJ_OK;
     return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s cannot run a sorter built for %s",
                     function, mj_primitive_name(s->primitive));

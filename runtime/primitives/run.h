@@ -49,7 +49,7 @@ typedef struct mj_temp_layout {
 size_t mj__temp_part(mj_temp_layout *t, size_t count, size_t size);
 
 /* The sorter was built for one of the primitives in `mask` (bits 1 << MJ_*); else fails. */
-mj_status mj__sorter_expect(mj_sorter *s, unsigned mask, const char *function);
+mj_status mj__sorter_expect(const mj_sorter *s, unsigned mask, const char *function);
 
 /* Temporary storage of `need` bytes for a run, inside the context: mj__run_check_temp checks
  * the caller's (temp, temp_bytes) before anything else; mj__run_begin checks the pointer or,
