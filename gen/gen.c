@@ -156,8 +156,17 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     }
 }
 
+unsigned mj__primitive_later_part(mj_primitive primitive, int i) {
+    static const unsigned mergesort[MJ_LATER_PARTS] = {K(MJ_K_PARTITION4) | K(MJ_K_MERGE4),
+                                                       K(MJ_K_PARTITION)};
+    if (primitive != MJ_MERGESORT || i < 0 || i >= MJ_LATER_PARTS) return 0;
+    return mergesort[i];
+}
+
 unsigned mj__primitive_later_kernels(mj_primitive primitive) {
-    return primitive == MJ_MERGESORT ? K(MJ_K_PARTITION4) | K(MJ_K_MERGE4) : 0;
+    unsigned all = 0;
+    for (int i = 0; i < MJ_LATER_PARTS; ++i) all |= mj__primitive_later_part(primitive, i);
+    return all;
 }
 #undef K
 

@@ -47,9 +47,14 @@ typedef enum mj_kernel_id {
 const char *mj__kernel_name(mj_kernel_id id);
 /* Bit k set: the primitive's module has kernel k. */
 unsigned mj__primitive_kernels(mj_primitive primitive);
-/* Those of the primitive's kernels that only some runs use, which a sorter compiled at run
- * time builds on the first run that needs them (mergesort: the 4-way merge passes' two,
- * for large inputs); 0 for primitives whose every run uses every kernel. */
+/* Those of the primitive's kernels that only some runs use, in parts: a sorter compiled at
+ * run time builds a part, as one module with a cache entry of its own, on the first run that
+ * needs one of its kernels. Part i (0 <= i < MJ_LATER_PARTS) of the primitive, 0 past its
+ * last; mergesort: the 4-way passes' partition and merge (large inputs), then the 2-way
+ * partition (2-way passes under MERGEJIT_FUSED_PARTITION=0). mj__primitive_later_kernels is
+ * their union, 0 for primitives whose every run uses every kernel. */
+#define MJ_LATER_PARTS 2
+unsigned mj__primitive_later_part(mj_primitive primitive, int i);
 unsigned mj__primitive_later_kernels(mj_primitive primitive);
 /* About what NVRTC takes to build the kernel's program, relative to the module's other kernels
  * (0 when not measured): a build starts its programs in decreasing order of it, so that on

@@ -300,12 +300,14 @@ typedef struct mj_sorter mj_sorter;
  * `desc`. A comparator or type that does not compile gives MJ_ERR_COMPILE with NVRTC's log in
  * the message. A run function for another primitive returns MJ_ERR_INVALID_ARGUMENT.
  * A mergesort sorter that is compiled (not taken from a bundle) builds at create only the
- * three kernels every sort runs (blocksort, 2-way partition and merge); the two kernels of
- * 4-way merge passes (sorts of at least 2^27 bytes of keys plus values, or any size under
- * MERGEJIT_MERGE_WAYS=4) are built, or loaded from memory or the disk cache, by the first
- * sort that uses them, once however many threads sort on the sorter at once. A failure there
- * is that sort's status and message, before anything is launched. Compile-only contexts and
- * MJ_CONTEXT_BUILD_ALL build them at create; bundles hold them. */
+ * two kernels every sort runs (blocksort and the 2-way merge, which finds its own splits);
+ * the rest come in two later parts, each built, or loaded from memory or the disk cache, by
+ * the first sort that launches one of its kernels, once however many threads sort on the
+ * sorter at once: the two kernels of 4-way merge passes (sorts of at least 2^27 bytes of keys
+ * plus values, or any size under MERGEJIT_MERGE_WAYS=4), and the 2-way partition kernel (sorts
+ * with 2-way passes under MERGEJIT_FUSED_PARTITION=0, read at create). A failure there is
+ * that sort's status and message, before anything is launched. Compile-only contexts and
+ * MJ_CONTEXT_BUILD_ALL build both parts at create; bundles hold every kernel. */
 MJ_API mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out);
 MJ_API void mj_sorter_destroy(mj_sorter *sorter);
 
@@ -331,11 +333,15 @@ typedef struct mj_build_times {
 /* The sorter's build times at create when it was compiled with NVRTC (mj_sorter_source 0);
  * otherwise programs and threads 0 and the times -1. */
 MJ_API void mj_sorter_build_times(const mj_sorter *sorter, mj_build_times *out);
-/* The kernels a sorter built after its create part (mj_sorter_create says which; a
- * compile-only or MJ_CONTEXT_BUILD_ALL context builds them right after that part, still in
- * the create call): once they are built, returns 1 and fills what is asked (any may be NULL)
- * as mj_sorter_source, mj_sorter_build_ms and mj_sorter_build_times do for the create part;
- * else 0 (not built yet, or nothing to build later), leaving them alone. */
+/* The later parts a sorter has built so far (mj_sorter_create says which parts there are; a
+ * compile-only or MJ_CONTEXT_BUILD_ALL context builds them all right after the create part,
+ * still in the create call): returns how many, and fills what is asked (any may be NULL) for
+ * them together as mj_sorter_source, mj_sorter_build_ms and mj_sorter_build_times do for the
+ * create part: the source is the costliest way one arrived (compiled with NVRTC if any was,
+ * else from the disk cache if any was, else from memory), the milliseconds and the build
+ * times' programs and summed times add up over the parts (which build one after another),
+ * threads and slowest_ms are the largest. Returns 0 (none built yet, or nothing to build
+ * later) leaving them alone. */
 MJ_API int mj_sorter_later_build(const mj_sorter *sorter, int *source, double *ms,
                                  mj_build_times *times);
 /* The merge tile in use: threads per block and values per thread. (The blocksort pass may run

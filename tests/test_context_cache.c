@@ -76,7 +76,7 @@ static int build_in_new_context(const char *dir, const mj_sort_desc *desc, doubl
 START_TEST(cache_path)
 {
     char *dir = mjt_tmpdir();
-    /* A merge: its kernels are one cache entry (a mergesort's are two: mergesort_parts). */
+    /* A merge: its kernels are one cache entry (a mergesort's are three: mergesort_parts). */
     mj_sort_desc desc = u32_desc();
     desc.primitive = MJ_MERGE;
 
@@ -267,7 +267,7 @@ START_TEST(two_processes)
         mj_context *ctx = mjt_compile_context(90, dir);
         size_t removed = 0;
         ck_assert_int_eq(mj_cache_clear(ctx, &removed), MJ_OK);
-        ck_assert_uint_eq(removed, round == 0 ? 0 : 2);
+        ck_assert_uint_eq(removed, round == 0 ? 0 : 3);
         mj_context_destroy(ctx);
 
         int barrier[2];
@@ -292,7 +292,7 @@ START_TEST(two_processes)
         }
         int n_entries, n_temps;
         scan_dir(dir, &n_entries, &n_temps, NULL, 0);
-        ck_assert_int_eq(n_entries, 2); /* the mergesort's two parts, each once */
+        ck_assert_int_eq(n_entries, 3); /* the mergesort's three parts, each once */
         ck_assert_int_eq(n_temps, 0);
     }
     mj_sort_desc desc = u32_desc();
@@ -302,10 +302,11 @@ START_TEST(two_processes)
 }
 END_TEST
 
-/* The two parts of a mergesort sorter, as a compile-only context builds them at create: the 3
- * kernels of every sort (mj_sorter_build_times), then the 4-way passes' 2
- * (mj_sorter_later_build); two cache entries, found in memory by the same context and on disk
- * by a new one; mj_sorter_resources covers both. A merge sorter builds nothing later. */
+/* The three parts of a mergesort sorter, as a compile-only context builds them at create: the
+ * 2 kernels of every sort (blocksort and merge: mj_sorter_build_times), then the 4-way passes'
+ * 2 and the 2-way partition (mj_sorter_later_build: 2 builds, 3 programs); three cache
+ * entries, found in memory by the same context and on disk by a new one; mj_sorter_resources
+ * covers them all. A merge sorter builds nothing later. */
 START_TEST(mergesort_parts)
 {
     char *dir = mjt_tmpdir();
@@ -319,16 +320,18 @@ START_TEST(mergesort_parts)
         }
         mj_sorter *s = NULL;
         ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+        ck_assert_uint_eq(s->mod->kernels, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE);
         mj_build_times now, later;
         int source = -1;
         double ms = -1;
         mj_sorter_build_times(s, &now);
-        ck_assert_int_eq(mj_sorter_later_build(s, &source, &ms, &later), 1);
+        ck_assert_int_eq(mj_sorter_later_build(s, &source, &ms, &later), 2);
         ck_assert_int_eq(mj_sorter_source(s), want[round]);
         ck_assert_int_eq(source, want[round]);
         ck_assert(ms >= 0);
-        ck_assert_int_eq(now.programs, round ? 0 : 3);
-        ck_assert_int_eq(later.programs, round ? 0 : 2);
+        ck_assert_int_eq(now.programs, round ? 0 : 2);
+        ck_assert_int_eq(later.programs, round ? 0 : 3);
+        if (round == 0) ck_assert(later.frontend_ms > 0 && later.slowest_ms > 0);
         int regs = 0;
         long spills = -1;
         mj_sorter_resources(s, &regs, &spills);
@@ -337,7 +340,7 @@ START_TEST(mergesort_parts)
         size_t entries = 0;
         uint64_t bytes = 0;
         ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
-        ck_assert_uint_eq(entries, 2);
+        ck_assert_uint_eq(entries, 3);
     }
     desc.primitive = MJ_MERGE;
     mj_sorter *s = NULL;
@@ -353,13 +356,43 @@ START_TEST(mergesort_parts)
 }
 END_TEST
 
-static void *build_later(void *sorter) {
-    return (void *)(intptr_t)mj__sorter_build_later(sorter);
+/* A compile-only sorter whose later parts are unbuilt again (reset here; the context keeps
+ * them in memory), and the kernels asked for. */
+typedef struct later_ask {
+    mj_sorter *sorter;
+    unsigned need;
+} later_ask;
+
+static void *build_later(void *arg) {
+    const later_ask *a = arg;
+    return (void *)(intptr_t)mj__sorter_build_later(a->sorter, a->need);
 }
 
-/* The sorter's later build (primitives/run.h) from several threads at once, its part unbuilt
- * (reset here; it is in the context's memory): every thread succeeds and one module, the
- * context's, is published. */
+static const mj_module *part_of(mj_sorter *s, int i) { return atomic_load(&s->later[i].mod); }
+
+/* Each later part's module as create built it, then every part unbuilt. */
+static void unbuild_parts(mj_sorter *s, const mj_module *built[MJ_LATER_PARTS]) {
+    for (int i = 0; i < MJ_LATER_PARTS; ++i) {
+        built[i] = part_of(s, i);
+        ck_assert_ptr_nonnull(built[i]);
+        ck_assert_uint_eq(built[i]->kernels, mj__primitive_later_part(MJ_MERGESORT, i));
+        ck_assert_uint_eq(s->mod->kernels & built[i]->kernels, 0);
+        atomic_store(&s->later[i].mod, NULL);
+    }
+}
+
+/* The index of the later part holding kernel k. */
+static int part_with(mj_kernel_id k) {
+    for (int i = 0; i < MJ_LATER_PARTS; ++i)
+        if (mj__primitive_later_part(MJ_MERGESORT, i) & (1u << k)) return i;
+    ck_abort_msg("no later part holds %s", mj__kernel_name(k));
+    return -1;
+}
+
+/* The sorter's later build (primitives/run.h) from several threads at once: asked for the
+ * 2-way partition alone, every thread succeeds and only that part is published, the
+ * context's module; asked for everything, the other part too. Kernels of create (or none)
+ * build nothing. */
 START_TEST(later_build_threads)
 {
     char *dir = mjt_tmpdir();
@@ -367,23 +400,81 @@ START_TEST(later_build_threads)
     mj_sort_desc desc = u32_desc();
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-    const mj_module *built = atomic_load(&s->later);
-    ck_assert_ptr_nonnull(built);
-    ck_assert_uint_eq(built->kernels, mj__primitive_later_kernels(MJ_MERGESORT));
-    ck_assert_uint_eq(s->mod->kernels & built->kernels, 0);
-    atomic_store(&s->later, NULL);
-    pthread_t t[4];
-    for (int i = 0; i < 4; ++i) ck_assert_int_eq(pthread_create(&t[i], NULL, build_later, s), 0);
-    for (int i = 0; i < 4; ++i) {
-        void *st = NULL;
-        ck_assert_int_eq(pthread_join(t[i], &st), 0);
-        ck_assert_int_eq((int)(intptr_t)st, MJ_OK);
+    const mj_module *built[MJ_LATER_PARTS];
+    unbuild_parts(s, built);
+    later_ask create = {s, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE};
+    ck_assert_ptr_null(build_later(&create));
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
+
+    int two = part_with(MJ_K_PARTITION);
+    later_ask asks[2] = {{s, create.need | 1u << MJ_K_PARTITION},
+                         {s, mj__primitive_later_kernels(MJ_MERGESORT)}};
+    for (int a = 0; a < 2; ++a) {
+        pthread_t t[4];
+        for (int i = 0; i < 4; ++i)
+            ck_assert_int_eq(pthread_create(&t[i], NULL, build_later, &asks[a]), 0);
+        for (int i = 0; i < 4; ++i) {
+            void *st = NULL;
+            ck_assert_int_eq(pthread_join(t[i], &st), 0);
+            ck_assert_int_eq((int)(intptr_t)st, MJ_OK);
+        }
+        for (int i = 0; i < MJ_LATER_PARTS; ++i)
+            ck_assert_ptr_eq(part_of(s, i), a == 1 || i == two ? built[i] : NULL);
+        int source = -1;
+        mj_build_times times;
+        ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, &times), a == 0 ? 1 : 2);
+        ck_assert_int_eq(source, 2);
+        ck_assert_int_eq(times.programs, 0);
     }
-    ck_assert_ptr_eq(atomic_load(&s->later), built);
-    int source = -1;
-    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, NULL), 1);
-    ck_assert_int_eq(source, 2);
     mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A sort builds the later parts its passes launch, before anything else (here it then fails:
+ * a compile-only context cannot run): the 2-way partition only under
+ * MERGEJIT_FUSED_PARTITION=0 and only with a 2-way pass, the 4-way parts only with a 4-way
+ * pass. Sizes by the blocksort's runs: run - 1 (no pass), 3 runs (2 doublings: one 4-way pass
+ * or two 2-way ones), 4 runs + 3 (3 doublings: a 2-way pass then a 4-way one). */
+START_TEST(sort_builds_its_parts)
+{
+    static const struct {
+        const char *fused, *ways;
+        int runs, extra; /* n = runs * run + extra */
+        int partition, four; /* the parts the sort builds */
+    } cases[] = {
+        {"1", "2", 4, 3, 0, 0}, {"0", "2", 1, -1, 0, 0}, {"0", "2", 0, 0, 0, 0},
+        {"0", "2", 4, 3, 1, 0}, {"1", "4", 4, 3, 0, 1}, {"1", "4", 3, 0, 0, 1},
+        {"0", "4", 3, 0, 0, 1}, {"0", "4", 4, 3, 1, 1}, {"", "", 4, 3, 0, 0},
+    };
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc desc = u32_desc();
+    mj_tile tile;
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &tile), MJ_OK);
+    size_t run = (size_t)tile.bs_nt * (size_t)tile.vt;
+    int two = part_with(MJ_K_PARTITION), four = part_with(MJ_K_MERGE4);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", cases[c].fused, 1), 0);
+        ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", cases[c].ways, 1), 0);
+        mj_sorter *s = NULL;
+        ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+        const mj_module *built[MJ_LATER_PARTS];
+        unbuild_parts(s, built);
+        size_t n = (size_t)((long long)cases[c].runs * (long long)run + cases[c].extra);
+        mj_status st = mj_sorter_sort(s, (void *)(uintptr_t)4096, NULL, n, NULL, 0, NULL);
+        mjt_expect(ctx, st, MJ_ERR_UNSUPPORTED, "compile-only", "a compile-only sort");
+        ck_assert_msg(part_of(s, two) == (cases[c].partition ? built[two] : NULL) &&
+                          part_of(s, four) == (cases[c].four ? built[four] : NULL),
+                      "case %zu (fused %s, ways %s, n %zu): partition %d, 4-way %d", c,
+                      cases[c].fused, cases[c].ways, n, part_of(s, two) != NULL,
+                      part_of(s, four) != NULL);
+        mj_sorter_destroy(s);
+    }
+    unsetenv("MERGEJIT_FUSED_PARTITION");
+    unsetenv("MERGEJIT_MERGE_WAYS");
     mj_context_destroy(ctx);
     mjt_rmtree(dir);
     free(dir);
@@ -400,6 +491,7 @@ static Suite *context_cache_suite(void) {
     tcase_add_test(tc, two_processes);
     tcase_add_test(tc, mergesort_parts);
     tcase_add_test(tc, later_build_threads);
+    tcase_add_test(tc, sort_builds_its_parts);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -341,6 +341,33 @@ START_TEST(build_weights)
 }
 END_TEST
 
+/* The later parts: disjoint parts of the primitive's kernels, their union
+ * mj__primitive_later_kernels, 0 past the last and for a bad index; a mergesort builds its
+ * blocksort and merge at create, the 4-way passes' two and the 2-way partition as parts of
+ * their own; other primitives have none. */
+START_TEST(later_parts)
+{
+    for (int p = 0; p <= MJ_PRIMITIVE_COUNT; ++p) {
+        unsigned all = 0;
+        for (int i = 0; i < MJ_LATER_PARTS; ++i) {
+            unsigned part = mj__primitive_later_part((mj_primitive)p, i);
+            ck_assert_uint_eq(part & all, 0);
+            ck_assert_uint_eq(part & ~mj__primitive_kernels((mj_primitive)p), 0);
+            all |= part;
+        }
+        ck_assert_uint_eq(all, mj__primitive_later_kernels((mj_primitive)p));
+        ck_assert_uint_eq(mj__primitive_later_part((mj_primitive)p, -1), 0);
+        ck_assert_uint_eq(mj__primitive_later_part((mj_primitive)p, MJ_LATER_PARTS), 0);
+        if (p != MJ_MERGESORT) ck_assert_uint_eq(all, 0);
+    }
+    unsigned k = mj__primitive_kernels(MJ_MERGESORT) & ~mj__primitive_later_kernels(MJ_MERGESORT);
+    ck_assert_uint_eq(k, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE);
+    ck_assert_uint_eq(mj__primitive_later_part(MJ_MERGESORT, 0),
+                      1u << MJ_K_PARTITION4 | 1u << MJ_K_MERGE4);
+    ck_assert_uint_eq(mj__primitive_later_part(MJ_MERGESORT, 1), 1u << MJ_K_PARTITION);
+}
+END_TEST
+
 static Suite *gen_suite(void) {
     Suite *s = suite_create("gen");
     TCase *tc = tcase_create("builtin");
@@ -351,6 +378,7 @@ static Suite *gen_suite(void) {
     tcase_add_test(tc, float_keys_map_in_mergesort);
     tcase_add_loop_test(tc, primitives_generate, MJ_MERGESORT, MJ_PRIMITIVE_COUNT);
     tcase_add_test(tc, build_weights);
+    tcase_add_test(tc, later_parts);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("custom");
     tcase_add_test(tcc, custom_type);

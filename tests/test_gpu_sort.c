@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "driver/compile.h"
 #include "gen.h"
+#include "primitives/run.h"
 #include "shared/merge_frame.h"
 #include "test_support.h"
 
@@ -175,43 +176,66 @@ START_TEST(test_every_kind) {
 }
 END_TEST
 
-/* Mergesort's passes, at each setting of MERGEJIT_MERGE_WAYS: 4 (4-way passes, a 2-way one
- * first where the doublings after the blocksort are odd), 2 (2-way passes only) and unset (by
- * size: 2-way below MJ_MERGE4_MIN_BYTES of keys and values, 4-way from it). At the edges of 1
- * to 7 doublings: sizes at, just past and just short of a power of two of the blocksort's runs,
- * and one merge tile past it (lists of unequal length, empty ones in the last frame). Unset,
- * also the sizes either side of the size rule's edge (2^25 u32 keys, 2^23 u64 pairs; not under
- * MJ_TEST_SMALL). Random and few distinct keys (stability across the four lists), keys and
- * pairs. */
-START_TEST(test_merge_ways) {
-    static const struct {
-        mj_key_kind kind;
-        size_t value_size;
-    } cases[] = {{MJ_KEY_U32, 0}, {MJ_KEY_U64, 8}, {MJ_KEY_U32, 4}, {MJ_KEY_F32, 0}};
-    static const char *const settings[] = {"4", "2", ""};
-    const char *ways = settings[_i];
-    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", ways, 1), 0);
-    for (size_t c = 0; c < (small ? 2u : sizeof cases / sizeof *cases); ++c) {
+/* A key kind and value size that test_merge_ways and test_schedules sort. */
+typedef struct pass_case {
+    mj_key_kind kind;
+    size_t value_size;
+} pass_case;
+
+/* Sorts each of the cases, ascending, at the sizes where mergesort's passes change, against
+ * the CPU reference: 1 and a merge tile and one either side, the sizes in `large`, and at the
+ * edges of 0 to `doublings` doublings of the blocksort's runs (exactly, one past, one short,
+ * one merge tile past: lists of unequal length, a last frame with a short or empty list B,
+ * and twice the edge less one). Few distinct keys (stability across the lists) and, not under
+ * MJ_TEST_SMALL, random ones. `setting` names the environment in MJ_TEST_TRACE's lines. */
+static void sort_pass_edges(const pass_case *cases, size_t count, const size_t *large,
+                            size_t nlarge, int doublings, uint64_t seed, const char *setting) {
+    static const int dists[] = {DIST_FEW, DIST_RANDOM};
+    enum { MAX_DOUBLINGS = 7, PER_EDGE = 5, MAX_LARGE = 4 };
+    ck_assert(doublings <= MAX_DOUBLINGS && nlarge <= MAX_LARGE);
+    for (size_t c = 0; c < count; ++c) {
         mj_key_kind kind = cases[c].kind;
         mj_tile t;
         ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, mj_key_kind_size(kind),
                                          cases[c].value_size, &t), MJ_OK);
         size_t nv = (size_t)t.nt * (size_t)t.vt, run = nv * (size_t)(t.bs_nt / t.nt);
-        /* MJ_TEST_SMALL: 1 to 3 doublings (a 4-way pass, and a 2-way one before it), ties. */
-        for (int k = 0; k <= (small ? 2 : 7); ++k) {
+        size_t sizes[4 + MAX_LARGE + PER_EDGE * (MAX_DOUBLINGS + 1)] = {1, nv - 1, nv, nv + 1};
+        size_t ns = 4;
+        for (size_t i = 0; i < nlarge; ++i) sizes[ns++] = large[i];
+        for (int k = 0; k <= doublings; ++k) {
             size_t edge = run << k;
-            size_t sizes[] = {edge, edge + 1, edge - 1, edge + nv, 2 * edge - 1};
-            static const int dists[] = {DIST_FEW, DIST_RANDOM};
-            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si)
-                for (int d = 0; d < (small ? 1 : 2); ++d) {
-                    if (getenv("MJ_TEST_TRACE"))
-                        fprintf(stderr, "MERGEJIT_MERGE_WAYS=%s ", ways);
-                    check_sort(kind, MJ_ASCENDING, cases[c].value_size, dists[d], sizes[si],
-                               (uint64_t)(100 * k + 10 * si + c));
-                }
+            size_t around[PER_EDGE] = {edge, edge + 1, edge - 1, edge + nv, 2 * edge - 1};
+            for (size_t i = 0; i < PER_EDGE; ++i) sizes[ns++] = around[i];
         }
-        if (*ways || small) continue;
+        for (size_t si = 0; si < ns; ++si)
+            for (int d = 0; d < (small ? 1 : 2); ++d) {
+                if (getenv("MJ_TEST_TRACE")) fprintf(stderr, "%s ", setting);
+                check_sort(kind, MJ_ASCENDING, cases[c].value_size, dists[d], sizes[si],
+                           seed + 1000 * c + 10 * si + (uint64_t)d);
+            }
+    }
+}
+
+/* Mergesort's passes, at each setting of MERGEJIT_MERGE_WAYS: 4 (4-way passes, a 2-way one
+ * first where the doublings after the blocksort are odd), 2 (2-way passes only) and unset (by
+ * size: 2-way below MJ_MERGE4_MIN_BYTES of keys and values, 4-way from it), at the passes'
+ * edges (sort_pass_edges) up to 7 doublings. Unset, also the sizes either side of the size
+ * rule's edge (2^25 u32 keys, 2^23 u64 pairs; not under MJ_TEST_SMALL). Keys and pairs.
+ * MJ_TEST_SMALL: u32 keys and u64 pairs, up to 2 doublings (a 4-way pass, and a 2-way one
+ * before it). */
+START_TEST(test_merge_ways) {
+    static const pass_case cases[] = {
+        {MJ_KEY_U32, 0}, {MJ_KEY_U64, 8}, {MJ_KEY_U32, 4}, {MJ_KEY_F32, 0}};
+    static const char *const settings[] = {"4", "2", ""};
+    const char *ways = settings[_i];
+    char setting[64];
+    snprintf(setting, sizeof setting, "MERGEJIT_MERGE_WAYS=%s", ways);
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", ways, 1), 0);
+    size_t count = small ? 2u : sizeof cases / sizeof *cases;
+    sort_pass_edges(cases, count, NULL, 0, small ? 2 : 7, 100 * (uint64_t)_i, setting);
+    for (size_t c = 0; c < count && !*ways && !small; ++c) {
         /* The first size at or past the rule's edge runs 4-way passes, the one before 2-way. */
+        mj_key_kind kind = cases[c].kind;
         size_t bytes = mj_key_kind_size(kind) + cases[c].value_size;
         size_t four = ((size_t)MJ_MERGE4_MIN_BYTES + bytes - 1) / bytes;
         ck_assert_int_eq(mj_sort_ways((long long)four, (long long)bytes, 0), 4);
@@ -228,45 +252,32 @@ END_TEST
 /* Mergesort's launch schedule, loop index i: MERGEJIT_FUSED_PARTITION = i & 1 (each 2-way pass
  * one launch, its merge kernel finding its own splits) and MERGEJIT_PDL = i >> 1 (the passes'
  * kernels launched overlapped); serpentine pass order except for i = 1 (MERGEJIT_SERPENTINE=0:
- * every pass from its first tile). At the edges the passes see: 1 element, a merge tile and one
- * either side, the blocksort's runs and 1 to 3 doublings of them (exactly, one past, one
- * short, one merge tile past: a last frame with a short or empty list B), and 2^20 and 2^20 + 1
- * (seven or eight passes); u32 and u64 keys, u32 pairs, f32 keys (their last pass maps the keys
- * back to bits); also 4-way passes (MERGEJIT_MERGE_WAYS=4, whose kernels overlap too) at a
- * few sizes. Random and few distinct keys (stability). MJ_TEST_SMALL: u32 keys and u32 pairs,
- * few distinct keys, up to one doubling, 2^20 + 1 but not 2^20. */
+ * every pass from its first tile); at the passes' edges (sort_pass_edges) up to 3 doublings and
+ * 2^20 + 1 and 2^20 (seven or eight passes); u32 and u64 keys, u32 pairs, f32 keys (their last
+ * pass maps the keys back to bits); also 4-way passes (MERGEJIT_MERGE_WAYS=4, whose kernels
+ * overlap too) at a few sizes. Unfused, every sort's sorter (one a call) builds mj_partition
+ * when its first 2-way pass needs it. MJ_TEST_SMALL: u32 keys and u32 pairs, up to one
+ * doubling, 2^20 + 1 but not 2^20. */
 START_TEST(test_schedules) {
-    static const struct {
-        mj_key_kind kind;
-        size_t value_size;
-    } cases[] = {{MJ_KEY_U32, 0}, {MJ_KEY_U32, 4}, {MJ_KEY_U64, 0}, {MJ_KEY_F32, 0}};
+    static const pass_case cases[] = {
+        {MJ_KEY_U32, 0}, {MJ_KEY_U32, 4}, {MJ_KEY_U64, 0}, {MJ_KEY_F32, 0}};
+    static const size_t large[] = {(1u << 20) + 1, 1u << 20};
     char fused[2] = {(char)('0' + (_i & 1)), 0}, pdl[2] = {(char)('0' + (_i >> 1)), 0};
+    char setting[64];
+    snprintf(setting, sizeof setting, "MERGEJIT_FUSED_PARTITION=%s MERGEJIT_PDL=%s%s", fused,
+             pdl, _i == 1 ? " MERGEJIT_SERPENTINE=0" : "");
     ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", fused, 1), 0);
     ck_assert_int_eq(setenv("MERGEJIT_PDL", pdl, 1), 0);
     ck_assert_int_eq(setenv("MERGEJIT_SERPENTINE", _i == 1 ? "0" : "1", 1), 0);
-    for (size_t c = 0; c < (small ? 2u : sizeof cases / sizeof *cases); ++c) {
-        mj_key_kind kind = cases[c].kind;
-        mj_tile t;
-        ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, mj_key_kind_size(kind),
-                                         cases[c].value_size, &t), MJ_OK);
-        size_t nv = (size_t)t.nt * (size_t)t.vt, run = nv * (size_t)(t.bs_nt / t.nt);
-        size_t sizes[32], ns = 0;
-        size_t fixed[] = {1, nv - 1, nv, nv + 1, (1u << 20) + 1, 1u << 20};
-        for (size_t i = 0; i < (small ? 5u : sizeof fixed / sizeof *fixed); ++i)
-            sizes[ns++] = fixed[i];
-        for (int k = 0; k <= (small ? 1 : 3); ++k) {
-            size_t edge = run << k;
-            size_t around[] = {edge, edge + 1, edge - 1, edge + nv};
-            for (size_t i = 0; i < sizeof around / sizeof *around; ++i) sizes[ns++] = around[i];
-        }
-        for (size_t si = 0; si < ns; ++si)
-            for (int d = 0; d < (small ? 1 : 2); ++d) {
-                if (getenv("MJ_TEST_TRACE"))
-                    fprintf(stderr, "MERGEJIT_FUSED_PARTITION=%s MERGEJIT_PDL=%s ", fused, pdl);
-                check_sort(kind, MJ_ASCENDING, cases[c].value_size, d ? DIST_RANDOM : DIST_FEW,
-                           sizes[si], (uint64_t)(1000 * _i + 10 * si + c));
-            }
-    }
+    /* Neither schedule's sorter has the 2-way partition from create. */
+    mj_sort_desc desc;
+    mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    ck_assert_uint_eq(s->mod->kernels & (1u << MJ_K_PARTITION), 0);
+    mj_sorter_destroy(s);
+    sort_pass_edges(cases, small ? 2u : sizeof cases / sizeof *cases, large, small ? 1u : 2u,
+                    small ? 1 : 3, 1000 * (uint64_t)_i, setting);
     /* 4-way passes: overlapped or not (they have no fused form). */
     ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", "4", 1), 0);
     size_t four[] = {(1u << 20) + 1, 3000017};
@@ -341,32 +352,47 @@ static mj_context *fresh_context(const char *dir, unsigned flags) {
     return c;
 }
 
-/* A compiled mergesort sorter builds the 4-way passes' kernels on the first sort that runs
- * one: threads sorting small, then large, keys on one sorter all sort right, and all see the
- * one later build (compiled here, one module of those kernels in the context). _i 0:
- * MERGEJIT_MERGE_WAYS=4, large is a few blocksort runs; _i 1 (not under MJ_TEST_SMALL): by
- * size, large is the first size of the 4-way rule. */
+/* The environment of a test_later_kernels variant, and the later parts its large sort builds
+ * (the small one, a blocksort alone, builds none). */
+static const struct {
+    const char *ways, *fused;
+    int partition, four; /* built: the 2-way partition; the 4-way passes' two */
+} later_variants[] = {
+    {"4", "", 0, 1},  /* a fused 2-way pass, then a 4-way one */
+    {"2", "0", 1, 0}, /* unfused 2-way passes */
+    {"4", "0", 1, 1}, /* an unfused 2-way pass, then a 4-way one */
+    {"", "", 0, 1},   /* by size, at the first size of the 4-way rule (not MJ_TEST_SMALL) */
+};
+
+/* A compiled mergesort sorter builds at create the blocksort and the 2-way merge, and each
+ * later part on the first sort that launches one of its kernels: threads sorting small (one
+ * blocksort run), then large keys on one sorter all sort right, and all see the same later
+ * builds (compiled here, one module of each part in the context, none of a part not needed).
+ * _i indexes later_variants: MERGEJIT_MERGE_WAYS and MERGEJIT_FUSED_PARTITION; large is 4
+ * blocksort runs + 3 (3 doublings: the first pass 2-way), or by size the first size of the
+ * 4-way rule. */
 START_TEST(test_later_kernels) {
-    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", _i == 0 ? "4" : "", 1), 0);
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", later_variants[_i].ways, 1), 0);
+    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", later_variants[_i].fused, 1), 0);
     char *dir = mjt_tmpdir();
     mj_context *c = fresh_context(dir, 0);
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
-    unsigned later = mj__primitive_later_kernels(MJ_MERGESORT);
+    unsigned two = 1u << MJ_K_PARTITION, four = 1u << MJ_K_PARTITION4 | 1u << MJ_K_MERGE4;
     mj_build_times t;
     mj_sorter_build_times(s, &t);
     ck_assert_int_eq(mj_sorter_source(s), 0);
-    ck_assert_int_eq(t.programs, 3);
+    ck_assert_int_eq(t.programs, 2);
     ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
-    ck_assert_int_eq(modules_with(c, later), 0);
+    ck_assert_int_eq(modules_with(c, two) + modules_with(c, four), 0);
 
     mj_tile tile;
     ck_assert_int_eq(mj_context_tile(c, MJ_MERGESORT, 4, 0, &tile), MJ_OK);
     size_t run = (size_t)tile.bs_nt * (size_t)tile.vt;
     size_t small_n = run - 1;
-    size_t large_n = _i == 0 ? 4 * run + 3 : (size_t)MJ_MERGE4_MIN_BYTES / 4;
+    size_t large_n = *later_variants[_i].ways ? 4 * run + 3 : (size_t)MJ_MERGE4_MIN_BYTES / 4;
     later_job jobs[LATER_THREADS];
     pthread_t threads[LATER_THREADS];
     for (int k = 0; k < LATER_THREADS; ++k) {
@@ -396,9 +422,11 @@ START_TEST(test_later_kernels) {
         ck_assert_int_eq(j->source, 0);
         ck_assert(j->ms == jobs[0].ms && j->ms > 0);
     }
-    mj_sorter_later_build(s, NULL, NULL, &t);
-    ck_assert_int_eq(t.programs, 2);
-    ck_assert_int_eq(modules_with(c, later), 1);
+    int want_two = later_variants[_i].partition, want_four = later_variants[_i].four;
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, &t), want_two + want_four);
+    ck_assert_int_eq(t.programs, want_two + 2 * want_four);
+    ck_assert_int_eq(modules_with(c, two), want_two);
+    ck_assert_int_eq(modules_with(c, four), want_four);
     int regs = 0;
     long spills = -1;
     mj_sorter_resources(s, &regs, &spills);
@@ -406,16 +434,19 @@ START_TEST(test_later_kernels) {
     mj_sorter_destroy(s);
     mj_context_destroy(c);
     unsetenv("MERGEJIT_MERGE_WAYS");
+    unsetenv("MERGEJIT_FUSED_PARTITION");
     mjt_rmtree(dir);
     free(dir);
 }
 END_TEST
 
 /* The later build failing (NVRTC out of memory, injected) is the sort's status and message,
- * with the keys untouched; the next sort builds and sorts. MJ_CONTEXT_BUILD_ALL builds
- * everything at create. */
+ * with the keys untouched; the next sort builds and sorts. _i: later_variants[_i] (0: the
+ * 4-way passes' part fails; 1: the 2-way partition's). MJ_CONTEXT_BUILD_ALL builds every
+ * part at create. */
 START_TEST(test_later_kernels_fail) {
-    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", "4", 1), 0);
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", later_variants[_i].ways, 1), 0);
+    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", later_variants[_i].fused, 1), 0);
     char *dir = mjt_tmpdir();
     mj_context *c = fresh_context(dir, MJ_CONTEXT_NO_DISK_CACHE);
     mj_sort_desc desc;
@@ -454,11 +485,14 @@ START_TEST(test_later_kernels_fail) {
     c = fresh_context(dir, MJ_CONTEXT_NO_DISK_CACHE | MJ_CONTEXT_BUILD_ALL);
     ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
     int source = -1;
-    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, NULL), 1);
+    mj_build_times t;
+    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, &t), MJ_LATER_PARTS);
     ck_assert_int_eq(source, 0);
+    ck_assert_int_eq(t.programs, 3);
     mj_sorter_destroy(s);
     mj_context_destroy(c);
     unsetenv("MERGEJIT_MERGE_WAYS");
+    unsetenv("MERGEJIT_FUSED_PARTITION");
     free(keys);
     free(out);
     mjt_rmtree(dir);
@@ -689,8 +723,8 @@ int main(void) {
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_loop_test(tc, test_merge_ways, 0, 3);
     tcase_add_loop_test(tc, test_schedules, 0, 4);
-    tcase_add_loop_test(tc, test_later_kernels, 0, small ? 1 : 2);
-    tcase_add_test(tc, test_later_kernels_fail);
+    tcase_add_loop_test(tc, test_later_kernels, 0, small ? 3 : 4);
+    tcase_add_loop_test(tc, test_later_kernels_fail, 0, 2);
     if (!small) {
         tcase_add_test(tc, test_large);
         tcase_add_test(tc, test_over_2g);

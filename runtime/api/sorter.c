@@ -69,8 +69,9 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     pthread_mutex_init(&s->later_lock, NULL);
     s->ctx = ctx;
     s->primitive = desc->primitive;
-    /* The kernels only some runs use wait for the first such run (mj__sorter_build_later),
-     * unless the sorter cannot run (compile-only) or the context asks for everything now. */
+    /* The kernels only some runs use wait for the first run that launches them
+     * (mj__sorter_build_later, part by part), unless the sorter cannot run (compile-only) or
+     * the context asks for everything now. */
     unsigned later = mj__primitive_later_kernels(desc->primitive);
     st = mj__module_get(ctx, &spec, entry, mj__primitive_kernels(desc->primitive) & ~later,
                         &s->mod, &s->source, &s->build_ms);
@@ -78,7 +79,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
         if (keep_spec(s, &spec))
             st = mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
         else if (!ctx->cu || (ctx->flags & MJ_CONTEXT_BUILD_ALL))
-            st = mj__sorter_build_later(s);
+            st = mj__sorter_build_later(s, later);
     }
     if (st) {
         mj_sorter_destroy(s);
@@ -120,18 +121,38 @@ void mj_sorter_build_times(const mj_sorter *s, mj_build_times *out) {
     *out = s ? times_of(s->mod, s->source) : times_of(NULL, -1);
 }
 
-/* `later` once built (its fields then final), else NULL. */
-static const mj_module *later_of(const mj_sorter *s) {
-    return atomic_load_explicit(&((mj_sorter *)s)->later, memory_order_acquire);
+/* Later part i's module once built (its fields then final), else NULL. */
+static const mj_module *later_of(const mj_sorter *s, int i) {
+    return atomic_load_explicit(&((mj_sorter *)s)->later[i].mod, memory_order_acquire);
 }
 
+/* A figure of two builds together: -1 (unknown, nothing built) in one gives the other's. */
+static double sum_known(double a, double b) { return a < 0 ? b : b < 0 ? a : a + b; }
+static double max_of(double a, double b) { return a > b ? a : b; }
+
 int mj_sorter_later_build(const mj_sorter *s, int *source, double *ms, mj_build_times *times) {
-    const mj_module *m = s ? later_of(s) : NULL;
-    if (!m) return 0;
-    if (source) *source = s->later_source;
-    if (ms) *ms = s->later_ms;
-    if (times) *times = times_of(m, s->later_source);
-    return 1;
+    int built = 0, src = -1;
+    double total = 0;
+    mj_build_times t = times_of(NULL, -1);
+    for (int i = 0; s && i < MJ_LATER_PARTS; ++i) {
+        const mj_module *m = later_of(s, i);
+        if (!m) continue;
+        const mj_later_part *p = &s->later[i];
+        mj_build_times pt = times_of(m, p->source);
+        /* compiled < disk < memory: the costliest way any part arrived */
+        if (!built++ || p->source < src) src = p->source;
+        total += p->ms;
+        t.programs += pt.programs;
+        t.threads = t.threads > pt.threads ? t.threads : pt.threads;
+        t.frontend_ms = sum_known(t.frontend_ms, pt.frontend_ms);
+        t.ptxas_ms = sum_known(t.ptxas_ms, pt.ptxas_ms);
+        t.slowest_ms = max_of(t.slowest_ms, pt.slowest_ms);
+    }
+    if (!built) return 0;
+    if (source) *source = src;
+    if (ms) *ms = total;
+    if (times) *times = t;
+    return built;
 }
 
 void mj_sorter_tile(const mj_sorter *s, int *nt, int *vt) {
@@ -141,8 +162,10 @@ void mj_sorter_tile(const mj_sorter *s, int *nt, int *vt) {
 void mj_sorter_resources(const mj_sorter *s, int *registers, long *spill_bytes) {
     int regs = s ? s->mod->registers : -1;
     long spills = s ? s->mod->spill_bytes : -1;
-    const mj_module *m = s ? later_of(s) : NULL;
-    if (m) { /* unknown (-1) in either part: unknown */
+    for (int i = 0; s && i < MJ_LATER_PARTS; ++i) {
+        const mj_module *m = later_of(s, i);
+        if (!m) continue;
+        /* unknown (-1) in any part: unknown */
         regs = regs < 0 || m->registers < 0 ? -1 : regs > m->registers ? regs : m->registers;
         spills = spills < 0 || m->spill_bytes < 0 ? -1 : spills + m->spill_bytes;
     }

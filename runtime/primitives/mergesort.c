@@ -96,6 +96,27 @@ static plan plan_of(const mj_sorter *s, long long n) {
     return p;
 }
 
+/* Pass p's kernels: its partition kernel (MJ_K_COUNT for a fused 2-way pass, whose merge
+ * finds its own splits) and its merge kernel. */
+static void pass_kernels(const mj_sorter *s, const plan *pl, int p, mj_kernel_id *partition,
+                         mj_kernel_id *merge) {
+    int four = mj_pass_ways(p, pl->levels, pl->ways) == 4;
+    *partition = four ? MJ_K_PARTITION4 : s->fused ? MJ_K_COUNT : MJ_K_PARTITION;
+    *merge = four ? MJ_K_MERGE4 : MJ_K_MERGE;
+}
+
+/* The kernels (bits 1 << MJ_K_*) the plan's sort launches, for the sorter to build those it
+ * builds late before anything is launched. */
+static unsigned plan_kernels(const mj_sorter *s, const plan *pl) {
+    unsigned kernels = 1u << MJ_K_BLOCKSORT;
+    for (int p = 0; p < pl->passes; ++p) {
+        mj_kernel_id partition, merge;
+        pass_kernels(s, pl, p, &partition, &merge);
+        kernels |= 1u << merge | (partition == MJ_K_COUNT ? 0 : 1u << partition);
+    }
+    return kernels;
+}
+
 mj_status mj__mergesort_passes(const mj_sorter *s, size_t n, mj_sort_pass *out, int capacity,
                                int *count) {
     temp_layout t;
@@ -108,21 +129,15 @@ mj_status mj__mergesort_passes(const mj_sorter *s, size_t n, mj_sort_pass *out, 
     if (__builtin_mul_overflow(n, 2 * element, &bytes)) bytes = SIZE_MAX; /* cannot fit anyway */
     *count = 1 + p.passes;
     for (int i = 0; i < *count && i < capacity; ++i) {
-        int four = i > 0 && mj_pass_ways(i - 1, p.levels, p.ways) == 4;
-        out[i].kind = i == 0 ? MJ_PASS_BLOCKSORT : four ? MJ_PASS_MERGE4 : MJ_PASS_MERGE2;
-        out[i].launches = i > 0 && (four || !s->fused) ? 2 : 1;
+        mj_kernel_id partition = MJ_K_COUNT, merge = MJ_K_BLOCKSORT;
+        if (i > 0) pass_kernels(s, &p, i - 1, &partition, &merge);
+        out[i].kind = i == 0 ? MJ_PASS_BLOCKSORT : merge == MJ_K_MERGE4 ? MJ_PASS_MERGE4
+                                                                       : MJ_PASS_MERGE2;
+        out[i].launches = partition == MJ_K_COUNT ? 1 : 2;
         out[i].ms = 0;
         out[i].bytes = bytes;
     }
     return MJ_OK;
-}
-
-/* Whether a sort of n elements runs a 4-way pass (whose kernels the sorter builds late). */
-static int uses_four(const mj_sorter *s, long long n) {
-    plan p = plan_of(s, n);
-    for (int i = 0; i < p.passes; ++i)
-        if (mj_pass_ways(i, p.levels, p.ways) == 4) return 1;
-    return 0;
 }
 
 /* Records marks[i] on the stream, when there are marks (a profiled sort). */
@@ -145,13 +160,13 @@ static mj_status mark(mj_sorter *s, CUevent *marks, int i, CUstream stream) {
  * not kept (keys_kept 0: index sorts). marks, when not NULL (a profiled sort), are events
  * recorded on the stream before the blocksort (marks[0]) and after each pass (marks[1] after
  * the blocksort, marks[2 + p] after merge pass p); the launches are the same either way. */
-static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values_src,
-                          CUdeviceptr k[2], CUdeviceptr v[2], CUdeviceptr partitions,
-                          long long n, int keys_kept, CUstream stream, CUevent *marks) {
-    plan pl = plan_of(s, n);
-    long long nv = pl.nv, runs = pl.runs, tiles = pl.tiles;
+static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
+                          CUdeviceptr values_src, CUdeviceptr k[2], CUdeviceptr v[2],
+                          CUdeviceptr partitions, long long n, int keys_kept, CUstream stream,
+                          CUevent *marks) {
+    long long nv = pl->nv, runs = pl->runs, tiles = pl->tiles;
     long long bs_tiles = mj_tile_count(n, nv * runs);
-    int levels = pl.levels, ways = pl.ways, passes = pl.passes;
+    int levels = pl->levels, ways = pl->ways, passes = pl->passes;
     int cur = passes & 1;
     int fused = s->fused;
     mj_status (*launch_pass)(mj_sorter *, mj_kernel_id, long long, unsigned, void **, CUstream) =
@@ -167,12 +182,14 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
     int lanes = mj_search_lanes(tiles), lanes4 = mj_split4_lanes(tiles);
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_frame(p, levels, ways, runs);
-        int four = mj_pass_ways(p, levels, ways) == 4;
+        mj_kernel_id partition, merge;
+        pass_kernels(s, pl, p, &partition, &merge);
+        int four = merge == MJ_K_MERGE4;
         void *pp2[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
         void *pp4[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes4};
         long long threads = tiles * (four ? lanes4 : lanes);
-        if ((four || !fused) &&
-            (st = launch_pass(s, four ? MJ_K_PARTITION4 : MJ_K_PARTITION,
+        if (partition != MJ_K_COUNT &&
+            (st = launch_pass(s, partition,
                               (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
                               MJ_PARTITION_THREADS, four ? pp4 : pp2, stream)))
             return st;
@@ -182,8 +199,7 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys_src, CUdeviceptr values
          * no `fused`, leaves the last. */
         void *mp[] = {&k[cur], &v[cur], &k[cur ^ 1], &v[cur ^ 1], &partitions, &n, &coop, &map_out,
                       &reverse, &fused};
-        if ((st = launch_pass(s, four ? MJ_K_MERGE4 : MJ_K_MERGE, tiles, (unsigned)s->nt, mp,
-                              stream)) ||
+        if ((st = launch_pass(s, merge, tiles, (unsigned)s->nt, mp, stream)) ||
             (st = mark(s, marks, 2 + p, stream)))
             return st;
         cur ^= 1;
@@ -201,7 +217,8 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     if ((st = layout(s, n, indices, &t)) || (st = mj__run_check_temp(s, t.total, temp, temp_bytes)))
         return st;
     /* Before anything is launched: a build that fails leaves the caller's data as it was. */
-    if (n && uses_four(s, (long long)n) && (st = mj__sorter_build_later(s))) return st;
+    plan pl = plan_of(s, (long long)n);
+    if ((st = mj__sorter_build_later(s, plan_kernels(s, &pl)))) return st;
     if ((st = mj__ctx_enter(ctx))) return st;
     if (n == 0) {
         mj__ctx_leave(ctx);
@@ -229,8 +246,8 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     }
     v[0] = DPTR(values_final);
     v[1] = s->value_size ? base + t.values : 0;
-    st = schedule(s, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n, !indices,
-                  rn.stream, marks);
+    st = schedule(s, &pl, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n,
+                  !indices, rn.stream, marks);
     mj__run_end(s, &rn);
     mj__ctx_leave(ctx);
     return st;

@@ -31,30 +31,39 @@ mj_status mj__check_values(mj_sorter *s, const void *values, size_t n) {
     return MJ_OK;
 }
 
-mj_status mj__sorter_build_later(mj_sorter *s) {
-    if (atomic_load_explicit(&s->later, memory_order_acquire)) return MJ_OK;
-    pthread_mutex_lock(&s->later_lock);
+mj_status mj__sorter_build_later(mj_sorter *s, unsigned need) {
     mj_status st = MJ_OK;
-    if (!atomic_load_explicit(&s->later, memory_order_relaxed)) {
-        const mj_module *m = NULL;
-        int source = 0;
-        double ms = 0;
-        st = mj__module_get(s->ctx, &s->spec, NULL, mj__primitive_later_kernels(s->primitive),
-                            &m, &source, &ms);
-        if (st == MJ_OK) {
-            s->later_source = source;
-            s->later_ms = ms;
-            atomic_store_explicit(&s->later, m, memory_order_release);
+    for (int i = 0; i < MJ_LATER_PARTS && st == MJ_OK; ++i) {
+        mj_later_part *p = &s->later[i];
+        unsigned kernels = mj__primitive_later_part(s->primitive, i);
+        /* Not asked for, or in the module of create (a bundle's holds every kernel). */
+        if (!(kernels & need & ~s->mod->kernels)) continue;
+        if (atomic_load_explicit(&p->mod, memory_order_acquire)) continue;
+        pthread_mutex_lock(&s->later_lock);
+        if (!atomic_load_explicit(&p->mod, memory_order_relaxed)) {
+            const mj_module *m = NULL;
+            int source = 0;
+            double ms = 0;
+            st = mj__module_get(s->ctx, &s->spec, NULL, kernels, &m, &source, &ms);
+            if (st == MJ_OK) {
+                p->source = source;
+                p->ms = ms;
+                atomic_store_explicit(&p->mod, m, memory_order_release);
+            }
         }
+        pthread_mutex_unlock(&s->later_lock);
     }
-    pthread_mutex_unlock(&s->later_lock);
     return st;
 }
 
-/* The module holding kernel k: the one built at create, else the later one. */
+/* The module holding kernel k: the one built at create, else a later part once built. */
 static const mj_module *module_of(mj_sorter *s, mj_kernel_id k) {
     if (s->mod->kernels & (1u << k)) return s->mod;
-    return atomic_load_explicit(&s->later, memory_order_acquire);
+    for (int i = 0; i < MJ_LATER_PARTS; ++i) {
+        const mj_module *m = atomic_load_explicit(&s->later[i].mod, memory_order_acquire);
+        if (m && (m->kernels & (1u << k))) return m;
+    }
+    return NULL;
 }
 
 static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {

@@ -13,18 +13,24 @@
 #include "gen.h"
 #include "mergejit.h"
 
+/* One later part of a sorter's kernels (gen.h: mj__primitive_later_part): its module, NULL
+ * until mj__sorter_build_later publishes it after source and ms (how it arrived, how long
+ * that took). */
+typedef struct mj_later_part {
+    const mj_module *_Atomic mod;
+    int source;
+    double ms;
+} mj_later_part;
+
 struct mj_sorter {
     mj_context *ctx;
     const mj_module *mod;  /* the kernels built at create */
-    /* The primitive's later kernels (gen.h: mj__primitive_later_kernels) when mod lacks them:
-     * NULL until mj__sorter_build_later builds them, under later_lock, from spec (its strings
-     * in spec_text), and publishes them here after later_source, later_ms. */
-    const mj_module *_Atomic later;
+    /* The primitive's later parts that mod lacks, built under later_lock from spec (its
+     * strings in spec_text). */
+    mj_later_part later[MJ_LATER_PARTS];
     pthread_mutex_t later_lock;
     mj_kernel_spec spec;
     char *spec_text;
-    int later_source;
-    double later_ms;
     mj_primitive primitive;
     size_t key_size, key_align;
     size_t value_size, value_align;
@@ -103,10 +109,12 @@ mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stre
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 
-/* Makes sure the sorter's later kernels are loaded: builds them (or loads them from memory or
- * the disk cache) the first time, once however many threads ask at once. A failure returns
- * its status with the context's message and leaves them unbuilt, to be tried again. */
-mj_status mj__sorter_build_later(mj_sorter *s);
+/* Makes sure the sorter has every kernel in `need` (bits 1 << MJ_K_*; a run asks for those it
+ * launches): builds each later part that holds one of them and is missing (or loads it from
+ * memory or the disk cache), once however many threads ask at once. Call it before launching
+ * anything. A failure returns its status with the context's message and leaves that part
+ * unbuilt, to be tried again (parts built before it stay). */
+mj_status mj__sorter_build_later(mj_sorter *s, unsigned need);
 
 mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                      void **params, CUstream stream);

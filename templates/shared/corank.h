@@ -24,19 +24,7 @@
 #ifndef MJ_CORANK_H
 #define MJ_CORANK_H
 
-#if defined(__CUDACC__)
-#define MJ_CR __device__ __forceinline__
-#else
-#define MJ_CR static inline
-#endif
-
-#ifndef MJ_UNROLL
-#if defined(__CUDACC__)
-#define MJ_UNROLL _Pragma("unroll")
-#else
-#define MJ_UNROLL
-#endif
-#endif
+#include "shared/host_device.h"
 
 /* Zero-initialized (so that no copy reads an unset key, which C compilers warn about). */
 #if defined(__cplusplus)
@@ -63,7 +51,7 @@ typedef struct mj_cr_elem {
     int pad;
 } mj_cr_elem;
 
-MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, long long count,
+MJ_HD mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, long long count,
                             long long pos) {
     mj_cr_elem e = MJ_CR_ZERO;
     e.pad = pos >= count;
@@ -72,7 +60,7 @@ MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, long long count
 }
 
 /* Whether x of list lx goes before y of another list ly: by key, then list; padding last. */
-MJ_CR int mj_cr_before(mj_cr_elem x, int lx, mj_cr_elem y, int ly) {
+MJ_HD int mj_cr_before(mj_cr_elem x, int lx, mj_cr_elem y, int ly) {
     if (x.pad || y.pad) return x.pad == y.pad ? lx < ly : y.pad;
     if (mj_less(x.key, y.key)) return 1;
     if (mj_less(y.key, x.key)) return 0;
@@ -82,7 +70,7 @@ MJ_CR int mj_cr_before(mj_cr_elem x, int lx, mj_cr_elem y, int ly) {
 /* The split at diagonal d, 0 <= d <= count[0] + ... + count[3], of the merge of the lists
  * keys[begin[l], begin[l] + count[l]), each sorted by mj_less: at[l] of list l's elements go
  * before it, and at[0] + ... + at[3] = d whatever mj_less does. */
-MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long long count[4],
+MJ_HD void mj_corank4(const mj_key *keys, const long long begin[4], const long long count[4],
                       long long d, long long at[4]) {
     long long most = count[0];
     MJ_UNROLL
