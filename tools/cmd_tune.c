@@ -318,14 +318,25 @@ static void print_plan(mj_context *ctx, const tune_opts *o, int sm, size_t count
 
 /* Measures every point in plan order as its build ends, with a progress line; counts the
  * measured ones. CLI_OK, or the failure that stopped it. */
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + 1e-9 * (double)(now.tv_nsec - t0->tv_nsec);
+}
+
 static int measure_all(tuner *t, tune_bench *b, size_t *measured)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    double waited = 0; /* for the builders: the sweep is bound by compiling while it grows */
     for (size_t i = 0; i < t->count; i++) {
         pthread_mutex_lock(&t->lock);
+        struct timespec w0;
+        clock_gettime(CLOCK_MONOTONIC, &w0);
         while (t->build[i] != BUILD_DONE && t->points[i].outcome == TUNE_PENDING)
             pthread_cond_wait(&t->done, &t->lock);
+        waited += seconds_since(&w0);
         int go = t->points[i].outcome == TUNE_PENDING;
         tune_point p = t->points[i];
         pthread_mutex_unlock(&t->lock);
@@ -351,12 +362,10 @@ static int measure_all(tuner *t, tune_bench *b, size_t *measured)
             }
             pthread_mutex_unlock(&t->lock);
         }
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        tune_progress(stderr, i + 1, t->count,
-                      (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec),
-                      label);
+        tune_progress(stderr, i + 1, t->count, seconds_since(&t0), label);
     }
+    fprintf(stderr, "swept in %.1f s, %.1f s of it waiting for compiles\n", seconds_since(&t0),
+            waited);
     return CLI_OK;
 }
 
