@@ -90,7 +90,8 @@ void tune_schedule(const tune_point *points, size_t count, size_t *order) {
             taken = 0;
             for (size_t i = first; i < end; ++i) {
                 size_t rank = 0;
-                for (size_t j = first; j < i && rank <= r; ++j) rank += points[j].nt == points[i].nt;
+                for (size_t j = first; j < i && rank <= r; ++j)
+                    rank += points[j].nt == points[i].nt;
                 if (rank == r) {
                     order[n++] = i;
                     taken = 1;
