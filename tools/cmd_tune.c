@@ -1,13 +1,12 @@
 /* `mergejit tune`: the autotuner. For each primitive, key size and value size it sweeps NT and
  * odd VT on the present GPU, compiling candidates on host threads while the GPU measures,
  * and writes the winners to the tuning file. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf */
+#define _POSIX_C_SOURCE 200809L /* sysconf, setenv */
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -317,13 +316,6 @@ static void print_plan(mj_context *ctx, const tune_opts *o, int sm, size_t count
     fflush(stdout);
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) + 1e-9 * (double)(now.tv_nsec - t0->tv_nsec);
-}
-
 /* Checking threads beside the measuring one, and output slots (one being read back while the
  * others are checked). Two, since a check of 2^24 keys can take longer than timing a merge. */
 enum { CHECK_THREADS = 2, CHECK_SLOTS = CHECK_THREADS + 1 };
@@ -421,8 +413,7 @@ static void print_split(const tuner *t, const tune_bench *b, int builders, doubl
  * CLI_OK, or the failure that stopped it. */
 static int measure_all(tuner *t, tune_bench *b, int builders)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = tune_now_s();
     double waited = 0; /* for the builders: the sweep is bound by compiling while it grows */
     sweep w = {calloc(t->count + 1, 1), calloc(t->count + 1, sizeof *w.before), 0, 0};
     if (!w.dealt || !w.before) {
@@ -450,9 +441,16 @@ static int measure_all(tuner *t, tune_bench *b, int builders)
         tune_config c;
         tune_config_of(&t->points[t->order[w.cursor]], &c);
         if (!b->have_inputs || !of_config(&t->points[t->order[w.cursor]], &b->current)) {
-            /* New inputs while the configuration's first builds run. */
+            /* New inputs while the configuration's first builds run, and the next
+             * configuration's generated while this one is timed. */
+            tune_config next;
+            size_t k = w.cursor;
+            while (k < t->count && of_config(&t->points[t->order[k]], &c))
+                k++;
+            if (k < t->count)
+                tune_config_of(&t->points[t->order[k]], &next);
             pthread_mutex_unlock(&t->lock);
-            mj_status st = tune_use_config(b, &c);
+            mj_status st = tune_use_config(b, &c, k < t->count ? &next : NULL);
             pthread_mutex_lock(&t->lock);
             if (st != MJ_OK) {
                 rc = cli_status_error(b->ctx, st);
@@ -461,10 +459,9 @@ static int measure_all(tuner *t, tune_bench *b, int builders)
             continue;
         }
         if (i == t->count) {
-            struct timespec w0;
-            clock_gettime(CLOCK_MONOTONIC, &w0);
+            double w0 = tune_now_s();
             pthread_cond_wait(&t->done, &t->lock);
-            waited += seconds_since(&w0);
+            waited += tune_now_s() - w0;
             continue;
         }
         t->timed[i] = t->points[i];
@@ -478,13 +475,13 @@ static int measure_all(tuner *t, tune_bench *b, int builders)
         if (bad && t->points[i].outcome == TUNE_PENDING)
             tune_reject(t, i, TUNE_RUN_FAILED, bad);
         if (w.dealt_count < t->count)
-            tune_progress(stderr, w.dealt_count, t->count, seconds_since(&t0), label);
+            tune_progress(stderr, w.dealt_count, t->count, tune_now_s() - t0, label);
     }
     pthread_mutex_unlock(&t->lock);
     tune_checker_drain(b->checker); /* the last verdicts */
     if (rc == CLI_OK) {
-        tune_progress(stderr, t->count, t->count, seconds_since(&t0), label);
-        print_split(t, b, builders, seconds_since(&t0), waited);
+        tune_progress(stderr, t->count, t->count, tune_now_s() - t0, label);
+        print_split(t, b, builders, tune_now_s() - t0, waited);
     }
     free(w.dealt);
     free(w.before);

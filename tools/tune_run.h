@@ -59,7 +59,22 @@ void tune_reject(tuner *t, size_t i, tune_outcome why, const char *msg);
  * the tuner's order until none is left. */
 void *tune_builder(void *arg);
 
-/* ---------------------------------------------------------------- timing (tune_bench.c) */
+/* ---------------------------------------------------------------- inputs (tune_inputs.c) */
+
+/* One size of a configuration's input, generated on the host. */
+typedef struct tune_host_input {
+    size_t n, seglen;
+    unsigned char *keys;  /* n keys */
+    uint64_t sum;         /* tune_key_sum of the keys */
+    void *offsets;        /* lbs, expand, move: the objects' offsets; remove, insert: 4-byte
+                             indices; segsort: 4-byte segment offsets */
+    size_t offset_count, offset_bytes;
+    unsigned char *values; /* expand: each object's value, move: each element's */
+    size_t value_bytes;
+    unsigned char *mirror; /* move: where each interval is gathered from and scattered to */
+} tune_host_input;
+
+void tune_host_input_free(tune_host_input *h);
 
 /* One input size on the device. */
 typedef struct tune_inputs {
@@ -74,6 +89,10 @@ typedef struct tune_inputs {
     void *host_keys, *host_offsets;
 } tune_inputs;
 
+void tune_inputs_free(mj_context *ctx, tune_inputs *in);
+
+/* ---------------------------------------------------------------- timing (tune_bench.c) */
+
 /* Where the measuring thread's time went, in seconds. */
 typedef struct tune_spent {
     double inputs;   /* generating and uploading each configuration's inputs */
@@ -83,14 +102,20 @@ typedef struct tune_spent {
     double readback; /* reading outputs back for the checks */
 } tune_spent;
 
-/* The measuring side: a context on the device, the inputs of the current configuration and a
- * temporary buffer grown as candidates need; the checker that checks the outputs. */
+/* The measuring side: a context on the device, the inputs of the current configuration (and
+ * the next one's being generated on a thread), a temporary buffer grown as candidates need,
+ * and the checker that checks the outputs. */
 typedef struct tune_bench {
     mj_context *ctx;
     tune_opts *o;
     tune_config current;        /* the configuration the inputs are for */
     int have_inputs;
     tune_inputs in[TUNE_MAX_SIZES];
+    pthread_t preparer;         /* generating next_in for `next`, while preparing */
+    int preparing;
+    tune_config next;
+    tune_host_input next_in[TUNE_MAX_SIZES];
+    mj_status next_status;
     void *temp;
     size_t temp_bytes;
     float *times;
@@ -98,16 +123,22 @@ typedef struct tune_bench {
     tune_spent spent;
 } tune_bench;
 
-/* Makes the inputs of configuration c current (generated and uploaded when it changes, after
- * the checks of the old ones have had their verdicts). */
-mj_status tune_use_config(tune_bench *b, const tune_config *c);
+/* Makes the inputs of configuration c current: generated (or taken from the thread that
+ * prepared them) and uploaded when c is not the current one, after the checks of the old
+ * ones have had their verdicts. Then, when next is not NULL, starts generating next's on a
+ * thread. (tune_inputs.c) */
+mj_status tune_use_config(tune_bench *b, const tune_config *c, const tune_config *next);
+/* Frees the inputs on the device and the host, after waiting for the preparing thread.
+ * (tune_inputs.c) */
+void tune_inputs_release(tune_bench *b);
 /* Times point p (index `point`) on every size and fills its gkeys and score; the first run's
  * output is read back and, once the timings are in p, its check queued on b->checker, whose
  * verdict decides (so p must stay where it is until then). NULL on success, else why it
  * failed, in why (p's outcome is then set by the caller, and no check is queued). */
 const char *tune_measure(tune_bench *b, const tune_config *c, size_t point, tune_point *p,
                          char *why, size_t cap);
-/* Waits for the queued checks, then releases the inputs and the temporary buffer. */
+/* Waits for the queued checks, then releases the inputs (tune_inputs_release) and the
+ * temporary buffer. */
 void tune_bench_free(tune_bench *b);
 
 #endif

@@ -45,9 +45,14 @@ uint64_t tune_key_sum(const unsigned char *k, size_t ks, size_t n)
     return sum;
 }
 
-static int is_lbs(mj_primitive p)
+int tune_is_lbs(mj_primitive p)
 {
     return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE;
+}
+
+int tune_is_bulk(mj_primitive p)
+{
+    return p == MJ_BULK_REMOVE || p == MJ_BULK_INSERT;
 }
 
 size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, size_t out_count,
@@ -67,7 +72,7 @@ size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, si
     default:
         break;
     }
-    if (is_lbs(c->primitive) && c->value_size) {
+    if (tune_is_lbs(c->primitive) && c->value_size) {
         *from_values = 1;
         return n * c->value_size;
     }
@@ -236,7 +241,7 @@ const char *tune_check(const tune_config *c, const tune_check_data *d)
     default:
         break;
     }
-    if (is_lbs(c->primitive))
+    if (tune_is_lbs(c->primitive))
         return check_lbs(c, d);
     return check_sorted(c, d);
 }

@@ -24,6 +24,11 @@ uint64_t tune_key_sum(const unsigned char *keys, size_t key_size, size_t n);
 
 /* ---------------------------------------------------------------- checks (tune_check.c) */
 
+/* The load-balancing family (lbs, expand, move), and bulk remove and insert: primitives whose
+ * inputs carry offsets or indices beside the keys. */
+int tune_is_lbs(mj_primitive p);
+int tune_is_bulk(mj_primitive p);
+
 /* The input of a run, as generated on the host, and its output as read back. */
 typedef struct tune_check_data {
     size_t n;              /* input elements */
@@ -51,6 +56,9 @@ size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, si
 const char *tune_check(const tune_config *c, const tune_check_data *d);
 
 /* ---------------------------------------------------------------- threads (tune_checker.c) */
+
+/* Seconds on the monotonic clock: the sweep's time accounting. */
+double tune_now_s(void);
 
 /* Threads that run tune_check on queued outputs while the caller goes on, each output in a
  * slot of its own (a host buffer kept and grown from one check to the next). One thread, the

@@ -37,7 +37,7 @@ struct tune_checker {
     double checking_s, waited_s;
 };
 
-static double now_s(void)
+double tune_now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -89,9 +89,9 @@ static void *checking_thread(void *arg)
         }
         s->state = SLOT_CHECKING;
         pthread_mutex_unlock(&k->lock);
-        double t0 = now_s();
+        double t0 = tune_now_s();
         const char *bad = tune_check(&s->config, &s->data);
-        double spent = now_s() - t0;
+        double spent = tune_now_s() - t0;
         pthread_mutex_lock(&k->lock);
         k->checking_s += spent;
         s->bad = bad;
@@ -128,12 +128,12 @@ tune_checker *tune_checker_start(int threads, int slots, tune_verdict_fn verdict
 
 tune_check_slot *tune_checker_take(tune_checker *k, size_t bytes, void **buffer)
 {
-    double t0 = now_s();
+    double t0 = tune_now_s();
     pthread_mutex_lock(&k->lock);
     tune_check_slot *s;
     while (!(s = first_in(k, SLOT_FREE)))
         pthread_cond_wait(&k->changed, &k->lock);
-    k->waited_s += now_s() - t0;
+    k->waited_s += tune_now_s() - t0;
     s->state = SLOT_TAKEN;
     pthread_mutex_unlock(&k->lock);
     if (bytes > s->cap) { /* only this thread touches a taken slot */
@@ -172,11 +172,11 @@ void tune_checker_give_back(tune_checker *k, tune_check_slot *s)
 
 void tune_checker_drain(tune_checker *k)
 {
-    double t0 = now_s();
+    double t0 = tune_now_s();
     pthread_mutex_lock(&k->lock);
     while (k->handed != k->queued)
         pthread_cond_wait(&k->changed, &k->lock);
-    k->waited_s += now_s() - t0;
+    k->waited_s += tune_now_s() - t0;
     pthread_mutex_unlock(&k->lock);
 }
 
