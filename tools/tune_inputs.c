@@ -11,7 +11,7 @@
 
 /* ---------------------------------------------------------------- on the host */
 
-void tune_host_input_free(tune_host_input *h)
+static void free_host(tune_host_input *h)
 {
     free(h->keys);
     free(h->offsets);
@@ -133,7 +133,7 @@ static mj_status generate(const tune_config *c, size_t n, size_t seglen, tune_ho
     else if (c->primitive == MJ_SEGMENTED_SORT)
         st = segment_offsets(h);
     if (st)
-        tune_host_input_free(h);
+        free_host(h);
     return st;
 }
 
@@ -148,7 +148,7 @@ static mj_status generate_sizes(const tune_opts *o, const tune_config *c, tune_h
 
 /* ---------------------------------------------------------------- on the device */
 
-void tune_inputs_free(mj_context *ctx, tune_inputs *in)
+static void free_device(mj_context *ctx, tune_inputs *in)
 {
     mj__dev_free(ctx, in->src_keys);
     mj__dev_free(ctx, in->src_values);
@@ -202,9 +202,9 @@ static mj_status upload(mj_context *ctx, const tune_config *c, tune_host_input *
         h->keys = NULL;
         h->offsets = NULL;
     }
-    tune_host_input_free(h);
+    free_host(h);
     if (st)
-        tune_inputs_free(ctx, in);
+        free_device(ctx, in);
     return st;
 }
 
@@ -231,7 +231,7 @@ static int take_prepared(tune_bench *b, const tune_config *c, tune_host_input *h
         if (mine)
             h[k] = b->next_in[k];
         else
-            tune_host_input_free(&b->next_in[k]);
+            free_host(&b->next_in[k]);
         memset(&b->next_in[k], 0, sizeof b->next_in[k]);
     }
     return mine;
@@ -246,7 +246,7 @@ mj_status tune_use_config(tune_bench *b, const tune_config *c, const tune_config
     tune_checker_drain(b->checker); /* the queued checks read the old inputs */
     double t0 = tune_now_s();
     for (int k = 0; k < TUNE_MAX_SIZES; k++)
-        tune_inputs_free(b->ctx, &b->in[k]);
+        free_device(b->ctx, &b->in[k]);
     b->have_inputs = 0;
     tune_host_input h[TUNE_MAX_SIZES];
     memset(h, 0, sizeof h);
@@ -254,7 +254,7 @@ mj_status tune_use_config(tune_bench *b, const tune_config *c, const tune_config
     for (int k = 0; k < b->o->size_count && !st; k++)
         st = upload(b->ctx, c, &h[k], k == 0, &b->in[k]);
     for (int k = 0; k < TUNE_MAX_SIZES; k++)
-        tune_host_input_free(&h[k]);
+        free_host(&h[k]);
     b->spent.inputs += tune_now_s() - t0;
     if (st)
         return st;
@@ -274,8 +274,8 @@ void tune_inputs_release(tune_bench *b)
     memset(h, 0, sizeof h);
     take_prepared(b, &b->next, h);
     for (int k = 0; k < TUNE_MAX_SIZES; k++) {
-        tune_host_input_free(&h[k]);
-        tune_inputs_free(b->ctx, &b->in[k]);
+        free_host(&h[k]);
+        free_device(b->ctx, &b->in[k]);
     }
     b->have_inputs = 0;
 }

@@ -74,8 +74,6 @@ typedef struct tune_host_input {
     unsigned char *mirror; /* move: where each interval is gathered from and scattered to */
 } tune_host_input;
 
-void tune_host_input_free(tune_host_input *h);
-
 /* One input size on the device. */
 typedef struct tune_inputs {
     size_t n, seglen;            /* seglen: segsort's segment length */
@@ -88,8 +86,6 @@ typedef struct tune_inputs {
     /* The input as generated, kept on the host for the checks (the checked size only). */
     void *host_keys, *host_offsets;
 } tune_inputs;
-
-void tune_inputs_free(mj_context *ctx, tune_inputs *in);
 
 /* ---------------------------------------------------------------- timing (tune_bench.c) */
 
