@@ -1,5 +1,6 @@
 /* Tiles without a GPU: shape checks, the tuning file as contexts read and write it, ptxas's
- * figures kept with binaries (spill rejection), and the autotuner's candidate plan. */
+ * figures kept with binaries (spill rejection), and the autotuner's candidate plan and the
+ * order it builds and measures them in. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,64 @@ START_TEST(tune_plan_candidates) {
 }
 END_TEST
 
+/* The lane (NT) rank of point i: how many points of its configuration and NT precede it. */
+static size_t lane_rank(const tune_point *pts, size_t i) {
+    size_t r = 0;
+    for (size_t j = 0; j < i; j++)
+        r += pts[j].primitive == pts[i].primitive && pts[j].key_size == pts[i].key_size &&
+             pts[j].value_size == pts[i].value_size && pts[j].nt == pts[i].nt;
+    return r;
+}
+
+START_TEST(tune_schedule_order) {
+    static tune_point pts[512];
+    static size_t order[512];
+    static unsigned char seen[512];
+    const int nts[] = {64, 128, 256, 512}, one[] = {128};
+    tune_config c = {MJ_MERGESORT, 4, 0}, m = {MJ_MERGE, 8, 4};
+    mj_tile def = tile(MJ_MERGESORT, 4, 0, 256, 23, 512), mdef = tile(MJ_MERGE, 8, 4, 256, 7, 256);
+    size_t n1 = plan(&c, nts, 4, 0, &def, pts, 512);
+    size_t n2 = plan(&c, one, 1, 1, &def, pts + n1, 512 - n1); /* the default appended */
+    size_t n3 = plan(&m, nts, 4, 0, &mdef, pts + n1 + n2, 512 - n1 - n2);
+    size_t n = n1 + n2 + n3;
+    /* Configurations apart: the same one twice in the plan is two runs of it. */
+    for (size_t i = n1; i < n1 + n2; i++) pts[i].value_size = 4;
+    tune_schedule(pts, n, order);
+    for (size_t k = 0; k < n; k++) {
+        ck_assert_uint_lt(order[k], n);
+        ck_assert_int_eq(seen[order[k]], 0);
+        seen[order[k]] = 1;
+        /* configurations as planned: the first n1 places hold the first configuration's */
+        ck_assert_int_eq(k < n1, order[k] < n1);
+        ck_assert_int_eq(k < n1 + n2, order[k] < n1 + n2);
+    }
+    /* Each lane in plan order, and the lanes in turn: ranks never fall within a
+     * configuration, and each round takes the lanes in the order they were planned. */
+    for (size_t k = 1; k < n; k++) {
+        size_t a = order[k - 1], b = order[k];
+        int same = (a < n1) == (b < n1) && (a < n1 + n2) == (b < n1 + n2);
+        if (!same) continue;
+        size_t ra = lane_rank(pts, a), rb = lane_rank(pts, b);
+        ck_assert_uint_le(ra, rb);
+        if (ra == rb) ck_assert_uint_lt(a, b);
+        if (pts[a].nt == pts[b].nt) ck_assert_uint_lt(a, b);
+    }
+    /* The first round of the full sweep: VT 1 at each NT, the NTs in turn. */
+    for (int k = 0; k < 4; k++) {
+        ck_assert_int_eq(pts[order[k]].nt, nts[k]);
+        ck_assert_int_eq(pts[order[k]].vt, 1);
+    }
+    /* The quick plan: 128 x 19 first, then the default (256 x 23, a lane of its own), then the
+     * rest of 128's lane. */
+    ck_assert_int_eq(pts[order[n1]].nt, 128);
+    ck_assert_int_eq(pts[order[n1]].vt, 19);
+    ck_assert_int_eq(pts[order[n1 + 1]].is_default, 1);
+    ck_assert_int_eq(pts[order[n1 + 2]].vt, 21);
+    /* Nothing to order: nothing written. */
+    tune_schedule(pts, 0, order);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tiles");
     TCase *tc = tcase_create("tiles");
@@ -314,6 +373,7 @@ int main(void) {
     tcase_add_test(tc, tuning_file_errors);
     tcase_add_test(tc, resources_and_spills);
     tcase_add_test(tc, tune_plan_candidates);
+    tcase_add_test(tc, tune_schedule_order);
     suite_add_tcase(s, tc);
     return mjt_run(s, 1);
 }

@@ -1,13 +1,12 @@
 /* `mergejit tune`: the autotuner. For each primitive, key size and value size it sweeps NT and
  * odd VT on the present GPU, compiling candidates on host threads while the GPU measures,
  * and writes the winners to the tuning file. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf */
+#define _POSIX_C_SOURCE 200809L /* sysconf, setenv */
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -22,10 +21,11 @@ static const char usage[] =
     "Finds the fastest tile (NT threads x VT keys each) on this GPU for each primitive, key\n"
     "size and value size: sweeps NT and odd VT from 1 up to the largest that fits shared\n"
     "memory, rejects tiles that spill registers (ptxas's report), compiles candidates on host\n"
-    "threads while the GPU times the built ones on random input, checks every result, and\n"
-    "writes the winners to the tuning file, which contexts on this device then read. The\n"
-    "built-in default tile of each configuration is always measured too, and the table at the\n"
-    "end compares the winner with it.\n"
+    "threads (the NTs in turn, each in VT order) while the GPU times the built ones on random\n"
+    "input, checks every result on threads of its own, and writes the winners to the tuning\n"
+    "file, which contexts on this device then read. The built-in default tile of each\n"
+    "configuration is always measured too, and the table at the end compares the winner with\n"
+    "it. On stderr it says how many candidates it built and where the sweep's time went.\n"
     "\n"
     "Options:\n"
     "  --primitives L  comma-separated: mergesort, merge, segsort, locality, reduce,\n"
@@ -316,53 +316,181 @@ static void print_plan(mj_context *ctx, const tune_opts *o, int sm, size_t count
     fflush(stdout);
 }
 
-/* Measures every point in plan order as its build ends, with a progress line; counts the
- * measured ones. CLI_OK, or the failure that stopped it. */
-static int measure_all(tuner *t, tune_bench *b, size_t *measured)
-{
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (size_t i = 0; i < t->count; i++) {
-        pthread_mutex_lock(&t->lock);
-        while (t->build[i] != BUILD_DONE && t->points[i].outcome == TUNE_PENDING)
-            pthread_cond_wait(&t->done, &t->lock);
-        int go = t->points[i].outcome == TUNE_PENDING;
-        tune_point p = t->points[i];
-        pthread_mutex_unlock(&t->lock);
+/* Checking threads beside the measuring one, and output slots (one being read back while the
+ * others are checked). Two, since a check of 2^24 keys can take longer than timing a merge. */
+enum { CHECK_THREADS = 2, CHECK_SLOTS = CHECK_THREADS + 1 };
 
-        tune_config c;
-        tune_config_of(&p, &c);
-        char label[64], why[512];
-        snprintf(label, sizeof label, "%s k%zu v%zu %dx%d", mj_primitive_name(c.primitive),
-                 c.key_size, c.value_size, p.nt, p.vt);
-        if (go) {
-            mj_status st = tune_use_config(b, &c);
-            if (st != MJ_OK)
-                return cli_status_error(b->ctx, st);
-            const char *bad = tune_measure(b, &c, &p, why, sizeof why);
-            pthread_mutex_lock(&t->lock);
-            if (bad) {
-                tune_reject(t, i, TUNE_RUN_FAILED, bad);
-            } else {
-                memcpy(t->points[i].gkeys, p.gkeys, sizeof p.gkeys);
-                t->points[i].score = p.score;
-                t->points[i].outcome = TUNE_MEASURED;
-                ++*measured;
-            }
-            pthread_mutex_unlock(&t->lock);
+/* The verdict of point i's check, on a checking thread: the point is measured, unless its check
+ * failed (rejected, which skips the rest of its lane as before) or an earlier point of its lane
+ * was rejected meanwhile (then it was skipped, and its timings are dropped). */
+static void take_verdict(void *arg, size_t i, const char *bad)
+{
+    tuner *t = arg;
+    pthread_mutex_lock(&t->lock);
+    tune_point *p = &t->points[i];
+    if (p->outcome == TUNE_PENDING) {
+        if (bad) {
+            tune_reject(t, i, TUNE_RUN_FAILED, bad);
+        } else {
+            memcpy(p->gkeys, t->timed[i].gkeys, sizeof p->gkeys);
+            p->score = t->timed[i].score;
+            p->outcome = TUNE_MEASURED;
+            t->measured++;
         }
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        tune_progress(stderr, i + 1, t->count,
-                      (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec),
-                      label);
     }
-    return CLI_OK;
+    pthread_cond_broadcast(&t->done);
+    pthread_mutex_unlock(&t->lock);
 }
 
-/* Builds on host threads while measure_all measures. CLI_OK, or CLI_FAILURE when no compiling
- * thread could be started. */
-static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, size_t *measured)
+static int of_config(const tune_point *p, const tune_config *c)
+{
+    return p->primitive == c->primitive && p->key_size == c->key_size &&
+           p->value_size == c->value_size;
+}
+
+/* Where the measuring loop stands: which points it has dealt with (measured, or found ruled
+ * out), and each point's lane predecessor (the point planned before it with its configuration
+ * and NT; count when none), which it must have dealt with first. */
+typedef struct sweep {
+    unsigned char *dealt;
+    size_t *before;
+    size_t cursor;  /* in t->order: every point before it is dealt with */
+    size_t dealt_count;
+} sweep;
+
+/* Under the lock: deals with the points ruled out, moves the cursor past those dealt with, and
+ * returns the first point of the cursor's configuration, in the tuner's order, whose build is
+ * done and whose lane predecessor is dealt with; t->count when none is (or all are dealt
+ * with). Points of other configurations wait: their inputs are others. */
+static size_t next_ready(const tuner *t, sweep *w)
+{
+    for (;;) {
+        while (w->cursor < t->count && w->dealt[t->order[w->cursor]])
+            w->cursor++;
+        if (w->cursor >= t->count)
+            return t->count;
+        size_t at = w->cursor;
+        tune_config c;
+        tune_config_of(&t->points[t->order[at]], &c);
+        for (size_t k = at; k < t->count && of_config(&t->points[t->order[k]], &c); k++) {
+            size_t i = t->order[k];
+            if (w->dealt[i])
+                continue;
+            if (t->points[i].outcome != TUNE_PENDING) {
+                w->dealt[i] = 1;
+                w->dealt_count++;
+            } else if (t->build[i] == BUILD_DONE &&
+                       (w->before[i] == t->count || w->dealt[w->before[i]])) {
+                return i;
+            }
+        }
+        while (w->cursor < t->count && w->dealt[t->order[w->cursor]])
+            w->cursor++;
+        if (w->cursor == at)
+            return t->count; /* the configuration waits for a build */
+    }
+}
+
+/* Prints where the sweep's time went. */
+static void print_split(const tuner *t, const tune_bench *b, int builders, double swept,
+                        double waited)
+{
+    double checking, check_wait;
+    tune_checker_times(b->checker, &checking, &check_wait);
+    const tune_spent *u = &b->spent;
+    fprintf(stderr, "built %zu candidates on %d threads, %zu of them ruled out while building\n",
+            t->built, builders, t->built_late);
+    fprintf(stderr,
+            "swept in %.1f s, %.1f s of it waiting for compiles, %.1f s timing (%.1f s of it "
+            "on the GPU), %.1f s creating sorters, %.1f s reading results back, %.1f s making "
+            "inputs, %.1f s waiting for checks; the checks took %.1f s on %d threads beside it\n",
+            swept, waited, u->timing, u->gpu, u->create, u->readback, u->inputs, check_wait,
+            checking, CHECK_THREADS);
+}
+
+/* Measures every point as its build ends, in the tuner's order but for points whose lane
+ * waits for a build, with a progress line; the checks' verdicts decide which are measured.
+ * CLI_OK, or the failure that stopped it. */
+static int measure_all(tuner *t, tune_bench *b, int builders)
+{
+    double t0 = tune_now_s();
+    double waited = 0; /* for the builders: the sweep is bound by compiling while it grows */
+    sweep w = {calloc(t->count + 1, 1), calloc(t->count + 1, sizeof *w.before), 0, 0};
+    if (!w.dealt || !w.before) {
+        free(w.dealt);
+        free(w.before);
+        return cli_tool_error(MJ_ERR_HOST_MEMORY, "no host memory for %zu points", t->count);
+    }
+    for (size_t i = 0; i < t->count; i++) {
+        tune_config c;
+        tune_config_of(&t->points[i], &c);
+        w.before[i] = t->count;
+        for (size_t j = i; j-- > 0 && of_config(&t->points[j], &c);)
+            if (t->points[j].nt == t->points[i].nt) {
+                w.before[i] = j;
+                break;
+            }
+    }
+    int rc = CLI_OK;
+    char label[64] = "", why[512];
+    pthread_mutex_lock(&t->lock);
+    for (;;) {
+        size_t i = next_ready(t, &w);
+        if (w.cursor >= t->count)
+            break;
+        tune_config c;
+        tune_config_of(&t->points[t->order[w.cursor]], &c);
+        if (!b->have_inputs || !of_config(&t->points[t->order[w.cursor]], &b->current)) {
+            /* New inputs while the configuration's first builds run, and the next
+             * configuration's generated while this one is timed. */
+            tune_config next;
+            size_t k = w.cursor;
+            while (k < t->count && of_config(&t->points[t->order[k]], &c))
+                k++;
+            if (k < t->count)
+                tune_config_of(&t->points[t->order[k]], &next);
+            pthread_mutex_unlock(&t->lock);
+            mj_status st = tune_use_config(b, &c, k < t->count ? &next : NULL);
+            pthread_mutex_lock(&t->lock);
+            if (st != MJ_OK) {
+                rc = cli_status_error(b->ctx, st);
+                break;
+            }
+            continue;
+        }
+        if (i == t->count) {
+            double w0 = tune_now_s();
+            pthread_cond_wait(&t->done, &t->lock);
+            waited += tune_now_s() - w0;
+            continue;
+        }
+        t->timed[i] = t->points[i];
+        pthread_mutex_unlock(&t->lock);
+        snprintf(label, sizeof label, "%s k%zu v%zu %dx%d", mj_primitive_name(c.primitive),
+                 c.key_size, c.value_size, t->timed[i].nt, t->timed[i].vt);
+        const char *bad = tune_measure(b, &c, i, &t->timed[i], why, sizeof why);
+        pthread_mutex_lock(&t->lock);
+        w.dealt[i] = 1;
+        w.dealt_count++;
+        if (bad && t->points[i].outcome == TUNE_PENDING)
+            tune_reject(t, i, TUNE_RUN_FAILED, bad);
+        if (w.dealt_count < t->count)
+            tune_progress(stderr, w.dealt_count, t->count, tune_now_s() - t0, label);
+    }
+    pthread_mutex_unlock(&t->lock);
+    tune_checker_drain(b->checker); /* the last verdicts */
+    if (rc == CLI_OK) {
+        tune_progress(stderr, t->count, t->count, tune_now_s() - t0, label);
+        print_split(t, b, builders, tune_now_s() - t0, waited);
+    }
+    free(w.dealt);
+    free(w.before);
+    return rc;
+}
+
+/* Builds on host threads while measure_all measures and checking threads check. CLI_OK, or
+ * CLI_FAILURE when no compiling or checking thread could be started. */
+static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b)
 {
     int threads = o->threads;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -376,6 +504,9 @@ static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, size_t
         snprintf(per, sizeof per, "%ld", cpus / threads > 1 ? cpus / threads : 1);
         setenv("MERGEJIT_JIT_THREADS", per, 1);
     }
+    b->checker = tune_checker_start(CHECK_THREADS, CHECK_SLOTS, take_verdict, t);
+    if (!b->checker)
+        return cli_error("cannot start the checking threads");
     pthread_t *workers = calloc((size_t)threads, sizeof *workers);
     int started = 0;
     while (workers && started < threads &&
@@ -385,7 +516,7 @@ static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, size_t
         free(workers);
         return cli_error("cannot start a compiling thread");
     }
-    int rc = measure_all(t, b, measured);
+    int rc = measure_all(t, b, started);
     /* Stop the builders: nothing is left for them to take. */
     pthread_mutex_lock(&t->lock);
     t->next = t->count;
@@ -422,12 +553,11 @@ static int save_tiles(mj_context *ctx, const tune_opts *o, int sm, const mj_tile
 }
 
 /* The summary table, the reports and the tuning file. */
-static int report(mj_context *ctx, const tune_opts *o, const tuner *t, size_t measured,
-                  mj_tile *tiles)
+static int report(mj_context *ctx, const tune_opts *o, const tuner *t, mj_tile *tiles)
 {
     int rc = CLI_OK;
     size_t winners = summarize(o, t->points, t->count, tiles);
-    printf("%zu of %zu candidates measured\n", measured, t->count);
+    printf("%zu of %zu candidates measured\n", t->measured, t->count);
     tune_run_info info = {mj_context_device_name(ctx), t->sm, o->size_count, {0}, (int)o->reps,
                           o->quick, mj_version()};
     memcpy(info.log2_sizes, o->log2_sizes, sizeof info.log2_sizes);
@@ -461,24 +591,29 @@ int cmd_tune(int argc, char **argv)
     if (ctx == NULL)
         return rc;
 
-    size_t count = plan_all(ctx, &o, NULL), measured = 0;
+    size_t count = plan_all(ctx, &o, NULL);
     tuner t = {.o = &o, .count = count, .sm = mj_context_target_sm(ctx),
                .cache_dir = mj_context_cache_dir(ctx)};
     t.points = calloc(count, sizeof *t.points);
+    t.timed = calloc(count, sizeof *t.timed);
+    t.order = calloc(count, sizeof *t.order);
     t.build = calloc(count, sizeof *t.build);
     tune_bench b = {.ctx = ctx, .o = &o};
     b.times = calloc((size_t)o.reps, sizeof *b.times);
     mj_tile *tiles = calloc((size_t)o.config_count, sizeof *tiles);
-    if (!t.points || !t.build || !b.times || !tiles) {
+    if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles) {
         rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "no host memory for %zu points", count);
     } else {
         plan_all(ctx, &o, t.points);
+        tune_schedule(t.points, count, t.order);
         print_plan(ctx, &o, t.sm, count);
         pthread_mutex_init(&t.lock, NULL);
         pthread_cond_init(&t.done, NULL);
-        rc = build_and_measure(&o, &t, &b, &measured);
+        rc = build_and_measure(&o, &t, &b);
         if (rc == CLI_OK)
-            rc = report(ctx, &o, &t, measured, tiles);
+            rc = report(ctx, &o, &t, tiles);
+        tune_checker_stop(b.checker); /* its verdicts take t.lock */
+        b.checker = NULL;
         pthread_cond_destroy(&t.done);
         pthread_mutex_destroy(&t.lock);
     }
@@ -486,6 +621,8 @@ int cmd_tune(int argc, char **argv)
     free(b.times);
     free(tiles);
     free(t.points);
+    free(t.timed);
+    free(t.order);
     free(t.build);
     mj_context_destroy(ctx);
     return rc;

@@ -58,8 +58,8 @@ void tune_reject(tuner *t, size_t i, tune_outcome why, const char *msg)
     tune_skip_after(t->points, t->count, i);
 }
 
-/* A builder: compiles points into the disk cache in a compile-only context of its own (so its
- * error messages are its own) and reads ptxas's figures. */
+/* A builder: compiles points, in the tuner's order, into the disk cache in a compile-only
+ * context of its own (so its error messages are its own) and reads ptxas's figures. */
 void *tune_builder(void *arg)
 {
     tuner *t = arg;
@@ -74,8 +74,8 @@ void *tune_builder(void *arg)
     mj_status cst = mj_context_create(&opts, &ctx);
     for (;;) {
         pthread_mutex_lock(&t->lock);
-        while (t->next < t->count && t->points[t->next].outcome != TUNE_PENDING) {
-            t->build[t->next] = BUILD_DONE;
+        while (t->next < t->count && t->points[t->order[t->next]].outcome != TUNE_PENDING) {
+            t->build[t->order[t->next]] = BUILD_DONE;
             t->next++;
         }
         if (t->next >= t->count) {
@@ -83,7 +83,7 @@ void *tune_builder(void *arg)
             pthread_mutex_unlock(&t->lock);
             break;
         }
-        size_t i = t->next++;
+        size_t i = t->order[t->next++];
         t->build[i] = BUILD_RUNNING;
         tune_point p = t->points[i];
         pthread_mutex_unlock(&t->lock);
@@ -103,6 +103,8 @@ void *tune_builder(void *arg)
         tune_point *q = &t->points[i];
         q->registers = regs;
         q->spill_bytes = spills;
+        t->built++;
+        t->built_late += q->outcome != TUNE_PENDING;
         if (q->outcome == TUNE_PENDING) {
             if (st) {
                 tune_reject(t, i, TUNE_BUILD_FAILED, mj_context_last_error(ctx));

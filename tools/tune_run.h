@@ -10,6 +10,7 @@
 
 #include "mergejit.h"
 #include "tune.h"
+#include "tune_check.h"
 
 /* What to sweep and how, from the command line. */
 typedef struct tune_opts {
@@ -26,14 +27,20 @@ typedef struct tune_opts {
 
 enum { BUILD_WAITING, BUILD_RUNNING, BUILD_DONE };
 
-/* The points and their build states, shared by the builders and the measuring loop under
- * lock; done is signalled whenever a point's build ends. */
+/* The points and their build states, shared by the builders, the measuring loop and the
+ * checks' verdicts under lock; done is signalled whenever a point's build ends or a verdict
+ * comes. Builders take points in the order of tune_schedule, and the measuring loop measures
+ * them in that order too, but for points whose lane waits on a build. */
 typedef struct tuner {
     tune_opts *o;
     tune_point *points;
     size_t count;
+    size_t *order;  /* tune_schedule's order */
     int *build;     /* BUILD_* per point */
-    size_t next;    /* the next point a builder takes */
+    size_t next;    /* the place in order of the next point a builder takes */
+    size_t built, built_late; /* builds run; of them, those whose point was ruled out first */
+    tune_point *timed; /* measured points waiting for their check's verdict */
+    size_t measured;   /* points measured and checked */
     pthread_mutex_t lock;
     pthread_cond_t done;
     int sm;
@@ -49,10 +56,23 @@ void tune_key_desc(const tune_config *c, const tune_point *p, mj_sort_desc *d);
  * lock). */
 void tune_reject(tuner *t, size_t i, tune_outcome why, const char *msg);
 /* A compiling thread's body (pthread_create with the tuner): builds the pending points in
- * order until none is left. */
+ * the tuner's order until none is left. */
 void *tune_builder(void *arg);
 
-/* ---------------------------------------------------------------- timing (tune_bench.c) */
+/* ---------------------------------------------------------------- inputs (tune_inputs.c) */
+
+/* One size of a configuration's input, generated on the host. */
+typedef struct tune_host_input {
+    size_t n, seglen;
+    unsigned char *keys;  /* n keys */
+    uint64_t sum;         /* tune_key_sum of the keys */
+    void *offsets;        /* lbs, expand, move: the objects' offsets; remove, insert: 4-byte
+                             indices; segsort: 4-byte segment offsets */
+    size_t offset_count, offset_bytes;
+    unsigned char *values; /* expand: each object's value, move: each element's */
+    size_t value_bytes;
+    unsigned char *mirror; /* move: where each interval is gathered from and scattered to */
+} tune_host_input;
 
 /* One input size on the device. */
 typedef struct tune_inputs {
@@ -62,29 +82,59 @@ typedef struct tune_inputs {
     void *offsets;               /* segsort: CSR offsets (uint32); lbs, expand, move: offsets */
     void *gather, *scatter;      /* move: each interval's source and destination */
     size_t offset_count;
-    uint64_t sum;                /* key_sum of the input */
+    uint64_t sum;                /* tune_key_sum of the input */
+    /* The input as generated, kept on the host for the checks (the checked size only). */
+    void *host_keys, *host_offsets;
 } tune_inputs;
 
-/* The measuring side: a context on the device, the inputs of the current configuration and a
- * temporary buffer grown as candidates need. */
+/* ---------------------------------------------------------------- timing (tune_bench.c) */
+
+/* Where the measuring thread's time went, in seconds. */
+typedef struct tune_spent {
+    double inputs;   /* generating and uploading each configuration's inputs */
+    double create;   /* creating sorters (their kernels from the disk cache) */
+    double timing;   /* the timed runs and the copies that restore their input, wall time */
+    double gpu;      /* of that, the runs themselves as the GPU's events measured them */
+    double readback; /* reading outputs back for the checks */
+} tune_spent;
+
+/* The measuring side: a context on the device, the inputs of the current configuration (and
+ * the next one's being generated on a thread), a temporary buffer grown as candidates need,
+ * and the checker that checks the outputs. */
 typedef struct tune_bench {
     mj_context *ctx;
     tune_opts *o;
     tune_config current;        /* the configuration the inputs are for */
     int have_inputs;
     tune_inputs in[TUNE_MAX_SIZES];
+    pthread_t preparer;         /* generating next_in for `next`, while preparing */
+    int preparing;
+    tune_config next;
+    tune_host_input next_in[TUNE_MAX_SIZES];
+    mj_status next_status;
     void *temp;
     size_t temp_bytes;
     float *times;
+    tune_checker *checker;
+    tune_spent spent;
 } tune_bench;
 
-/* Makes the inputs of configuration c current (generated and uploaded when it changes). */
-mj_status tune_use_config(tune_bench *b, const tune_config *c);
-/* Times point p on every size and fills its gkeys and score; NULL on success, else why it
- * failed, in why (p's outcome is then set by the caller). */
-const char *tune_measure(tune_bench *b, const tune_config *c, tune_point *p, char *why,
-                         size_t cap);
-/* Releases the inputs and the temporary buffer. */
+/* Makes the inputs of configuration c current: generated (or taken from the thread that
+ * prepared them) and uploaded when c is not the current one, after the checks of the old
+ * ones have had their verdicts. Then, when next is not NULL, starts generating next's on a
+ * thread. (tune_inputs.c) */
+mj_status tune_use_config(tune_bench *b, const tune_config *c, const tune_config *next);
+/* Frees the inputs on the device and the host, after waiting for the preparing thread.
+ * (tune_inputs.c) */
+void tune_inputs_release(tune_bench *b);
+/* Times point p (index `point`) on every size and fills its gkeys and score; the first run's
+ * output is read back and, once the timings are in p, its check queued on b->checker, whose
+ * verdict decides (so p must stay where it is until then). NULL on success, else why it
+ * failed, in why (p's outcome is then set by the caller, and no check is queued). */
+const char *tune_measure(tune_bench *b, const tune_config *c, size_t point, tune_point *p,
+                         char *why, size_t cap);
+/* Waits for the queued checks, then releases the inputs (tune_inputs_release) and the
+ * temporary buffer. */
 void tune_bench_free(tune_bench *b);
 
 #endif

@@ -60,6 +60,15 @@ size_t tune_plan(const tune_config *cfg, const int *nts, int nt_count, int quick
  * it marked. */
 size_t tune_skip_after(tune_point *points, size_t count, size_t i);
 
+/* The order in which the tuner builds and measures the points (indices into points, written
+ * to order): configurations as planned, and within one, the lanes (points of one NT, in plan
+ * order) taken in turn, the first point of each lane, then the second of each, and so on. A
+ * spill found at some VT then rules out the rest of its lane while only the few points of that
+ * lane already started are compiling, not a lane's whole tail; and the lanes' cheap small
+ * tiles come first. A point still comes after every point of its lane planned before it, as
+ * tune_skip_after needs. */
+void tune_schedule(const tune_point *points, size_t count, size_t *order);
+
 /* The facts of one tuning run, for the reports. */
 typedef struct tune_run_info {
     const char *device;      /* device name */

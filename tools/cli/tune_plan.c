@@ -72,3 +72,31 @@ size_t tune_skip_after(tune_point *points, size_t count, size_t i) {
     }
     return marked;
 }
+
+/* Points p and q are of one configuration. */
+static int same_config(const tune_point *p, const tune_point *q) {
+    return p->primitive == q->primitive && p->key_size == q->key_size &&
+           p->value_size == q->value_size;
+}
+
+void tune_schedule(const tune_point *points, size_t count, size_t *order) {
+    size_t n = 0;
+    for (size_t first = 0, end; first < count; first = end) {
+        for (end = first + 1; end < count && same_config(&points[end], &points[first]); ++end) {
+        }
+        /* Round r takes each lane's r-th point, the lanes by their first point's place. A
+         * point is the r-th of its lane when r points of its NT come before it. */
+        for (size_t r = 0, taken = 1; taken; ++r) {
+            taken = 0;
+            for (size_t i = first; i < end; ++i) {
+                size_t rank = 0;
+                for (size_t j = first; j < i && rank <= r; ++j)
+                    rank += points[j].nt == points[i].nt;
+                if (rank == r) {
+                    order[n++] = i;
+                    taken = 1;
+                }
+            }
+        }
+    }
+}

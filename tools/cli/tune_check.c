@@ -1,0 +1,247 @@
+/* The tuner's result checks on the host: each primitive's output, as read back, against the
+ * input it was given. */
+#include <string.h>
+
+#include "tune_check.h"
+
+/* ---------------------------------------------------------------- keys */
+
+void tune_key_words(const unsigned char *k, size_t ks, size_t i, uint64_t *hi, uint64_t *lo)
+{
+    uint32_t w32;
+    if (ks == 4) {
+        memcpy(&w32, k + 4 * i, 4);
+        *hi = w32;
+        *lo = 0;
+        return;
+    }
+    memcpy(hi, k + ks * i, 8);
+    *lo = 0;
+    if (ks == 16)
+        memcpy(lo, k + 16 * i + 8, 8);
+}
+
+void tune_set_key(unsigned char *k, size_t ks, size_t i, uint64_t hi, uint64_t lo)
+{
+    uint32_t w32 = (uint32_t)hi;
+    if (ks == 4) {
+        memcpy(k + 4 * i, &w32, 4);
+        return;
+    }
+    memcpy(k + ks * i, &hi, 8);
+    if (ks == 16)
+        memcpy(k + 16 * i + 8, &lo, 8);
+}
+
+#define KEY_WEIGHT 0x9e3779b97f4a7c15ull
+
+uint64_t tune_key_sum(const unsigned char *k, size_t ks, size_t n)
+{
+    uint64_t sum = 0, hi, lo;
+    for (size_t i = 0; i < n; i++) {
+        tune_key_words(k, ks, i, &hi, &lo);
+        sum += hi * KEY_WEIGHT + lo;
+    }
+    return sum;
+}
+
+int tune_is_lbs(mj_primitive p)
+{
+    return p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE;
+}
+
+int tune_is_bulk(mj_primitive p)
+{
+    return p == MJ_BULK_REMOVE || p == MJ_BULK_INSERT;
+}
+
+size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, size_t out_count,
+                         int *from_values)
+{
+    size_t ks = c->key_size;
+    *from_values = 0;
+    switch (c->primitive) {
+    case MJ_REDUCE:
+        return ks;
+    case MJ_SORTED_SEARCH: /* 4-byte lower bounds of the first half */
+        return n / 2 * 4;
+    case MJ_SET_OPS:
+        return out_count * ks;
+    case MJ_BULK_REMOVE:
+        return (n - offset_count) * ks;
+    default:
+        break;
+    }
+    if (tune_is_lbs(c->primitive) && c->value_size) {
+        *from_values = 1;
+        return n * c->value_size;
+    }
+    return n * ks;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+/* Sorts (within each segment) and merges: ordered, and the input's keys (their sum). One pass:
+ * the check runs once per candidate on up to 2^24 or more keys. */
+static const char *check_sorted(const tune_config *c, const tune_check_data *d)
+{
+    const unsigned char *h = d->out;
+    size_t ks = c->key_size;
+    /* Keys left before the next segment starts (no order across segments). */
+    size_t seg = c->primitive == MJ_SEGMENTED_SORT ? d->seglen : (size_t)-1, left = seg;
+    uint64_t sum = 0, ph = 0, pl = 0, hi, lo;
+    for (size_t i = 0; i < d->n; i++, left--) {
+        tune_key_words(h, ks, i, &hi, &lo);
+        sum += hi * KEY_WEIGHT + lo;
+        if (left == 0)
+            left = seg;
+        else if (i > 0 && (hi < ph || (hi == ph && lo < pl)))
+            return "the result is out of order";
+        ph = hi;
+        pl = lo;
+    }
+    return sum == d->sum ? NULL : "the result lost or changed keys";
+}
+
+/* Reduce and scan (sums of the key's width, word by word for the struct): the inclusive scan,
+ * or its last element for reduce. */
+static const char *check_sums(const tune_config *c, const tune_check_data *d)
+{
+    size_t ks = c->key_size;
+    uint64_t hi = 0, lo = 0, xh, xl;
+    for (size_t i = 0; i < d->n; i++) {
+        tune_key_words(d->keys, ks, i, &xh, &xl);
+        hi += xh;
+        lo += xl;
+        if (ks == 4)
+            hi = (uint32_t)hi;
+        if (c->primitive == MJ_REDUCE && i + 1 < d->n)
+            continue;
+        tune_key_words(d->out, ks, c->primitive == MJ_SCAN ? i : 0, &xh, &xl);
+        if (xh != hi || xl != lo)
+            return c->primitive == MJ_SCAN ? "the scan is wrong" : "the reduction is wrong";
+    }
+    return NULL;
+}
+
+/* Load-balancing search: each item's object, walking the offsets; expand: the object's index
+ * in the first bytes of each output value; move: the element's own index (out equals in). */
+static const char *check_lbs(const tune_config *c, const tune_check_data *d)
+{
+    size_t ks = c->key_size, vs = c->value_size, w = vs < 8 ? vs : 8;
+    const unsigned char *got = d->out;
+    size_t j = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        uint64_t next, lo, o = 0;
+        while (j + 1 < d->offset_count &&
+               (tune_key_words(d->offsets, ks, j + 1, &next, &lo), next <= i))
+            j++;
+        if (vs)
+            memcpy(&o, got + i * vs, w);
+        else
+            tune_key_words(got, ks, i, &o, &lo);
+        uint64_t idx = c->primitive == MJ_INTERVAL_MOVE ? i : j;
+        uint64_t want = vs && w < 8 ? idx & ((1ull << (8 * w)) - 1) : idx;
+        if (o != want)
+            return c->primitive == MJ_INTERVAL_MOVE ? "the move is wrong"
+                   : vs                             ? "the expansion is wrong"
+                                                    : "the load-balancing search is wrong";
+    }
+    return NULL;
+}
+
+/* Search: each key of the first half has its lower bound in the second (binary searches over
+ * the keys' words). */
+static const char *check_search(const tune_config *c, const tune_check_data *d)
+{
+    size_t ks = c->key_size, na = d->n / 2, nb = d->n - na;
+    const unsigned char *h = d->keys;
+    for (size_t i = 0; i < na; i++) {
+        uint64_t ah, al, bh, bl;
+        uint32_t got;
+        tune_key_words(h, ks, i, &ah, &al);
+        size_t lo = 0, hi = nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            tune_key_words(h, ks, na + mid, &bh, &bl);
+            if (bh < ah || (bh == ah && bl < al))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memcpy(&got, (const unsigned char *)d->out + 4 * i, 4);
+        if (got != lo)
+            return "the sorted search is wrong";
+    }
+    return NULL;
+}
+
+/* Setops: the union of the two halves (keys compared by their words), its count and every
+ * key against the std walk on the host. */
+static const char *check_setops(const tune_config *c, const tune_check_data *d)
+{
+    size_t ks = c->key_size, na = d->n / 2, n = d->n, count = d->out_count;
+    const unsigned char *h = d->keys, *got = d->out;
+    size_t i = 0, j = na, o = 0;
+    while (i < na || j < n) {
+        uint64_t ah = 0, al = 0, bh = 0, bl = 0;
+        if (i < na)
+            tune_key_words(h, ks, i, &ah, &al);
+        if (j < n)
+            tune_key_words(h, ks, j, &bh, &bl);
+        int a_first = j == n || (i < na && (ah < bh || (ah == bh && al < bl)));
+        int b_first = i == na || (!a_first && (bh < ah || (bh == ah && bl < al)));
+        size_t from = b_first ? j : i; /* a's element for a matched pair */
+        if (o >= count || memcmp(got + o * ks, h + from * ks, ks) != 0)
+            return "the union is wrong";
+        o++;
+        i += !b_first;
+        j += !a_first;
+    }
+    return o != count ? "the union has the wrong count" : NULL;
+}
+
+/* Bulk remove and insert: the output keys against the input, element by element (the values
+ * are whatever the allocator left: their bytes do not change the work). */
+static const char *check_bulk(const tune_config *c, const tune_check_data *d)
+{
+    size_t ks = c->key_size, n = d->n, k = d->offset_count;
+    size_t m = c->primitive == MJ_BULK_REMOVE ? n - k : n;
+    const unsigned char *src = d->keys, *got = d->out;
+    const uint32_t *ix = d->offsets;
+    for (size_t o = 0, i = 0, r = 0; o < m; o++) {
+        size_t from;
+        if (c->primitive == MJ_BULK_REMOVE) {
+            for (; r < k && ix[r] == i; r++, i++) {
+            }
+            from = i++;
+        } else { /* i: a's next, r: b's next; a before equal b */
+            from = i < k && (r == n - k || ix[i] <= r) ? i++ : k + r++;
+        }
+        if (memcmp(got + o * ks, src + from * ks, ks) != 0)
+            return c->primitive == MJ_BULK_REMOVE ? "the bulk remove is wrong"
+                                                  : "the bulk insert is wrong";
+    }
+    return NULL;
+}
+
+const char *tune_check(const tune_config *c, const tune_check_data *d)
+{
+    switch (c->primitive) {
+    case MJ_REDUCE:
+    case MJ_SCAN:
+        return check_sums(c, d);
+    case MJ_SORTED_SEARCH:
+        return check_search(c, d);
+    case MJ_BULK_REMOVE:
+    case MJ_BULK_INSERT:
+        return check_bulk(c, d);
+    case MJ_SET_OPS:
+        return check_setops(c, d);
+    default:
+        break;
+    }
+    if (tune_is_lbs(c->primitive))
+        return check_lbs(c, d);
+    return check_sorted(c, d);
+}
