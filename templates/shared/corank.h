@@ -54,126 +54,151 @@
 #define MJ_CR_LEVEL()
 #endif
 
-/* An element as the search compares it: a real one with its key, or a padding one past its
- * list's end (no key). Its list goes beside it. The search compares samples of two lists only
- * (the largest held sample's own new sample, which comes after it, it skips), so positions
- * need not be kept. */
+/* Positions within a list, relative to its begin, are of type mj_cr_pos: 32-bit unsigned where
+ * the frame holds fewer than 2^31 elements (what mj_partition4 picks for every n below that),
+ * since 64-bit integer work takes about two instructions for one on a GPU (adds, compares,
+ * selects) and a split's levels are one dependent chain; 64-bit above. Unsigned, so that wrapping
+ * is defined: with total < 2^31 no position the search forms reaches 2^32 (a list's held
+ * count stays at most d + h and its next sample at d + h - 1, h <= 2^30). CUDA picks the type per call
+ * (a template); C, for the CPU test, by MJ_CR_POS (default 64-bit). */
+#if defined(__cplusplus)
+#define MJ_CR_POS_T template <typename mj_cr_pos>
+#else
+#ifndef MJ_CR_POS
+#define MJ_CR_POS unsigned long long
+#endif
+typedef MJ_CR_POS mj_cr_pos;
+#define MJ_CR_POS_T
+#endif
+
+/* An element as the search compares it, with its rank: its list plus 4 x its class, which
+ * orders it against elements of other lists without its key when either is not a real one.
+ * Classes: no element (a list holds no sample yet: before everything), a real one (ordered by
+ * key, then list), padding past its list's end (after every real one; by list, never loaded).
+ * The search compares samples of two lists only (the largest held sample's own new sample,
+ * which comes after it, it skips), so positions need not be kept. */
+enum { MJ_CR_NONE = 0, MJ_CR_REAL = 4, MJ_CR_PAD = 8 };
+
 typedef struct mj_cr_elem {
     mj_key key;
-    int pad;
+    int rank;
 } mj_cr_elem;
 
-MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, long long count,
-                            long long pos) {
+MJ_CR mj_cr_elem mj_cr_none(int list) {
     mj_cr_elem e = MJ_CR_ZERO;
-    e.pad = pos >= count;
-    if (!e.pad) e.key = MJ_CR_LOAD(keys, begin + pos);
+    e.rank = MJ_CR_NONE + list;
     return e;
 }
 
-/* Whether x of list lx goes before y of another list ly: by key, then list; padding last. */
-MJ_CR int mj_cr_before(mj_cr_elem x, int lx, mj_cr_elem y, int ly) {
-    if (x.pad || y.pad) return x.pad == y.pad ? lx < ly : y.pad;
-    if (mj_less(x.key, y.key)) return 1;
-    if (mj_less(y.key, x.key)) return 0;
-    return lx < ly;
+MJ_CR_POS_T MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, mj_cr_pos count,
+                                        mj_cr_pos pos, int list) {
+    mj_cr_elem e = MJ_CR_ZERO;
+    e.rank = (pos < count ? MJ_CR_REAL : MJ_CR_PAD) + list;
+    if (pos < count) e.key = MJ_CR_LOAD(keys, begin + (long long)pos);
+    return e;
+}
+
+/* Whether x goes before y (of another list): by key, then list, where both are real; else by
+ * rank. Written so that the compiler may compute both sides and select, without branches. */
+MJ_CR int mj_cr_before(mj_cr_elem x, mj_cr_elem y) {
+    int by_rank = x.rank < y.rank;
+    if (x.rank & y.rank & MJ_CR_REAL)
+        return by_rank ? !mj_less(y.key, x.key) : mj_less(x.key, y.key);
+    return by_rank;
 }
 
 /* The split at diagonal d, 0 <= d <= count[0] + ... + count[3], of the merge of the lists
  * keys[begin[l], begin[l] + count[l]), each sorted by mj_less: at[l] of list l's elements go
- * before it, and at[0] + ... + at[3] = d whatever mj_less does. */
-MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long long count[4],
-                      long long d, long long at[4]) {
-    long long most = count[0];
+ * before it, and at[0] + ... + at[3] = d whatever mj_less does. mj_cr_pos must hold twice the
+ * total (see above). */
+MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
+                                  const long long count[4], long long d_in, long long at[4]) {
+    mj_cr_pos n[4], d = (mj_cr_pos)d_in, most = 0;
     MJ_UNROLL
-    for (int l = 1; l < 4; ++l) most = count[l] > most ? count[l] : most;
-    int lr = 0; /* r = 2^lr; shifts, not 64-bit divisions, which cost a GPU dearly */
-    while ((1ll << lr) <= (d < most ? d : most)) ++lr;
+    for (int l = 0; l < 4; ++l) {
+        n[l] = (mj_cr_pos)count[l];
+        most = n[l] > most ? n[l] : most;
+    }
+    /* r: the least power of two above min(d, most); then h = r / 2 each level. Sums and masks,
+     * not variable shifts, which a GPU does in several instructions on 64 bits. */
+    mj_cr_pos r = 1;
+    while (r <= (d < most ? d : most)) r += r;
     /* The floor(d / r) smallest samples at r: none when r > d; when r is above every count,
-     * they are all padding, list 0's first. */
-    long long a[4];
-    mj_cr_elem top[4] = MJ_CR_ZERO;  /* each list's largest held sample (a[l] > 0, known[l]) */
-    mj_cr_elem prev[4] = MJ_CR_ZERO; /* the one before it, where fresh[l]: top[l] is new here */
+     * they are all padding, list 0's first. The held elements always add up to d rounded down
+     * to a multiple of the granularity. */
+    mj_cr_pos a[4];
+    mj_cr_elem top[4];  /* each list's largest held sample (known[l]; no element if a[l] = 0) */
+    mj_cr_elem prev[4]; /* the one before it, where fresh[l]: top[l] is new here */
     int known[4], fresh[4];
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) {
         a[l] = 0;
         known[l] = 0;
+        top[l] = prev[l] = mj_cr_none(l);
     }
-    a[0] = d >> lr << lr;
-    for (int lh = lr - 1; lh >= 0; --lh) {
-        long long h = 1ll << lh;
+    a[0] = d & ~(r - 1);
+    for (mj_cr_pos h = r >> 1; h > 0; h >>= 1) {
         /* One round of loads: the new samples, and the tops a last adjustment left unknown. */
         MJ_CR_LEVEL();
         mj_cr_elem next[4];
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
-            if (a[l] > 0 && !known[l]) {
-                top[l] = mj_cr_load(keys, begin[l], count[l], a[l] - 1);
+            if (!known[l]) {
+                top[l] = a[l] > 0 ? mj_cr_load(keys, begin[l], n[l], a[l] - 1, l) : mj_cr_none(l);
                 known[l] = 1;
             }
-            next[l] = mj_cr_load(keys, begin[l], count[l], a[l] + h - 1);
+            next[l] = mj_cr_load(keys, begin[l], n[l], a[l] + h - 1, l);
         }
-        /* The largest held sample, z of list zl: the new samples before it are held, and
-         * nothing else (zl's own comes after it). */
-        int zl = a[0] > 0 ? 0 : -1;
+        /* The largest held sample z (a list that holds none has no element, before all): the
+         * new samples before it are held, and nothing else (z's own list's comes after it). */
         mj_cr_elem z = top[0];
         MJ_UNROLL
         for (int l = 1; l < 4; ++l)
-            if (a[l] > 0 && (zl < 0 || mj_cr_before(z, zl, top[l], l))) {
-                z = top[l];
-                zl = l;
-            }
-        long long held = 0;
+            if (mj_cr_before(z, top[l])) z = top[l];
+        /* (Lists are told apart by rank, not by an index, which a compiler may turn into
+         * indexing the arrays: local memory on a GPU.) */
+        int nfresh = 0;
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
-            fresh[l] = zl >= 0 && l != zl && mj_cr_before(next[l], l, z, zl);
+            fresh[l] = top[l].rank != z.rank && mj_cr_before(next[l], z);
             if (fresh[l]) {
                 prev[l] = top[l];
                 top[l] = next[l];
-                known[l] = 1;
                 a[l] += h;
             }
-            held += a[l] >> lh;
+            nfresh += fresh[l];
         }
-        /* held is 2 floor(d / r) plus the fresh ones, so at most one is missing. */
-        long long excess = held - (d >> lh);
+        /* Held: 2 floor(d / r) samples of h and the fresh ones; wanted: floor(d / h), one more
+         * than 2 floor(d / r) where d has bit h. So at most one is missing. */
+        int excess = nfresh - ((d & h) != 0);
         if (excess < 0) {
-            int first = 0;
             mj_cr_elem f = next[0];
             MJ_UNROLL
             for (int l = 1; l < 4; ++l)
-                if (mj_cr_before(next[l], l, f, first)) {
-                    f = next[l];
-                    first = l;
-                }
+                if (mj_cr_before(next[l], f)) f = next[l];
             MJ_UNROLL
             for (int l = 0; l < 4; ++l)
-                if (l == first) {
-                    top[l] = next[l];
-                    known[l] = 1;
+                if (next[l].rank == f.rank) {
+                    top[l] = f;
                     a[l] += h;
                 }
         }
         /* Too many: drop the largest held samples, each a list's top. */
         for (; excess > 0; --excess) {
-            int last = a[0] > 0 ? 0 : -1;
             mj_cr_elem m = top[0];
             MJ_UNROLL
             for (int l = 1; l < 4; ++l)
-                if (a[l] > 0 && (last < 0 || mj_cr_before(m, last, top[l], l))) {
-                    m = top[l];
-                    last = l;
-                }
+                if (mj_cr_before(m, top[l])) m = top[l];
             MJ_UNROLL
             for (int l = 0; l < 4; ++l)
-                if (l == last) {
+                if (top[l].rank == m.rank) {
                     a[l] -= h;
                     if (fresh[l]) {
                         top[l] = prev[l];
                         fresh[l] = 0;
-                    } else if (a[l] > 0 && excess > 1) {
-                        top[l] = mj_cr_load(keys, begin[l], count[l], a[l] - 1);
+                    } else if (excess > 1) {
+                        top[l] = a[l] > 0 ? mj_cr_load(keys, begin[l], n[l], a[l] - 1, l)
+                                          : mj_cr_none(l);
                     } else {
                         known[l] = 0; /* loaded with the next level's samples if needed */
                     }
@@ -181,7 +206,7 @@ MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4], const long l
         }
     }
     MJ_UNROLL
-    for (int l = 0; l < 4; ++l) at[l] = a[l];
+    for (int l = 0; l < 4; ++l) at[l] = (long long)a[l];
 }
 
 #endif
