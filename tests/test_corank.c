@@ -37,7 +37,7 @@ static mj_key load(const mj_key *keys, long long i) {
     return keys[i];
 }
 
-#define MJ_CR_LOAD(keys, i) load(keys, i)
+#define MJ_CR_LOAD(keys, begin, pos) load(keys, (begin) + (long long)(pos))
 #define MJ_CR_LEVEL() (compared = 0, ++levels)
 #include "shared/corank.h"
 

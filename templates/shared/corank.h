@@ -45,10 +45,12 @@
 #define MJ_CR_ZERO {0}
 #endif
 
-/* How the search reads key i of the array, and what it does as a level starts: hooks for a
- * test that counts the loads and the rounds of them. */
+/* How the search reads the key at pos of the list that starts at keys[begin], and what it
+ * does as a level starts: hooks for a test that counts the loads and the rounds of them. (The
+ * list's start is the same every level, so a compiler hoists it: a load's address is one
+ * multiply-add of a 32-bit position.) */
 #ifndef MJ_CR_LOAD
-#define MJ_CR_LOAD(keys, i) ((keys)[i])
+#define MJ_CR_LOAD(keys, begin, pos) (((keys) + (begin))[pos])
 #endif
 #ifndef MJ_CR_LEVEL
 #define MJ_CR_LEVEL()
@@ -90,22 +92,28 @@ MJ_CR mj_cr_elem mj_cr_none(int list) {
     return e;
 }
 
+/* The element at pos of a list: position -1 (wrapped: above every count, never formed
+ * otherwise) is no element, the top of a list that holds no sample. */
 MJ_CR_POS_T MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, mj_cr_pos count,
                                         mj_cr_pos pos, int list) {
     mj_cr_elem e = MJ_CR_ZERO;
-    e.rank = (pos < count ? MJ_CR_REAL : MJ_CR_PAD) + list;
-    if (pos < count) e.key = MJ_CR_LOAD(keys, begin + (long long)pos);
+    e.rank = list + (pos < count ? MJ_CR_REAL : pos + 1 == 0 ? MJ_CR_NONE : MJ_CR_PAD);
+    if (pos < count) e.key = MJ_CR_LOAD(keys, begin, pos);
     return e;
 }
 
 /* Whether x goes before y (of another list): by key, then list, where both are real; else by
- * rank. Written so that the compiler may compute both sides and select, without branches. */
+ * rank. Both sides computed (the keys of others are zero), so that a GPU selects without
+ * branches. */
 MJ_CR int mj_cr_before(mj_cr_elem x, mj_cr_elem y) {
-    int by_rank = x.rank < y.rank;
-    if (x.rank & y.rank & MJ_CR_REAL)
-        return by_rank ? !mj_less(y.key, x.key) : mj_less(x.key, y.key);
-    return by_rank;
+    int by_rank = x.rank < y.rank, real = (x.rank & y.rank & MJ_CR_REAL) != 0;
+    int lt = mj_less(x.key, y.key), gt = mj_less(y.key, x.key);
+    return (real & (lt | (by_rank & (gt ^ 1)))) | ((real ^ 1) & by_rank);
 }
+
+/* The later (or the earlier) of two elements. */
+MJ_CR mj_cr_elem mj_cr_later(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before(x, y) ? y : x; }
+MJ_CR mj_cr_elem mj_cr_earlier(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before(y, x) ? y : x; }
 
 /* The split at diagonal d, 0 <= d <= count[0] + ... + count[3], of the merge of the lists
  * keys[begin[l], begin[l] + count[l]), each sorted by mj_less: at[l] of list l's elements go
@@ -143,18 +151,13 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
         mj_cr_elem next[4];
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
-            if (!known[l]) {
-                top[l] = a[l] > 0 ? mj_cr_load(keys, begin[l], n[l], a[l] - 1, l) : mj_cr_none(l);
-                known[l] = 1;
-            }
+            if (!known[l]) top[l] = mj_cr_load(keys, begin[l], n[l], a[l] - 1, l);
+            known[l] = 1;
             next[l] = mj_cr_load(keys, begin[l], n[l], a[l] + h - 1, l);
         }
         /* The largest held sample z (a list that holds none has no element, before all): the
          * new samples before it are held, and nothing else (z's own list's comes after it). */
-        mj_cr_elem z = top[0];
-        MJ_UNROLL
-        for (int l = 1; l < 4; ++l)
-            if (mj_cr_before(z, top[l])) z = top[l];
+        mj_cr_elem z = mj_cr_later(mj_cr_later(top[0], top[1]), mj_cr_later(top[2], top[3]));
         /* (Lists are told apart by rank, not by an index, which a compiler may turn into
          * indexing the arrays: local memory on a GPU.) */
         int nfresh = 0;
@@ -172,10 +175,8 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
          * than 2 floor(d / r) where d has bit h. So at most one is missing. */
         int excess = nfresh - ((d & h) != 0);
         if (excess < 0) {
-            mj_cr_elem f = next[0];
-            MJ_UNROLL
-            for (int l = 1; l < 4; ++l)
-                if (mj_cr_before(next[l], f)) f = next[l];
+            mj_cr_elem f = mj_cr_earlier(mj_cr_earlier(next[0], next[1]),
+                                         mj_cr_earlier(next[2], next[3]));
             MJ_UNROLL
             for (int l = 0; l < 4; ++l)
                 if (next[l].rank == f.rank) {
@@ -183,26 +184,35 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
                     a[l] += h;
                 }
         }
-        /* Too many: drop the largest held samples, each a list's top. */
+        /* Too many: drop the largest held samples, each a list's top. The one before it takes
+         * its place: known where the top was fresh, else loaded now where another drop follows
+         * (it may be next), else with the next level's samples. One load a drop at most, of
+         * the position selected, not one under a branch for each list. */
         for (; excess > 0; --excess) {
-            mj_cr_elem m = top[0];
+            mj_cr_elem m = mj_cr_later(mj_cr_later(top[0], top[1]), mj_cr_later(top[2], top[3]));
+            int dropped[4], load_next = 0;
+            long long b = 0;
+            mj_cr_pos pos = 0, cnt = 0;
             MJ_UNROLL
-            for (int l = 1; l < 4; ++l)
-                if (mj_cr_before(m, top[l])) m = top[l];
-            MJ_UNROLL
-            for (int l = 0; l < 4; ++l)
-                if (top[l].rank == m.rank) {
+            for (int l = 0; l < 4; ++l) {
+                dropped[l] = top[l].rank == m.rank;
+                if (dropped[l]) {
                     a[l] -= h;
-                    if (fresh[l]) {
-                        top[l] = prev[l];
-                        fresh[l] = 0;
-                    } else if (excess > 1) {
-                        top[l] = a[l] > 0 ? mj_cr_load(keys, begin[l], n[l], a[l] - 1, l)
-                                          : mj_cr_none(l);
-                    } else {
-                        known[l] = 0; /* loaded with the next level's samples if needed */
-                    }
+                    top[l] = prev[l];
+                    known[l] = fresh[l] || excess > 1;
+                    load_next = !fresh[l] && excess > 1;
+                    fresh[l] = 0;
+                    b = begin[l];
+                    cnt = n[l];
+                    pos = a[l] - 1;
                 }
+            }
+            if (load_next) {
+                mj_cr_elem t = mj_cr_load(keys, b, cnt, pos, m.rank & 3);
+                MJ_UNROLL
+                for (int l = 0; l < 4; ++l)
+                    if (dropped[l]) top[l] = t;
+            }
         }
     }
     MJ_UNROLL
