@@ -38,6 +38,10 @@
 #endif
 #endif
 
+#if !defined(__cplusplus)
+#include <stdbool.h>
+#endif
+
 /* Zero-initialized (so that no copy reads an unset key, which C compilers warn about). */
 #if defined(__cplusplus)
 #define MJ_CR_ZERO {}
@@ -92,13 +96,14 @@ MJ_CR mj_cr_elem mj_cr_none(int list) {
     return e;
 }
 
-/* The element at pos of a list: position -1 (wrapped: above every count, never formed
- * otherwise) is no element, the top of a list that holds no sample. */
+/* The element at pos of a list, its key read only where `want` (callers select, rather than
+ * branch around a load, which costs a GPU a reconvergence). Position -1 (wrapped: above every
+ * count, never formed otherwise) is no element: the top of a list that holds no sample. */
 MJ_CR_POS_T MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, mj_cr_pos count,
-                                        mj_cr_pos pos, int list) {
+                                        mj_cr_pos pos, int list, bool want) {
     mj_cr_elem e = MJ_CR_ZERO;
     e.rank = list + (pos < count ? MJ_CR_REAL : pos + 1 == 0 ? MJ_CR_NONE : MJ_CR_PAD);
-    if (pos < count) e.key = MJ_CR_LOAD(keys, begin, pos);
+    if (want && pos < count) e.key = MJ_CR_LOAD(keys, begin, pos);
     return e;
 }
 
@@ -151,9 +156,10 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
         mj_cr_elem next[4];
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
-            if (!known[l]) top[l] = mj_cr_load(keys, begin[l], n[l], a[l] - 1, l);
+            mj_cr_elem t = mj_cr_load(keys, begin[l], n[l], a[l] - 1, l, !known[l]);
+            top[l] = known[l] ? top[l] : t;
             known[l] = 1;
-            next[l] = mj_cr_load(keys, begin[l], n[l], a[l] + h - 1, l);
+            next[l] = mj_cr_load(keys, begin[l], n[l], a[l] + h - 1, l, true);
         }
         /* The largest held sample z (a list that holds none has no element, before all): the
          * new samples before it are held, and nothing else (z's own list's comes after it). */
@@ -208,7 +214,7 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
                 }
             }
             if (load_next) {
-                mj_cr_elem t = mj_cr_load(keys, b, cnt, pos, m.rank & 3);
+                mj_cr_elem t = mj_cr_load(keys, b, cnt, pos, m.rank & 3, true);
                 MJ_UNROLL
                 for (int l = 0; l < 4; ++l)
                     if (dropped[l]) top[l] = t;
