@@ -37,7 +37,14 @@ static mj_key load(const mj_key *keys, long long i) {
     return keys[i];
 }
 
-#define MJ_CR_LOAD(keys, begin, pos) load(keys, (begin) + (long long)(pos))
+/* A list as the search sees it: where it starts, not a pointer (virtual lists have no
+ * memory). */
+typedef struct mj_cr_list {
+    const mj_key *keys;
+    long long begin;
+} mj_cr_list;
+#define MJ_CR_LIST(keys, begin) ((mj_cr_list){keys, begin})
+#define MJ_CR_LOAD(list, pos) load((list).keys, (list).begin + (long long)(pos))
 #define MJ_CR_LEVEL() (compared = 0, ++levels)
 #include "shared/corank.h"
 

@@ -49,12 +49,14 @@
 #define MJ_CR_ZERO {0}
 #endif
 
-/* How the search reads the key at pos of the list that starts at keys[begin], and what it
- * does as a level starts: hooks for a test that counts the loads and the rounds of them. (The
- * list's start is the same every level, so a compiler hoists it: a load's address is one
+/* How the search finds a list that starts at keys[begin] and reads the key at pos of it, and
+ * what it does as a level starts: hooks for a test that counts the loads and the rounds of
+ * them on virtual lists. (A list's start is found once: a load's address is then one
  * multiply-add of a 32-bit position.) */
-#ifndef MJ_CR_LOAD
-#define MJ_CR_LOAD(keys, begin, pos) (((keys) + (begin))[pos])
+#ifndef MJ_CR_LIST
+typedef const mj_key *mj_cr_list;
+#define MJ_CR_LIST(keys, begin) ((keys) + (begin))
+#define MJ_CR_LOAD(list, pos) ((list)[pos])
 #endif
 #ifndef MJ_CR_LEVEL
 #define MJ_CR_LEVEL()
@@ -97,13 +99,13 @@ MJ_CR mj_cr_elem mj_cr_none(int list) {
 }
 
 /* The element at pos of a list, its key read only where `want` (callers select, rather than
- * branch around a load, which costs a GPU a reconvergence). Position -1 (wrapped: above every
- * count, never formed otherwise) is no element: the top of a list that holds no sample. */
-MJ_CR_POS_T MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, mj_cr_pos count,
-                                        mj_cr_pos pos, int list, bool want) {
+ * branch around a load, which costs a GPU a reconvergence); no element where `none` (the top
+ * of a list that holds no sample). */
+MJ_CR_POS_T MJ_CR mj_cr_elem mj_cr_load(mj_cr_list list, mj_cr_pos count, mj_cr_pos pos, int l,
+                                        bool want, bool none) {
     mj_cr_elem e = MJ_CR_ZERO;
-    e.rank = list + (pos < count ? MJ_CR_REAL : pos + 1 == 0 ? MJ_CR_NONE : MJ_CR_PAD);
-    if (want && pos < count) e.key = MJ_CR_LOAD(keys, begin, pos);
+    e.rank = l + (none ? MJ_CR_NONE : pos < count ? MJ_CR_REAL : MJ_CR_PAD);
+    if (want && !none && pos < count) e.key = MJ_CR_LOAD(list, pos);
     return e;
 }
 
@@ -111,9 +113,9 @@ MJ_CR_POS_T MJ_CR mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, mj_
  * rank. Both sides computed (the keys of others are zero), so that a GPU selects without
  * branches. */
 MJ_CR int mj_cr_before(mj_cr_elem x, mj_cr_elem y) {
-    int by_rank = x.rank < y.rank, real = (x.rank & y.rank & MJ_CR_REAL) != 0;
-    int lt = mj_less(x.key, y.key), gt = mj_less(y.key, x.key);
-    return (real & (lt | (by_rank & (gt ^ 1)))) | ((real ^ 1) & by_rank);
+    bool by_rank = x.rank < y.rank, real = (x.rank & y.rank & MJ_CR_REAL) != 0;
+    bool lt = mj_less(x.key, y.key), gt = mj_less(y.key, x.key);
+    return (real & lt) | (by_rank & !(real & gt));
 }
 
 /* The later (or the earlier) of two elements. */
@@ -127,8 +129,10 @@ MJ_CR mj_cr_elem mj_cr_earlier(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before
 MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
                                   const long long count[4], long long d_in, long long at[4]) {
     mj_cr_pos n[4], d = (mj_cr_pos)d_in, most = 0;
+    mj_cr_list list[4];
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) {
+        list[l] = MJ_CR_LIST(keys, begin[l]);
         n[l] = (mj_cr_pos)count[l];
         most = n[l] > most ? n[l] : most;
     }
@@ -140,26 +144,25 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
      * they are all padding, list 0's first. The held elements always add up to d rounded down
      * to a multiple of the granularity. */
     mj_cr_pos a[4];
-    mj_cr_elem top[4];  /* each list's largest held sample (known[l]; no element if a[l] = 0) */
-    mj_cr_elem prev[4]; /* the one before it, where fresh[l]: top[l] is new here */
+    mj_cr_elem top[4]; /* each list's largest held sample as a level starts (if known[l]) */
     int known[4], fresh[4];
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) {
         a[l] = 0;
         known[l] = 0;
-        top[l] = prev[l] = mj_cr_none(l);
+        top[l] = mj_cr_none(l);
     }
     a[0] = d & ~(r - 1);
     for (mj_cr_pos h = r >> 1; h > 0; h >>= 1) {
         /* One round of loads: the new samples, and the tops a last adjustment left unknown. */
         MJ_CR_LEVEL();
-        mj_cr_elem next[4];
+        mj_cr_elem next[4], cur[4]; /* cur: each list's largest held sample now */
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
-            mj_cr_elem t = mj_cr_load(keys, begin[l], n[l], a[l] - 1, l, !known[l]);
+            mj_cr_elem t = mj_cr_load(list[l], n[l], a[l] - 1, l, !known[l], a[l] == 0);
             top[l] = known[l] ? top[l] : t;
             known[l] = 1;
-            next[l] = mj_cr_load(keys, begin[l], n[l], a[l] + h - 1, l, true);
+            next[l] = mj_cr_load(list[l], n[l], a[l] + h - 1, l, true, false);
         }
         /* The largest held sample z (a list that holds none has no element, before all): the
          * new samples before it are held, and nothing else (z's own list's comes after it). */
@@ -170,11 +173,8 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
             fresh[l] = top[l].rank != z.rank && mj_cr_before(next[l], z);
-            if (fresh[l]) {
-                prev[l] = top[l];
-                top[l] = next[l];
-                a[l] += h;
-            }
+            cur[l] = fresh[l] ? next[l] : top[l];
+            a[l] += fresh[l] ? h : 0;
             nfresh += fresh[l];
         }
         /* Held: 2 floor(d / r) samples of h and the fresh ones; wanted: floor(d / h), one more
@@ -186,40 +186,43 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
             MJ_UNROLL
             for (int l = 0; l < 4; ++l)
                 if (next[l].rank == f.rank) {
-                    top[l] = f;
+                    cur[l] = f;
                     a[l] += h;
                 }
         }
-        /* Too many: drop the largest held samples, each a list's top. The one before it takes
-         * its place: known where the top was fresh, else loaded now where another drop follows
-         * (it may be next), else with the next level's samples. One load a drop at most, of
-         * the position selected, not one under a branch for each list. */
+        /* Too many: drop the largest held samples, each a list's current top. The one before
+         * it takes its place: the level's first top where the dropped one was fresh, else one
+         * loaded now where another drop follows (it may be next), else with the next level's
+         * samples. One load a drop at most, of the position selected, not one under a branch
+         * for each list. */
         for (; excess > 0; --excess) {
-            mj_cr_elem m = mj_cr_later(mj_cr_later(top[0], top[1]), mj_cr_later(top[2], top[3]));
-            int dropped[4], load_next = 0;
-            long long b = 0;
+            mj_cr_elem m = mj_cr_later(mj_cr_later(cur[0], cur[1]), mj_cr_later(cur[2], cur[3]));
+            int dropped[4], load_now = 0;
+            mj_cr_list at_list = list[0];
             mj_cr_pos pos = 0, cnt = 0;
             MJ_UNROLL
             for (int l = 0; l < 4; ++l) {
-                dropped[l] = top[l].rank == m.rank;
+                dropped[l] = cur[l].rank == m.rank;
                 if (dropped[l]) {
                     a[l] -= h;
-                    top[l] = prev[l];
+                    cur[l] = top[l];
                     known[l] = fresh[l] || excess > 1;
-                    load_next = !fresh[l] && excess > 1;
+                    load_now = !fresh[l] && excess > 1;
                     fresh[l] = 0;
-                    b = begin[l];
+                    at_list = list[l];
                     cnt = n[l];
                     pos = a[l] - 1;
                 }
             }
-            if (load_next) {
-                mj_cr_elem t = mj_cr_load(keys, b, cnt, pos, m.rank & 3, true);
+            if (load_now) {
+                mj_cr_elem t = mj_cr_load(at_list, cnt, pos, m.rank & 3, true, pos + 1 == 0);
                 MJ_UNROLL
                 for (int l = 0; l < 4; ++l)
-                    if (dropped[l]) top[l] = t;
+                    if (dropped[l]) cur[l] = t;
             }
         }
+        MJ_UNROLL
+        for (int l = 0; l < 4; ++l) top[l] = cur[l];
     }
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) at[l] = (long long)a[l];
