@@ -190,13 +190,13 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
                     a[l] += h;
                 }
         }
-        /* Too many: drop the largest held samples, each a list's current top. The one before
-         * it takes its place: the level's first top where the dropped one was fresh, else one
-         * loaded now where another drop follows (it may be next), else with the next level's
-         * samples. One load a drop at most, of the position selected, not one under a branch
-         * for each list. */
+        /* Too many: drop the largest held samples, each a list's current top, z first. The one
+         * before it takes its place: the level's first top where the dropped one was fresh,
+         * else one loaded now where another drop follows (it may be next), else with the next
+         * level's samples. One load a drop at most, of the position selected, not one under a
+         * branch for each list. */
+        mj_cr_elem m = z;
         for (; excess > 0; --excess) {
-            mj_cr_elem m = mj_cr_later(mj_cr_later(cur[0], cur[1]), mj_cr_later(cur[2], cur[3]));
             int dropped[4], load_now = 0;
             mj_cr_list at_list = list[0];
             mj_cr_pos pos = 0, cnt = 0;
@@ -220,6 +220,8 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
                 for (int l = 0; l < 4; ++l)
                     if (dropped[l]) cur[l] = t;
             }
+            if (excess > 1)
+                m = mj_cr_later(mj_cr_later(cur[0], cur[1]), mj_cr_later(cur[2], cur[3]));
         }
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) top[l] = cur[l];
