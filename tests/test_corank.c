@@ -43,10 +43,17 @@ typedef struct mj_cr_list {
     const mj_key *keys;
     long long begin;
 } mj_cr_list;
-#define MJ_CR_LIST(keys, begin) ((mj_cr_list){keys, begin})
 #define MJ_CR_LOAD(list, pos) load((list).keys, (list).begin + (long long)(pos))
 #define MJ_CR_LEVEL() (compared = 0, ++levels)
 #include "shared/corank.h"
+
+/* The split of the lists keys[begin[l], begin[l] + count[l]). */
+static void corank(const mj_key *keys, const long long begin[4], const long long count[4],
+                   long long d, long long at[4]) {
+    mj_cr_list list[4];
+    for (int l = 0; l < 4; ++l) list[l] = (mj_cr_list){keys, begin[l]};
+    mj_corank4(list, count, d, at);
+}
 
 #define REQUIRE(cond, ...)                                                                   \
     do {                                                                                     \
@@ -95,7 +102,7 @@ static void check_lists(const long long count[4], int dist, uint64_t seed) {
     long long want[4] = {0, 0, 0, 0};
     for (long long d = 0; d <= total; ++d) {
         long long got[4];
-        mj_corank4(keys, begin, count, d, got);
+        corank(keys, begin, count, d, got);
         for (int l = 0; l < 4; ++l)
             REQUIRE(got[l] == want[l],
                     "counts %lld %lld %lld %lld, dist %d, diagonal %lld: list %d splits at %lld, "
@@ -157,7 +164,7 @@ START_TEST(broken_comparator)
         }
         for (long long d = 0; d <= total; ++d) {
             long long got[4], sum = 0;
-            mj_corank4(keys, begin, count, d, got);
+            corank(keys, begin, count, d, got);
             for (int l = 0; l < 4; ++l) {
                 REQUIRE(got[l] >= 0 && got[l] <= count[l], "list %d split %lld of %lld", l,
                         got[l], count[l]);
@@ -196,7 +203,7 @@ static void count_loads(long long len, long long nv, int (*key)(long long), cons
     long long splits = 0, worst_rounds = 0;
     for (long long d = 0; d < 4 * len; d += nv, ++splits) {
         long long got[4], before = levels + late_loads, sum = 0;
-        mj_corank4(NULL, begin, count, d, got);
+        corank(NULL, begin, count, d, got);
         for (int l = 0; l < 4; ++l) sum += got[l];
         REQUIRE(sum == d, "%s: diagonal %lld", what, d);
         long long rounds = levels + late_loads - before;
@@ -235,7 +242,7 @@ START_TEST(wide_lists)
     for (int rep = 0; rep < 2000; ++rep) {
         long long d = rep < 7 ? ends[rep] : (long long)(mjt_rand(&seed) % (4 * (uint64_t)len));
         long long got[4];
-        mj_corank4(NULL, begin, count, d, got);
+        corank(NULL, begin, count, d, got);
         long long q = d / 32, rem = d % 32;
         for (int l = 0; l < 4; ++l) {
             long long part = rem - 8 * l, want = 8 * q + (part < 0 ? 0 : part > 8 ? 8 : part);

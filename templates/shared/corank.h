@@ -49,13 +49,11 @@
 #define MJ_CR_ZERO {0}
 #endif
 
-/* How the search finds a list that starts at keys[begin] and reads the key at pos of it, and
- * what it does as a level starts: hooks for a test that counts the loads and the rounds of
- * them on virtual lists. (A list's start is found once: a load's address is then one
- * multiply-add of a 32-bit position.) */
-#ifndef MJ_CR_LIST
+/* A list as the search reads it (its first element), how it reads the key at pos, and what
+ * it does as a level starts: hooks for a test that counts the loads and the rounds of them on
+ * virtual lists. */
+#ifndef MJ_CR_LOAD
 typedef const mj_key *mj_cr_list;
-#define MJ_CR_LIST(keys, begin) ((keys) + (begin))
 #define MJ_CR_LOAD(list, pos) ((list)[pos])
 #endif
 #ifndef MJ_CR_LEVEL
@@ -123,16 +121,13 @@ MJ_CR mj_cr_elem mj_cr_later(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before(x
 MJ_CR mj_cr_elem mj_cr_earlier(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before(y, x) ? y : x; }
 
 /* The split at diagonal d, 0 <= d <= count[0] + ... + count[3], of the merge of the lists
- * keys[begin[l], begin[l] + count[l]), each sorted by mj_less: at[l] of list l's elements go
- * before it, and at[0] + ... + at[3] = d whatever mj_less does. mj_cr_pos must hold twice the
- * total (see above). */
-MJ_CR_POS_T MJ_CR void mj_corank4(const mj_key *keys, const long long begin[4],
-                                  const long long count[4], long long d_in, long long at[4]) {
+ * list[l][0, count[l]), each sorted by mj_less: at[l] of list l's elements go before it, and
+ * at[0] + ... + at[3] = d whatever mj_less does. The total must fit mj_cr_pos (see above). */
+MJ_CR_POS_T MJ_CR void mj_corank4(const mj_cr_list list[4], const long long count[4],
+                                  long long d_in, long long at[4]) {
     mj_cr_pos n[4], d = (mj_cr_pos)d_in, most = 0;
-    mj_cr_list list[4];
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) {
-        list[l] = MJ_CR_LIST(keys, begin[l]);
         n[l] = (mj_cr_pos)count[l];
         most = n[l] > most ? n[l] : most;
     }
