@@ -15,12 +15,17 @@
  * sample after the last one it holds, and the next one it does not hold comes after the
  * largest held sample (it was a sample at r already). So the floor(d / h) smallest at h are the
  * samples up to that largest one, less their largest few or plus the smallest next one. A level
- * costs a round of four independent loads (the new samples), about ten comparisons, and a load
- * more when the adjustment removes a list's older sample and compares again. At r = 1 the
- * samples are the elements and the state is the split. From r above the longest list (or d) to
+ * costs a round of independent loads (the four new samples, and tops a last adjustment left
+ * unknown), seven comparisons, and for each largest sample removed past the first (itself
+ * known) three more and a load where it was a list's older sample. At r = 1 the samples are
+ * the elements and the state is the split. From r above the longest list (or d) to
  * 1: about log2 of the longest list levels, as many rounds of loads as one 2-way merge path
  * search over it, where a search of the 2-way path between two merged pairs takes the square of
- * that (each probe of the outer search is an inner search). */
+ * that (each probe of the outer search is an inner search).
+ *
+ * A level is a chain of dependent instructions, so it is written for few of them: 32-bit
+ * positions where they fit, no variable shifts, selects rather than branches (a warp's lanes
+ * would part at each), elements that carry their list and class in one rank. */
 #ifndef MJ_CORANK_H
 #define MJ_CORANK_H
 
