@@ -43,8 +43,11 @@
 #endif
 #endif
 
-#if !defined(__cplusplus)
-#include <stdbool.h>
+/* A truth value: predicates on a GPU where an int would be a register and a select. */
+#if defined(__cplusplus)
+#define MJ_CR_BOOL bool
+#else
+#define MJ_CR_BOOL _Bool
 #endif
 
 /* Zero-initialized (so that no copy reads an unset key, which C compilers warn about). */
@@ -65,13 +68,13 @@ typedef const mj_key *mj_cr_list;
 #define MJ_CR_LEVEL()
 #endif
 
-/* Positions within a list, relative to its begin, are of type mj_cr_pos: 32-bit unsigned where
- * the frame holds fewer than 2^31 elements (what mj_partition4 picks for every n below that),
- * since 64-bit integer work takes about two instructions for one on a GPU (adds, compares,
- * selects) and a split's levels are one dependent chain; 64-bit above. Unsigned, so that wrapping
- * is defined: with total < 2^31 no position the search forms reaches 2^32 (a list's held
- * count stays at most d + h and its next sample at d + h - 1, h <= 2^30). CUDA picks the type per call
- * (a template); C, for the CPU test, by MJ_CR_POS (default 64-bit). */
+/* Positions within a list are of type mj_cr_pos: 32-bit unsigned where the frame holds fewer
+ * than 2^31 elements (what mj_partition4 picks for every n below that), since 64-bit integer
+ * work takes about two instructions for one on a GPU (adds, compares, selects) and a split's
+ * levels are one dependent chain; 64-bit above. Unsigned, so that wrapping is defined: with
+ * total < 2^31 no position the search forms reaches 2^32 (a list's held count stays at most
+ * d + h and its next sample at d + h - 1, h <= 2^30). CUDA picks the type per call (a
+ * template); C, for the CPU test, by MJ_CR_POS (default 64-bit). */
 #if defined(__cplusplus)
 #define MJ_CR_POS_T template <typename mj_cr_pos>
 #else
@@ -105,7 +108,7 @@ MJ_CR mj_cr_elem mj_cr_none(int list) {
  * branch around a load, which costs a GPU a reconvergence); no element where `none` (the top
  * of a list that holds no sample). */
 MJ_CR_POS_T MJ_CR mj_cr_elem mj_cr_load(mj_cr_list list, mj_cr_pos count, mj_cr_pos pos, int l,
-                                        bool want, bool none) {
+                                        MJ_CR_BOOL want, MJ_CR_BOOL none) {
     mj_cr_elem e = MJ_CR_ZERO;
     e.rank = l + (none ? MJ_CR_NONE : pos < count ? MJ_CR_REAL : MJ_CR_PAD);
     if (want && !none && pos < count) e.key = MJ_CR_LOAD(list, pos);
@@ -116,8 +119,8 @@ MJ_CR_POS_T MJ_CR mj_cr_elem mj_cr_load(mj_cr_list list, mj_cr_pos count, mj_cr_
  * rank. Both sides computed (the keys of others are zero), so that a GPU selects without
  * branches. */
 MJ_CR int mj_cr_before(mj_cr_elem x, mj_cr_elem y) {
-    bool by_rank = x.rank < y.rank, real = (x.rank & y.rank & MJ_CR_REAL) != 0;
-    bool lt = mj_less(x.key, y.key), gt = mj_less(y.key, x.key);
+    MJ_CR_BOOL by_rank = x.rank < y.rank, real = (x.rank & y.rank & MJ_CR_REAL) != 0;
+    MJ_CR_BOOL lt = mj_less(x.key, y.key), gt = mj_less(y.key, x.key);
     return (real & lt) | (by_rank & !(real & gt));
 }
 
@@ -162,7 +165,7 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_cr_list list[4], const long long coun
             mj_cr_elem t = mj_cr_load(list[l], n[l], a[l] - 1, l, !known[l], a[l] == 0);
             top[l] = known[l] ? top[l] : t;
             known[l] = 1;
-            next[l] = mj_cr_load(list[l], n[l], a[l] + h - 1, l, true, false);
+            next[l] = mj_cr_load(list[l], n[l], a[l] + h - 1, l, 1, 0);
         }
         /* The largest held sample z (a list that holds none has no element, before all): the
          * new samples before it are held, and nothing else (z's own list's comes after it). */
@@ -215,7 +218,7 @@ MJ_CR_POS_T MJ_CR void mj_corank4(const mj_cr_list list[4], const long long coun
                 }
             }
             if (load_now) {
-                mj_cr_elem t = mj_cr_load(at_list, cnt, pos, m.rank & 3, true, pos + 1 == 0);
+                mj_cr_elem t = mj_cr_load(at_list, cnt, pos, m.rank & 3, 1, pos + 1 == 0);
                 MJ_UNROLL
                 for (int l = 0; l < 4; ++l)
                     if (dropped[l]) cur[l] = t;
