@@ -30,6 +30,7 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 co
         /* Opaque to the compiler, which would otherwise fold each load's address back into
          * keys + (begin + pos): 64-bit adds on the search's chain, not one multiply-add. */
         asm("" : "+l"(list[l]));
+        __builtin_assume(__isGlobal(list[l]));
     }
     /* 32-bit positions where every frame is below 2^31 elements (corank.h); n is uniform. */
     if (n < ((mj_i64)1 << 31))
