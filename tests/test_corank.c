@@ -3,7 +3,9 @@
  * runs that do not interleave, lists of unequal lengths and empty lists; a comparator that is
  * no order still gives splits inside the lists that add up; and the search's loads per split
  * and rounds of them, counted through the header's hooks on lists as long as those of a 2^27
- * sort's last pass. CPU only. */
+ * sort's last pass. Over 64-bit positions, with lists of 2^33 elements besides;
+ * test_corank_narrow includes this file for the 32-bit positions of frames below 2^31
+ * elements. CPU only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,9 +37,23 @@ static mj_key load(const mj_key *keys, long long i) {
     return keys[i];
 }
 
-#define MJ_CR_LOAD(keys, i) load(keys, i)
+/* A list as the search sees it: where it starts, not a pointer (virtual lists have no
+ * memory). */
+typedef struct mj_cr_list {
+    const mj_key *keys;
+    long long begin;
+} mj_cr_list;
+#define MJ_CR_LOAD(list, pos) load((list).keys, (list).begin + (long long)(pos))
 #define MJ_CR_LEVEL() (compared = 0, ++levels)
 #include "shared/corank.h"
+
+/* The split of the lists keys[begin[l], begin[l] + count[l]). */
+static void corank(const mj_key *keys, const long long begin[4], const long long count[4],
+                   long long d, long long at[4]) {
+    mj_cr_list list[4];
+    for (int l = 0; l < 4; ++l) list[l] = (mj_cr_list){keys, begin[l]};
+    mj_corank4(list, count, d, at);
+}
 
 #define REQUIRE(cond, ...)                                                                   \
     do {                                                                                     \
@@ -86,7 +102,7 @@ static void check_lists(const long long count[4], int dist, uint64_t seed) {
     long long want[4] = {0, 0, 0, 0};
     for (long long d = 0; d <= total; ++d) {
         long long got[4];
-        mj_corank4(keys, begin, count, d, got);
+        corank(keys, begin, count, d, got);
         for (int l = 0; l < 4; ++l)
             REQUIRE(got[l] == want[l],
                     "counts %lld %lld %lld %lld, dist %d, diagonal %lld: list %d splits at %lld, "
@@ -148,7 +164,7 @@ START_TEST(broken_comparator)
         }
         for (long long d = 0; d <= total; ++d) {
             long long got[4], sum = 0;
-            mj_corank4(keys, begin, count, d, got);
+            corank(keys, begin, count, d, got);
             for (int l = 0; l < 4; ++l) {
                 REQUIRE(got[l] >= 0 && got[l] <= count[l], "list %d split %lld of %lld", l,
                         got[l], count[l]);
@@ -187,7 +203,7 @@ static void count_loads(long long len, long long nv, int (*key)(long long), cons
     long long splits = 0, worst_rounds = 0;
     for (long long d = 0; d < 4 * len; d += nv, ++splits) {
         long long got[4], before = levels + late_loads, sum = 0;
-        mj_corank4(NULL, begin, count, d, got);
+        corank(NULL, begin, count, d, got);
         for (int l = 0; l < 4; ++l) sum += got[l];
         REQUIRE(sum == d, "%s: diagonal %lld", what, d);
         long long rounds = levels + late_loads - before;
@@ -208,6 +224,37 @@ static void count_loads(long long len, long long nv, int (*key)(long long), cons
     REQUIRE(loads <= splits * 8 * (path + 2) + late_loads, "%s: too many loads", what);
 }
 
+#if !defined(MJ_CR_POS)
+/* Four virtual lists of 2^33 elements (positions past 2^32), list l's key at p p / 8: the merge
+ * takes runs of 8 from each list in turn, so the split at d is known. */
+static int runs_of_8(long long i) { return (int)((i & ((1ll << 40) - 1)) >> 3); }
+
+START_TEST(wide_lists)
+{
+    long long begin[4], count[4], len = 1ll << 33;
+    for (int l = 0; l < 4; ++l) {
+        begin[l] = (long long)l << 40;
+        count[l] = len;
+    }
+    virtual_key = runs_of_8;
+    uint64_t seed = 5;
+    long long ends[] = {0, 1, 31, 32, 2 * len, 4 * len - 1, 4 * len};
+    for (int rep = 0; rep < 2000; ++rep) {
+        long long d = rep < 7 ? ends[rep] : (long long)(mjt_rand(&seed) % (4 * (uint64_t)len));
+        long long got[4];
+        corank(NULL, begin, count, d, got);
+        long long q = d / 32, rem = d % 32;
+        for (int l = 0; l < 4; ++l) {
+            long long part = rem - 8 * l, want = 8 * q + (part < 0 ? 0 : part > 8 ? 8 : part);
+            REQUIRE(got[l] == want, "diagonal %lld: list %d splits at %lld, not %lld", d, l,
+                    got[l], want);
+        }
+    }
+    virtual_key = NULL;
+}
+END_TEST
+#endif
+
 START_TEST(loads_per_split)
 {
     long long nv = 256 * 23;
@@ -225,6 +272,9 @@ static Suite *corank_suite(void) {
     tcase_add_loop_test(tc, random_shapes, 0, DISTS);
     tcase_add_test(tc, broken_comparator);
     tcase_add_test(tc, loads_per_split);
+#if !defined(MJ_CR_POS)
+    tcase_add_test(tc, wide_lists);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }

@@ -187,7 +187,9 @@ static void pass4(const item *in, item *out, long long *partitions, long long n,
     for (long long t = 0; t < tiles; ++t) {
         mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
         long long diag = mj_tile_diag(t, coop, nv), total = mj_frame4_total(f);
-        mj_corank4(in, f.begin, f.count, diag < total ? diag : total, partitions + 4 * t);
+        const item *list[4];
+        for (int l = 0; l < 4; ++l) list[l] = in + (f.count[l] ? f.begin[l] : 0); /* in bounds */
+        mj_corank4(list, f.count, diag < total ? diag : total, partitions + 4 * t);
     }
     /* mj_merge4 */
     long long next[4] = {0, 0, 0, 0}, len = nv * (coop / 4);

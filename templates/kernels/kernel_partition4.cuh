@@ -22,8 +22,21 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 co
     if (tile >= tiles || thread % lanes) return;
     mj_frame4 f = mj_sort_frame4(tile, coop, MJ_NV, n);
     mj_i64 split[4];
-    mj_corank4(keys, f.begin, f.count,
-               mj_min(mj_tile_diag(tile, coop, MJ_NV), mj_frame4_total(f)), split);
+    mj_i64 d = mj_min(mj_tile_diag(tile, coop, MJ_NV), mj_frame4_total(f));
+    const mj_key *list[4];
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+        list[l] = keys + f.begin[l];
+        /* Opaque to the compiler, which would otherwise fold each load's address back into
+         * keys + (begin + pos): 64-bit adds on the search's chain, not one multiply-add. */
+        asm("" : "+l"(list[l]));
+        __builtin_assume(__isGlobal(list[l]));
+    }
+    /* 32-bit positions where every frame is below 2^31 elements (corank.h); n is uniform. */
+    if (n < ((mj_i64)1 << 31))
+        mj_corank4<unsigned>(list, f.count, d, split);
+    else
+        mj_corank4<unsigned long long>(list, f.count, d, split);
 #pragma unroll
     for (int l = 0; l < 4; ++l) partitions[4 * tile + l] = split[l];
 }

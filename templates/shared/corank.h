@@ -15,16 +15,28 @@
  * sample after the last one it holds, and the next one it does not hold comes after the
  * largest held sample (it was a sample at r already). So the floor(d / h) smallest at h are the
  * samples up to that largest one, less their largest few or plus the smallest next one. A level
- * costs a round of four independent loads (the new samples), about ten comparisons, and a load
- * more when the adjustment removes a list's older sample and compares again. At r = 1 the
- * samples are the elements and the state is the split. From r above the longest list (or d) to
+ * costs a round of independent loads (the four new samples, and tops a last adjustment left
+ * unknown), seven comparisons, and for each largest sample removed past the first (itself
+ * known) three more and a load where it was a list's older sample. At r = 1 the samples are
+ * the elements and the state is the split. From r above the longest list (or d) to
  * 1: about log2 of the longest list levels, as many rounds of loads as one 2-way merge path
  * search over it, where a search of the 2-way path between two merged pairs takes the square of
- * that (each probe of the outer search is an inner search). */
+ * that (each probe of the outer search is an inner search).
+ *
+ * A level is a chain of dependent instructions, so it is written for few of them: 32-bit
+ * positions where they fit, no variable shifts, selects rather than branches (a warp's lanes
+ * would part at each), elements that carry their list and class in one rank. */
 #ifndef MJ_CORANK_H
 #define MJ_CORANK_H
 
 #include "shared/host_device.h"
+
+/* A truth value: predicates on a GPU where an int would be a register and a select. */
+#if defined(__cplusplus)
+#define MJ_CR_BOOL bool
+#else
+#define MJ_CR_BOOL _Bool
+#endif
 
 /* Zero-initialized (so that no copy reads an unset key, which C compilers warn about). */
 #if defined(__cplusplus)
@@ -33,143 +45,180 @@
 #define MJ_CR_ZERO {0}
 #endif
 
-/* How the search reads key i of the array, and what it does as a level starts: hooks for a
- * test that counts the loads and the rounds of them. */
+/* A list as the search reads it (its first element), how it reads the key at pos, and what
+ * it does as a level starts: hooks for a test that counts the loads and the rounds of them on
+ * virtual lists. */
 #ifndef MJ_CR_LOAD
-#define MJ_CR_LOAD(keys, i) ((keys)[i])
+typedef const mj_key *mj_cr_list;
+#define MJ_CR_LOAD(list, pos) ((list)[pos])
 #endif
 #ifndef MJ_CR_LEVEL
 #define MJ_CR_LEVEL()
 #endif
 
-/* An element as the search compares it: a real one with its key, or a padding one past its
- * list's end (no key). Its list goes beside it. The search compares samples of two lists only
- * (the largest held sample's own new sample, which comes after it, it skips), so positions
- * need not be kept. */
+/* Positions within a list are of type mj_cr_pos: 32-bit unsigned where the frame holds fewer
+ * than 2^31 elements (what mj_partition4 picks for every n below that), since 64-bit integer
+ * work takes about two instructions for one on a GPU (adds, compares, selects) and a split's
+ * levels are one dependent chain; 64-bit above. Unsigned, so that wrapping is defined: with
+ * total < 2^31 no position the search forms reaches 2^32 (a list's held count stays at most
+ * d + h and its next sample at d + h - 1, h <= 2^30). CUDA picks the type per call (a
+ * template); C, for the CPU test, by MJ_CR_POS (default 64-bit). */
+#if defined(__cplusplus)
+#define MJ_CR_POS_T template <typename mj_cr_pos>
+#else
+#ifndef MJ_CR_POS
+#define MJ_CR_POS unsigned long long
+#endif
+typedef MJ_CR_POS mj_cr_pos;
+#define MJ_CR_POS_T
+#endif
+
+/* An element as the search compares it, with its rank: its list plus 4 x its class, which
+ * orders it against elements of other lists without its key when either is not a real one.
+ * Classes: no element (a list holds no sample yet: before everything), a real one (ordered by
+ * key, then list), padding past its list's end (after every real one; by list, never loaded).
+ * The search compares samples of two lists only (the largest held sample's own new sample,
+ * which comes after it, it skips), so positions need not be kept. */
+enum { MJ_CR_NONE = 0, MJ_CR_REAL = 4, MJ_CR_PAD = 8 };
+
 typedef struct mj_cr_elem {
     mj_key key;
-    int pad;
+    int rank;
 } mj_cr_elem;
 
-MJ_HD mj_cr_elem mj_cr_load(const mj_key *keys, long long begin, long long count,
-                            long long pos) {
+MJ_HD mj_cr_elem mj_cr_none(int list) {
     mj_cr_elem e = MJ_CR_ZERO;
-    e.pad = pos >= count;
-    if (!e.pad) e.key = MJ_CR_LOAD(keys, begin + pos);
+    e.rank = MJ_CR_NONE + list;
     return e;
 }
 
-/* Whether x of list lx goes before y of another list ly: by key, then list; padding last. */
-MJ_HD int mj_cr_before(mj_cr_elem x, int lx, mj_cr_elem y, int ly) {
-    if (x.pad || y.pad) return x.pad == y.pad ? lx < ly : y.pad;
-    if (mj_less(x.key, y.key)) return 1;
-    if (mj_less(y.key, x.key)) return 0;
-    return lx < ly;
+/* The element at pos of a list, its key read only where `want` (callers select, rather than
+ * branch around a load, which costs a GPU a reconvergence); no element where `none` (the top
+ * of a list that holds no sample). */
+MJ_CR_POS_T MJ_HD mj_cr_elem mj_cr_load(mj_cr_list list, mj_cr_pos count, mj_cr_pos pos, int l,
+                                        MJ_CR_BOOL want, MJ_CR_BOOL none) {
+    mj_cr_elem e = MJ_CR_ZERO;
+    e.rank = l + (none ? MJ_CR_NONE : pos < count ? MJ_CR_REAL : MJ_CR_PAD);
+    if (want && !none && pos < count) e.key = MJ_CR_LOAD(list, pos);
+    return e;
 }
 
+/* Whether x goes before y (of another list): by key, then list, where both are real; else by
+ * rank. Both sides computed (the keys of others are zero), so that a GPU selects without
+ * branches. */
+MJ_HD int mj_cr_before(mj_cr_elem x, mj_cr_elem y) {
+    MJ_CR_BOOL by_rank = x.rank < y.rank, real = (x.rank & y.rank & MJ_CR_REAL) != 0;
+    MJ_CR_BOOL lt = mj_less(x.key, y.key), gt = mj_less(y.key, x.key);
+    return (real & lt) | (by_rank & !(real & gt));
+}
+
+/* The later (or the earlier) of two elements. */
+MJ_HD mj_cr_elem mj_cr_later(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before(x, y) ? y : x; }
+MJ_HD mj_cr_elem mj_cr_earlier(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before(y, x) ? y : x; }
+
 /* The split at diagonal d, 0 <= d <= count[0] + ... + count[3], of the merge of the lists
- * keys[begin[l], begin[l] + count[l]), each sorted by mj_less: at[l] of list l's elements go
- * before it, and at[0] + ... + at[3] = d whatever mj_less does. */
-MJ_HD void mj_corank4(const mj_key *keys, const long long begin[4], const long long count[4],
-                      long long d, long long at[4]) {
-    long long most = count[0];
+ * list[l][0, count[l]), each sorted by mj_less: at[l] of list l's elements go before it, and
+ * at[0] + ... + at[3] = d whatever mj_less does. The total must fit mj_cr_pos (see above). */
+MJ_CR_POS_T MJ_HD void mj_corank4(const mj_cr_list list[4], const long long count[4],
+                                  long long d_in, long long at[4]) {
+    mj_cr_pos n[4], d = (mj_cr_pos)d_in, most = 0;
     MJ_UNROLL
-    for (int l = 1; l < 4; ++l) most = count[l] > most ? count[l] : most;
-    int lr = 0; /* r = 2^lr; shifts, not 64-bit divisions, which cost a GPU dearly */
-    while ((1ll << lr) <= (d < most ? d : most)) ++lr;
+    for (int l = 0; l < 4; ++l) {
+        n[l] = (mj_cr_pos)count[l];
+        most = n[l] > most ? n[l] : most;
+    }
+    /* r: the least power of two above min(d, most); then h = r / 2 each level. Sums and masks,
+     * not variable shifts, which a GPU does in several instructions on 64 bits. */
+    mj_cr_pos r = 1;
+    while (r <= (d < most ? d : most)) r += r;
     /* The floor(d / r) smallest samples at r: none when r > d; when r is above every count,
-     * they are all padding, list 0's first. */
-    long long a[4];
-    mj_cr_elem top[4] = MJ_CR_ZERO;  /* each list's largest held sample (a[l] > 0, known[l]) */
-    mj_cr_elem prev[4] = MJ_CR_ZERO; /* the one before it, where fresh[l]: top[l] is new here */
+     * they are all padding, list 0's first. The held elements always add up to d rounded down
+     * to a multiple of the granularity. */
+    mj_cr_pos a[4];
+    mj_cr_elem top[4]; /* each list's largest held sample as a level starts (if known[l]) */
     int known[4], fresh[4];
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) {
         a[l] = 0;
         known[l] = 0;
+        top[l] = mj_cr_none(l);
     }
-    a[0] = d >> lr << lr;
-    for (int lh = lr - 1; lh >= 0; --lh) {
-        long long h = 1ll << lh;
+    a[0] = d & ~(r - 1);
+    for (mj_cr_pos h = r >> 1; h > 0; h >>= 1) {
         /* One round of loads: the new samples, and the tops a last adjustment left unknown. */
         MJ_CR_LEVEL();
-        mj_cr_elem next[4];
+        mj_cr_elem next[4], cur[4]; /* cur: each list's largest held sample now */
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
-            if (a[l] > 0 && !known[l]) {
-                top[l] = mj_cr_load(keys, begin[l], count[l], a[l] - 1);
-                known[l] = 1;
-            }
-            next[l] = mj_cr_load(keys, begin[l], count[l], a[l] + h - 1);
+            mj_cr_elem t = mj_cr_load(list[l], n[l], a[l] - 1, l, !known[l], a[l] == 0);
+            top[l] = known[l] ? top[l] : t;
+            known[l] = 1;
+            next[l] = mj_cr_load(list[l], n[l], a[l] + h - 1, l, 1, 0);
         }
-        /* The largest held sample, z of list zl: the new samples before it are held, and
-         * nothing else (zl's own comes after it). */
-        int zl = a[0] > 0 ? 0 : -1;
-        mj_cr_elem z = top[0];
-        MJ_UNROLL
-        for (int l = 1; l < 4; ++l)
-            if (a[l] > 0 && (zl < 0 || mj_cr_before(z, zl, top[l], l))) {
-                z = top[l];
-                zl = l;
-            }
-        long long held = 0;
+        /* The largest held sample z (a list that holds none has no element, before all): the
+         * new samples before it are held, and nothing else (z's own list's comes after it). */
+        mj_cr_elem z = mj_cr_later(mj_cr_later(top[0], top[1]), mj_cr_later(top[2], top[3]));
+        /* (Lists are told apart by rank, not by an index, which a compiler may turn into
+         * indexing the arrays: local memory on a GPU.) */
+        int nfresh = 0;
         MJ_UNROLL
         for (int l = 0; l < 4; ++l) {
-            fresh[l] = zl >= 0 && l != zl && mj_cr_before(next[l], l, z, zl);
-            if (fresh[l]) {
-                prev[l] = top[l];
-                top[l] = next[l];
-                known[l] = 1;
-                a[l] += h;
-            }
-            held += a[l] >> lh;
+            fresh[l] = top[l].rank != z.rank && mj_cr_before(next[l], z);
+            cur[l] = fresh[l] ? next[l] : top[l];
+            a[l] += fresh[l] ? h : 0;
+            nfresh += fresh[l];
         }
-        /* held is 2 floor(d / r) plus the fresh ones, so at most one is missing. */
-        long long excess = held - (d >> lh);
+        /* Held: 2 floor(d / r) samples of h and the fresh ones; wanted: floor(d / h), one more
+         * than 2 floor(d / r) where d has bit h. So at most one is missing. */
+        int excess = nfresh - ((d & h) != 0);
         if (excess < 0) {
-            int first = 0;
-            mj_cr_elem f = next[0];
-            MJ_UNROLL
-            for (int l = 1; l < 4; ++l)
-                if (mj_cr_before(next[l], l, f, first)) {
-                    f = next[l];
-                    first = l;
-                }
+            mj_cr_elem f = mj_cr_earlier(mj_cr_earlier(next[0], next[1]),
+                                         mj_cr_earlier(next[2], next[3]));
             MJ_UNROLL
             for (int l = 0; l < 4; ++l)
-                if (l == first) {
-                    top[l] = next[l];
-                    known[l] = 1;
+                if (next[l].rank == f.rank) {
+                    cur[l] = f;
                     a[l] += h;
                 }
         }
-        /* Too many: drop the largest held samples, each a list's top. */
+        /* Too many: drop the largest held samples, each a list's current top, z first. The one
+         * before it takes its place: the level's first top where the dropped one was fresh,
+         * else one loaded now where another drop follows (it may be next), else with the next
+         * level's samples. One load a drop at most, of the position selected, not one under a
+         * branch for each list. */
+        mj_cr_elem m = z;
         for (; excess > 0; --excess) {
-            int last = a[0] > 0 ? 0 : -1;
-            mj_cr_elem m = top[0];
+            int dropped[4], load_now = 0;
+            mj_cr_list at_list = list[0];
+            mj_cr_pos pos = 0, cnt = 0;
             MJ_UNROLL
-            for (int l = 1; l < 4; ++l)
-                if (a[l] > 0 && (last < 0 || mj_cr_before(m, last, top[l], l))) {
-                    m = top[l];
-                    last = l;
-                }
-            MJ_UNROLL
-            for (int l = 0; l < 4; ++l)
-                if (l == last) {
+            for (int l = 0; l < 4; ++l) {
+                dropped[l] = cur[l].rank == m.rank;
+                if (dropped[l]) {
                     a[l] -= h;
-                    if (fresh[l]) {
-                        top[l] = prev[l];
-                        fresh[l] = 0;
-                    } else if (a[l] > 0 && excess > 1) {
-                        top[l] = mj_cr_load(keys, begin[l], count[l], a[l] - 1);
-                    } else {
-                        known[l] = 0; /* loaded with the next level's samples if needed */
-                    }
+                    cur[l] = top[l];
+                    known[l] = fresh[l] || excess > 1;
+                    load_now = !fresh[l] && excess > 1;
+                    fresh[l] = 0;
+                    at_list = list[l];
+                    cnt = n[l];
+                    pos = a[l] - 1;
                 }
+            }
+            if (load_now) {
+                mj_cr_elem t = mj_cr_load(at_list, cnt, pos, m.rank & 3, 1, pos + 1 == 0);
+                MJ_UNROLL
+                for (int l = 0; l < 4; ++l)
+                    if (dropped[l]) cur[l] = t;
+            }
+            if (excess > 1)
+                m = mj_cr_later(mj_cr_later(cur[0], cur[1]), mj_cr_later(cur[2], cur[3]));
         }
+        MJ_UNROLL
+        for (int l = 0; l < 4; ++l) top[l] = cur[l];
     }
     MJ_UNROLL
-    for (int l = 0; l < 4; ++l) at[l] = a[l];
+    for (int l = 0; l < 4; ++l) at[l] = (long long)a[l];
 }
 
 #endif
