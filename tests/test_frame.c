@@ -384,25 +384,25 @@ START_TEST(large_n)
 }
 END_TEST
 
-/* The choice of 2- or 4-way passes: by the input's bytes from MJ_MERGE4_MIN_BYTES (2^26) on
- * (u32 keys at 2^23 stay 2-way; u32 keys at 2^24, u64 keys and u32 pairs at 2^23 go 4-way, as
+/* The choice of 2- or 4-way passes: by the input's bytes from MJ_MERGE4_MIN_BYTES (2^25) on
+ * (u32 keys at 2^22 stay 2-way; u32 keys at 2^23, u64 keys and u32 pairs at 2^22 go 4-way, as
  * the H100 figures in merge_frame.h say), unless MERGEJIT_MERGE_WAYS sets it. */
 START_TEST(ways_rule)
 {
-    ck_assert_int_eq(MJ_MERGE4_MIN_BYTES, 1ll << 26);
-    ck_assert_int_eq(mj_sort_ways(1ll << 23, 4, 0), 2);
-    ck_assert_int_eq(mj_sort_ways((1ll << 24) - 1, 4, 0), 2);
-    ck_assert_int_eq(mj_sort_ways(1ll << 24, 4, 0), 4);
-    ck_assert_int_eq(mj_sort_ways(1ll << 23, 8, 0), 4);
-    ck_assert_int_eq(mj_sort_ways((1ll << 23) - 1, 8, 0), 2);
+    ck_assert_int_eq(MJ_MERGE4_MIN_BYTES, 1ll << 25);
+    ck_assert_int_eq(mj_sort_ways(1ll << 22, 4, 0), 2);
+    ck_assert_int_eq(mj_sort_ways((1ll << 23) - 1, 4, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 23, 4, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(1ll << 22, 8, 0), 4);
+    ck_assert_int_eq(mj_sort_ways((1ll << 22) - 1, 8, 0), 2);
     ck_assert_int_eq(mj_sort_ways(1ll << 20, 16, 0), 2);
-    ck_assert_int_eq(mj_sort_ways(1ll << 22, 16, 0), 4); /* f64 keys with 8-byte values */
+    ck_assert_int_eq(mj_sort_ways(1ll << 21, 16, 0), 4); /* f64 keys with 8-byte values */
     ck_assert_int_eq(mj_sort_ways(1ll << 27, 4, 0), 4);
-    /* A size that does not divide 2^26: the first n at or past it. */
+    /* A size that does not divide 2^25: the first n at or past it. */
     ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12, 12, 0), 2);
     ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12 + 1, 12, 0), 4);
     ck_assert_int_eq(mj_sort_ways(0, 4, 0), 2);
-    ck_assert_int_eq(mj_sort_ways(1, 1ll << 26, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(1, 1ll << 25, 0), 4);
     /* The setting wins both ways. */
     ck_assert_int_eq(mj_sort_ways(1ll << 30, 16, 2), 2);
     ck_assert_int_eq(mj_sort_ways(1, 1, 4), 4);

@@ -93,11 +93,12 @@ MJ_HD long long mj_pass_coop(int pass, long long runs) { return (2 * runs) << pa
 /* The input size, in bytes of keys and values, from which mergesort's passes merge four lists
  * (MJ_MERGE4_MIN_BYTES): below it every pass merges two. From one H100 run of bench_sort
  * (speed over CUB's DeviceMergeSort, 2-way passes against 4-way, with fused 2-way passes,
- * serpentine order and mj_split4_lanes): at 2^26 bytes u32 keys (2^24 elements) 1.115 against
- * 1.131, u64 keys (2^23) 1.256 against 1.364, u32 pairs (2^23) 1.015 against 1.128; at 2^25
- * bytes u32 keys (2^23) 1.213 against 1.029, and at 2^22 elements 4-way passes are slower
- * still (the 4-way partition's chain of dependent instructions dominates a short sort). */
-#define MJ_MERGE4_MIN_BYTES (1ll << 26)
+ * serpentine order, mj_split4_lanes and the 32-bit co-rank of corank.h): at 2^25 bytes u64
+ * keys (2^22 elements) 1.31 against 1.42, u32 pairs (2^22) 1.12 against 1.23, u32 keys (2^23)
+ * 1.21 against 1.19; at 2^24 bytes u64 keys (2^21) 1.38 against 1.24, u32 pairs 1.08 against
+ * 0.98-1.00, u32 keys (2^22) 1.20 against 0.98 (a short sort's 4-way partitions, a chain of
+ * dependent instructions each, cost more than the passes they save). */
+#define MJ_MERGE4_MIN_BYTES (1ll << 25)
 
 /* The lists mergesort's passes merge (`ways` for the schedule below) for n elements of `bytes`
  * each (key and value; n * bytes fits in memory): setting 2 or 4 forces that
