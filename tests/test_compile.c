@@ -350,6 +350,15 @@ START_TEST(custom_struct_compiles)
     s.value_size = 8;
     mj__default_tile(MJ_MERGESORT, 90, 16, 8, &s.nt, &s.vt, &s.bs_nt);
     compile_clean(nv, &s, "custom 16-byte struct with 8-byte values");
+    /* A struct with a nested struct and arrays (a numpy record's shape): the 4-way partition's
+     * address-space hint once broke NVVM on such a key pointer ("Broken function found"). */
+    s = u128_spec(32, 8);
+    s.type_name = "rec";
+    s.type_source = "struct inner { short p; unsigned char q[2][3]; };\n"
+                    "struct __align__(8) rec { unsigned char a; float pos[3]; inner tag; "
+                    "double w; };\n";
+    s.less = "a.w < b.w || (a.w == b.w && a.tag.p > b.tag.p)";
+    compile_clean(nv, &s, "custom 32-byte record with a nested struct and arrays");
 }
 END_TEST
 

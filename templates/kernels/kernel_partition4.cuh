@@ -26,11 +26,14 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 co
     const mj_key *list[4];
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
-        list[l] = keys + f.begin[l];
         /* Opaque to the compiler, which would otherwise fold each load's address back into
-         * keys + (begin + pos): 64-bit adds on the search's chain, not one multiply-add. */
-        asm("" : "+l"(list[l]));
-        __builtin_assume(__isGlobal(list[l]));
+         * keys + (begin + pos): 64-bit adds on the search's chain, not one multiply-add. Done
+         * on a char pointer: NVVM's address-space test takes one (on a pointer to a custom
+         * struct key NVRTC aborted with "Broken function found"). */
+        const char *start = (const char *)(keys + f.begin[l]);
+        asm("" : "+l"(start));
+        __builtin_assume(__isGlobal(start));
+        list[l] = (const mj_key *)start;
     }
     /* 32-bit positions where every frame is below 2^31 elements (corank.h); n is uniform. */
     if (n < ((mj_i64)1 << 31))
