@@ -126,9 +126,9 @@ START_TEST(merge_ways_switch)
 }
 END_TEST
 
-/* MERGEJIT_FUSED_PARTITION, MERGEJIT_PDL and MERGEJIT_SERPENTINE, read as a mergesort sorter is created: 1, 0 or
- * unset (the same kernels and temporary storage either way); anything else refuses to build,
- * naming the variable; other primitives do not read them. */
+/* MERGEJIT_FUSED_PARTITION, MERGEJIT_PDL and MERGEJIT_SERPENTINE, read as a mergesort sorter
+ * is created: 1, 0 or unset (the same kernels and temporary storage either way); anything else
+ * refuses to build, naming the variable; other primitives do not read them. */
 START_TEST(schedule_switches)
 {
     char *dir = mjt_tmpdir();

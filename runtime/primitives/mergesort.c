@@ -20,8 +20,8 @@
  * within 1%. PDL on top of it gained at 2^16-2^18 (up to 7%) and lost at 2^20-2^22 (up to 14%),
  * so it stays off. Serpentine order (pass p walks its tiles from the last when p is even, so
  * that it starts on what the pass before wrote last, still in L2), one H100 run of bench_sort
- * --sizes 22,24,25,27 (u32 keys, u64 keys, u32 pairs; off -> on): 2^22 1.18/1.22/1.05 -> 1.19/1.31/1.12,
- * 2^24 1.07/1.43/1.20 -> 1.12/1.44/1.21, 2^25 and 2^27 the same within 0.5%. */
+ * --sizes 22,24,25,27 (u32 keys, u64 keys, u32 pairs; off -> on): 2^22 1.18/1.22/1.05 ->
+ * 1.19/1.31/1.12, 2^24 1.07/1.43/1.20 -> 1.12/1.44/1.21, 2^25 and 2^27 the same within 0.5%. */
 #define MJ_FUSED_PARTITION_DEFAULT 1
 #define MJ_PDL_DEFAULT 0
 #define MJ_SERPENTINE_DEFAULT 1

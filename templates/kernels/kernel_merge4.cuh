@@ -3,8 +3,8 @@
  * keys_out != keys_in. map_out: the sort's last pass stores its keys back as bits (MJ_KEY_MAP).
  * 2-way passes use mj_merge (kernel_merge.cuh). Launched overlapped or not (MERGEJIT_PDL), as
  * mj_merge: it waits for the kernel before it first; reverse as for mj_merge.
- * MJ_MERGE4_MIN_BLOCKS: the generator's
- * register cap for small elements (gen.c merge4_min_blocks). */
+ * MJ_MERGE4_MIN_BLOCKS: the generator's register cap for small elements (gen.c
+ * merge4_min_blocks). */
 #ifndef MJ_KERNEL_MERGE4_CUH
 #define MJ_KERNEL_MERGE4_CUH
 
@@ -14,7 +14,8 @@
 
 extern "C" __global__ void __launch_bounds__(MJ_NT, MJ_MERGE4_MIN_BLOCKS)
 mj_merge4(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
-          mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop, int map_out, int reverse) {
+          mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop, int map_out,
+          int reverse) {
     MJ_CTA_MERGE_SHARED(s_keys, s_pos);
     mj_await_prior_kernels();
     mj_allow_next_kernel();

@@ -28,7 +28,9 @@ static inline int mjt_model_passes(size_t n, long long nv, long long runs, int w
     int twos = ways == 2 ? levels : levels % 2, fours = ways == 2 ? 0 : levels / 2;
     int count = 1 + twos + fours;
     for (int i = 0; i < count && i < cap; ++i) {
-        mj_pass_kind kind = i == 0 ? MJ_PASS_BLOCKSORT : i <= twos ? MJ_PASS_MERGE2 : MJ_PASS_MERGE4;
+        mj_pass_kind kind = i == 0      ? MJ_PASS_BLOCKSORT
+                            : i <= twos ? MJ_PASS_MERGE2
+                                        : MJ_PASS_MERGE4;
         out[i].kind = kind;
         out[i].launches = kind == MJ_PASS_BLOCKSORT ? 1 : kind == MJ_PASS_MERGE2 && fused ? 1 : 2;
         out[i].ms = 0;
