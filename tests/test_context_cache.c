@@ -356,6 +356,51 @@ START_TEST(mergesort_parts)
 }
 END_TEST
 
+/* A context finds a module again from the spec alone (core/loader.c's spec key), without the
+ * source: the same desc gets the same module from memory, and a desc that differs in one
+ * field or in how its strings split gets its own build. Merge sorters (two programs each). */
+START_TEST(memory_by_spec)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc base;
+    mj_sort_desc_init(&base, MJ_KEY_CUSTOM, MJ_ASCENDING);
+    base.primitive = MJ_MERGE;
+    base.type_name = "pair";
+    base.type_source = "struct pair { int x, y; };";
+    base.type_size = 8;
+    base.type_align = 4;
+    base.less = "a.x < b.x";
+    mj_sort_desc other[4] = {base, base, base, base};
+    other[1].value_size = 4;
+    other[2].less = "a.y < b.y";
+    /* A type that differs in a space only: another source, another module. */
+    other[3].type_source = "struct pair { int x, y; }; ";
+    other[3].less = "a.x < b.x";
+    const mj_module *first = NULL;
+    for (int i = 0; i < 4; ++i) {
+        mj_sorter *s = NULL;
+        ck_assert_msg(mj_sorter_create(ctx, &other[i], &s) == MJ_OK, "%d: %s", i,
+                      mj_context_last_error(ctx));
+        ck_assert_msg(mj_sorter_source(s) == MJ_SOURCE_COMPILED, "%d: source %d", i,
+                      mj_sorter_source(s));
+        if (i == 0) first = s->mod;
+        ck_assert(i == 0 || s->mod != first);
+        mj_sorter_destroy(s);
+    }
+    for (int round = 0; round < 2; ++round) {
+        mj_sorter *s = NULL;
+        ck_assert_int_eq(mj_sorter_create(ctx, &base, &s), MJ_OK);
+        ck_assert_int_eq(mj_sorter_source(s), MJ_SOURCE_MEMORY);
+        ck_assert_ptr_eq(s->mod, first);
+        mj_sorter_destroy(s);
+    }
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* A compile-only sorter whose later parts are unbuilt again (reset here; the context keeps
  * them in memory), and the kernels asked for. */
 typedef struct later_ask {
@@ -490,6 +535,7 @@ static Suite *context_cache_suite(void) {
     tcase_add_test(tc, no_disk_cache);
     tcase_add_test(tc, two_processes);
     tcase_add_test(tc, mergesort_parts);
+    tcase_add_test(tc, memory_by_spec);
     tcase_add_test(tc, later_build_threads);
     tcase_add_test(tc, sort_builds_its_parts);
     suite_add_tcase(s, tc);

@@ -205,6 +205,7 @@ static int compile_only(const demo_opts *o)
     }
     cli_print_build(sorter);
     cli_print_later_build(sorter);
+    cli_print_again(ctx, &desc);
 
 done:
     mj_sorter_destroy(sorter);
@@ -515,6 +516,8 @@ int cmd_demo(int argc, char **argv)
         else
             cli_print_build(sorter);
     }
+    if (rc == CLI_OK)
+        cli_print_again(ctx, &desc);
     if (rc == CLI_OK)
         rc = setup_device(ctx, &o, n, sorter, &h, &d, &job);
     if (rc == CLI_OK) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/file_io.h"
+#include "driver/dl_nvrtc.h"
 #include "base/host_alloc.h"
 #include "store/bundle_file.h"
 #include "store/bundle_read.h"
@@ -95,6 +96,23 @@ mj_status mj__tuning_path(mj_context *ctx, const char *option, char *path, int *
     }
     if (mj__tuning_default_path(path, MJ_PATH_CAP, err, sizeof err)) path[0] = '\0';
     return MJ_OK;
+}
+
+/* Opening NVRTC takes milliseconds (a dlopen of a large library; once a process) and every
+ * sorter needs it, even one from the disk cache, whose key names NVRTC's version. A device
+ * context opens it on a thread of its own while the driver starts the device beside it. */
+static void *nvrtc_preload(void *arg) {
+    (void)arg;
+    mj__nvrtc_load(NULL, 0);
+    return NULL;
+}
+
+/* Starts nvrtc_preload unless the context will never compile (a bundle without fallback). */
+static void nvrtc_preload_start(mj_context *ctx, const mj_context_options *options) {
+    const char *bundle = options->bundle ? options->bundle : getenv("MERGEJIT_BUNDLE");
+    if (bundle && *bundle && !(ctx->flags & MJ_CONTEXT_BUNDLE_FALLBACK)) return;
+    /* Without the thread the first sorter opens NVRTC itself: slower, never wrong. */
+    ctx->nvrtc_preloading = pthread_create(&ctx->nvrtc_thread, NULL, nvrtc_preload, NULL) == 0;
 }
 
 /* Reads the tuning file that the options name, keeping this device's records. */
@@ -194,6 +212,7 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
                             options->target_sm);
         ctx->sm = options->target_sm;
     } else {
+        nvrtc_preload_start(ctx, options);
         mj_status st = open_device(ctx);
         if (st) return st;
     }
@@ -204,6 +223,7 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
 
 void mj_context_destroy(mj_context *ctx) {
     if (!ctx) return;
+    if (ctx->nvrtc_preloading) pthread_join(ctx->nvrtc_thread, NULL);
     if (ctx->cu && ctx->primary) {
         if (mj__ctx_enter(ctx) == MJ_OK) {
             modules_free(ctx);

@@ -30,6 +30,8 @@ enum {
 typedef struct mj_module {
     struct mj_module *next;
     uint8_t key[32];
+    uint8_t spec_key[32];  /* the spec it was first asked for (core/loader.c), if has_spec_key */
+    int has_spec_key;
     CUmodule images[MJ_K_COUNT]; /* one per kernel image (store/kernel_pack.h); none in
                                     compile-only contexts */
     int image_count;
@@ -66,6 +68,8 @@ struct mj_context {
     mj_tuning tuning;      /* the records of this device and sm */
     char bundle_path[MJ_PATH_CAP]; /* "" when the context has no bundle */
     struct mj_bundle_index *bundle;
+    pthread_t nvrtc_thread; /* opening NVRTC beside the device's start (context.c) */
+    int nvrtc_preloading;   /* nvrtc_thread runs or ran: joined at destroy */
 };
 
 /* Records a message (printf-style) as the context's last error and returns status. */

@@ -120,16 +120,51 @@ static mj_module *remembered(mj_context *ctx, const uint8_t key[32]) {
     return m;
 }
 
-/* Loads binary as a new module and adds it to the table; when another thread added the same
- * key meanwhile, keeps that one. */
+/* A digest of everything the generated source of spec's kernels in `kernels` depends on (the
+ * spec's fields; the templates and NVRTC are fixed within a process): the table's key for a
+ * module asked for again, which skips generating and hashing tens of kB of source. */
+static void spec_key(const mj_kernel_spec *spec, unsigned kernels, uint8_t key[32]) {
+    mj_sha256 h;
+    mj__sha256_init(&h);
+    long long num[] = {spec->primitive, spec->key, spec->order, (long long)spec->type_size,
+                       (long long)spec->type_align, (long long)spec->value_size, spec->nt,
+                       spec->vt, mj__spec_bs_nt(spec), spec->sm, kernels};
+    mj__sha256_update(&h, num, sizeof num);
+    const char *text[] = {spec->less, spec->op, spec->identity, spec->type_name,
+                          spec->type_source};
+    for (size_t i = 0; i < sizeof text / sizeof *text; ++i) {
+        /* Each string with its length (-1 for none), so that no two specs run together. */
+        long long len = text[i] ? (long long)strlen(text[i]) : -1;
+        mj__sha256_update(&h, &len, sizeof len);
+        if (text[i]) mj__sha256_update(&h, text[i], (size_t)len);
+    }
+    mj__sha256_final(&h, key);
+}
+
+/* The module first built or loaded here for the spec key, or NULL. */
+static mj_module *remembered_spec(mj_context *ctx, const uint8_t key[32]) {
+    pthread_mutex_lock(&ctx->lock);
+    mj_module *m = ctx->modules;
+    while (m && !(m->has_spec_key && memcmp(m->spec_key, key, 32) == 0)) m = m->next;
+    pthread_mutex_unlock(&ctx->lock);
+    return m;
+}
+
+/* Loads binary as a new module and adds it to the table, found again by key and, when skey is
+ * not NULL, by that spec key (spec_key); when another thread added the same key meanwhile,
+ * keeps that one. */
 static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
-                          const uint8_t key[32], const void *binary, size_t size,
-                          const mj_cache_meta *meta,
+                          const uint8_t key[32], const uint8_t *skey, const void *binary,
+                          size_t size, const mj_cache_meta *meta,
                           const mj_build_times *times, int source, int code_sm, double t0,
                           const mj_module **out) {
     mj_module *m = mj__calloc(1, sizeof *m);
     if (!m) return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     memcpy(m->key, key, 32);
+    if (skey) {
+        memcpy(m->spec_key, skey, 32);
+        m->has_spec_key = 1;
+    }
     m->source = source;
     m->code_sm = code_sm;
     m->binary_size = size;
@@ -307,7 +342,8 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
     if (rc) return mj__fail(ctx, mj__io_status(rc), "%s", err);
     mj_cache_meta meta = {entry->registers, entry->spill_bytes};
     int from = entry->ptx ? MJ_SOURCE_BUNDLE_PTX : MJ_SOURCE_BUNDLE;
-    st = remember(ctx, spec, mj__primitive_kernels(spec->primitive), entry->source_key, binary,
+    st = remember(ctx, spec, mj__primitive_kernels(spec->primitive), entry->source_key, NULL,
+                  binary,
                   (size_t)entry->size, &meta, &no_times, from, entry->sm, t0, out);
     free(binary);
     if (st == MJ_OK) *source = from;
@@ -330,6 +366,15 @@ mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
             return st;
         }
     }
+    uint8_t skey[32];
+    spec_key(spec, kernels, skey);
+    const mj_module *known = remembered_spec(ctx, skey);
+    if (known) {
+        *out = known;
+        *source = MJ_SOURCE_MEMORY;
+        *ms = mj__now_ms() - t0;
+        return MJ_OK;
+    }
     /* Compiles run outside the lock so that threads of one context build different kernels
      * at once; two threads building the same one keep the first to finish. */
     mj_binary b;
@@ -338,8 +383,8 @@ mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
         *out = remembered(ctx, b.key);
         *source = MJ_SOURCE_MEMORY;
     } else {
-        st = remember(ctx, spec, kernels, b.key, b.data, b.size, &b.meta, &b.times, b.source,
-                      b.target.sm, t0, out);
+        st = remember(ctx, spec, kernels, b.key, skey, b.data, b.size, &b.meta, &b.times,
+                      b.source, b.target.sm, t0, out);
         *source = b.source;
     }
     free(b.data);

@@ -173,6 +173,10 @@ void cli_print_build(const mj_sorter *sorter);
  * builds, summed over the parts, on one line as cli_print_build does, "later build: compiled
  * with NVRTC in ..."; else nothing. */
 void cli_print_later_build(const mj_sorter *sorter);
+/* Creates the sorter for desc a second time in ctx, as an application that asks again does
+ * (it comes from the context's memory), and prints "again: <source> in N us" (the whole
+ * mj_sorter_create); nothing when that fails. */
+void cli_print_again(mj_context *ctx, const mj_sort_desc *desc);
 
 /* ---------------------------------------------------------------- files (files.c) */
 
