@@ -23,15 +23,7 @@
  * --sizes 22,24,25,27 (u32 keys, u64 keys, u32 pairs; off -> on): 2^22 1.18/1.22/1.05 ->
  * 1.19/1.31/1.12, 2^24 1.07/1.43/1.20 -> 1.12/1.44/1.21, 2^25 and 2^27 the same within 0.5%. */
 #define MJ_FUSED_PARTITION_DEFAULT 1
-/* Overlapped launches (s->pdl): 0 none, 1 every pass, MJ_PDL_FOUR_WAY (unset) the 4-way
- * passes' kernels of sorts below MJ_PDL_MAX_BYTES of keys and values. Against none, same runs:
- * H100 (every pass overlapped) 2^24 u32 keys 1.25 -> 1.28 of CUB, u32 pairs 1.33 -> 1.35,
- * 2^27 u32 keys +0.3%, u64 keys -0.6%; H200 (4-way passes) 2^24 u32 keys 1.148 -> 1.170, u32
- * pairs 1.205 -> 1.221, 2^27 u32 keys +0.2%, u64 keys -0.5%, u32 pairs and 16-byte keys
- * +-0.1%. Long passes gain nothing from an earlier launch. */
-#define MJ_PDL_FOUR_WAY 2
-#define MJ_PDL_DEFAULT MJ_PDL_FOUR_WAY
-#define MJ_PDL_MAX_BYTES (1ll << 30)
+#define MJ_PDL_DEFAULT 0
 #define MJ_SERPENTINE_DEFAULT 1
 
 /* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
@@ -158,9 +150,9 @@ static mj_status mark(mj_sorter *s, CUevent *marks, int i, CUstream stream) {
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
  * between the pairs (merge_frame.h: mj_sort_ways, mj_merge_passes and the passes' lists and
  * frames), 2-way ones through mj_partition and mj_merge (or mj_merge alone, fused: s->fused),
- * 4-way ones through mj_partition4 and mj_merge4. With s->pdl 1 every kernel after the
- * blocksort, with MJ_PDL_FOUR_WAY those of the 4-way passes of small enough sorts, is
- * launched overlapped with the one before it (mj__launch_overlapped; each waits for the one before as it starts). With s->serpentine, even passes walk their tiles backwards
+ * 4-way ones through mj_partition4 and mj_merge4. With s->pdl, every kernel after the
+ * blocksort is launched overlapped with the one before (mj__launch_overlapped; each waits for
+ * the one before as it starts). With s->serpentine, even passes walk their tiles backwards
  * (the merge kernels' `reverse`). The blocksort's buffer is chosen by the parity of the pass
  * count so that the last pass lands in pair 0. values_src 0 with values: index sort. The last
  * pass is told to store keys as bits again (map_out: sorts that hold float keys as ordinals,
@@ -174,10 +166,11 @@ static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
                           CUevent *marks) {
     long long nv = pl->nv, runs = pl->runs, tiles = pl->tiles;
     long long bs_tiles = mj_tile_count(n, nv * runs);
-    long long bytes = n * (long long)(s->key_size + s->value_size);
     int levels = pl->levels, ways = pl->ways, passes = pl->passes;
     int cur = passes & 1;
     int fused = s->fused;
+    mj_status (*launch_pass)(mj_sorter *, mj_kernel_id, long long, unsigned, void **, CUstream) =
+        s->pdl ? mj__launch_overlapped : mj__launch;
     mj_status st;
 
     int map_out = keys_kept && passes == 0;
@@ -195,11 +188,6 @@ static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
         void *pp2[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
         void *pp4[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes4};
         long long threads = tiles * (four ? lanes4 : lanes);
-        mj_status (*launch_pass)(mj_sorter *, mj_kernel_id, long long, unsigned, void **,
-                                 CUstream) =
-            s->pdl == 1 || (s->pdl == MJ_PDL_FOUR_WAY && four && bytes < MJ_PDL_MAX_BYTES)
-                ? mj__launch_overlapped
-                : mj__launch;
         if (partition != MJ_K_COUNT &&
             (st = launch_pass(s, partition,
                               (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,

@@ -36,9 +36,8 @@ struct mj_sorter {
     size_t value_size, value_align;
     int nt, vt, bs_nt;
     /* mergesort's schedule, from the environment as the sorter is built (mj__mergesort_env):
-     * merge_ways 0 (by size), 2 or 4; fused 2-way passes (one launch a pass) and serpentine
-     * pass order, 0 or 1 each; overlapped launches of the passes, 0, 1 or those of the 4-way
-     * passes (mergesort.c's MJ_PDL_FOUR_WAY). */
+     * merge_ways 0 (by size), 2 or 4; fused 2-way passes (one launch a pass), overlapped
+     * launches of the passes and serpentine pass order, 0 or 1 each. */
     int merge_ways, fused, pdl, serpentine;
     int source;
     double build_ms;
