@@ -21,18 +21,17 @@ enum {
 };
 
 /* What kernel k of the primitive uses (MJ_USES_*): every parameter unless its templates are
- * known not to read it (test_compile compares the PTX of tiles that differ in each one). */
+ * known not to read it (test_kernel_program compares the PTX of tiles that differ in each). */
 unsigned mj__kernel_tile_uses(mj_primitive primitive, mj_kernel_id k);
 
 /* The tile of a program whose kernel uses none of the parameters: the smallest valid one. */
 #define MJ_PROGRAM_NT MJ_MIN_NT
 #define MJ_PROGRAM_VT 1
 
-/* spec with the tile parameters kernel k does not use set to ones that every tile it shares a
- * program with sets them to: no NT, VT and blocksort threads MJ_PROGRAM_NT, MJ_PROGRAM_VT and
- * MJ_PROGRAM_NT; no NT, NT := the blocksort's threads; no blocksort threads, those := NT. A
- * normalized spec that would fail mj__spec_check (none does for a checked spec) is spec
- * itself. */
+/* spec with the tile parameters kernel k does not use set alike for every tile: VT unused,
+ * MJ_PROGRAM_VT; NT and blocksort threads unused, both MJ_PROGRAM_NT; NT alone unused, NT :=
+ * the blocksort's threads; blocksort threads alone unused, they := NT. Should the result fail
+ * mj__spec_check (none does for a spec that passes it), *out is spec itself: no sharing. */
 void mj__program_spec(const mj_kernel_spec *spec, mj_kernel_id k, mj_kernel_spec *out);
 
 /* Kernel k's program for spec: mj__gen_kernel_source of the source of mj__program_spec.
