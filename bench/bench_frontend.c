@@ -10,7 +10,9 @@
  *   floor     an empty kernel with the library's options: what NVRTC costs at all;
  *   parse     the sorter's source with every kernel left a template: what reading the
  *             prelude, spec and templates costs, nothing instantiated;
- *   <kernel>  each kernel's own program, as the library compiles it.
+ *   <kernel>  each kernel's own program, as the library compiles it: generated for the tile
+ *             parameters the kernel uses (gen/kernel_program.h), so that e.g. the partitions'
+ *             programs are the same for every tile.
  * Each as PTX (compute_SM: NVRTC's front end and optimizer, no ptxas) and, for the kernels,
  * as a cubin (sm_SM: what a build pays, ptxas included). Plain C over the library's internals
  * (the generator, the NVRTC loader and its options); needs NVRTC, no GPU. --only NAME keeps
@@ -28,6 +30,7 @@
 #include "core/tile_choice.h"
 #include "driver/compile.h"
 #include "gen.h"
+#include "kernel_program.h"
 
 static const char empty_kernel[] = "extern \"C\" __global__ void mj_empty() {}\n";
 
@@ -178,7 +181,10 @@ int main(int argc, char **argv) {
         const char *name = mj__kernel_name((mj_kernel_id)k);
         if (!wanted_row(only, name)) continue;
         char *one = NULL;
-        if (mj__gen_kernel_source(src, name, &one, NULL)) continue;
+        if (mj__gen_program_source(&spec, (mj_kernel_id)k, &one, NULL, err, sizeof err)) {
+            fprintf(stderr, "bench_frontend: %s\n", err);
+            continue;
+        }
         if (getenv("FE_DUMP")) {
             char path[256];
             snprintf(path, sizeof path, "%s/%s.cu", getenv("FE_DUMP"), name);

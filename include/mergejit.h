@@ -79,13 +79,14 @@ enum {
     /* Do not read or write the disk cache (modules are still kept in memory). */
     MJ_CONTEXT_NO_DISK_CACHE = 1u << 0,
     /* Compile only: no driver and no device are needed; sorters can be built (their kernels
-     * are compiled for options.target_sm) but not run. For tools and deployment. */
+     * are compiled for options.target_sm: every kernel their runs may launch) but not run. For
+     * tools and deployment. */
     MJ_CONTEXT_COMPILE_ONLY = 1u << 1,
     /* With a bundle: compile (NVRTC, disk cache) what the bundle lacks instead of failing with
      * MJ_ERR_NOT_IN_BUNDLE. */
     MJ_CONTEXT_BUNDLE_FALLBACK = 1u << 2,
-    /* Sorters build every kernel of their primitive at create, also those that only some runs
-     * use (see mj_sorter_later_build), so that no run pays for a build. Compile-only contexts
+    /* Sorters build at create every kernel their runs may launch, also those that only some
+     * runs use (see mj_sorter_create), so that no run pays for a build. Compile-only contexts
      * always do. */
     MJ_CONTEXT_BUILD_ALL = 1u << 3
 };
@@ -303,15 +304,23 @@ typedef struct mj_sorter mj_sorter;
  * two kernels every sort runs (blocksort and the 2-way merge, which finds its own splits);
  * the rest come in two later parts, each built, or loaded from memory or the disk cache, by
  * the first sort that launches one of its kernels, once however many threads sort on the
- * sorter at once: the two kernels of 4-way merge passes (sorts of at least 2^27 bytes of keys
+ * sorter at once: the two kernels of 4-way merge passes (sorts of at least 2^25 bytes of keys
  * plus values, or any size under MERGEJIT_MERGE_WAYS=4), and the 2-way partition kernel (sorts
- * with 2-way passes under MERGEJIT_FUSED_PARTITION=0, read at create). A failure there is
- * that sort's status and message, before anything is launched. Compile-only contexts and
- * MJ_CONTEXT_BUILD_ALL build both parts at create; bundles hold every kernel. */
+ * with 2-way passes under MERGEJIT_FUSED_PARTITION=0, read at create: a sorter created with
+ * fused 2-way passes never builds it). A failure there is that sort's status and message,
+ * before anything is launched. Compile-only contexts and MJ_CONTEXT_BUILD_ALL build at create
+ * the parts the sorter's sorts may launch (the 4-way part; the partition's only under
+ * MERGEJIT_FUSED_PARTITION=0); bundles hold every kernel. Each kernel compiles as a program
+ * of its own, kept in the disk cache beside the module, and generated from the tile
+ * parameters it uses only: a sorter of the same key type and order with another tile compiles
+ * only the kernels whose shape differs (with another NT, the two merges: the blocksort uses
+ * its own threads and VT, the partitions no tile). */
 MJ_API mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out);
 MJ_API void mj_sorter_destroy(mj_sorter *sorter);
 
-/* How the sorter got its binary at create: 0 compiled with NVRTC, 1 from the disk cache, 2
+/* How the sorter got its binary at create: 0 compiled with NVRTC (some of its kernels may have
+ * come from the disk cache's program entries), 1 from the disk cache (its module's entry, or
+ * every kernel's program entry), 2
  * from the context's memory, 3 from the context's bundle (a cubin), 4 from the context's
  * bundle as PTX, which the driver compiled for the device (one newer than the bundle's
  * cubins); and how long that took in milliseconds (the kernels built later:
@@ -326,7 +335,8 @@ MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
  * (the driver finishes them at load), and both are -1 with a ptxas that does not report its
  * time. */
 typedef struct mj_build_times {
-    int programs, threads;  /* programs compiled; host threads they ran on */
+    int programs, threads;  /* programs compiled (not those found in the disk cache); host
+                               threads they ran on */
     double frontend_ms, ptxas_ms;
     double slowest_ms;      /* the longest program, wall time */
 } mj_build_times;
@@ -334,8 +344,8 @@ typedef struct mj_build_times {
  * otherwise programs and threads 0 and the times -1. */
 MJ_API void mj_sorter_build_times(const mj_sorter *sorter, mj_build_times *out);
 /* The later parts a sorter has built so far (mj_sorter_create says which parts there are; a
- * compile-only or MJ_CONTEXT_BUILD_ALL context builds them all right after the create part,
- * still in the create call): returns how many, and fills what is asked (any may be NULL) for
+ * compile-only or MJ_CONTEXT_BUILD_ALL context builds those its sorts may launch right after
+ * the create part, still in the create call): returns how many, and fills what is asked (any may be NULL) for
  * them together as mj_sorter_source, mj_sorter_build_ms and mj_sorter_build_times do for the
  * create part: the source is the costliest way one arrived (compiled with NVRTC if any was,
  * else from the disk cache if any was, else from memory), the milliseconds and the build

@@ -650,16 +650,17 @@ static int count_of(const char *text, const char *needle) {
     return n;
 }
 
-/* Builds s's module (core/loader.c) with `threads` programs at once; checks it succeeds. */
+/* Builds s's module (core/loader.c) with `threads` programs at once, no disk cache; checks it
+ * succeeds. */
 static mj_binary module_build(const mj_nvrtc_api *nv, const mj_kernel_spec *s, mj_target t,
-                              int threads, const char *src) {
+                              int threads) {
     char *why = malloc(ERR_CAP);
     ck_assert_ptr_nonnull(why);
     why[0] = '\0';
     mj_binary b;
     memset(&b, 0, sizeof b);
     mj_status st =
-        mj__module_build(nv, t, mj__primitive_kernels(s->primitive), src, threads, &b, why,
+        mj__module_build(nv, t, s, mj__primitive_kernels(s->primitive), NULL, threads, &b, why,
                          ERR_CAP);
     ck_assert_msg(st == MJ_OK, "%s, %d threads: %s: %s", mj_primitive_name(s->primitive),
                   threads, mj_status_name(st), why);
@@ -684,8 +685,8 @@ START_TEST(parallel_build_matches_serial)
         const mj_kernel_spec *s = &specs[i];
         char *src = gen(s);
         mj_target t = cubin_target(nv, s->sm);
-        mj_binary serial = module_build(nv, s, t, 1, src);
-        mj_binary parallel = module_build(nv, s, t, 4, src);
+        mj_binary serial = module_build(nv, s, t, 1);
+        mj_binary parallel = module_build(nv, s, t, 4);
         unsigned kernels = mj__primitive_kernels(s->primitive);
         int count = __builtin_popcount(kernels);
         ck_assert_uint_eq(serial.size, parallel.size);
@@ -737,8 +738,7 @@ START_TEST(parallel_build_ptx)
 {
     const mj_nvrtc_api *nv = nvrtc();
     mj_kernel_spec s = spec_for(MJ_KEY_U32, MJ_ASCENDING, 4, 90);
-    char *src = gen(&s);
-    mj_binary b = module_build(nv, &s, (mj_target){90, 1}, 3, src);
+    mj_binary b = module_build(nv, &s, (mj_target){90, 1}, 3);
     ck_assert_double_eq(b.times.ptxas_ms, -1);
     ck_assert(b.times.frontend_ms > 0 && b.times.slowest_ms > 0);
     ck_assert_int_eq(b.meta.registers, -1);
@@ -755,7 +755,6 @@ START_TEST(parallel_build_ptx)
         ck_assert_msg(strstr(text, entry) != NULL, "no %s in its PTX", entry);
     }
     free(b.data);
-    free(src);
 }
 END_TEST
 
@@ -771,8 +770,8 @@ START_TEST(parallel_build_error_reports_log_once)
     char *why = malloc(ERR_CAP), *whole = malloc(ERR_CAP);
     ck_assert(why && whole);
     mj_binary b;
-    ck_assert_int_eq(mj__module_build(nv, t, mj__primitive_kernels(s.primitive), src, 3, &b,
-                                      why, ERR_CAP),
+    ck_assert_int_eq(mj__module_build(nv, t, &s, mj__primitive_kernels(s.primitive), NULL, 3,
+                                      &b, why, ERR_CAP),
                      MJ_ERR_COMPILE);
     ck_assert_ptr_null(b.data);
     void *bin = NULL;

@@ -57,6 +57,40 @@ static void flip_byte(const char *path, off_t at) {
     ck_assert_int_eq(close(fd), 0);
 }
 
+/* Applies damage(path, size) to every entry (*.mjc) in dir; returns how many. */
+static int each_entry(const char *dir, void (*damage)(const char *path, off_t size)) {
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "opendir %s: %s", dir, strerror(errno));
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len <= 4 || strcmp(e->d_name + len - 4, ".mjc")) continue;
+        char path[4096];
+        ck_assert_int_lt(snprintf(path, sizeof path, "%s/%s", dir, e->d_name), (int)sizeof path);
+        damage(path, file_size(path));
+        ++n;
+    }
+    closedir(d);
+    return n;
+}
+
+static void flip_payload(const char *path, off_t size) {
+    flip_byte(path, HEADER_SIZE + (size - HEADER_SIZE) / 2);
+}
+static void cut_in_half(const char *path, off_t size) {
+    ck_assert_int_eq(truncate(path, size / 2), 0);
+}
+
+/* The cache's total bytes. */
+static uint64_t cache_bytes(const char *dir) {
+    mj_context *ctx = mjt_compile_context(90, dir);
+    size_t entries = 0;
+    uint64_t bytes = 0;
+    ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
+    mj_context_destroy(ctx);
+    return bytes;
+}
+
 /* A sorter for desc in a new compile-only context on dir; returns how it got its binary and
  * the build time. */
 static int build_in_new_context(const char *dir, const mj_sort_desc *desc, double *ms) {
@@ -76,7 +110,8 @@ static int build_in_new_context(const char *dir, const mj_sort_desc *desc, doubl
 START_TEST(cache_path)
 {
     char *dir = mjt_tmpdir();
-    /* A merge: its kernels are one cache entry (a mergesort's are three: mergesort_parts). */
+    /* A merge: its kernels are one module entry, and each of its two programs has an entry of
+     * its own (a mergesort's are parts: mergesort_parts). */
     mj_sort_desc desc = u32_desc();
     desc.primitive = MJ_MERGE;
 
@@ -97,8 +132,8 @@ START_TEST(cache_path)
     size_t entries = 0;
     uint64_t bytes = 0;
     ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
-    ck_assert_uint_eq(entries, 1);
-    ck_assert_uint_gt(bytes, HEADER_SIZE);
+    ck_assert_uint_eq(entries, 3);
+    ck_assert_uint_gt(bytes, 3 * HEADER_SIZE);
     mj_sorter_destroy(a);
     mj_sorter_destroy(b);
     mj_context_destroy(ctx);
@@ -110,33 +145,31 @@ START_TEST(cache_path)
                   disk_ms, compile_ms);
 
     int n_entries, n_temps;
-    char entry[4096];
-    scan_dir(dir, &n_entries, &n_temps, entry, sizeof entry);
-    ck_assert_int_eq(n_entries, 1);
+    scan_dir(dir, &n_entries, &n_temps, NULL, 0);
+    ck_assert_int_eq(n_entries, 3);
     ck_assert_int_eq(n_temps, 0);
-    off_t size = file_size(entry);
-    ck_assert_int_eq((uint64_t)size, bytes);
 
-    /* A flipped payload byte: rebuilt, and the entry is good afterwards. */
-    flip_byte(entry, HEADER_SIZE + (size - HEADER_SIZE) / 2);
+    /* A flipped payload byte in every entry: rebuilt, and the entries are good afterwards
+     * (test_program_cache damages the module's and the programs' entries apart). */
+    ck_assert_int_eq(each_entry(dir, flip_payload), 3);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
-    scan_dir(dir, &n_entries, &n_temps, entry, sizeof entry);
-    ck_assert_int_eq(n_entries, 1);
+    scan_dir(dir, &n_entries, &n_temps, NULL, 0);
+    ck_assert_int_eq(n_entries, 3);
     ck_assert_int_eq(n_temps, 0);
-    ck_assert_int_eq(file_size(entry), size);
+    ck_assert_uint_eq(cache_bytes(dir), bytes);
 
     /* Truncated: the same. */
-    ck_assert_int_eq(truncate(entry, size / 2), 0);
+    ck_assert_int_eq(each_entry(dir, cut_in_half), 3);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
-    ck_assert_int_eq(file_size(entry), size);
+    ck_assert_uint_eq(cache_bytes(dir), bytes);
 
-    /* Clearing removes it. */
+    /* Clearing removes them. */
     ctx = mjt_compile_context(90, dir);
     size_t removed = 99;
     ck_assert_int_eq(mj_cache_clear(ctx, &removed), MJ_OK);
-    ck_assert_uint_eq(removed, 1);
+    ck_assert_uint_eq(removed, 3);
     ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
     ck_assert_uint_eq(entries, 0);
     ck_assert_uint_eq(bytes, 0);
@@ -267,7 +300,7 @@ START_TEST(two_processes)
         mj_context *ctx = mjt_compile_context(90, dir);
         size_t removed = 0;
         ck_assert_int_eq(mj_cache_clear(ctx, &removed), MJ_OK);
-        ck_assert_uint_eq(removed, round == 0 ? 0 : 3);
+        ck_assert_uint_eq(removed, round == 0 ? 0 : 6);
         mj_context_destroy(ctx);
 
         int barrier[2];
@@ -292,7 +325,9 @@ START_TEST(two_processes)
         }
         int n_entries, n_temps;
         scan_dir(dir, &n_entries, &n_temps, NULL, 0);
-        ck_assert_int_eq(n_entries, 3); /* the mergesort's three parts, each once */
+        /* the mergesort's two parts built (fused 2-way passes need no partition) and their
+         * four programs, each once */
+        ck_assert_int_eq(n_entries, 6);
         ck_assert_int_eq(n_temps, 0);
     }
     mj_sort_desc desc = u32_desc();
@@ -302,57 +337,70 @@ START_TEST(two_processes)
 }
 END_TEST
 
-/* The three parts of a mergesort sorter, as a compile-only context builds them at create: the
- * 2 kernels of every sort (blocksort and merge: mj_sorter_build_times), then the 4-way passes'
- * 2 and the 2-way partition (mj_sorter_later_build: 2 builds, 3 programs); three cache
- * entries, found in memory by the same context and on disk by a new one; mj_sorter_resources
- * covers them all. A merge sorter builds nothing later. */
+/* The parts of a mergesort sorter, as a compile-only context builds them at create: the 2
+ * kernels of every sort (blocksort and merge: mj_sorter_build_times), then those its sorts may
+ * launch later (mj_sorter_later_build): under MERGEJIT_FUSED_PARTITION=0 the 4-way passes' 2
+ * and the 2-way partition (2 builds, 3 programs), else the 4-way passes' alone (1 build, 2
+ * programs: no fused sort launches the partition). A module entry a part, and one a program;
+ * found in memory by the same context and on disk by a new one; mj_sorter_resources covers
+ * them all. A merge sorter builds nothing later. */
 START_TEST(mergesort_parts)
 {
-    char *dir = mjt_tmpdir();
-    mj_sort_desc desc = u32_desc();
     static const int want[3] = {0, 2, 1}; /* compiled; from memory; from disk */
-    mj_context *ctx = NULL;
-    for (int round = 0; round < 3; ++round) {
-        if (round != 1) {
-            mj_context_destroy(ctx);
-            ctx = mjt_compile_context(90, dir);
+    for (int fused = 0; fused < 2; ++fused) {
+        char *dir = mjt_tmpdir();
+        ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", fused ? "" : "0", 1), 0);
+        mj_sort_desc desc = u32_desc();
+        int parts = fused ? 1 : 2, programs = fused ? 2 : 3;
+        mj_context *ctx = NULL;
+        for (int round = 0; round < 3; ++round) {
+            if (round != 1) {
+                mj_context_destroy(ctx);
+                ctx = mjt_compile_context(90, dir);
+            }
+            mj_sorter *s = NULL;
+            ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+            ck_assert_uint_eq(s->mod->kernels, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE);
+            mj_build_times now, later;
+            int source = -1;
+            double ms = -1;
+            mj_sorter_build_times(s, &now);
+            ck_assert_int_eq(mj_sorter_later_build(s, &source, &ms, &later), parts);
+            ck_assert_int_eq(mj_sorter_source(s), want[round]);
+            ck_assert_int_eq(source, want[round]);
+            ck_assert(ms >= 0);
+            ck_assert_int_eq(now.programs, round ? 0 : 2);
+            ck_assert_int_eq(later.programs, round ? 0 : programs);
+            if (round == 0) ck_assert(later.frontend_ms > 0 && later.slowest_ms > 0);
+            for (int i = 0; i < MJ_LATER_PARTS; ++i)
+                ck_assert(!atomic_load(&s->later[i].mod) ==
+                          (fused && (mj__primitive_later_part(MJ_MERGESORT, i) &
+                                     1u << MJ_K_PARTITION)));
+            int regs = 0;
+            long spills = -1;
+            mj_sorter_resources(s, &regs, &spills);
+            ck_assert(regs > 0 && spills == 0);
+            mj_sorter_destroy(s);
+            size_t entries = 0;
+            uint64_t bytes = 0;
+            ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
+            ck_assert_uint_eq(entries, (size_t)(1 + parts + 2 + programs));
         }
-        mj_sorter *s = NULL;
-        ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-        ck_assert_uint_eq(s->mod->kernels, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE);
-        mj_build_times now, later;
-        int source = -1;
-        double ms = -1;
-        mj_sorter_build_times(s, &now);
-        ck_assert_int_eq(mj_sorter_later_build(s, &source, &ms, &later), 2);
-        ck_assert_int_eq(mj_sorter_source(s), want[round]);
-        ck_assert_int_eq(source, want[round]);
-        ck_assert(ms >= 0);
-        ck_assert_int_eq(now.programs, round ? 0 : 2);
-        ck_assert_int_eq(later.programs, round ? 0 : 3);
-        if (round == 0) ck_assert(later.frontend_ms > 0 && later.slowest_ms > 0);
-        int regs = 0;
-        long spills = -1;
-        mj_sorter_resources(s, &regs, &spills);
-        ck_assert(regs > 0 && spills == 0);
-        mj_sorter_destroy(s);
-        size_t entries = 0;
-        uint64_t bytes = 0;
-        ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
-        ck_assert_uint_eq(entries, 3);
+        if (fused) {
+            desc.primitive = MJ_MERGE;
+            mj_sorter *s = NULL;
+            ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+            int source = -7;
+            ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, NULL), 0);
+            ck_assert_int_eq(source, -7);
+            ck_assert_int_eq(mj_sorter_later_build(NULL, &source, NULL, NULL), 0);
+            mj_sorter_destroy(s);
+        }
+        mj_context_destroy(ctx);
+        mjt_rmtree(dir);
+        free(dir);
     }
-    desc.primitive = MJ_MERGE;
-    mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-    int source = -7;
-    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, NULL), 0);
-    ck_assert_int_eq(source, -7);
-    ck_assert_int_eq(mj_sorter_later_build(NULL, &source, NULL, NULL), 0);
-    mj_sorter_destroy(s);
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
+    unsetenv("MERGEJIT_FUSED_PARTITION");
 }
 END_TEST
 
@@ -415,10 +463,16 @@ static void *build_later(void *arg) {
 
 static const mj_module *part_of(mj_sorter *s, int i) { return atomic_load(&s->later[i].mod); }
 
-/* Each later part's module as create built it, then every part unbuilt. */
+/* Each later part's module as create built it (none for the 2-way partition's when the
+ * sorter's 2-way passes are fused: it never launches it), then every part unbuilt. */
 static void unbuild_parts(mj_sorter *s, const mj_module *built[MJ_LATER_PARTS]) {
     for (int i = 0; i < MJ_LATER_PARTS; ++i) {
         built[i] = part_of(s, i);
+        int partition = (mj__primitive_later_part(MJ_MERGESORT, i) & 1u << MJ_K_PARTITION) != 0;
+        if (partition && s->fused) {
+            ck_assert_ptr_null(built[i]);
+            continue;
+        }
         ck_assert_ptr_nonnull(built[i]);
         ck_assert_uint_eq(built[i]->kernels, mj__primitive_later_part(MJ_MERGESORT, i));
         ck_assert_uint_eq(s->mod->kernels & built[i]->kernels, 0);
@@ -441,6 +495,8 @@ static int part_with(mj_kernel_id k) {
 START_TEST(later_build_threads)
 {
     char *dir = mjt_tmpdir();
+    /* 2-way passes with a partition kernel: create builds every later part. */
+    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", "0", 1), 0);
     mj_context *ctx = mjt_compile_context(90, dir);
     mj_sort_desc desc = u32_desc();
     mj_sorter *s = NULL;
@@ -473,6 +529,7 @@ START_TEST(later_build_threads)
     }
     mj_sorter_destroy(s);
     mj_context_destroy(ctx);
+    unsetenv("MERGEJIT_FUSED_PARTITION");
     mjt_rmtree(dir);
     free(dir);
 }

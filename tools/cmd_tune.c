@@ -25,7 +25,9 @@ static const char usage[] =
     "input, checks every result on threads of its own, and writes the winners to the tuning\n"
     "file, which contexts on this device then read. The built-in default tile of each\n"
     "configuration is always measured too, and the table at the end compares the winner with\n"
-    "it. On stderr it says how many candidates it built and where the sweep's time went.\n"
+    "it. On stderr it says how many candidates it built, how many NVRTC programs that\n"
+    "compiled (kernels that tiles share, such as the partitions, compile once), and where\n"
+    "the sweep's time went.\n"
     "\n"
     "Options:\n"
     "  --primitives L  comma-separated: mergesort, merge, segsort, locality, reduce,\n"
@@ -398,8 +400,9 @@ static void print_split(const tuner *t, const tune_bench *b, int builders, doubl
     double checking, check_wait;
     tune_checker_times(b->checker, &checking, &check_wait);
     const tune_spent *u = &b->spent;
-    fprintf(stderr, "built %zu candidates on %d threads, %zu of them ruled out while building\n",
-            t->built, builders, t->built_late);
+    fprintf(stderr, "built %zu candidates on %d threads (%zu NVRTC programs compiled, the rest "
+            "from the cache), %zu of them ruled out while building\n",
+            t->built, builders, t->programs, t->built_late);
     fprintf(stderr,
             "swept in %.1f s, %.1f s of it waiting for compiles, %.1f s timing (%.1f s of it "
             "on the GPU), %.1f s creating sorters, %.1f s reading results back, %.1f s making "

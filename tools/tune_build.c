@@ -59,7 +59,11 @@ void tune_reject(tuner *t, size_t i, tune_outcome why, const char *msg)
 }
 
 /* A builder: compiles points, in the tuner's order, into the disk cache in a compile-only
- * context of its own (so its error messages are its own) and reads ptxas's figures. */
+ * context of its own (so its error messages are its own) and reads ptxas's figures. It builds
+ * what the measuring context (MJ_CONTEXT_BUILD_ALL) loads, which is what a default sorter runs:
+ * the kernels its sorts may launch, so no 2-way partition while 2-way passes are fused. A
+ * kernel's program that another tile shares (the partitions for every tile, the blocksort for
+ * one blocksort shape and VT) comes from the cache once one build stored it. */
 void *tune_builder(void *arg)
 {
     tuner *t = arg;
@@ -95,8 +99,15 @@ void *tune_builder(void *arg)
         mj_status st = cst ? cst : mj_sorter_create(ctx, &d, &s);
         int regs = -1;
         long spills = -1;
-        if (!st)
+        mj_build_times now, later;
+        int programs = 0;
+        if (!st) {
             mj_sorter_resources(s, &regs, &spills);
+            mj_sorter_build_times(s, &now);
+            programs = now.programs;
+            if (mj_sorter_later_build(s, NULL, NULL, &later))
+                programs += later.programs;
+        }
         mj_sorter_destroy(s);
 
         pthread_mutex_lock(&t->lock);
@@ -105,6 +116,7 @@ void *tune_builder(void *arg)
         q->spill_bytes = spills;
         t->built++;
         t->built_late += q->outcome != TUNE_PENDING;
+        t->programs += (size_t)programs;
         if (q->outcome == TUNE_PENDING) {
             if (st) {
                 tune_reject(t, i, TUNE_BUILD_FAILED, mj_context_last_error(ctx));

@@ -39,6 +39,7 @@ typedef struct tuner {
     int *build;     /* BUILD_* per point */
     size_t next;    /* the place in order of the next point a builder takes */
     size_t built, built_late; /* builds run; of them, those whose point was ruled out first */
+    size_t programs;          /* NVRTC programs the builds compiled (not from the cache) */
     tune_point *timed; /* measured points waiting for their check's verdict */
     size_t measured;   /* points measured and checked */
     pthread_mutex_t lock;

@@ -71,10 +71,12 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->primitive = desc->primitive;
     /* The kernels only some runs use wait for the first run that launches them
      * (mj__sorter_build_later, part by part), unless the sorter cannot run (compile-only) or
-     * the context asks for everything now. */
+     * the context asks for everything now: every kernel its runs may launch (a mergesort with
+     * fused 2-way passes never launches the 2-way partition, so no context builds it). */
     unsigned later = mj__primitive_later_kernels(desc->primitive);
     st = mj__module_get(ctx, &spec, entry, mj__primitive_kernels(desc->primitive) & ~later,
                         &s->mod, &s->source, &s->build_ms);
+    if (desc->primitive == MJ_MERGESORT) later &= mj__mergesort_kernels(fused);
     if (!st && (s->mod->kernels & later) != later) {
         if (keep_spec(s, &spec))
             st = mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");

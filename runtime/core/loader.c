@@ -14,6 +14,7 @@
 #include "core/context.h"
 #include "driver/compile.h"
 #include "driver/dl_nvrtc.h"
+#include "kernel_program.h"
 #include "store/bundle_file.h"
 #include "store/bundle_read.h"
 #include "store/cache.h"
@@ -199,13 +200,75 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, unsigned 
 /* The times of a module that was not compiled here. */
 static const mj_build_times no_times = {0, 0, -1, -1, -1};
 
-mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, unsigned kernels,
-                           const char *src, int threads, mj_binary *out, char *why,
-                           size_t whycap) {
+void mj__program_key(const mj_nvrtc_api *nv, mj_target target, const char *program,
+                     uint8_t key[32]) {
+    mj__compile_key(nv, target, program, key);
+    /* Hashed apart from module keys: a module of one kernel has its program's source. */
+    mj_sha256 h;
+    mj__sha256_init(&h);
+    mj__sha256_update(&h, key, 32);
+    mj__sha256_update(&h, "|program", 8);
+    mj__sha256_final(&h, key);
+}
+
+/* One kernel's program in a module's build. */
+typedef struct program {
+    char *source;
+    uint8_t key[32];
+    mj_kernel_image image; /* its binary: in entry, or a compile job's */
+    void *entry;           /* the payload of the cache entry it came from, else NULL */
+    mj_cache_meta meta;    /* ptxas's figures for this program, -1 unknown */
+} program;
+
+/* The program's binary from its disk cache entry, a pack of one image of its kernel. A
+ * damaged entry was removed by the read, and one that holds anything else is stored over once
+ * the program is compiled: either way it is rebuilt. */
+static int program_from_cache(const char *dir, program *p) {
+    size_t size = 0;
+    char err[256];
+    if (mj__cache_load(dir, p->key, &p->entry, &size, &p->meta, err, sizeof err) !=
+        MJ_CACHE_HIT)
+        return 0;
+    mj_kernel_image images[MJ_PACK_MAX];
+    if (mj__unpack_kernels(p->entry, size, images, err, sizeof err) == 1 && images[0].kernel &&
+        strcmp(images[0].kernel, p->image.kernel) == 0) {
+        p->image = images[0];
+        return 1;
+    }
+    free(p->entry);
+    p->entry = NULL;
+    p->meta.registers = -1;
+    p->meta.spill_bytes = -1;
+    return 0;
+}
+
+/* Stores a compiled program under its key. A cache that cannot be written (read-only, full)
+ * costs a compile next time, never this build. */
+static void store_program(const char *dir, const program *p) {
+    void *pack = NULL;
+    size_t size = 0;
+    char err[256];
+    if (mj__pack_kernels(&p->image, 1, &pack, &size, err, sizeof err) == 0)
+        mj__cache_store(dir, p->key, pack, size, &p->meta, err, sizeof err);
+    free(pack);
+}
+
+/* A module's ptxas figures: the largest register count and the spills summed, over its
+ * programs that have a report. */
+static void add_meta(mj_cache_meta *module, const mj_cache_meta *one) {
+    if (one->registers < 0 || one->spill_bytes < 0) return;
+    module->registers = one->registers > module->registers ? one->registers : module->registers;
+    module->spill_bytes = (module->spill_bytes < 0 ? 0 : module->spill_bytes) + one->spill_bytes;
+}
+
+mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_kernel_spec *spec,
+                           unsigned kernels, const char *cache_dir, int threads, mj_binary *out,
+                           char *why, size_t whycap) {
+    program progs[MJ_K_COUNT];
     mj_compile_job jobs[MJ_K_COUNT];
-    mj_kernel_image images[MJ_K_COUNT];
-    char *sources[MJ_K_COUNT];
-    int count = 0;
+    int todo[MJ_K_COUNT], weight[MJ_K_COUNT]; /* the programs to compile, and their weights */
+    int count = 0, compiled = 0;
+    int use_cache = cache_dir && cache_dir[0];
     mj_status st = MJ_OK;
     memset(jobs, 0, sizeof jobs);
     out->data = NULL;
@@ -213,50 +276,61 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, unsigned ke
     out->meta.registers = -1;
     out->meta.spill_bytes = -1;
     out->times = no_times;
-    int weight[MJ_K_COUNT];
     for (int k = 0; k < MJ_K_COUNT && st == MJ_OK; ++k) {
         if (!(kernels & (1u << k))) continue;
-        images[count].kernel = mj__kernel_name((mj_kernel_id)k);
-        weight[count] = mj__kernel_build_weight((mj_kernel_id)k);
-        int rc = mj__gen_kernel_source(src, images[count].kernel, &sources[count], NULL);
-        if (rc == 0) {
-            ++count;
-        } else if (rc == MJ_GEN_NO_MEMORY) {
-            st = MJ_ERR_HOST_MEMORY;
-            snprintf(why, whycap, "out of host memory");
-        } else { /* a template list without the kernel: a bug that test_gen catches */
-            st = MJ_ERR_UNSUPPORTED;
-            snprintf(why, whycap, "the generated source does not define kernel %s once",
-                     images[count].kernel);
+        program *p = &progs[count];
+        memset(p, 0, sizeof *p);
+        p->image.kernel = mj__kernel_name((mj_kernel_id)k);
+        p->meta.registers = -1;
+        p->meta.spill_bytes = -1;
+        int rc = mj__gen_program_source(spec, (mj_kernel_id)k, &p->source, NULL, why, whycap);
+        if (rc) {
+            st = mj__gen_status(rc);
+            break;
         }
+        mj__program_key(nv, target, p->source, p->key);
+        if (!use_cache || !program_from_cache(cache_dir, p)) {
+            /* Compiled heaviest first (a stable insertion sort by weight), so that on fewer
+             * threads than programs the longest does not start last. */
+            int w = mj__kernel_build_weight((mj_kernel_id)k), j = compiled++;
+            for (; j > 0 && weight[j - 1] < w; --j) {
+                todo[j] = todo[j - 1];
+                weight[j] = weight[j - 1];
+            }
+            todo[j] = count;
+            weight[j] = w;
+        }
+        ++count;
     }
-    /* Job j compiles image slot[j]: the heaviest programs first (a stable insertion sort),
-     * the images stay in kernel order. */
-    int slot[MJ_K_COUNT];
-    for (int i = 0; i < count; ++i) {
-        int j = i;
-        for (; j > 0 && weight[slot[j - 1]] < weight[i]; --j) slot[j] = slot[j - 1];
-        slot[j] = i;
-    }
-    for (int j = 0; j < count; ++j) jobs[j].source = sources[slot[j]];
-    if (threads <= 0) threads = mj__compile_threads(count);
-    if (st == MJ_OK)
-        st = mj__compile_jobs(nv, target, jobs, count, threads, &out->times, why, whycap);
-    for (int i = 0; i < count && st == MJ_OK; ++i) {
-        images[slot[i]].data = jobs[i].binary;
-        images[slot[i]].size = jobs[i].size;
+    for (int j = 0; j < compiled; ++j) jobs[j].source = progs[todo[j]].source;
+    if (threads <= 0) threads = mj__compile_threads(compiled);
+    if (st == MJ_OK && compiled)
+        st = mj__compile_jobs(nv, target, jobs, compiled, threads, &out->times, why, whycap);
+    for (int j = 0; j < compiled && st == MJ_OK; ++j) {
+        program *p = &progs[todo[j]];
+        p->image.data = jobs[j].binary;
+        p->image.size = jobs[j].size;
         long spills;
         int regs;
-        if (!target.ptx && mj__ptxas_report(jobs[i].log, &spills, &regs) > 0) {
-            out->meta.registers = regs > out->meta.registers ? regs : out->meta.registers;
-            out->meta.spill_bytes = (out->meta.spill_bytes < 0 ? 0 : out->meta.spill_bytes) +
-                                    spills;
+        if (!target.ptx && mj__ptxas_report(jobs[j].log, &spills, &regs) > 0) {
+            p->meta.registers = regs;
+            p->meta.spill_bytes = spills;
         }
+        if (use_cache) store_program(cache_dir, p);
+    }
+    mj_kernel_image images[MJ_K_COUNT];
+    for (int i = 0; i < count && st == MJ_OK; ++i) {
+        if (!target.ptx) add_meta(&out->meta, &progs[i].meta);
+        images[i] = progs[i].image;
     }
     if (st == MJ_OK && mj__pack_kernels(images, count, &out->data, &out->size, why, whycap))
         st = MJ_ERR_HOST_MEMORY;
-    mj__compile_jobs_free(jobs, count);
-    for (int i = 0; i < count; ++i) free(sources[i]);
+    out->source = compiled ? MJ_SOURCE_COMPILED : MJ_SOURCE_DISK;
+    mj__compile_jobs_free(jobs, compiled);
+    for (int i = 0; i < count; ++i) {
+        free(progs[i].source);
+        free(progs[i].entry);
+    }
     return st;
 }
 
@@ -308,10 +382,12 @@ mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, unsigned k
         out->source = MJ_SOURCE_DISK;
         return MJ_OK;
     }
-    char *why = mj__malloc(MJ_ERROR_CAP);
-    mj_status st = why ? mj__module_build(nv, target, kernels, src, 0, out, why, MJ_ERROR_CAP)
-                       : MJ_ERR_HOST_MEMORY;
     free(src);
+    /* Each program comes from its own cache entry where a module of another tile stored it. */
+    char *why = mj__malloc(MJ_ERROR_CAP);
+    mj_status st = why ? mj__module_build(nv, target, spec, kernels, ctx->cache_dir, 0, out, why,
+                                          MJ_ERROR_CAP)
+                       : MJ_ERR_HOST_MEMORY;
     if (st != MJ_OK) mj__fail(ctx, st, "%s", why ? why : "out of host memory");
     free(why);
     /* A cache that cannot be written (read-only, full) costs a recompile next time, never

@@ -29,22 +29,33 @@ typedef struct mj_binary {
  * of them) from the disk cache or NVRTC; unless need_data, only the news (source
  * MJ_SOURCE_MEMORY, data NULL) when the context has loaded it already. Each part has its own
  * key (the whole set keeps the key of the source alone, so that bundles and caches written
- * before parts existed still match). ptx: PTX for compute_<spec's sm> (MJ_ERR_UNSUPPORTED
- * when NVRTC does not know that sm), for bundles; else a cubin for spec's sm, or PTX for the
- * newest sm NVRTC knows when that is older. */
+ * before parts existed still match): one entry read serves a module that was stored. A module
+ * not in the cache is built by mj__module_build over the context's cache directory, and
+ * stored. ptx: PTX for compute_<spec's sm> (MJ_ERR_UNSUPPORTED when NVRTC does not know that
+ * sm), for bundles; else a cubin for spec's sm, or PTX for the newest sm NVRTC knows when that
+ * is older. */
 mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
                          int need_data, int ptx, mj_binary *out);
 
-/* Builds the kernels in `kernels` (of a primitive) from their generated source src: each
- * as its own NVRTC program (mj__gen_kernel_source), `threads` of them at once (0: as many as
- * mj__compile_threads gives), the heaviest first (mj__kernel_build_weight), their binaries
- * packed in kernel order into out->data (store/kernel_pack.h), ptxas's figures into out->meta
- * and the times into out->times. The bytes depend neither on threads nor on that order.
- * MJ_OK, or a status with the reason (one NVRTC log) in why. Leaves out->key and out->source
+/* A program's disk cache key: its compile key (mj__compile_key of the program's source), hashed
+ * apart from the modules' keys. */
+void mj__program_key(const mj_nvrtc_api *nv, mj_target target, const char *program,
+                     uint8_t key[32]);
+
+/* Builds spec's kernels in `kernels` (of its primitive), each as its own NVRTC program
+ * (mj__gen_program_source: normalized to the tile parameters the kernel uses, so that tiles
+ * which differ only in others share it). With a cache_dir (NULL or "": none), a program whose
+ * binary is there under its key (mj__program_key) is taken from it, and each compiled one is
+ * stored there; the rest compile `threads` at once (0: as many as mj__compile_threads gives),
+ * the heaviest first (mj__kernel_build_weight). Their binaries are packed in kernel order into
+ * out->data (store/kernel_pack.h), ptxas's figures combined into out->meta, and out->source is
+ * MJ_SOURCE_COMPILED when any program was compiled, else MJ_SOURCE_DISK. out->times count only
+ * the programs compiled (none: programs 0 and the times -1). The bytes depend neither on threads
+ * nor on that order. MJ_OK, or a status with the reason (one NVRTC log) in why. Leaves out->key
  * alone. */
-mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, unsigned kernels,
-                           const char *src, int threads, mj_binary *out, char *why,
-                           size_t whycap);
+mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_kernel_spec *spec,
+                           unsigned kernels, const char *cache_dir, int threads, mj_binary *out,
+                           char *why, size_t whycap);
 
 /* The module of spec's kernels in the set `kernels` (as mj__binary_get): from the context's
  * bundle (entry: its record for spec's request, or NULL; a bundle's module holds all of the

@@ -105,6 +105,10 @@ static void pass_kernels(const mj_sorter *s, const plan *pl, int p, mj_kernel_id
     *merge = four ? MJ_K_MERGE4 : MJ_K_MERGE;
 }
 
+unsigned mj__mergesort_kernels(int fused) {
+    return mj__primitive_kernels(MJ_MERGESORT) & ~(fused ? 1u << MJ_K_PARTITION : 0u);
+}
+
 /* The kernels (bits 1 << MJ_K_*) the plan's sort launches, for the sorter to build those it
  * builds late before anything is launched. */
 static unsigned plan_kernels(const mj_sorter *s, const plan *pl) {
@@ -185,8 +189,9 @@ static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
         mj_kernel_id partition, merge;
         pass_kernels(s, pl, p, &partition, &merge);
         int four = merge == MJ_K_MERGE4;
-        void *pp2[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes};
-        void *pp4[] = {&k[cur], &n, &coop, &tiles, &partitions, &lanes4};
+        /* The partitions take the tile size as an argument (one program for every tile). */
+        void *pp2[] = {&k[cur], &n, &nv, &coop, &tiles, &partitions, &lanes};
+        void *pp4[] = {&k[cur], &n, &nv, &coop, &tiles, &partitions, &lanes4};
         long long threads = tiles * (four ? lanes4 : lanes);
         if (partition != MJ_K_COUNT &&
             (st = launch_pass(s, partition,

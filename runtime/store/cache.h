@@ -2,7 +2,8 @@
  *
  * An entry is one file, <dir>/<64 hex digits of the key>.mjc, holding a header (magic,
  * format version, the key, ptxas's register and spill figures, the payload's size and a
- * SHA-256) and the payload (the module's kernel pack: store/kernel_pack.h).
+ * SHA-256) and the payload (a kernel pack, store/kernel_pack.h: a module's, or one kernel's
+ * program's; core/loader.c keeps both, under keys of their sources).
  * Entries are written to a temporary file in the same directory and renamed into place, so
  * readers never see a partial entry and several processes may store the same key at once.
  * A read checks everything in the header against the file and the key it was asked for, and

@@ -140,7 +140,8 @@ static void print_one_build(const char *what, int source, double ms, const mj_bu
 {
     printf("%s: %s in %.1f ms", what, cli_source_phrase(source), ms);
     if (t->programs > 0) {
-        printf(" (%d programs on %d threads, slowest %.1f ms", t->programs, t->threads,
+        printf(" (%d program%s on %d thread%s, slowest %.1f ms", t->programs,
+               t->programs == 1 ? "" : "s", t->threads, t->threads == 1 ? "" : "s",
                t->slowest_ms);
         if (t->ptxas_ms >= 0)
             printf("; summed: front end %.1f ms + ptxas %.1f ms", t->frontend_ms, t->ptxas_ms);
