@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "base/file_io.h"
-#include "driver/dl_nvrtc.h"
 #include "base/host_alloc.h"
+#include "driver/dl_nvrtc.h"
 #include "store/bundle_file.h"
 #include "store/bundle_read.h"
 #include "store/cache.h"

@@ -200,15 +200,20 @@ static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, unsigned 
 /* The times of a module that was not compiled here. */
 static const mj_build_times no_times = {0, 0, -1, -1, -1};
 
+/* key := SHA-256(key, tag): a key kept apart from the one it is made from. */
+static void tag_key(uint8_t key[32], const char *tag, size_t len) {
+    mj_sha256 h;
+    mj__sha256_init(&h);
+    mj__sha256_update(&h, key, 32);
+    mj__sha256_update(&h, tag, len);
+    mj__sha256_final(&h, key);
+}
+
 void mj__program_key(const mj_nvrtc_api *nv, mj_target target, const char *program,
                      uint8_t key[32]) {
     mj__compile_key(nv, target, program, key);
     /* Hashed apart from module keys: a module of one kernel has its program's source. */
-    mj_sha256 h;
-    mj__sha256_init(&h);
-    mj__sha256_update(&h, key, 32);
-    mj__sha256_update(&h, "|program", 8);
-    mj__sha256_final(&h, key);
+    tag_key(key, "|program", 8);
 }
 
 /* One kernel's program in a module's build. */
@@ -336,13 +341,9 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
 
 /* A part's key: the whole module's with the part's kernels hashed in. */
 static void part_key(unsigned kernels, uint8_t key[32]) {
-    mj_sha256 h;
-    mj__sha256_init(&h);
-    mj__sha256_update(&h, key, 32);
     char part[32];
     int n = snprintf(part, sizeof part, "|kernels %#x", kernels);
-    mj__sha256_update(&h, part, (size_t)n);
-    mj__sha256_final(&h, key);
+    tag_key(key, part, (size_t)n);
 }
 
 mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
@@ -419,8 +420,7 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
     mj_cache_meta meta = {entry->registers, entry->spill_bytes};
     int from = entry->ptx ? MJ_SOURCE_BUNDLE_PTX : MJ_SOURCE_BUNDLE;
     st = remember(ctx, spec, mj__primitive_kernels(spec->primitive), entry->source_key, NULL,
-                  binary,
-                  (size_t)entry->size, &meta, &no_times, from, entry->sm, t0, out);
+                  binary, (size_t)entry->size, &meta, &no_times, from, entry->sm, t0, out);
     free(binary);
     if (st == MJ_OK) *source = from;
     return st;

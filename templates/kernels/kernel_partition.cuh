@@ -2,7 +2,7 @@
  * at the tile's first output diagonal within its frame (an offset into list A). A group of
  * `lanes` threads a tile (mj_search_lanes); the merge kernel reads its own entry and the next.
  * The tile size is an argument, not the spec's MJ_NV, so that one program serves every tile
- * shape of a key type and order (gen/program.c).
+ * shape of a key type and order (gen/kernel_program.c).
  * Launched overlapped or not (the host's MERGEJIT_PDL): it waits for the pass before it, whose
  * output it reads and whose partitions it overwrites, before it reads or writes anything. */
 #ifndef MJ_KERNEL_PARTITION_CUH
