@@ -5,13 +5,10 @@
  * only those; damaged or foreign program entries are rebuilt; module entries keep their keys
  * (the compile key of the module's source) and serve a module with one read, program entries
  * or not; a cache that cannot be written costs compiles, never a sorter. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/file_io.h"
@@ -23,8 +20,6 @@
 #include "store/cache.h"
 #include "store/kernel_pack.h"
 #include "test_support.h"
-
-#define HEADER_SIZE 96 /* a cache entry's header, as laid out in runtime/store/cache.c */
 
 /* u32 keys alone with the tile nt x vt, blocksort bs_nt x vt. */
 static mj_sort_desc tile_desc(int nt, int vt, int bs_nt) {
@@ -69,11 +64,9 @@ static void expect_build(build b, int source, int programs, int later_source,
 }
 
 static size_t entries_in(const char *dir) {
-    mj_context *ctx = mjt_compile_context(90, dir);
     size_t entries = 0;
     uint64_t bytes = 0;
-    ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
-    mj_context_destroy(ctx);
+    disk_cache_stats(dir, &entries, &bytes);
     return entries;
 }
 
@@ -173,16 +166,6 @@ END_TEST
 
 /* ---------------------------------------------------------------- damage */
 
-static void flip_byte(const char *path, off_t at) {
-    int fd = open(path, O_RDWR);
-    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
-    unsigned char c;
-    ck_assert_int_eq(pread(fd, &c, 1, at), 1);
-    c ^= 0x5a;
-    ck_assert_int_eq(pwrite(fd, &c, 1, at), 1);
-    ck_assert_int_eq(close(fd), 0);
-}
-
 /* A program entry that fails its checks (a flipped byte, truncated), or that holds another
  * kernel under the key, is compiled again and stored over. */
 START_TEST(damaged_programs_rebuilt)
@@ -196,17 +179,14 @@ START_TEST(damaged_programs_rebuilt)
     /* The blocksort's, which another NT shares: it compiles with the merge. */
     program_entry(dir, &a, MJ_K_BLOCKSORT, key, path, sizeof path);
     ck_assert(exists(path));
-    struct stat st;
-    ck_assert_int_eq(stat(path, &st), 0);
-    flip_byte(path, HEADER_SIZE + (st.st_size - HEADER_SIZE) / 2);
+    flip_payload(path, file_size(path));
     mj_sort_desc b = tile_desc(256, 15, 256);
     expect_build(build_sorter(dir, &b), 0, 2, 0, 1, "a flipped blocksort");
     expect_program_entry(dir, key, MJ_K_BLOCKSORT);
 
     /* The 4-way partition's, truncated: another blocksort compiles it again. */
     program_entry(dir, &a, MJ_K_PARTITION4, key, path, sizeof path);
-    ck_assert_int_eq(stat(path, &st), 0);
-    ck_assert_int_eq(truncate(path, st.st_size / 2), 0);
+    cut_in_half(path, file_size(path));
     mj_sort_desc c = tile_desc(128, 15, 512);
     expect_build(build_sorter(dir, &c), 0, 1, 0, 1, "a truncated partition4");
     expect_program_entry(dir, key, MJ_K_PARTITION4);
