@@ -18,8 +18,8 @@ static const char *const prelude_templates[] = {"mj_common.cuh", "host_device.h"
 static const char *const mergesort_templates[] = {
     "merge_frame.h",        "corank.h",          "merge_path.cuh",         "serial_merge.cuh",
     "sort_network.cuh",     "tile_io.cuh",       "cta_blocksort.cuh",      "cta_merge.cuh",
-    "kernel_blocksort.cuh", "kernel_partition.cuh", "kernel_merge.cuh", "kernel_partition4.cuh",
-    "kernel_merge4.cuh",    NULL,
+    "kernel_blocksort.cuh", "kernel_partition.cuh", "kernel_merge.cuh", "warp_shfl.cuh",
+    "kernel_partition4.cuh", "kernel_merge4.cuh",   NULL,
 };
 static const char *const merge_templates[] = {
     "merge_frame.h", "merge_path.cuh", "serial_merge.cuh", "tile_io.cuh", "cta_merge.cuh",
@@ -36,8 +36,10 @@ static const char *const locality_templates[] = {
     "sort_network.cuh", "tile_io.cuh",     "cta_blocksort.cuh", "cta_merge.cuh",
     "kernel_blocksort.cuh", "kernel_queue_partition.cuh", "kernel_queue_work.cuh", NULL,
 };
-static const char *const reduce_templates[] = {"cta_scan.cuh", "kernel_reduce.cuh", NULL};
-static const char *const scan_templates[] = {"cta_scan.cuh", "kernel_scan.cuh", NULL};
+static const char *const reduce_templates[] = {"warp_shfl.cuh", "cta_scan.cuh", "kernel_reduce.cuh",
+                                               NULL};
+static const char *const scan_templates[] = {"warp_shfl.cuh", "cta_scan.cuh", "kernel_scan.cuh",
+                                             NULL};
 static const char *const lbs_templates[] = {
     "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_lbs.cuh", NULL,
 };

@@ -47,12 +47,21 @@ typedef struct mj_cr_list {
 #define MJ_CR_LEVEL() (compared = 0, ++levels)
 #include "shared/corank.h"
 
+/* Which search: mj_corank4 (0), the window search of a group of GPU lanes from its own start
+ * (1) or from four times that, as a lane whose warp holds a longer search starts (2). */
+static int variant;
+#define VARIANTS 3
+
 /* The split of the lists keys[begin[l], begin[l] + count[l]). */
 static void corank(const mj_key *keys, const long long begin[4], const long long count[4],
                    long long d, long long at[4]) {
     mj_cr_list list[4];
     for (int l = 0; l < 4; ++l) list[l] = (mj_cr_list){keys, begin[l]};
-    mj_corank4(list, count, d, at);
+    if (variant == 0)
+        mj_corank4(list, count, d, at);
+    else
+        mj_corank4_window(list, count, d, mj_cr_top(count, (mj_cr_pos)d) << (2 * (variant - 1)),
+                          at);
 }
 
 #define REQUIRE(cond, ...)                                                                   \
@@ -105,9 +114,9 @@ static void check_lists(const long long count[4], int dist, uint64_t seed) {
         corank(keys, begin, count, d, got);
         for (int l = 0; l < 4; ++l)
             REQUIRE(got[l] == want[l],
-                    "counts %lld %lld %lld %lld, dist %d, diagonal %lld: list %d splits at %lld, "
-                    "not %lld", count[0], count[1], count[2], count[3], dist, d, l, got[l],
-                    want[l]);
+                    "search %d, counts %lld %lld %lld %lld, dist %d, diagonal %lld: list %d "
+                    "splits at %lld, not %lld", variant, count[0], count[1], count[2], count[3],
+                    dist, d, l, got[l], want[l]);
         if (d == total) break;
         int take = -1;
         for (int l = 0; l < 4; ++l)
@@ -128,8 +137,9 @@ static const long long shapes[][4] = {
 
 START_TEST(every_diagonal)
 {
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; ++s)
-        check_lists(shapes[s], _i, 1000 * (uint64_t)s + (uint64_t)_i);
+    for (variant = 0; variant < VARIANTS; ++variant)
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; ++s)
+            check_lists(shapes[s], _i, 1000 * (uint64_t)s + (uint64_t)_i);
 }
 END_TEST
 
@@ -137,7 +147,8 @@ END_TEST
 START_TEST(random_shapes)
 {
     uint64_t seed = 99 + (uint64_t)_i;
-    for (int rep = 0; rep < 60; ++rep) {
+    for (int rep = 0; rep < 60 * VARIANTS; ++rep) {
+        variant = rep % VARIANTS;
         long long count[4];
         long long q = 1 + (long long)(mjt_rand(&seed) % 200);
         for (int l = 0; l < 4; ++l)
@@ -155,7 +166,8 @@ START_TEST(broken_comparator)
     mj_key keys[400];
     for (int i = 0; i < 400; ++i) keys[i].v = (int)(mjt_rand(&seed) % 50);
     broken = 1;
-    for (int rep = 0; rep < 200; ++rep) {
+    for (int rep = 0; rep < 200 * VARIANTS; ++rep) {
+        variant = rep % VARIANTS;
         long long count[4], begin[4], total = 0;
         for (int l = 0; l < 4; ++l) {
             count[l] = (long long)(mjt_rand(&seed) % 101);
@@ -239,8 +251,10 @@ START_TEST(wide_lists)
     virtual_key = runs_of_8;
     uint64_t seed = 5;
     long long ends[] = {0, 1, 31, 32, 2 * len, 4 * len - 1, 4 * len};
-    for (int rep = 0; rep < 2000; ++rep) {
-        long long d = rep < 7 ? ends[rep] : (long long)(mjt_rand(&seed) % (4 * (uint64_t)len));
+    for (int rep = 0; rep < 2000 * VARIANTS; ++rep) {
+        variant = rep % VARIANTS;
+        long long d = rep < 7 * VARIANTS ? ends[rep / VARIANTS]
+                                         : (long long)(mjt_rand(&seed) % (4 * (uint64_t)len));
         long long got[4];
         corank(NULL, begin, count, d, got);
         long long q = d / 32, rem = d % 32;
@@ -257,6 +271,7 @@ END_TEST
 
 START_TEST(loads_per_split)
 {
+    variant = 0;
     long long nv = 256 * 23;
     count_loads(1ll << 25, nv * 64, interleaved, "interleaved");
     count_loads(1ll << 25, nv * 64, apart, "apart");

@@ -410,20 +410,24 @@ START_TEST(ways_rule)
 }
 END_TEST
 
-/* Lanes a 4-way split: a power of two up to 32, the most that keep splits x lanes within 32768
- * threads (one lane from 16385 splits on), as measured on an H100: 2^24 u32 keys' 2850 splits
- * 8 lanes, 2^27's 22800 splits one. */
+/* Lanes a 4-way split, as measured on an H100: a group of 16 searching together up to 4096
+ * splits (2^24 u32 keys' 2850); above, a power of two up to 4, the most that keep splits x
+ * lanes within 32768 threads (one lane from 16385 splits on: 2^27's 22800), and never the
+ * group's 16, which the kernel would take for a group. */
 START_TEST(split4_lanes_rule)
 {
-    ck_assert_int_eq(mj_split4_lanes(2850), 8);
+    ck_assert_int_eq(mj_split4_lanes(2850), MJ_SPLIT4_GROUP);
+    ck_assert_int_eq(mj_split4_lanes(1), MJ_SPLIT4_GROUP);
+    ck_assert_int_eq(mj_split4_lanes(MJ_SPLIT4_GROUP_MOST), MJ_SPLIT4_GROUP);
+    ck_assert_int_eq(mj_split4_lanes(MJ_SPLIT4_GROUP_MOST + 1), 4);
     ck_assert_int_eq(mj_split4_lanes(22800), 1);
-    ck_assert_int_eq(mj_split4_lanes(712), 32);
-    for (long long splits = 1; splits <= 1ll << 20; splits += 1 + splits / 7) {
+    for (long long splits = MJ_SPLIT4_GROUP_MOST + 1; splits <= 1ll << 20;
+         splits += 1 + splits / 7) {
         int lanes = mj_split4_lanes(splits);
         ck_assert_int_eq(lanes & (lanes - 1), 0);
-        ck_assert(lanes >= 1 && lanes <= 32);
+        ck_assert(lanes >= 1 && lanes < MJ_SPLIT4_GROUP);
         ck_assert(lanes == 1 || splits * lanes <= 32768);
-        ck_assert(lanes == 32 || splits * lanes * 2 > 32768);
+        ck_assert(splits * lanes * 2 > 32768);
     }
 }
 END_TEST

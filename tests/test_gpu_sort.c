@@ -255,9 +255,9 @@ END_TEST
  * every pass from its first tile); at the passes' edges (sort_pass_edges) up to 3 doublings and
  * 2^20 + 1 and 2^20 (seven or eight passes); u32 and u64 keys, u32 pairs, f32 keys (their last
  * pass maps the keys back to bits); also 4-way passes (MERGEJIT_MERGE_WAYS=4, whose kernels
- * overlap too) at a few sizes. Unfused, every sort's sorter (one a call) builds mj_partition
- * when its first 2-way pass needs it. MJ_TEST_SMALL: u32 keys and u32 pairs, up to one
- * doubling, 2^20 + 1 but not 2^20. */
+ * overlap too) at a few sizes, one with many splits a pass (a small tile). Unfused, every
+ * sort's sorter (one a call) builds mj_partition when its first 2-way pass needs it.
+ * MJ_TEST_SMALL: u32 keys and u32 pairs, up to one doubling, 2^20 + 1 but not 2^20. */
 START_TEST(test_schedules) {
     static const pass_case cases[] = {
         {MJ_KEY_U32, 0}, {MJ_KEY_U32, 4}, {MJ_KEY_U64, 0}, {MJ_KEY_F32, 0}};
@@ -286,6 +286,12 @@ START_TEST(test_schedules) {
             fprintf(stderr, "MERGEJIT_MERGE_WAYS=4 MERGEJIT_PDL=%s ", pdl);
         check_sort(MJ_KEY_U32, MJ_ASCENDING, 4, DIST_FEW, four[i], 77 + i);
     }
+    /* Those passes' splits are searched by groups of lanes; past MJ_SPLIT4_GROUP_MOST splits
+     * a pass, by one lane each: a 32 x 1 tile makes 4376 at 140009 keys. */
+    ck_assert_int_eq(setenv("MERGEJIT_TILE", "32x1", 1), 0);
+    ck_assert_int_gt(140009 / 32, MJ_SPLIT4_GROUP_MOST);
+    check_sort(MJ_KEY_U32, MJ_ASCENDING, 4, DIST_FEW, 140009, 79);
+    unsetenv("MERGEJIT_TILE");
     unsetenv("MERGEJIT_MERGE_WAYS");
     unsetenv("MERGEJIT_FUSED_PARTITION");
     unsetenv("MERGEJIT_PDL");

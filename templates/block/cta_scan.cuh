@@ -4,54 +4,15 @@
  * A thread holds MJ_VT consecutive elements of the tile (tid * MJ_VT + i). Global accesses go
  * through the warp's own 32 * MJ_VT slots of shared memory (coalesced, __syncwarp only); a
  * tile's missing elements are the identity, so a partial tile needs no other care.
- * Keys cross lanes by warp shuffles of 4-byte words: any size, padded to whole words. */
+ * Keys cross lanes by warp shuffles (warp_shfl.cuh). */
 #ifndef MJ_CTA_SCAN_CUH
 #define MJ_CTA_SCAN_CUH
 
 #include "common/spec_default.cuh"
+#include "warp/warp_shfl.cuh"
 
 #define MJ_SCAN_NV (MJ_NT * MJ_VT)
 #define MJ_SCAN_WARPS (MJ_NT / 32)
-#define MJ_KEY_WORDS ((int)((sizeof(mj_key) + 3) / 4))
-
-struct mj_key_words {
-    mj_u32 w[MJ_KEY_WORDS];
-};
-
-MJ_DEVICE mj_key_words mj_to_words(const mj_key &x) {
-    mj_key_words u;
-    u.w[MJ_KEY_WORDS - 1] = 0; /* padding of a key that is not whole words */
-    memcpy(&u, &x, sizeof(mj_key));
-    return u;
-}
-
-MJ_DEVICE mj_key mj_from_words(const mj_key_words &u) {
-    mj_key x;
-    memcpy(&x, &u, sizeof(mj_key));
-    return x;
-}
-
-MJ_DEVICE mj_key mj_shfl_up_key(const mj_key &x, int delta) {
-    mj_key_words u = mj_to_words(x);
-#pragma unroll
-    for (int i = 0; i < MJ_KEY_WORDS; ++i) u.w[i] = __shfl_up_sync(0xFFFFFFFFu, u.w[i], delta);
-    return mj_from_words(u);
-}
-
-MJ_DEVICE mj_key mj_shfl_down_key(const mj_key &x, int delta) {
-    mj_key_words u = mj_to_words(x);
-#pragma unroll
-    for (int i = 0; i < MJ_KEY_WORDS; ++i)
-        u.w[i] = __shfl_down_sync(0xFFFFFFFFu, u.w[i], delta);
-    return mj_from_words(u);
-}
-
-MJ_DEVICE mj_key mj_shfl_key(const mj_key &x, int lane) {
-    mj_key_words u = mj_to_words(x);
-#pragma unroll
-    for (int i = 0; i < MJ_KEY_WORDS; ++i) u.w[i] = __shfl_sync(0xFFFFFFFFu, u.w[i], lane);
-    return mj_from_words(u);
-}
 
 /* Inclusive scan across the warp: lane l gets x_0 op ... op x_l. */
 MJ_DEVICE mj_key mj_warp_scan(mj_key x, int lane) {

@@ -1,17 +1,71 @@
 /* Coarse partitioning for one 4-way mergesort pass: for every tile of nv outputs, the 4-way
  * split at the tile's first output diagonal within its frame (templates/shared/corank.h), four
- * offsets into the frame's lists. `lanes` threads a tile, of which the first searches
- * (mj_split4_lanes); mj_merge4 reads its tile's entry and the next. 2-way passes use
- * mj_partition (kernel_partition.cuh), whose merge path search is shorter. The tile size is an
- * argument, as mj_partition's, and the diagonal is computed once, before the search.
- * Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits for the pass before it
- * first. */
+ * offsets into the frame's lists; mj_merge4 reads its tile's entry and the next. `lanes`
+ * threads a tile (mj_split4_lanes): MJ_SPLIT4_GROUP of them search together
+ * (mj_corank4_lanes); fewer leave all but the first, which searches alone (mj_corank4). 2-way
+ * passes use mj_partition (kernel_partition.cuh), whose merge path search is shorter. The tile
+ * size is an argument, as mj_partition's, and the diagonal is computed once, before the
+ * search. Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits for the pass
+ * before it first. */
 #ifndef MJ_KERNEL_PARTITION4_CUH
 #define MJ_KERNEL_PARTITION4_CUH
 
 #include "common/spec_default.cuh"
 #include "shared/merge_frame.h"
 #include "shared/corank.h"
+#include "warp/warp_shfl.cuh"
+
+/* keys + begin, opaque to the compiler, which would otherwise fold each load's address back
+ * into keys + (begin + pos): 64-bit adds on a search's chain, not one multiply-add. Done on a
+ * char pointer: NVVM's address-space test takes one (on a pointer to a custom struct key NVRTC
+ * aborted with "Broken function found"). */
+MJ_DEVICE const mj_key *mj_search_list(const mj_key *keys, mj_i64 begin) {
+    const char *start = (const char *)(keys + begin);
+    asm("" : "+l"(start));
+    __builtin_assume(__isGlobal(start));
+    return (const mj_key *)start;
+}
+
+/* mj_corank4_window by the 16 lanes of a half-warp, lane 4 l + k holding list l's slot k
+ * (`mine` is list l): each loads its slot, takes the others' by shuffles and counts those
+ * before it, and a ballot gives every lane each list's held slots. The warp's two searches
+ * start from the larger of their r (any power of two above min(d, most) is a right start),
+ * so that both halves go through the same levels and every shuffle has the whole warp. */
+template <typename P>
+MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i64 d_in,
+                                mj_i64 at[4]) {
+    int lane = threadIdx.x & 31, half = lane & 16, l = (lane >> 2) & 3, k = lane & 3;
+    P d = (P)d_in, r = mj_cr_top<P>(count, d);
+#pragma unroll
+    for (int x = 16; x > 0; x >>= 1) {
+        P other = __shfl_xor_sync(0xffffffffu, r, x);
+        r = other > r ? other : r;
+    }
+    /* Selected rather than indexed: an index would put the array in local memory. */
+    P n = (P)(l == 0 ? count[0] : l == 1 ? count[1] : l == 2 ? count[2] : count[3]);
+    P a[4] = {d & ~(r - 1), 0, 0, 0};
+    for (P h = r >> 1; h > 0; h >>= 1) {
+        P own = l == 0 ? a[0] : l == 1 ? a[1] : l == 2 ? a[2] : a[3];
+        mj_cr_elem x = mj_cw_slot<P>(mine, n, own, h, l, k);
+        int before = k; /* the lower slots of its own list, then the other lists' */
+#pragma unroll
+        for (int j = 1; j < 4; ++j)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                int from = half + 4 * ((l + j) & 3) + i;
+                mj_cr_elem y;
+                y.key = mj_shfl_key(x.key, from);
+                y.rank = __shfl_sync(0xffffffffu, x.rank, from);
+                before += mj_cw_before(y, x);
+            }
+        unsigned held = __ballot_sync(0xffffffffu, before < MJ_CW_HELD(d, h)) >> half;
+#pragma unroll
+        for (int m = 0; m < 4; ++m) a[m] += (P)__popc(held >> 4 * m & 15) * h - 3 * h;
+    }
+#pragma unroll
+    for (int m = 0; m < 4; ++m) at[m] = (mj_i64)a[m];
+    mj_cr_settle(at, count, d_in);
+}
 
 extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv, mj_i64 coop,
                                          mj_i64 tiles, mj_i64 *partitions, int lanes) {
@@ -19,27 +73,39 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
     mj_allow_next_kernel();
     mj_i64 thread = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
     mj_i64 tile = thread / lanes;
-    if (tile >= tiles || thread % lanes) return;
-    mj_frame4 f = mj_sort_frame4(tile, coop, nv, n);
-    mj_i64 split[4];
-    mj_i64 d = mj_min(mj_tile_diag(tile, coop, nv), mj_frame4_total(f));
-    const mj_key *list[4];
+    bool group = lanes == MJ_SPLIT4_GROUP, real = tile < tiles;
+    if (!group && (!real || thread % lanes)) return;
+    /* A group past the last tile searches empty lists (no loads) with its warp's other half. */
+    mj_frame4 f = mj_sort_frame4(real ? tile : 0, coop, nv, n);
+    mj_i64 count[4], split[4];
 #pragma unroll
-    for (int l = 0; l < 4; ++l) {
-        /* Opaque to the compiler, which would otherwise fold each load's address back into
-         * keys + (begin + pos): 64-bit adds on the search's chain, not one multiply-add. Done
-         * on a char pointer: NVVM's address-space test takes one (on a pointer to a custom
-         * struct key NVRTC aborted with "Broken function found"). */
-        const char *start = (const char *)(keys + f.begin[l]);
-        asm("" : "+l"(start));
-        __builtin_assume(__isGlobal(start));
-        list[l] = (const mj_key *)start;
-    }
+    for (int l = 0; l < 4; ++l) count[l] = real ? f.count[l] : 0;
+    mj_i64 d = real ? mj_min(mj_tile_diag(tile, coop, nv), mj_frame4_total(f)) : 0;
     /* 32-bit positions where every frame is below 2^31 elements (corank.h); n is uniform. */
-    if (n < ((mj_i64)1 << 31))
-        mj_corank4<unsigned>(list, f.count, d, split);
-    else
-        mj_corank4<unsigned long long>(list, f.count, d, split);
+    bool narrow = n < ((mj_i64)1 << 31);
+    if (group) {
+        /* The lane's list, selected rather than indexed (local memory). Not through
+         * mj_search_list: NVVM broke on a struct key ("Broken function found") with its
+         * address-space hint in both paths, and a level takes one load a lane. */
+        int own = (threadIdx.x >> 2) & 3;
+        const mj_key *mine = keys + (own == 0   ? f.begin[0]
+                                     : own == 1 ? f.begin[1]
+                                     : own == 2 ? f.begin[2]
+                                                : f.begin[3]);
+        if (narrow)
+            mj_corank4_lanes<unsigned>(mine, count, d, split);
+        else
+            mj_corank4_lanes<unsigned long long>(mine, count, d, split);
+    } else {
+        const mj_key *list[4];
+#pragma unroll
+        for (int l = 0; l < 4; ++l) list[l] = mj_search_list(keys, f.begin[l]);
+        if (narrow)
+            mj_corank4<unsigned>(list, count, d, split);
+        else
+            mj_corank4<unsigned long long>(list, count, d, split);
+    }
+    if (!real || (group && (threadIdx.x & (MJ_SPLIT4_GROUP - 1)))) return;
 #pragma unroll
     for (int l = 0; l < 4; ++l) partitions[4 * tile + l] = split[l];
 }

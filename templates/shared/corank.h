@@ -116,21 +116,27 @@ MJ_HD int mj_cr_before(mj_cr_elem x, mj_cr_elem y) {
 MJ_HD mj_cr_elem mj_cr_later(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before(x, y) ? y : x; }
 MJ_HD mj_cr_elem mj_cr_earlier(mj_cr_elem x, mj_cr_elem y) { return mj_cr_before(y, x) ? y : x; }
 
+/* Where both searches start (mj_corank4, mj_corank4_window): r, the least power of two above
+ * min(d, most); then h = r / 2 each level. Sums and masks, not variable shifts, which a GPU
+ * does in several instructions on 64 bits. The state at r, the floor(d / r) smallest samples,
+ * is none when r > d, else all padding, list 0's first: a[0] = d rounded down to r. */
+MJ_CR_POS_T MJ_HD mj_cr_pos mj_cr_top(const long long count[4], mj_cr_pos d) {
+    mj_cr_pos most = 0, r = 1;
+    MJ_UNROLL
+    for (int l = 0; l < 4; ++l) most = (mj_cr_pos)count[l] > most ? (mj_cr_pos)count[l] : most;
+    while (r <= (d < most ? d : most)) r += r;
+    return r;
+}
+
 /* The split at diagonal d, 0 <= d <= count[0] + ... + count[3], of the merge of the lists
  * list[l][0, count[l]), each sorted by mj_less: at[l] of list l's elements go before it, and
  * at[0] + ... + at[3] = d whatever mj_less does. The total must fit mj_cr_pos (see above). */
 MJ_CR_POS_T MJ_HD void mj_corank4(const mj_cr_list list[4], const long long count[4],
                                   long long d_in, long long at[4]) {
-    mj_cr_pos n[4], d = (mj_cr_pos)d_in, most = 0;
+    mj_cr_pos n[4], d = (mj_cr_pos)d_in;
     MJ_UNROLL
-    for (int l = 0; l < 4; ++l) {
-        n[l] = (mj_cr_pos)count[l];
-        most = n[l] > most ? n[l] : most;
-    }
-    /* r: the least power of two above min(d, most); then h = r / 2 each level. Sums and masks,
-     * not variable shifts, which a GPU does in several instructions on 64 bits. */
-    mj_cr_pos r = 1;
-    while (r <= (d < most ? d : most)) r += r;
+    for (int l = 0; l < 4; ++l) n[l] = (mj_cr_pos)count[l];
+    mj_cr_pos r = mj_cr_top(count, d);
     /* The floor(d / r) smallest samples at r: none when r > d; when r is above every count,
      * they are all padding, list 0's first. The held elements always add up to d rounded down
      * to a multiple of the granularity. */
@@ -219,6 +225,99 @@ MJ_CR_POS_T MJ_HD void mj_corank4(const mj_cr_list list[4], const long long coun
     }
     MJ_UNROLL
     for (int l = 0; l < 4; ++l) at[l] = (long long)a[l];
+}
+
+/* The same split by windows: the search of a group of 16 GPU lanes (kernel_partition4.cuh),
+ * with mj_corank4's levels but no chain of adjustments. At granularity r the state is again
+ * c[l] = a[l] / r, list l's samples among the floor(d / r) smallest, and z the largest of
+ * them. At h = r / 2, list l's samples below index 2 c[l] are at most z and those from
+ * 2 c[l] + 1 on are above it (that one is an r-sample not held); of the four lists' samples
+ * 2 c[l], at most three are at most z (z's own list's comes after it). So the floor(d / h)
+ * smallest at h take at most one sample above z and leave out at most three of those up to z:
+ * list l holds 2 c[l] - 3 to 2 c[l] + 1 of them. Its samples 2 c[l] - 3 .. 2 c[l] are its four
+ * slots (one before the list's start is no element, before all); those below are held and
+ * those above not, so the held slots are the smallest 12 + (bit h of d) of the 16: below the
+ * slots lie 2 floor(d / r) - 12 samples (no-elements counted), and floor(d / h) is
+ * 2 floor(d / r) plus that bit. A slot is held when fewer slots than that go before it: its
+ * own list's lower ones, and the other lists' as compared. Then c[l] at h is 2 c[l] - 3 plus
+ * list l's held slots. A level is one round of loads (a slot each) and each slot's
+ * comparisons with the other lists' slots, which the lanes do at once. */
+
+/* Slot k (0 to 3) of list l, whose state is a (in elements, a multiple of 2h): its sample at
+ * a + (k - 2) h - 1, no element where that is before the list. No test overflows mj_cr_pos:
+ * a <= d + h and (3 - k) h <= 3 * 2^30 (see mj_cr_pos). */
+MJ_CR_POS_T MJ_HD mj_cr_elem mj_cw_slot(mj_cr_list list, mj_cr_pos count, mj_cr_pos a,
+                                       mj_cr_pos h, int l, int k) {
+    mj_cr_pos back = (mj_cr_pos)(3 - k) * h;
+    return mj_cr_load(list, count, a + h - back - 1, l, 1, a < back);
+}
+
+/* Whether slot t goes before slot s of another list. The lanes of t and s each ask from their
+ * side, and both answer through the same comparison, of the lower list's slot with the other
+ * (where both are real: whether its key goes before the lower list's, which wins ties), so they
+ * agree that exactly one goes first whatever mj_less does (if it answers alike for the same
+ * keys). Selects, not branches: the lanes of a group hold different lists. */
+MJ_HD int mj_cw_before(mj_cr_elem t, mj_cr_elem s) {
+    MJ_CR_BOOL t_low = (t.rank & 3) < (s.rank & 3);
+    MJ_CR_BOOL real = (t.rank & s.rank & MJ_CR_REAL) != 0;
+    /* Keys up to 8 bytes are selected and compared once; a larger struct key would be
+     * selected through local memory, so both comparisons are made and an answer selected. */
+    MJ_CR_BOOL high_less;
+    if (sizeof(mj_key) <= 8) {
+        high_less = mj_less(t_low ? s.key : t.key, t_low ? t.key : s.key);
+    } else {
+        MJ_CR_BOOL s_less = mj_less(s.key, t.key), t_less = mj_less(t.key, s.key);
+        high_less = t_low ? s_less : t_less;
+    }
+    return (real & (high_less != t_low)) | (!real & (t.rank < s.rank));
+}
+
+/* How many of a level's slots are held (see above). */
+#define MJ_CW_HELD(d, h) (12 + (((d) & (h)) != 0))
+
+/* Splits inside the lists that add up to d (0 <= d <= the total): what a comparator that is
+ * no order still gets from the window search. With an order it changes nothing. */
+MJ_HD void mj_cr_settle(long long at[4], const long long count[4], long long d) {
+    long long sum = 0;
+    MJ_UNROLL
+    for (int l = 0; l < 4; ++l) {
+        at[l] = at[l] < 0 ? 0 : at[l] > count[l] ? count[l] : at[l];
+        sum += at[l];
+    }
+    MJ_UNROLL
+    for (int l = 0; l < 4; ++l) {
+        long long room = count[l] - at[l];
+        long long move = sum > d ? (at[l] < sum - d ? at[l] : sum - d)
+                                 : -(room < d - sum ? room : d - sum);
+        at[l] -= move;
+        sum -= move;
+    }
+}
+
+/* The window search on one thread, slot by slot where the lanes go at once: the CPU test's
+ * model of mj_corank4_lanes. Starts from any power of two r above min(d, most) (the lanes of
+ * a warp share theirs). */
+MJ_CR_POS_T MJ_HD void mj_corank4_window(const mj_cr_list list[4], const long long count[4],
+                                         long long d_in, mj_cr_pos r, long long at[4]) {
+    mj_cr_pos d = (mj_cr_pos)d_in, a[4] = {0, 0, 0, 0};
+    a[0] = d & ~(r - 1);
+    for (mj_cr_pos h = r >> 1; h > 0; h >>= 1) {
+        MJ_CR_LEVEL();
+        mj_cr_elem slot[16];
+        for (int s = 0; s < 16; ++s)
+            slot[s] = mj_cw_slot(list[s >> 2], (mj_cr_pos)count[s >> 2], a[s >> 2], h, s >> 2,
+                                 s & 3);
+        int held[4] = {0, 0, 0, 0};
+        for (int s = 0; s < 16; ++s) {
+            int before = s & 3;
+            for (int t = 0; t < 16; ++t)
+                if (t >> 2 != s >> 2) before += mj_cw_before(slot[t], slot[s]);
+            held[s >> 2] += before < MJ_CW_HELD(d, h);
+        }
+        for (int l = 0; l < 4; ++l) a[l] += (mj_cr_pos)held[l] * h - 3 * h;
+    }
+    for (int l = 0; l < 4; ++l) at[l] = (long long)a[l];
+    mj_cr_settle(at, count, d_in);
 }
 
 #endif

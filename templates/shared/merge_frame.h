@@ -40,15 +40,25 @@ MJ_HD int mj_search_lanes(long long searches) {
     return searches <= 6144 ? 4 : searches <= 16384 ? 2 : 1;
 }
 
-/* Lanes a 4-way split of mj_partition4 when a pass makes `splits` of them: one works, the
- * others leave at once. A split is a chain of a few hundred dependent instructions a level
- * (corank.h), so a warp of 32 splits is as slow as its slowest lane's path through the
- * branches of all 32; few splits leave most multiprocessors idle. Spreading them to about
- * 32768 threads fills an H100 without adding issue slots where it is full: one H100 run of
- * bench_sort (speed over CUB; a split a lane -> a split 8 lanes, 4-way passes): u32 keys 2^22
- * 0.68 -> 0.75, 2^24 1.06 -> 1.14, 2^25 1.18 -> 1.23, u64 2^24 1.44 -> 1.52, but 2^27 (22800
- * splits) 1.36 -> 1.29; 32 lanes a split lost at 2^24 and above. */
+/* Lanes a 4-way split of mj_partition4 when a pass makes `splits` of them.
+ * Up to MJ_SPLIT4_GROUP_MOST splits, a group of MJ_SPLIT4_GROUP lanes searches each together
+ * (corank.h's window search): a level is one round of loads and a few shuffles and
+ * comparisons, no chain of adjustments. On an H100 its partitions took 17-22 us against
+ * 22-25 for one lane at 2^24 u32 keys (2850 splits; ncu), u64 keys 18-26 against 23-30 (3120),
+ * and bench_sort went from 1.26 to 1.30x CUB there for u32 keys, 1.66 to 1.70x for u64, 1.27 to
+ * 1.31x for f32. At 5700-6241 splits (2^25) the two came out even; u32 pairs went 1.33 ->
+ * 1.28x at 11900 splits; at 2^27 (22800) the group's partitions took 70-105 us against 44-53,
+ * the 16 lanes' comparisons bound by issue.
+ * Above, one lane searches (mj_corank4) and the others leave at once. Its split is a chain of
+ * a few hundred dependent instructions a level, so a warp of 32 splits is as slow as its
+ * slowest lane's path through the branches of all 32; spreading them to about 32768 threads
+ * fills an H100 without adding issue slots where it is full (from 1 to 8 lanes a split:
+ * u64 keys 2^24 1.44 -> 1.52x, but at 2^27 1.36 -> 1.29x for u32). Never 16 lanes there: at
+ * most 4 above 4096 splits. */
+#define MJ_SPLIT4_GROUP 16
+#define MJ_SPLIT4_GROUP_MOST 4096
 MJ_HD int mj_split4_lanes(long long splits) {
+    if (splits <= MJ_SPLIT4_GROUP_MOST) return MJ_SPLIT4_GROUP;
     int lanes = 1;
     while (lanes < 32 && splits * lanes * 2 <= 32768) lanes *= 2;
     return lanes;
