@@ -73,7 +73,12 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
     mj_allow_next_kernel();
     mj_i64 thread = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
     mj_i64 tile = thread / lanes;
-    bool group = lanes == MJ_SPLIT4_GROUP, real = tile < tiles;
+    /* 32-bit positions where every frame is below 2^31 elements (corank.h); n is uniform.
+     * Groups search over 32-bit positions only: mj_split4_lanes gives them at most 4096
+     * tiles, so n is below 2^31 (a tile holds at most 1024 x 63); were it not, the group's
+     * first lane would search alone. */
+    bool narrow = n < ((mj_i64)1 << 31);
+    bool group = lanes == MJ_SPLIT4_GROUP && narrow, real = tile < tiles;
     if (!group && (!real || thread % lanes)) return;
     /* A group past the last tile searches empty lists (no loads) with its warp's other half. */
     mj_frame4 f = mj_sort_frame4(real ? tile : 0, coop, nv, n);
@@ -81,21 +86,14 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
 #pragma unroll
     for (int l = 0; l < 4; ++l) count[l] = real ? f.count[l] : 0;
     mj_i64 d = real ? mj_min(mj_tile_diag(tile, coop, nv), mj_frame4_total(f)) : 0;
-    /* 32-bit positions where every frame is below 2^31 elements (corank.h); n is uniform. */
-    bool narrow = n < ((mj_i64)1 << 31);
     if (group) {
-        /* The lane's list, selected rather than indexed (local memory). Not through
-         * mj_search_list: NVVM broke on a struct key ("Broken function found") with its
-         * address-space hint in both paths, and a level takes one load a lane. */
+        /* The lane's list, selected by its start rather than indexed (local memory). */
         int own = (threadIdx.x >> 2) & 3;
-        const mj_key *mine = keys + (own == 0   ? f.begin[0]
-                                     : own == 1 ? f.begin[1]
-                                     : own == 2 ? f.begin[2]
-                                                : f.begin[3]);
-        if (narrow)
-            mj_corank4_lanes<unsigned>(mine, count, d, split);
-        else
-            mj_corank4_lanes<unsigned long long>(mine, count, d, split);
+        const mj_key *mine = mj_search_list(keys, own == 0   ? f.begin[0]
+                                                  : own == 1 ? f.begin[1]
+                                                  : own == 2 ? f.begin[2]
+                                                             : f.begin[3]);
+        mj_corank4_lanes<unsigned>(mine, count, d, split);
     } else {
         const mj_key *list[4];
 #pragma unroll
