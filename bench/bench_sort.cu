@@ -72,13 +72,7 @@ struct Timing {
 // Bytes over milliseconds summed over the passes of one kind, in GB/s; -1 when there is none.
 static double kind_gbs(const std::vector<mj_sort_pass> &passes, mj_pass_kind kind)
 {
-    double bytes = 0, ms = 0;
-    for (const mj_sort_pass &p : passes)
-        if (p.kind == kind) {
-            bytes += (double)p.bytes;
-            ms += p.ms;
-        }
-    return ms > 0 ? bytes / (ms * 1e6) : -1;
+    return mj_sort_passes_gbs(passes.data(), (int)passes.size(), kind);
 }
 
 // One row of the pass table (and the CSV's pass columns).

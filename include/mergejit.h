@@ -425,6 +425,11 @@ MJ_API mj_status mj_sorter_sort_profiled(mj_sorter *sorter, void *keys, void *va
  * text, as snprintf does. */
 MJ_API int mj_sort_passes_text(const mj_sort_pass *passes, int count, char *text, size_t cap);
 
+/* The bandwidth of the passes of one kind in GB/s: their bytes over their GPU time, each
+ * summed over passes[0 .. count) of that kind; -1 when none of them has a time (none of that
+ * kind, or passes from mj_sorter_sort_passes). */
+MJ_API double mj_sort_passes_gbs(const mj_sort_pass *passes, int count, mj_pass_kind kind);
+
 /* Writes to `indices` the stable permutation that sorts `keys`, leaving the keys as they are:
  * keys[indices[0]], keys[indices[1]], ... is sorted. The sorter's value_size is the index
  * width: 4 (uint32_t, n <= 2^32) or 8 (uint64_t). */

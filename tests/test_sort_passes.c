@@ -208,11 +208,31 @@ START_TEST(passes_text) {
 }
 END_TEST
 
+/* Bandwidth of a kind: its bytes over its time, both summed; -1 without a timed pass of it. */
+START_TEST(passes_gbs) {
+    mj_sort_pass p[4] = {
+        {MJ_PASS_BLOCKSORT, 1, 0.5, 1000000},
+        {MJ_PASS_MERGE2, 2, 1.0, 2000000},
+        {MJ_PASS_MERGE2, 2, 3.0, 6000000},
+        {MJ_PASS_MERGE4, 2, 0.0, 2000000}, /* untimed, as from mj_sorter_sort_passes */
+    };
+    ck_assert(mj_sort_passes_gbs(p, 4, MJ_PASS_BLOCKSORT) == 2.0);
+    ck_assert(mj_sort_passes_gbs(p, 4, MJ_PASS_MERGE2) == 2.0);  /* 8e6 bytes in 4 ms */
+    ck_assert(mj_sort_passes_gbs(p, 2, MJ_PASS_MERGE2) == 2.0);  /* the first count only */
+    ck_assert(mj_sort_passes_gbs(p, 1, MJ_PASS_MERGE2) == -1.0);
+    ck_assert(mj_sort_passes_gbs(p, 4, MJ_PASS_MERGE4) == -1.0);
+    ck_assert(mj_sort_passes_gbs(NULL, 0, MJ_PASS_MERGE2) == -1.0);
+    p[2].ms = 1.0; /* 8e6 bytes in 2 ms: sums, not a mean of the passes' rates */
+    ck_assert(mj_sort_passes_gbs(p, 4, MJ_PASS_MERGE2) == 4.0);
+}
+END_TEST
+
 static Suite *sort_passes_suite(void) {
     Suite *s = suite_create("sort_passes");
     TCase *tc = tcase_create("passes");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, plan_matches_model);
+    tcase_add_test(tc, passes_gbs);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, passes_text);
     suite_add_tcase(s, tc);

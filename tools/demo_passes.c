@@ -43,14 +43,8 @@ static mj_status copy_gbs(mj_context *ctx, const demo_opts *o, copy_job *job, fl
 
 /* Prints " name N" with the GB/s of the passes of `kind`, when there are any. */
 static void print_kind(const mj_sort_pass *p, int count, mj_pass_kind kind, const char *name) {
-    double bytes = 0, ms = 0;
-    for (int i = 0; i < count; i++)
-        if (p[i].kind == kind) {
-            bytes += (double)p[i].bytes;
-            ms += p[i].ms;
-        }
-    if (ms > 0)
-        printf(" %s %.0f,", name, bytes / (ms * 1e6));
+    double gbs = mj_sort_passes_gbs(p, count, kind);
+    if (gbs >= 0) printf(" %s %.0f,", name, gbs);
 }
 
 int demo_print_passes(mj_context *ctx, const demo_opts *o, size_t n, const demo_sort_buffers *b,

@@ -1,5 +1,6 @@
 /* A mergesort's passes (public: mergejit.h): the plan of a sort, a sort timed pass by pass
- * with events between the passes, and the passes in a few characters for people. */
+ * with events between the passes, and the passes in a few characters and their bandwidth for
+ * people. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -135,4 +136,14 @@ int mj_sort_passes_text(const mj_sort_pass *passes, int count, char *text, size_
         i += run;
     }
     return len;
+}
+
+double mj_sort_passes_gbs(const mj_sort_pass *passes, int count, mj_pass_kind kind) {
+    double bytes = 0, ms = 0;
+    for (int i = 0; passes && i < count; ++i)
+        if (passes[i].kind == kind) {
+            bytes += (double)passes[i].bytes;
+            ms += passes[i].ms;
+        }
+    return ms > 0 ? bytes / (ms * 1e6) : -1;
 }
