@@ -84,7 +84,8 @@ static std::vector<unsigned char> download(const DevBuf &d, size_t bytes)
 
 // Times `ref` (the reference: CUB, or mergesort for locality) and `mj`, alternating; `prep`
 // runs untimed before each. Prints one row; with `bytes` (what an ideal pass reads and
-// writes), mergejit's bandwidth and its share of the copy bandwidth too.
+// writes), mergejit's bandwidth and its share of the copy bandwidth too, and the reference's
+// share (a speed-up over the reference above copy / reference share needs more than a copy).
 static void race(const char *prim, const char *name, const char *param, size_t n,
                  const std::function<void()> &prep, const std::function<void()> &ref,
                  const std::function<void()> &mj, const char *ref_name, double bytes = 0)
@@ -111,7 +112,9 @@ static void race(const char *prim, const char *name, const char *param, size_t n
            " | %6.3f",
            prim, name, param, n, ref_name, rm, n / rm / 1e6, mm, n / mm / 1e6, rm / mm);
     double gbs = bytes > 0 ? bytes / mm / 1e6 : 0;
-    if (bytes > 0) printf(" | %7.1f GB/s %5.1f%% of copy", gbs, 100 * gbs / g_copy_gbs);
+    if (bytes > 0)
+        printf(" | %7.1f GB/s %5.1f%% of copy, %s %5.1f%%", gbs, 100 * gbs / g_copy_gbs, ref_name,
+               100 * bytes / rm / 1e6 / g_copy_gbs);
     printf("\n");
     fflush(stdout);
     if (g_csv)
