@@ -36,10 +36,8 @@ static void bench_join(int lg, bool with_count)
     size_t n = (size_t)1 << lg;
     std::vector<uint32_t> a(n), b(n);
     uint64_t seed = 21;
-    for (auto &x : a) x = (uint32_t)(splitmix64(&seed) % (n / 4));
-    for (auto &x : b) x = (uint32_t)(splitmix64(&seed) % (n / 4));
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
+    sorted_draws(a, n / 4, &seed);
+    sorted_draws(b, n / 4, &seed);
     // The row count, on the CPU, to size the outputs of both sides.
     size_t rows = 0;
     for (size_t i = 0, j = 0; i < n; i++) {

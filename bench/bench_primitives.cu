@@ -33,7 +33,9 @@
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
 //                           insert|move|join|setops]
-//                    [--case u32|u64|pairs_u32] [--csv FILE]
+//                    [--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] [--csv FILE]
+//
+// Sizes are 2^24 and 2^27 (2^24 alone with --quick; --lg picks one).
 
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -82,7 +84,8 @@ static std::vector<unsigned char> download(const DevBuf &d, size_t bytes)
 
 // Times `ref` (the reference: CUB, or mergesort for locality) and `mj`, alternating; `prep`
 // runs untimed before each. Prints one row; with `bytes` (what an ideal pass reads and
-// writes), mergejit's bandwidth and its share of the copy bandwidth too.
+// writes), mergejit's bandwidth and its share of the copy bandwidth too, and the reference's
+// share (a speed-up over the reference above copy / reference share needs more than a copy).
 static void race(const char *prim, const char *name, const char *param, size_t n,
                  const std::function<void()> &prep, const std::function<void()> &ref,
                  const std::function<void()> &mj, const char *ref_name, double bytes = 0)
@@ -109,7 +112,9 @@ static void race(const char *prim, const char *name, const char *param, size_t n
            " | %6.3f",
            prim, name, param, n, ref_name, rm, n / rm / 1e6, mm, n / mm / 1e6, rm / mm);
     double gbs = bytes > 0 ? bytes / mm / 1e6 : 0;
-    if (bytes > 0) printf(" | %7.1f GB/s %5.1f%% of copy", gbs, 100 * gbs / g_copy_gbs);
+    if (bytes > 0)
+        printf(" | %7.1f GB/s %5.1f%% of copy, %s %5.1f%%", gbs, 100 * gbs / g_copy_gbs, ref_name,
+               100 * bytes / rm / 1e6 / g_copy_gbs);
     printf("\n");
     fflush(stdout);
     if (g_csv)
@@ -142,6 +147,17 @@ static mj_sorter *sorter(mj_primitive p, mj_key_kind k, size_t value_size)
 template <typename K> static void random_keys(std::vector<K> &v, uint64_t seed)
 {
     for (auto &x : v) x = (K)splitmix64(&seed);
+}
+
+// v.size() draws of splitmix64(seed) % range, sorted: what std::sort of the draws gives, by
+// counting (2^27 keys in about a second instead of a dozen).
+static void sorted_draws(std::vector<uint32_t> &v, uint64_t range, uint64_t *seed)
+{
+    std::vector<uint32_t> count(range);
+    for (size_t i = 0; i < v.size(); i++) count[splitmix64(seed) % range]++;
+    size_t at = 0;
+    for (uint64_t k = 0; k < range; k++)
+        for (uint32_t c = count[k]; c; c--) v[at++] = (uint32_t)k;
 }
 
 // ---------------------------------------------------------------- merge
@@ -325,12 +341,15 @@ static void measure_copy()
 int main(int argc, char **argv)
 {
     bool quick = false;
+    int only_lg = 0;
     const char *only = nullptr, *only_case = nullptr;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             g_reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!strcmp(argv[i], "--lg") && i + 1 < argc)
+            only_lg = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
         else if (!strcmp(argv[i], "--case") && i + 1 < argc)
@@ -346,7 +365,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
                             "remove|insert|move|join|setops] "
-                            "[--case u32|u64|pairs_u32|f64|i32|i64] "
+                            "[--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] "
                             "[--csv FILE]\n");
             return 2;
         }
@@ -365,9 +384,11 @@ int main(int argc, char **argv)
     measure_copy();
     auto want = [&](const char *p) { return !only || !strcmp(only, p); };
     auto want_case = [&](const char *c) { return !only_case || !strcmp(only_case, c); };
+    // The sizes a case runs at: 2^24 and 2^27, 2^24 alone with --quick, or the one --lg names.
+    auto skip_lg = [&](int lg) { return (quick && lg == 27) || (only_lg && lg != only_lg); };
     if (want("merge")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             if (want_case("u32")) bench_merge<uint32_t>("u32", MJ_KEY_U32, lg);
             if (want_case("u64")) bench_merge<uint64_t>("u64", MJ_KEY_U64, lg);
         }
@@ -387,7 +408,7 @@ int main(int argc, char **argv)
     }
     if (want("reduce")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             if (want_case("u32")) bench_reduce<uint32_t, false>("u32", MJ_KEY_U32, lg);
             if (want_case("u64")) bench_reduce<uint64_t, false>("u64", MJ_KEY_U64, lg);
             if (want_case("f64")) bench_reduce<double, true>("f64", MJ_KEY_F64, lg);
@@ -395,7 +416,7 @@ int main(int argc, char **argv)
     }
     if (want("scan")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             for (bool inc : {false, true}) {
                 if (want_case("u32")) bench_scan<uint32_t, false>("u32", MJ_KEY_U32, inc, lg);
                 if (want_case("u64")) bench_scan<uint64_t, false>("u64", MJ_KEY_U64, inc, lg);
@@ -405,21 +426,21 @@ int main(int argc, char **argv)
     }
     if (want("lbs")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             if (want_case("i32")) bench_lbs<int32_t, void>("i32", MJ_KEY_I32, lg);
             if (want_case("i64")) bench_lbs<int64_t, void>("i64", MJ_KEY_I64, lg);
         }
     }
     if (want("expand")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             if (want_case("i32")) bench_lbs<int32_t, uint32_t>("i32", MJ_KEY_I32, lg);
             if (want_case("i64")) bench_lbs<int64_t, uint64_t>("i64", MJ_KEY_I64, lg);
         }
     }
     if (want("search")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             for (bool counts : {false, true}) {
                 if (want_case("u32")) bench_search<uint32_t>("u32", MJ_KEY_U32, lg, counts);
                 if (want_case("u64")) bench_search<uint64_t>("u64", MJ_KEY_U64, lg, counts);
@@ -433,7 +454,7 @@ int main(int argc, char **argv)
         auto runp = bulk[0] == 'r' ? bench_remove<uint32_t, uint32_t>
                                    : bench_insert<uint32_t, uint32_t>;
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             if (want_case("u32")) run("u32", MJ_KEY_U32, lg);
             if (want_case("u64")) run64("u64", MJ_KEY_U64, lg);
             if (want_case("pairs_u32")) runp("pairs_u32", MJ_KEY_U32, lg);
@@ -441,7 +462,7 @@ int main(int argc, char **argv)
     }
     if (want("move")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             if (want_case("i32"))
                 for (int mode = 0; mode < 3; mode++) // gather, scatter, both
                     bench_move<int32_t, uint32_t>("i32", MJ_KEY_I32, lg, mode != 1, mode != 0);
@@ -450,13 +471,13 @@ int main(int argc, char **argv)
     }
     if (want("join") && want_case("u32")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             for (bool with_count : {false, true}) bench_join(lg, with_count);
         }
     }
     if (want("setops")) {
         for (int lg : {24, 27}) {
-            if (quick && lg == 27) continue;
+            if (skip_lg(lg)) continue;
             for (int op = 0; op < 4; op++) {
                 if (want_case("u32"))
                     bench_setops<uint32_t, void>("u32", MJ_KEY_U32, lg, (mj_set_op)op);

@@ -49,10 +49,8 @@ static void bench_setops(const char *name, mj_key_kind kind, int lg, mj_set_op o
     size_t n = (size_t)1 << lg, bound = mj_set_op_bound(op, n, n);
     std::vector<K> a(n), b(n);
     uint64_t seed = 21;
-    for (auto &x : a) x = (K)(splitmix64(&seed) % (2 * n));
-    for (auto &x : b) x = (K)(splitmix64(&seed) % (2 * n));
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
+    sorted_draws(a, 2 * n, &seed);
+    sorted_draws(b, 2 * n, &seed);
     std::vector<VV> av(pairs ? n : 0), bv(pairs ? n : 0);
     for (size_t i = 0; i < av.size(); i++) {
         av[i] = (VV)i;
