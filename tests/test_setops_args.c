@@ -222,15 +222,19 @@ START_TEST(tiles)
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_tile def;
-    /* 4-byte keys alone: the sm_90 table's measured 128 x 23; with values the rule's 11. */
+    /* 4-byte keys: the sm_90 table's measured 256 x 23 alone and 128 x 19 with 4-byte values;
+     * 8-byte values the rule's 11. */
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 0, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 128);
+    ck_assert_int_eq(def.nt, 256);
     ck_assert_int_eq(def.vt, 23);
     ck_assert_int_eq(def.nt, def.bs_nt);
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 4, &def), MJ_OK);
     ck_assert_int_eq(def.nt, 128);
-    ck_assert_int_eq(def.vt, 11);
+    ck_assert_int_eq(def.vt, 19);
     ck_assert_int_eq(def.nt, def.bs_nt);
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 8, &def), MJ_OK);
+    ck_assert_int_eq(def.nt, 128);
+    ck_assert_int_eq(def.vt, 11);
     ck_assert_int_eq(def.tuned, 0);
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 64, &def), MJ_OK);
     ck_assert_int_eq(def.vt, 3);

@@ -100,7 +100,7 @@ static const struct {
     {MJ_LOAD_BALANCE, 4, 0, 128, 19, 128},  {MJ_INTERVAL_EXPAND, 4, 4, 128, 15, 128},
     {MJ_INTERVAL_EXPAND, 8, 4, 128, 13, 128}, {MJ_INTERVAL_EXPAND, 8, 8, 64, 7, 64},
     {MJ_INTERVAL_MOVE, 4, 4, 128, 7, 128},  {MJ_BULK_INSERT, 4, 4, 256, 7, 256},
-    {MJ_SET_OPS, 4, 0, 128, 23, 128},
+    {MJ_SET_OPS, 4, 0, 256, 23, 256},      {MJ_SET_OPS, 4, 4, 128, 19, 128},
 };
 
 /* Reduce and scan read each element once and are bound by memory: 256 threads, and per
