@@ -171,7 +171,8 @@ void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t va
     /* Set operations: the seed's 128 x 11 for keys and values up to 8 bytes (a thread walks
      * 11 slots, holding the key of each and, with values, its position, then has its 11
      * values in flight), fewer steps for larger ones; within static shared memory (the tile's
-     * keys, and an int each with values). The sm_90 table has 4-byte keys alone measured. */
+     * keys, and an int each with values). The sm_90 table has 4-byte keys measured, alone
+     * and with 4-byte values (docs/TUNING.md). */
     if (primitive == MJ_SET_OPS) {
         size_t widest = key_size > value_size ? key_size : value_size;
         *nt = 128;
