@@ -78,17 +78,10 @@ MJ_DEVICE void mj_setop_load(const mj_key *a, const mj_key *b, const mj_setop_ra
         for (int i = 0; i < MJ_VT; ++i) s[tid + MJ_NT * i] = k[i];
         if (MJ_NV + tid < loaded) s[MJ_NV + tid] = MJ_NV + tid < b_at ? at[MJ_NV] : bt[MJ_NV];
     } else {
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) {
-            int j = tid + MJ_NT * i;
-            if (j < b_at)
-                k[i] = at[MJ_NT * i];
-            else if (j < loaded)
-                k[i] = bt[MJ_NT * i];
-        }
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i)
-            if (tid + MJ_NT * i < loaded) s[tid + MJ_NT * i] = k[i];
+        /* The last tile of a or b: a loop, since unrolled it only costs compile time. */
+#pragma unroll 1
+        for (int i = 0; tid + MJ_NT * i < loaded; ++i)
+            s[tid + MJ_NT * i] = tid + MJ_NT * i < b_at ? at[MJ_NT * i] : bt[MJ_NT * i];
     }
 }
 
