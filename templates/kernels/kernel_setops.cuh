@@ -85,15 +85,36 @@ MJ_DEVICE void mj_setop_load(const mj_key *a, const mj_key *b, const mj_setop_ra
     }
 }
 
-/* A thread's MJ_VT steps from s[ia] and s[ib] (positions in s), a slot of the std walk each:
- * a's element alone, b's alone, or a matched pair (emitted as a's). A step is the thread's
- * while ia + ib < end; the balanced path gives every thread at least MJ_VT - 2 elements of a
- * tile that is not the last, so in an extended tile the first (MJ_VT - 1) / 2 steps are the
- * thread's without a check. Checked: a's part ends at a_end and b's at b_end (the end of a
- * or b); otherwise the keys after the parts are real and decide as the std walk would.
- * Checked is right for any tile. Keep: the operation's slots, when known at compile time (0:
- * keep says). keys[i] and pos[i] are step i's element and its position in s; returns the
- * steps that emit. Each step reads at most one slot further on each side. */
+/* One step of the std walk from s[ia] and s[ib] (positions in s, advanced past what it takes;
+ * ka and kb are their keys): a's element alone, b's alone, or a matched pair (emitted as a's),
+ * into key and at (its position in s). Returns whether the step emits: it is step i of the
+ * thread's, which owns it while ia + ib < end (see mj_setop_steps), and keep has its kind.
+ * Checked: a's part ends at a_end and b's at b_end (the end of a or b); otherwise the keys
+ * after the parts are real and decide as the std walk would. Reads at most one slot further
+ * on each side. */
+template <bool Checked>
+MJ_DEVICE bool mj_setop_step(const mj_key *s, int &ia, int &ib, mj_key &ka, mj_key &kb, int i,
+                             int end, int a_end, int b_end, int keep, mj_key &key, int &at) {
+    bool has_a = !Checked || ia < a_end, has_b = !Checked || ib < b_end;
+    bool a_first = has_a && (!has_b || mj_less(ka, kb));
+    bool b_first = has_b && (!has_a || mj_less(kb, ka));
+    int kind = a_first ? MJ_KEEP_A : b_first ? MJ_KEEP_B : MJ_KEEP_PAIR;
+    bool mine = (!Checked && i < (MJ_VT - 1) / 2) || ia + ib < end;
+    key = b_first ? kb : ka;
+    at = b_first ? ib : ia;
+    if (!b_first) ka = s[++ia];
+    if (!a_first) kb = s[++ib];
+    return mine && (kind & keep);
+}
+
+/* A thread's MJ_VT steps (mj_setop_step) from s[ia] and s[ib]. The balanced path gives every
+ * thread at least MJ_VT - 2 elements of a tile that is not the last, so in an extended tile
+ * the first (MJ_VT - 1) / 2 steps are the thread's without a check. Checked is right for any
+ * tile; it runs only at the end of a or b (at most two tiles a launch), so its steps are a
+ * loop through a local copy rather than unrolled, which would only cost compile time (about a
+ * tenth of the program's). Keep: the operation's slots, when known at compile time (0: keep
+ * says). keys[i] and pos[i] are step i's element and its position in s; returns the steps
+ * that emit. */
 template <bool Checked, int Keep>
 MJ_DEVICE mj_setop_mask mj_setop_steps(const mj_key *s, int ia, int ib, int end, int a_end,
                                        int b_end, int keep, mj_key keys[MJ_VT],
@@ -101,18 +122,25 @@ MJ_DEVICE mj_setop_mask mj_setop_steps(const mj_key *s, int ia, int ib, int end,
     if (Keep) keep = Keep;
     mj_key ka = s[ia], kb = s[ib];
     mj_setop_mask emit = 0;
+    if constexpr (!Checked) {
 #pragma unroll
-    for (int i = 0; i < MJ_VT; ++i) {
-        bool has_a = !Checked || ia < a_end, has_b = !Checked || ib < b_end;
-        bool a_first = has_a && (!has_b || mj_less(ka, kb));
-        bool b_first = has_b && (!has_a || mj_less(kb, ka));
-        int kind = a_first ? MJ_KEEP_A : b_first ? MJ_KEEP_B : MJ_KEEP_PAIR;
-        bool mine = (!Checked && i < (MJ_VT - 1) / 2) || ia + ib < end;
-        if (mine && (kind & keep)) emit |= (mj_setop_mask)1 << i;
-        keys[i] = b_first ? kb : ka;
-        pos[i] = b_first ? ib : ia;
-        if (!b_first) ka = s[++ia];
-        if (!a_first) kb = s[++ib];
+        for (int i = 0; i < MJ_VT; ++i)
+            emit |= (mj_setop_mask)mj_setop_step<false>(s, ia, ib, ka, kb, i, end, a_end, b_end,
+                                                        keep, keys[i], pos[i])
+                    << i;
+    } else {
+        mj_key k[MJ_VT];
+        int p[MJ_VT];
+#pragma unroll 1
+        for (int i = 0; i < MJ_VT; ++i)
+            emit |= (mj_setop_mask)mj_setop_step<true>(s, ia, ib, ka, kb, i, end, a_end, b_end,
+                                                       keep, k[i], p[i])
+                    << i;
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) {
+            keys[i] = k[i];
+            pos[i] = p[i];
+        }
     }
     return emit;
 }
