@@ -36,10 +36,10 @@ static const char *const locality_templates[] = {
     "sort_network.cuh", "tile_io.cuh",     "cta_blocksort.cuh", "cta_merge.cuh",
     "kernel_blocksort.cuh", "kernel_queue_partition.cuh", "kernel_queue_work.cuh", NULL,
 };
-static const char *const reduce_templates[] = {"warp_shfl.cuh", "tile_io.cuh", "cta_scan.cuh",
-                                               "kernel_reduce.cuh", NULL};
-static const char *const scan_templates[] = {"warp_shfl.cuh", "tile_io.cuh", "cta_scan.cuh",
-                                             "kernel_scan.cuh", NULL};
+static const char *const reduce_templates[] = {"warp_shfl.cuh", "cta_scan.cuh", "kernel_reduce.cuh",
+                                               NULL};
+static const char *const scan_templates[] = {"warp_shfl.cuh", "cta_scan.cuh", "kernel_scan.cuh",
+                                             NULL};
 static const char *const lbs_templates[] = {
     "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_lbs.cuh", NULL,
 };

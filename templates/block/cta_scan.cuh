@@ -2,17 +2,16 @@
  * the spec's operator mj_op (associative, not assumed commutative: every combination keeps
  * the elements' order) and its identity mj_identity.
  * A thread holds MJ_VT consecutive elements of the tile (tid * MJ_VT + i). Global accesses go
- * through the warp's own 32 * MJ_VT slots of shared memory (tile_io.cuh's mj_load_by_warps and
- * mj_store_by_warps); a tile's missing elements load as the identity, so a partial tile needs
- * no other care.
+ * through the warp's own 32 * MJ_VT slots of shared memory (coalesced, __syncwarp only); a
+ * tile's missing elements are the identity, so a partial tile needs no other care.
  * Keys cross lanes by warp shuffles (warp_shfl.cuh). */
 #ifndef MJ_CTA_SCAN_CUH
 #define MJ_CTA_SCAN_CUH
 
 #include "common/spec_default.cuh"
 #include "warp/warp_shfl.cuh"
-#include "block/tile_io.cuh"
 
+#define MJ_SCAN_NV (MJ_NT * MJ_VT)
 #define MJ_SCAN_WARPS (MJ_NT / 32)
 
 /* Inclusive scan across the warp: lane l gets x_0 op ... op x_l. */
@@ -34,6 +33,52 @@ MJ_DEVICE mj_key mj_warp_reduce(mj_key x, int lane) {
         if (lane + d < 32) x = mj_op(x, y);
     }
     return x;
+}
+
+/* x[i] = in[tid * MJ_VT + i], the identity from `count` (<= MJ_SCAN_NV) on. s: the tile's
+ * MJ_SCAN_NV slots of shared memory; this thread's warp uses only its own. All loads are
+ * issued before the first shared-memory store. */
+MJ_DEVICE void mj_scan_load(const mj_key *in, int count, mj_key (&x)[MJ_VT], mj_key *s,
+                            int tid) {
+    int lane = tid & 31, first = (tid - lane) * MJ_VT;
+    const mj_key *src = in + first;
+    mj_key *ws = s + first;
+    if (count >= MJ_SCAN_NV) {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) x[i] = src[lane + 32 * i];
+    } else {
+        int have = count - first;
+        mj_key id = mj_identity();
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) x[i] = lane + 32 * i < have ? src[lane + 32 * i] : id;
+    }
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) ws[lane + 32 * i] = x[i];
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) x[i] = ws[lane * MJ_VT + i];
+    __syncwarp(); /* the slots are free for the next store or load */
+}
+
+/* out[tid * MJ_VT + i] = x[i] for the first `count` elements of the tile; s as above. */
+MJ_DEVICE void mj_scan_store(mj_key *out, int count, const mj_key (&x)[MJ_VT], mj_key *s,
+                             int tid) {
+    int lane = tid & 31, first = (tid - lane) * MJ_VT;
+    mj_key *dst = out + first;
+    mj_key *ws = s + first;
+#pragma unroll
+    for (int i = 0; i < MJ_VT; ++i) ws[lane * MJ_VT + i] = x[i];
+    __syncwarp();
+    if (count >= MJ_SCAN_NV) {
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) dst[lane + 32 * i] = ws[lane + 32 * i];
+    } else {
+        int have = count - first;
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            if (lane + 32 * i < have) dst[lane + 32 * i] = ws[lane + 32 * i];
+    }
+    __syncwarp();
 }
 
 /* x[0] op ... op x[MJ_VT - 1]. */

@@ -120,12 +120,11 @@ MJ_DEVICE void mj_store_by_warps(const mj_key keys[MJ_VT], mj_key *s, int total,
 }
 
 /* in[0, count) to registers in thread order through the warp's own slots of s: the inverse of
- * mj_store_by_warps. Registers of slots past count hold `fill` (a scan's identity; a sort never
- * reads them). map: the keys enter a sort that holds ordinals (mj_key_loaded). Ends with the
- * warp's slots free again, so that a loop over tiles may load the next one at once. */
+ * mj_store_by_warps. Registers of slots past count hold garbage. map: the keys enter a sort
+ * that holds ordinals (mj_key_loaded). */
 template <int NT>
 MJ_DEVICE void mj_load_by_warps(const mj_key *in, int count, mj_key *s, mj_key keys[MJ_VT],
-                                bool map, const mj_key &fill, int tid) {
+                                bool map, int tid) {
     int j0 = mj_warp_slots(tid) + (tid & 31);
     if (count == NT * MJ_VT) {
         mj_key k[MJ_VT];
@@ -136,12 +135,11 @@ MJ_DEVICE void mj_load_by_warps(const mj_key *in, int count, mj_key *s, mj_key k
     } else {
         /* A launch's last tile at most: a loop, since unrolled it only costs compile time. */
 #pragma unroll 1
-        for (int j = j0; j < j0 + 32 * MJ_VT; j += 32)
-            s[j] = j < count ? mj_key_loaded(in[j], map) : fill;
+        for (int j = j0; j < min(count, j0 + 32 * MJ_VT); j += 32)
+            s[j] = mj_key_loaded(in[j], map);
     }
     __syncwarp();
     mj_shared_to_regs(s, keys, tid);
-    __syncwarp();
 }
 
 /* out[0, count) = in[0, count) with count <= NT * MJ_VT, coalesced across the block. Every load

@@ -63,7 +63,7 @@ mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
      * barrier; the sort's rounds only read other warps' slots after their own barriers. */
     mj_key keys[MJ_VT];
     int pos[MJ_VT];
-    mj_load_by_warps<MJ_BS_NT>(keys_in + tile0, count, s_keys, keys, true, mj_key(), tid);
+    mj_load_by_warps<MJ_BS_NT>(keys_in + tile0, count, s_keys, keys, true, tid);
     unsigned range = mj_cta_sort<MJ_BS_NT>(keys, pos, count, my_heads, s_keys, s_pos, s_heads,
                                            tid);
 #if MJ_SEGMENTED

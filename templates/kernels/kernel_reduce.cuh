@@ -11,18 +11,18 @@
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
     mj_reduce_tiles(const mj_key *in, mj_i64 n, mj_i64 per_block, mj_key *out) {
-    __shared__ mj_key s_tile[MJ_NV];
+    __shared__ mj_key s_tile[MJ_SCAN_NV];
     /* Two sets of warp totals, a tile's and the next's: one barrier a tile suffices. */
     __shared__ mj_key s_warp[2][MJ_SCAN_WARPS];
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    mj_i64 begin = (mj_i64)blockIdx.x * per_block * MJ_NV;
-    mj_i64 end = mj_min<mj_i64>(n, begin + per_block * MJ_NV);
+    mj_i64 begin = (mj_i64)blockIdx.x * per_block * MJ_SCAN_NV;
+    mj_i64 end = mj_min<mj_i64>(n, begin + per_block * MJ_SCAN_NV);
     mj_key acc = mj_identity(); /* thread 0's */
     int parity = 0;
-    for (mj_i64 first = begin; first < end; first += MJ_NV, parity ^= 1) {
-        int count = (int)mj_min<mj_i64>(end - first, MJ_NV);
+    for (mj_i64 first = begin; first < end; first += MJ_SCAN_NV, parity ^= 1) {
+        int count = (int)mj_min<mj_i64>(end - first, MJ_SCAN_NV);
         mj_key x[MJ_VT];
-        mj_load_by_warps<MJ_NT>(in + first, count, s_tile, x, false, mj_identity(), tid);
+        mj_scan_load(in + first, count, x, s_tile, tid);
         mj_key w = mj_warp_reduce(mj_thread_reduce(x), lane);
         if (lane == 0) s_warp[parity][warp] = w;
         __syncthreads();

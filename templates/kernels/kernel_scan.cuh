@@ -127,7 +127,7 @@ MJ_DEVICE mj_key mj_look_back(const mj_tile_states &st, int tile, int lane) {
 extern "C" __global__ void __launch_bounds__(MJ_NT)
     mj_scan_tiles(const mj_key *in, mj_key *out, mj_i64 n, int inclusive, mj_key *total,
                   mj_u32 *state, mj_key_words *values) {
-    __shared__ mj_key s_tile[MJ_NV];
+    __shared__ mj_key s_tile[MJ_SCAN_NV];
     __shared__ mj_key s_warp[MJ_SCAN_WARPS];
     __shared__ mj_key s_prefix;
     __shared__ int s_id;
@@ -136,18 +136,18 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
         if (tid == 0 && total) *total = mj_identity();
         return;
     }
-    mj_i64 tiles = (n + MJ_NV - 1) / MJ_NV;
+    mj_i64 tiles = (n + MJ_SCAN_NV - 1) / MJ_SCAN_NV;
     /* After the counter: 8 bytes on for words, 16 (aligned) for pairs. */
     mj_u32 *states = state + (MJ_PAIRED_STATE ? 4 : 2);
     mj_tile_states st = {(mj_u64 *)states, states, values, values + tiles};
     if (tid == 0) s_id = (int)atomicAdd(state, 1u);
     __syncthreads();
     int tile = s_id;
-    mj_i64 first = (mj_i64)tile * MJ_NV;
-    int count = (int)mj_min<mj_i64>(n - first, MJ_NV);
+    mj_i64 first = (mj_i64)tile * MJ_SCAN_NV;
+    int count = (int)mj_min<mj_i64>(n - first, MJ_SCAN_NV);
 
     mj_key x[MJ_VT];
-    mj_load_by_warps<MJ_NT>(in + first, count, s_tile, x, false, mj_identity(), tid);
+    mj_scan_load(in + first, count, x, s_tile, tid);
     mj_key aggregate;
     mj_key p = mj_cta_scan(mj_thread_reduce(x), s_warp, tid, &aggregate);
     if (tid < 32) {
@@ -177,7 +177,7 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
             p = mj_op(p, y);
         }
     }
-    mj_store_by_warps<MJ_NT>(x, s_tile, count, out + first, false, tid);
+    mj_scan_store(out + first, count, x, s_tile, tid);
 }
 
 #endif

@@ -85,70 +85,36 @@ MJ_DEVICE void mj_setop_load(const mj_key *a, const mj_key *b, const mj_setop_ra
     }
 }
 
-/* One step of the std walk from s[ia] and s[ib] (positions in s, advanced past what it takes;
- * ka and kb are their keys): a's element alone, b's alone, or a matched pair (emitted as a's),
- * into key and at (its position in s). Step i sets bit i of alone_a or alone_b when it takes
- * a's or b's element alone (neither: a pair), and of mine when it is the thread's: while ia +
- * ib < end (see mj_setop_steps). Checked: a's part ends at a_end and b's at b_end (the end of a
- * or b); otherwise the keys after the parts are real and decide as the std walk would. Reads
- * at most one slot further on each side. */
-template <bool Checked>
-MJ_DEVICE void mj_setop_step(const mj_key *s, int &ia, int &ib, mj_key &ka, mj_key &kb, int i,
-                             int end, int a_end, int b_end, mj_setop_mask &alone_a,
-                             mj_setop_mask &alone_b, mj_setop_mask &mine, mj_key &key,
-                             int &at) {
-    bool has_a = !Checked || ia < a_end, has_b = !Checked || ib < b_end;
-    bool a_first = has_a && (!has_b || mj_less(ka, kb));
-    bool b_first = has_b && (!has_a || mj_less(kb, ka));
-    if (a_first) alone_a |= (mj_setop_mask)1 << i;
-    if (b_first) alone_b |= (mj_setop_mask)1 << i;
-    if (ia + ib < end) mine |= (mj_setop_mask)1 << i;
-    key = b_first ? kb : ka;
-    at = b_first ? ib : ia;
-    if (!b_first) ka = s[++ia];
-    if (!a_first) kb = s[++ib];
-}
-
-/* A thread's MJ_VT steps (mj_setop_step) from s[ia] and s[ib]; keys[i] and pos[i] are step
- * i's element and its position in s. Returns the steps that emit: the thread's whose kind
- * (a's alone, b's alone, or a pair) keep has. Taking the kinds as bits and choosing among them
- * once, after the steps, costs the steps about what an operation known at compile time would,
- * so that one walk serves all four (each walk is about a sixth of the tile program's compile
- * time). The balanced path gives every thread at least MJ_VT - 2 elements of a tile that is not
- * the last, so in an extended tile the first (MJ_VT - 1) / 2 steps are the thread's without a
- * check. Checked is right for any tile; it runs only at the end of a or b (at most two tiles a
- * launch), so its steps are a loop through a local copy rather than unrolled. */
-template <bool Checked>
+/* A thread's MJ_VT steps from s[ia] and s[ib] (positions in s), a slot of the std walk each:
+ * a's element alone, b's alone, or a matched pair (emitted as a's). A step is the thread's
+ * while ia + ib < end; the balanced path gives every thread at least MJ_VT - 2 elements of a
+ * tile that is not the last, so in an extended tile the first (MJ_VT - 1) / 2 steps are the
+ * thread's without a check. Checked: a's part ends at a_end and b's at b_end (the end of a
+ * or b); otherwise the keys after the parts are real and decide as the std walk would.
+ * Checked is right for any tile. Keep: the operation's slots, when known at compile time (0:
+ * keep says). keys[i] and pos[i] are step i's element and its position in s; returns the
+ * steps that emit. Each step reads at most one slot further on each side. */
+template <bool Checked, int Keep>
 MJ_DEVICE mj_setop_mask mj_setop_steps(const mj_key *s, int ia, int ib, int end, int a_end,
                                        int b_end, int keep, mj_key keys[MJ_VT],
                                        int pos[MJ_VT]) {
+    if (Keep) keep = Keep;
     mj_key ka = s[ia], kb = s[ib];
-    mj_setop_mask alone_a = 0, alone_b = 0, mine = 0;
-    if constexpr (!Checked) {
-        const int sure = (MJ_VT - 1) / 2;
-        mine = ((mj_setop_mask)1 << sure) - 1;
+    mj_setop_mask emit = 0;
 #pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) {
-            mj_setop_mask unused = 0;
-            mj_setop_step<false>(s, ia, ib, ka, kb, i, end, a_end, b_end, alone_a, alone_b,
-                                 i < sure ? unused : mine, keys[i], pos[i]);
-        }
-    } else {
-        mj_key k[MJ_VT];
-        int p[MJ_VT];
-#pragma unroll 1
-        for (int i = 0; i < MJ_VT; ++i)
-            mj_setop_step<true>(s, ia, ib, ka, kb, i, end, a_end, b_end, alone_a, alone_b, mine,
-                                k[i], p[i]);
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) {
-            keys[i] = k[i];
-            pos[i] = p[i];
-        }
+    for (int i = 0; i < MJ_VT; ++i) {
+        bool has_a = !Checked || ia < a_end, has_b = !Checked || ib < b_end;
+        bool a_first = has_a && (!has_b || mj_less(ka, kb));
+        bool b_first = has_b && (!has_a || mj_less(kb, ka));
+        int kind = a_first ? MJ_KEEP_A : b_first ? MJ_KEEP_B : MJ_KEEP_PAIR;
+        bool mine = (!Checked && i < (MJ_VT - 1) / 2) || ia + ib < end;
+        if (mine && (kind & keep)) emit |= (mj_setop_mask)1 << i;
+        keys[i] = b_first ? kb : ka;
+        pos[i] = b_first ? ib : ia;
+        if (!b_first) ka = s[++ia];
+        if (!a_first) kb = s[++ib];
     }
-    mj_setop_mask kinds = (keep & MJ_KEEP_A ? alone_a : 0) | (keep & MJ_KEEP_B ? alone_b : 0) |
-                          (keep & MJ_KEEP_PAIR ? ~(alone_a | alone_b) : 0);
-    return kinds & mine;
+    return emit;
 }
 
 /* Loads the tile (mj_setop_load), finds each thread's start on the tile's path (the balanced
@@ -172,8 +138,25 @@ MJ_DEVICE mj_setop_mask mj_setop_walk(const mj_key *a, const mj_key *b, const mj
 
     int ia = pa, ib = b_at + diag + star - pa, end = b_at + s_start[tid + 1];
     int b_end = b_at + b_len;
-    return ext ? mj_setop_steps<false>(s, ia, ib, end, a_len, b_end, keep, keys, pos)
-               : mj_setop_steps<true>(s, ia, ib, end, a_len, b_end, keep, keys, pos);
+    /* The operation is the same for every block. Where the walk of extended tiles is most of
+     * the time (4-byte keys alone) it is compiled for each (an H100, 2^24 keys: 10-13% faster);
+     * elsewhere one walk serves all four, about as fast, since each walk compiled is about a
+     * seventh of the program's NVRTC work. */
+#define MJ_SETOP_STEPS(checked, k) \
+    mj_setop_steps<checked, k>(s, ia, ib, end, a_len, b_end, keep, keys, pos)
+    if constexpr (MJ_SETOP_KEY_REGS) {
+        if (ext) switch (keep) {
+            case MJ_KEEP_PAIR: return MJ_SETOP_STEPS(false, MJ_KEEP_PAIR);
+            case MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR:
+                return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR);
+            case MJ_KEEP_A: return MJ_SETOP_STEPS(false, MJ_KEEP_A);
+            case MJ_KEEP_A | MJ_KEEP_B: return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B);
+            }
+        return MJ_SETOP_STEPS(true, 0);
+    } else {
+        return ext ? MJ_SETOP_STEPS(false, 0) : MJ_SETOP_STEPS(true, 0);
+    }
+#undef MJ_SETOP_STEPS
 }
 
 /* A tile's state for the look-back: its count (AGGREGATE) or the count of every tile up to
