@@ -78,10 +78,17 @@ MJ_DEVICE void mj_setop_load(const mj_key *a, const mj_key *b, const mj_setop_ra
         for (int i = 0; i < MJ_VT; ++i) s[tid + MJ_NT * i] = k[i];
         if (MJ_NV + tid < loaded) s[MJ_NV + tid] = MJ_NV + tid < b_at ? at[MJ_NV] : bt[MJ_NV];
     } else {
-        /* The last tile of a or b: a loop, since unrolled it only costs compile time. */
-#pragma unroll 1
-        for (int i = 0; tid + MJ_NT * i < loaded; ++i)
-            s[tid + MJ_NT * i] = tid + MJ_NT * i < b_at ? at[MJ_NT * i] : bt[MJ_NT * i];
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i) {
+            int j = tid + MJ_NT * i;
+            if (j < b_at)
+                k[i] = at[MJ_NT * i];
+            else if (j < loaded)
+                k[i] = bt[MJ_NT * i];
+        }
+#pragma unroll
+        for (int i = 0; i < MJ_VT; ++i)
+            if (tid + MJ_NT * i < loaded) s[tid + MJ_NT * i] = k[i];
     }
 }
 
@@ -139,9 +146,9 @@ MJ_DEVICE mj_setop_mask mj_setop_walk(const mj_key *a, const mj_key *b, const mj
     int ia = pa, ib = b_at + diag + star - pa, end = b_at + s_start[tid + 1];
     int b_end = b_at + b_len;
     /* The operation is the same for every block. Where the walk of extended tiles is most of
-     * the time (4-byte keys alone) it is compiled for each (an H100, 2^24 keys: 10-13% faster);
-     * elsewhere one walk serves all four, about as fast, since each walk compiled is about a
-     * seventh of the program's NVRTC work. */
+     * the time (4-byte keys alone) it is compiled for each (about 3 instructions a step
+     * fewer); elsewhere one walk serves all four (as fast for u32 keys with u32 values on an
+     * H100), since each walk compiled is about a seventh of the program's NVRTC work. */
 #define MJ_SETOP_STEPS(checked, k) \
     mj_setop_steps<checked, k>(s, ia, ib, end, a_len, b_end, keep, keys, pos)
     if constexpr (MJ_SETOP_KEY_REGS) {
