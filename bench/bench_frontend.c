@@ -20,7 +20,10 @@
  * to compare options run against run, e.g. -Ofast-compile=min, or
  * --fdevice-time-trace=FILE (NVRTC 12.8+: its own time trace, FILE.json) with --only and
  * --reps 1, PTX only: NVRTC 13.0 crashes on a second traced compile in one process.
- * FE_DUMP=DIR writes each kernel's program to DIR/<kernel>.cu. */
+ * FE_DUMP=DIR writes each kernel's program to DIR/<kernel>.cu.
+ * --once ptx|cubin|none compiles each kernel's program once to that target (none: not at all)
+ * and times nothing: for an instruction counter (bench/nvrtc_work.sh runs valgrind's), whose
+ * counts, unlike this host's CPU times, do not change from run to run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +118,7 @@ int main(int argc, char **argv) {
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
     int sm = 90, reps = 3;
-    const char *extra = NULL, *only = NULL;
+    const char *extra = NULL, *only = NULL, *once = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *o = argv[i], *v = argv[i + 1];
         if (!strcmp(o, "--type")) desc.key = mj_key_kind_parse(v);
@@ -127,6 +130,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(o, "--reps")) reps = atoi(v);
         else if (!strcmp(o, "--extra")) extra = v;
         else if (!strcmp(o, "--only")) only = v;
+        else if (!strcmp(o, "--once")) once = v;
         else if (!strcmp(o, "--primitive")) {
             desc.primitive = mj_primitive_parse(v);
         } else {
@@ -135,9 +139,11 @@ int main(int argc, char **argv) {
         }
     }
     int trace = extra && !strncmp(extra, "--fdevice-time-trace", 20);
-    if (argc % 2 == 0 || reps < 1 || (trace && (!only || reps != 1))) {
+    int bad_once = once && strcmp(once, "ptx") && strcmp(once, "cubin") && strcmp(once, "none");
+    if (argc % 2 == 0 || reps < 1 || (trace && (!only || reps != 1)) || bad_once) {
         fprintf(stderr, "usage: bench_frontend [--primitive P] [--type T] [--values B] "
-                        "[--order asc|desc] [--sm SM] [--nt NT --vt VT] [--reps R] [--only NAME] [--extra OPT]\n");
+                        "[--order asc|desc] [--sm SM] [--nt NT --vt VT] [--reps R] [--only NAME] "
+                        "[--extra OPT] [--once ptx|cubin|none]\n");
         return 2;
     }
     mj_context_options co = {.flags = MJ_CONTEXT_COMPILE_ONLY | MJ_CONTEXT_NO_DISK_CACHE,
@@ -162,6 +168,28 @@ int main(int argc, char **argv) {
         return 1;
     }
     mj_target ptx = {sm, 1}, cubin = {sm, 0};
+    if (once) {
+        int status = 0;
+        unsigned kernels = mj__primitive_kernels(spec.primitive);
+        for (int k = 0; k < MJ_K_COUNT; ++k) {
+            const char *name = mj__kernel_name((mj_kernel_id)k);
+            if (!(kernels & (1u << k)) || !wanted_row(only, name)) continue;
+            char *one = NULL;
+            if (mj__gen_program_source(&spec, (mj_kernel_id)k, &one, NULL, err, sizeof err)) {
+                fprintf(stderr, "bench_frontend: %s\n", err);
+                status = 1;
+                continue;
+            }
+            if (strcmp(once, "none") &&
+                compile_ms(nv, one, !strcmp(once, "ptx") ? ptx : cubin, extra) < 0)
+                status = 1;
+            printf("%s\n", name);
+            free(one);
+        }
+        free(src);
+        mj_context_destroy(ctx);
+        return status;
+    }
     printf("NVRTC %d.%d, %s of %s keys, %zu-byte values, NT %d VT %d, sm_%d; fastest of %d; "
            "source %zu bytes\n", nv->major, nv->minor, mj_primitive_name(spec.primitive),
            mj_key_kind_name(spec.key), spec.value_size, spec.nt, spec.vt, sm, reps, len);

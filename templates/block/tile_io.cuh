@@ -53,14 +53,10 @@ MJ_DEVICE void mj_load_to_shared(const mj_merge_src &src, int total, mj_key *s, 
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) s[tid + NT * i] = k[i];
     } else {
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) {
-            int j = tid + NT * i;
-            if (j < total) k[i] = (j < a_split ? a0 : j < a_len ? a1 : j < b_split ? b0 : b1)[j];
-        }
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i)
-            if (tid + NT * i < total) s[tid + NT * i] = k[i];
+        /* A launch's last tile at most: a loop, since unrolled it only costs compile time. */
+#pragma unroll 1
+        for (int j = tid; j < total; j += NT)
+            s[j] = (j < a_split ? a0 : j < a_len ? a1 : j < b_split ? b0 : b1)[j];
     }
 }
 
@@ -117,9 +113,9 @@ MJ_DEVICE void mj_store_by_warps(const mj_key keys[MJ_VT], mj_key *s, int total,
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) out[j0 + 32 * i] = mj_key_stored(s[j0 + 32 * i], map);
     } else {
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i)
-            if (j0 + 32 * i < total) out[j0 + 32 * i] = mj_key_stored(s[j0 + 32 * i], map);
+#pragma unroll 1
+        for (int j = j0; j < min(total, j0 + 32 * MJ_VT); j += 32)
+            out[j] = mj_key_stored(s[j], map);
     }
 }
 
@@ -130,19 +126,17 @@ template <int NT>
 MJ_DEVICE void mj_load_by_warps(const mj_key *in, int count, mj_key *s, mj_key keys[MJ_VT],
                                 bool map, int tid) {
     int j0 = mj_warp_slots(tid) + (tid & 31);
-    mj_key k[MJ_VT];
     if (count == NT * MJ_VT) {
+        mj_key k[MJ_VT];
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) k[i] = in[j0 + 32 * i];
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) s[j0 + 32 * i] = mj_key_loaded(k[i], map);
     } else {
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i)
-            if (j0 + 32 * i < count) k[i] = in[j0 + 32 * i];
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i)
-            if (j0 + 32 * i < count) s[j0 + 32 * i] = mj_key_loaded(k[i], map);
+        /* A launch's last tile at most: a loop, since unrolled it only costs compile time. */
+#pragma unroll 1
+        for (int j = j0; j < min(count, j0 + 32 * MJ_VT); j += 32)
+            s[j] = mj_key_loaded(in[j], map);
     }
     __syncwarp();
     mj_shared_to_regs(s, keys, tid);

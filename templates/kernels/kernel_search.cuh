@@ -93,7 +93,8 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
     __syncthreads();
 
     unsigned matched_first = 0, matched_second = 0;
-#pragma unroll
+    /* Not unrolled: the stores index no registers, and unrolled they were most of ptxas's time. */
+#pragma unroll 1
     for (int i = 0; i < MJ_VT; ++i) {
         int j = tid + MJ_NT * i;
         if (j < fl)

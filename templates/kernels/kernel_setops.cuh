@@ -145,18 +145,24 @@ MJ_DEVICE mj_setop_mask mj_setop_walk(const mj_key *a, const mj_key *b, const mj
 
     int ia = pa, ib = b_at + diag + star - pa, end = b_at + s_start[tid + 1];
     int b_end = b_at + b_len;
-    /* The operation is the same for every block: the walk of extended tiles, where nearly
-     * all the time goes, is compiled for each (about 3 instructions a step fewer). */
+    /* The operation is the same for every block. Where the walk of extended tiles is most of
+     * the time (4-byte keys alone) it is compiled for each (about 3 instructions a step
+     * fewer); elsewhere one walk serves all four (as fast for u32 keys with u32 values on an
+     * H100), since each walk compiled is about a seventh of the program's NVRTC work. */
 #define MJ_SETOP_STEPS(checked, k) \
     mj_setop_steps<checked, k>(s, ia, ib, end, a_len, b_end, keep, keys, pos)
-    if (ext) switch (keep) {
-        case MJ_KEEP_PAIR: return MJ_SETOP_STEPS(false, MJ_KEEP_PAIR);
-        case MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR:
-            return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR);
-        case MJ_KEEP_A: return MJ_SETOP_STEPS(false, MJ_KEEP_A);
-        case MJ_KEEP_A | MJ_KEEP_B: return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B);
-        }
-    return MJ_SETOP_STEPS(true, 0);
+    if constexpr (MJ_SETOP_KEY_REGS) {
+        if (ext) switch (keep) {
+            case MJ_KEEP_PAIR: return MJ_SETOP_STEPS(false, MJ_KEEP_PAIR);
+            case MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR:
+                return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR);
+            case MJ_KEEP_A: return MJ_SETOP_STEPS(false, MJ_KEEP_A);
+            case MJ_KEEP_A | MJ_KEEP_B: return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B);
+            }
+        return MJ_SETOP_STEPS(true, 0);
+    } else {
+        return ext ? MJ_SETOP_STEPS(false, 0) : MJ_SETOP_STEPS(true, 0);
+    }
 #undef MJ_SETOP_STEPS
 }
 
