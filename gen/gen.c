@@ -236,6 +236,20 @@ static int merge4_min_blocks(const mj_kernel_spec *spec) {
     return threads / spec->nt;
 }
 
+/* The blocksort's minimum resident blocks per multiprocessor (its launch bound; 1 but for
+ * mergesort). Built-in 4-byte keys alone sort in 512-thread tiles on sm_90; u32 keys compile to 40
+ * registers there (three blocks a multiprocessor), but f32 keys, mapped to their ordinals, took
+ * 54-60 (two). A cap of 1536 threads' registers gives every such key 40 without spilling (ptxas,
+ * both orders: test_compile). Measured only on sm_90; values, wider keys and custom
+ * comparators keep no cap. */
+static int blocksort_min_blocks(const mj_kernel_spec *spec) {
+    int threads = 1536, bs_nt = mj__spec_bs_nt(spec);
+    if (spec->primitive != MJ_MERGESORT || spec->key == MJ_KEY_CUSTOM || spec->less ||
+        mj__spec_key_size(spec) != 4 || spec->value_size || spec->sm != 90 || bs_nt > threads)
+        return 1;
+    return threads / bs_nt;
+}
+
 /* The template's text without its #include "..." lines: the generator already placed every
  * dependency before it, and the result must be one self-contained translation unit. */
 static void append_template(mj_strbuf *sb, const mj_template *t) {
@@ -376,6 +390,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
                   spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
     mj__sb_printf(&sb, "#define MJ_SEGMENTED %d\n", spec->primitive == MJ_SEGMENTED_SORT);
     mj__sb_printf(&sb, "#define MJ_KEY_MAP %d\n", maps_keys(spec));
+    mj__sb_printf(&sb, "#define MJ_BLOCKSORT_MIN_BLOCKS %d\n", blocksort_min_blocks(spec));
     if (spec->primitive == MJ_MERGESORT)
         mj__sb_printf(&sb, "#define MJ_MERGE4_MIN_BLOCKS %d\n", merge4_min_blocks(spec));
 

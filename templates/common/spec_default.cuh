@@ -14,6 +14,7 @@
 #define MJ_VALUE_IS_INDEX 1
 #define MJ_KEY_MAP 0 /* 1: keys are held as ordinals, see mj_key_loaded */
 #define MJ_MERGE4_MIN_BLOCKS 1 /* the 4-way merge's launch bound (mergesort only) */
+#define MJ_BLOCKSORT_MIN_BLOCKS 1 /* the blocksort's launch bound */
 
 typedef mj_u32 mj_key;
 typedef mj_u32 mj_value;

@@ -14,7 +14,9 @@
  * tiles final in `where` when its segments all end inside it (work_queue.h).
  * It is launched plainly (it must follow whatever the caller queued before), but lets a kernel
  * after it that is launched overlapped (mergesort's first pass under MERGEJIT_PDL) be
- * scheduled at once: that one waits for this one's end itself. */
+ * scheduled at once: that one waits for this one's end itself.
+ * MJ_BLOCKSORT_MIN_BLOCKS: the generator's register cap for 4-byte keys (gen.c
+ * blocksort_min_blocks). */
 #ifndef MJ_KERNEL_BLOCKSORT_CUH
 #define MJ_KERNEL_BLOCKSORT_CUH
 
@@ -34,7 +36,15 @@ MJ_DEVICE unsigned mj_thread_heads(const mj_u32 *heads, mj_i64 head_words, mj_i6
 }
 #endif
 
-extern "C" __global__ void __launch_bounds__(MJ_BS_NT)
+/* Without a cap the bound names no minimum: a minimum of 1 changes ptxas's choices (u32 pairs:
+ * 58 registers without, 64 with). */
+#if MJ_BLOCKSORT_MIN_BLOCKS > 1
+#define MJ_BLOCKSORT_BOUNDS MJ_BS_NT, MJ_BLOCKSORT_MIN_BLOCKS
+#else
+#define MJ_BLOCKSORT_BOUNDS MJ_BS_NT
+#endif
+
+extern "C" __global__ void __launch_bounds__(MJ_BLOCKSORT_BOUNDS)
 mj_blocksort(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
              mj_value *values_out, mj_i64 n, int map_out
 #if MJ_SEGMENTED
