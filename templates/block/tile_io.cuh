@@ -34,8 +34,8 @@ MJ_DEVICE mj_merge_src mj_two_runs(const mj_key *ka, const mj_value *va, mj_i64 
     return s;
 }
 
-/* s[0, total) = the tile's inputs. Every global load is issued before the first shared-memory
- * store, so a thread has MJ_VT loads in flight at once. */
+/* s[0, total) = the tile's inputs. In a full tile every global load is issued before the first
+ * shared-memory store, so a thread has MJ_VT loads in flight at once. */
 template <int NT>
 MJ_DEVICE void mj_load_to_shared(const mj_merge_src &src, int total, mj_key *s, int tid) {
     mj_key k[MJ_VT];
