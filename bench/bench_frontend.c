@@ -168,41 +168,23 @@ int main(int argc, char **argv) {
         return 1;
     }
     mj_target ptx = {sm, 1}, cubin = {sm, 0};
-    if (once) {
-        int status = 0;
-        unsigned kernels = mj__primitive_kernels(spec.primitive);
-        for (int k = 0; k < MJ_K_COUNT; ++k) {
-            const char *name = mj__kernel_name((mj_kernel_id)k);
-            if (!(kernels & (1u << k)) || !wanted_row(only, name)) continue;
-            char *one = NULL;
-            if (mj__gen_program_source(&spec, (mj_kernel_id)k, &one, NULL, err, sizeof err)) {
-                fprintf(stderr, "bench_frontend: %s\n", err);
-                status = 1;
-                continue;
-            }
-            if (strcmp(once, "none") &&
-                compile_ms(nv, one, !strcmp(once, "ptx") ? ptx : cubin, extra) < 0)
-                status = 1;
-            printf("%s\n", name);
-            free(one);
-        }
-        free(src);
-        mj_context_destroy(ctx);
-        return status;
+    if (!once) {
+        printf("NVRTC %d.%d, %s of %s keys, %zu-byte values, NT %d VT %d, sm_%d; fastest of %d; "
+               "source %zu bytes\n", nv->major, nv->minor, mj_primitive_name(spec.primitive),
+               mj_key_kind_name(spec.key), spec.value_size, spec.nt, spec.vt, sm, reps, len);
+        if (extra) printf("with %s\n", extra);
+        printf("%-18s %9s %9s %9s\n", "program", "ptx ms", "cubin ms", "ptxas ms");
     }
-    printf("NVRTC %d.%d, %s of %s keys, %zu-byte values, NT %d VT %d, sm_%d; fastest of %d; "
-           "source %zu bytes\n", nv->major, nv->minor, mj_primitive_name(spec.primitive),
-           mj_key_kind_name(spec.key), spec.value_size, spec.nt, spec.vt, sm, reps, len);
-    if (extra) printf("with %s\n", extra);
-    printf("%-18s %9s %9s %9s\n", "program", "ptx ms", "cubin ms", "ptxas ms");
     const char *topt = extra;
-    if (wanted_row(only, "floor")) row("floor", fastest(nv, empty_kernel, ptx, reps, topt), -1);
-    if (wanted_row(only, "parse")) {
+    if (!once && wanted_row(only, "floor"))
+        row("floor", fastest(nv, empty_kernel, ptx, reps, topt), -1);
+    if (!once && wanted_row(only, "parse")) {
         char *parse = all_templates(src);
         row("parse", parse ? fastest(nv, parse, ptx, reps, topt) : -1, -1);
         free(parse);
     }
     double sum_ptx = 0, sum_cubin = 0, slowest = 0;
+    int status = 0;
     unsigned wanted = mj__primitive_kernels(spec.primitive);
     for (int k = 0; k < MJ_K_COUNT; ++k) {
         if (!(wanted & (1u << k))) continue;
@@ -211,6 +193,7 @@ int main(int argc, char **argv) {
         char *one = NULL;
         if (mj__gen_program_source(&spec, (mj_kernel_id)k, &one, NULL, err, sizeof err)) {
             fprintf(stderr, "bench_frontend: %s\n", err);
+            status = 1;
             continue;
         }
         if (getenv("FE_DUMP")) {
@@ -218,6 +201,14 @@ int main(int argc, char **argv) {
             snprintf(path, sizeof path, "%s/%s.cu", getenv("FE_DUMP"), name);
             FILE *f = fopen(path, "w");
             if (f) { fputs(one, f); fclose(f); }
+        }
+        if (once) {
+            if (strcmp(once, "none") &&
+                compile_ms(nv, one, !strcmp(once, "ptx") ? ptx : cubin, extra) < 0)
+                status = 1;
+            printf("%s\n", name);
+            free(one);
+            continue;
         }
         double p = fastest(nv, one, ptx, reps, topt);
         double c = trace ? -1 : fastest(nv, one, cubin, reps, NULL);
@@ -227,9 +218,10 @@ int main(int argc, char **argv) {
         slowest = c > slowest ? c : slowest;
         free(one);
     }
-    printf("%-18s %9.1f %9.1f %9.1f   (slowest cubin %.1f)\n", "sum", sum_ptx, sum_cubin,
-           sum_cubin - sum_ptx, slowest);
+    if (!once)
+        printf("%-18s %9.1f %9.1f %9.1f   (slowest cubin %.1f)\n", "sum", sum_ptx, sum_cubin,
+               sum_cubin - sum_ptx, slowest);
     free(src);
     mj_context_destroy(ctx);
-    return 0;
+    return once ? status : 0;
 }
