@@ -219,6 +219,17 @@ static int maps_keys(const mj_kernel_spec *spec) {
            builtin_keys[spec->key].format;
 }
 
+/* The minimum resident blocks per multiprocessor (a launch bound) of a kernel of nt threads
+ * whose registers are capped at `threads` a multiprocessor, where such caps were measured:
+ * built-in 4-byte keys on sm_90 (a custom comparator may need more registers). 1 (no cap)
+ * otherwise, and for blocks of more than `threads`. */
+static int capped_blocks(const mj_kernel_spec *spec, int threads, int nt) {
+    if (spec->key == MJ_KEY_CUSTOM || spec->less || mj__spec_key_size(spec) != 4 ||
+        spec->sm != 90 || nt > threads)
+        return 1;
+    return threads / nt;
+}
+
 /* The 4-way merge kernel's minimum resident blocks per multiprocessor (its launch bound). On an
  * H100 (bench_sort, 2^24 and 2^27) a cap of 1536 threads' registers (40 a thread, from 48) took
  * u32 keys from 1.27 to 1.36 of CUB and u32 pairs from 1.20 to 1.40. Wider elements would spill
@@ -229,11 +240,8 @@ static int maps_keys(const mj_kernel_spec *spec) {
  * 2^25 1.276 -> 1.263 of CUB, 2^27 1.389 -> 1.372, and for keys alone 1536 stays (1280 lost
  * 3%: u32 2^27 1.348 -> 1.306). */
 static int merge4_min_blocks(const mj_kernel_spec *spec) {
-    int threads = spec->value_size ? 1280 : 1536;
-    if (spec->key == MJ_KEY_CUSTOM || spec->less || mj__spec_key_size(spec) != 4 ||
-        spec->value_size > 4 || spec->sm != 90 || spec->nt > threads)
-        return 1;
-    return threads / spec->nt;
+    if (spec->value_size > 4) return 1;
+    return capped_blocks(spec, spec->value_size ? 1280 : 1536, spec->nt);
 }
 
 /* The blocksort's minimum resident blocks per multiprocessor (its launch bound; 1 but for
@@ -244,11 +252,8 @@ static int merge4_min_blocks(const mj_kernel_spec *spec) {
  * 1.35 of CUB at 2^24 and from 1.42 to 1.45 at 2^27 (bench_sort), as fast as u32 keys.
  * Measured only on sm_90; values, wider keys and custom comparators keep no cap. */
 static int blocksort_min_blocks(const mj_kernel_spec *spec) {
-    int threads = 1536, bs_nt = mj__spec_bs_nt(spec);
-    if (spec->primitive != MJ_MERGESORT || spec->key == MJ_KEY_CUSTOM || spec->less ||
-        mj__spec_key_size(spec) != 4 || spec->value_size || spec->sm != 90 || bs_nt > threads)
-        return 1;
-    return threads / bs_nt;
+    if (spec->primitive != MJ_MERGESORT || spec->value_size) return 1;
+    return capped_blocks(spec, 1536, mj__spec_bs_nt(spec));
 }
 
 /* The template's text without its #include "..." lines: the generator already placed every
