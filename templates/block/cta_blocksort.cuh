@@ -32,6 +32,17 @@ MJ_DEVICE unsigned mj_heads_union(unsigned x, unsigned y) {
     return min(x & 0xffff, y & 0xffff) | max(x >> 16, y >> 16) << 16;
 }
 
+/* The barrier of a round whose runs span `coop` threads. Up to a warp's width, a round reads
+ * only slots its own warp wrote (the tile's slots are in thread order), so the warp's barrier
+ * is enough and each warp goes on through the first rounds at its own pace. Segmented rounds
+ * also share s_heads across warps: block barriers throughout. */
+MJ_DEVICE void mj_round_sync(int coop) {
+    if (!MJ_SEGMENTED && coop <= 32)
+        __syncwarp();
+    else
+        __syncthreads();
+}
+
 /* s_keys and s_pos have NT * MJ_VT slots, s_heads NT (segmented sorts only). Returns the packed
  * head range of the whole tile to thread 0 (segmented sorts; 0 otherwise). */
 template <int NT>
@@ -70,7 +81,7 @@ MJ_DEVICE unsigned mj_cta_sort(mj_key keys[MJ_VT], int pos[MJ_VT], int count, un
 #if MJ_HAS_VALUES
         mj_regs_to_shared(pos, s_pos, tid);
 #endif
-        __syncthreads();
+        mj_round_sync(coop);
         int first = tid & ~(coop - 1);
         int start = MJ_VT * first;
         int a_begin = min(count, start);
@@ -106,7 +117,7 @@ MJ_DEVICE unsigned mj_cta_sort(mj_key keys[MJ_VT], int pos[MJ_VT], int count, un
                 if (MJ_VT * tid + i < count) pos[i] = s_pos[at[i]];
 #endif
         }
-        __syncthreads();
+        mj_round_sync(coop);
 #if MJ_SEGMENTED
         /* Every read of this round's ranges is done; the next round reads after its barrier. */
         range = mj_heads_union(ra, rb);
