@@ -32,6 +32,17 @@ MJ_DEVICE unsigned mj_heads_union(unsigned x, unsigned y) {
     return min(x & 0xffff, y & 0xffff) | max(x >> 16, y >> 16) << 16;
 }
 
+/* The barrier of a round whose runs span `coop` threads. Up to a warp's width, a round reads
+ * only slots its own warp wrote (the tile's slots are in thread order), so the warp's barrier
+ * is enough and each warp goes on through the first rounds at its own pace. Segmented rounds
+ * also share s_heads across warps: block barriers throughout. */
+MJ_DEVICE void mj_round_sync(int coop) {
+    if (!MJ_SEGMENTED && coop <= 32)
+        __syncwarp();
+    else
+        __syncthreads();
+}
+
 /* s_keys and s_pos have NT * MJ_VT slots, s_heads NT (segmented sorts only). Returns the packed
  * head range of the whole tile to thread 0 (segmented sorts; 0 otherwise). */
 template <int NT>
@@ -70,7 +81,7 @@ MJ_DEVICE unsigned mj_cta_sort(mj_key keys[MJ_VT], int pos[MJ_VT], int count, un
 #if MJ_HAS_VALUES
         mj_regs_to_shared(pos, s_pos, tid);
 #endif
-        __syncthreads();
+        mj_round_sync(coop);
         int first = tid & ~(coop - 1);
         int start = MJ_VT * first;
         int a_begin = min(count, start);
@@ -99,14 +110,18 @@ MJ_DEVICE unsigned mj_cta_sort(mj_key keys[MJ_VT], int pos[MJ_VT], int count, un
             int p = mj_merge_path(s_keys + a_begin, a_len, s_keys + a_end, b_len, diag);
 #endif
             int at[MJ_VT];
-            mj_serial_merge(s_keys, a_begin + p, a_end, a_end + diag - p, b_end, seg, keys, at);
+            /* A run that ends reads its warp's first slot in place of its head where s[0] may
+             * be in another warp's round (mj_round_sync); a thread's own slot took 6 more
+             * registers for 8-byte keys (f64: two blocks a multiprocessor instead of three). */
+            mj_serial_merge(s_keys, a_begin + p, a_end, a_end + diag - p, b_end, seg, keys, at,
+                            MJ_SEGMENTED ? 0 : MJ_VT * (tid & ~31));
 #if MJ_HAS_VALUES
 #pragma unroll
             for (int i = 0; i < MJ_VT; ++i)
                 if (MJ_VT * tid + i < count) pos[i] = s_pos[at[i]];
 #endif
         }
-        __syncthreads();
+        mj_round_sync(coop);
 #if MJ_SEGMENTED
         /* Every read of this round's ranges is done; the next round reads after its barrier. */
         range = mj_heads_union(ra, rb);
