@@ -3,7 +3,9 @@
  * the elements' order) and its identity mj_identity.
  * A thread holds MJ_VT consecutive elements of the tile (tid * MJ_VT + i). Global accesses go
  * through the warp's own 32 * MJ_VT slots of shared memory (coalesced, __syncwarp only); a
- * tile's missing elements are the identity, so a partial tile needs no other care.
+ * tile's missing elements are the identity, so a partial tile needs no other care. These are
+ * not tile_io.cuh's warp transposes, which fill nothing past a tile's end and leave the slots
+ * busy: with both added there, u32 scans measured about 20% slower on an H100 (stop 32).
  * Keys cross lanes by warp shuffles (warp_shfl.cuh). */
 #ifndef MJ_CTA_SCAN_CUH
 #define MJ_CTA_SCAN_CUH

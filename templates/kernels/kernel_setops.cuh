@@ -159,10 +159,10 @@ MJ_DEVICE mj_setop_mask mj_setop_walk(const mj_key *a, const mj_key *b, const mj
             case MJ_KEEP_A: return MJ_SETOP_STEPS(false, MJ_KEEP_A);
             case MJ_KEEP_A | MJ_KEEP_B: return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B);
             }
-        return MJ_SETOP_STEPS(true, 0);
-    } else {
-        return ext ? MJ_SETOP_STEPS(false, 0) : MJ_SETOP_STEPS(true, 0);
+    } else if (ext) {
+        return MJ_SETOP_STEPS(false, 0);
     }
+    return MJ_SETOP_STEPS(true, 0);
 #undef MJ_SETOP_STEPS
 }
 
