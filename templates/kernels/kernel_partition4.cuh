@@ -30,7 +30,10 @@ MJ_DEVICE const mj_key *mj_search_list(const mj_key *keys, mj_i64 begin) {
  * (`mine` is list l): each loads its slot, takes the others' by shuffles and counts those
  * before it, and a ballot gives every lane each list's held slots. The warp's two searches
  * start from the larger of their r (any power of two above min(d, most) is a right start),
- * so that both halves go through the same levels and every shuffle has the whole warp. */
+ * so that both halves go through the same levels and every shuffle has the whole warp.
+ * A lane compares its slot with lists l + 1 and l + 2 only: list l + 3's lanes compared
+ * theirs with this one as their list l + 1, and since exactly one of two slots goes first,
+ * ballots of those answers give the rest. */
 template <typename P>
 MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i64 d_in,
                                 mj_i64 at[4]) {
@@ -43,27 +46,39 @@ MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i6
     }
     /* Selected rather than indexed: an index would put the array in local memory. */
     P n = (P)(l == 0 ? count[0] : l == 1 ? count[1] : l == 2 ? count[2] : count[3]);
-    P a[4] = {d & ~(r - 1), 0, 0, 0};
+    /* A lane keeps its own list's state alone; the others' come by shuffles at the end. */
+    P own = l == 0 ? d & ~(r - 1) : 0;
+    /* Whether lists l + 1 and l + 2 (mod 4) are lower than l; the first lanes of lists l + 1,
+     * l + 2 and l + 3 in this half-warp. */
+    bool low1 = l == 3, low2 = l >= 2;
+    int next1 = half + 4 * ((l + 1) & 3), next2 = half + 4 * ((l + 2) & 3),
+        prev = half + 4 * ((l + 3) & 3);
     for (P h = r >> 1; h > 0; h >>= 1) {
-        P own = l == 0 ? a[0] : l == 1 ? a[1] : l == 2 ? a[2] : a[3];
         mj_cr_elem x = mj_cw_slot<P>(mine, n, own, h, l, k);
-        int before = k; /* the lower slots of its own list, then the other lists' */
+        int cls = x.rank & ~3;
+        /* Bit 2 i + j - 1: whether slot i of list l + j goes before this one. */
+        unsigned before = 0, asked = 0;
 #pragma unroll
-        for (int j = 1; j < 4; ++j)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                int from = half + 4 * ((l + j) & 3) + i;
-                mj_cr_elem y;
-                y.key = mj_shfl_key(x.key, from);
-                y.rank = __shfl_sync(0xffffffffu, x.rank, from);
-                before += mj_cw_before(y, x);
-            }
-        unsigned held = __ballot_sync(0xffffffffu, before < MJ_CW_HELD(d, h)) >> half;
-#pragma unroll
-        for (int m = 0; m < 4; ++m) a[m] += (P)__popc(held >> 4 * m & 15) * h - 3 * h;
+        for (int i = 0; i < 4; ++i) {
+            mj_key y = mj_shfl_key(x.key, next1 + i);
+            bool b = mj_cw_before_by(y, __shfl_sync(0xffffffffu, cls, next1 + i), x.key, cls,
+                                     low1);
+            before |= b ? 1u << 2 * i : 0u;
+            /* Lane s's bit: whether slot i of list l_s + 1 goes before s's slot. */
+            unsigned ballot = __ballot_sync(0xffffffffu, b);
+            asked = k == i ? ballot : asked;
+            y = mj_shfl_key(x.key, next2 + i);
+            b = mj_cw_before_by(y, __shfl_sync(0xffffffffu, cls, next2 + i), x.key, cls, low2);
+            before |= b ? 2u << 2 * i : 0u;
+        }
+        /* The lower slots of its own list, those of lists l + 1 and l + 2 before it, and those
+         * of list l + 3 that this one does not go before. */
+        int place = k + __popc(before) + 4 - __popc(asked >> prev & 15);
+        unsigned held = __ballot_sync(0xffffffffu, place < MJ_CW_HELD(d, h)) >> half;
+        own += (P)__popc(held >> 4 * l & 15) * h - 3 * h;
     }
 #pragma unroll
-    for (int m = 0; m < 4; ++m) at[m] = (mj_i64)a[m];
+    for (int m = 0; m < 4; ++m) at[m] = (mj_i64)__shfl_sync(0xffffffffu, own, half + 4 * m);
     mj_cr_settle(at, count, d_in);
 }
 
@@ -74,7 +89,7 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
     mj_i64 thread = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
     mj_i64 tile = thread / lanes;
     /* 32-bit positions where every frame is below 2^31 elements (corank.h); n is uniform.
-     * Groups search over 32-bit positions only: mj_split4_lanes gives them at most 4096
+     * Groups search over 32-bit positions only: mj_split4_lanes gives them at most 6144
      * tiles, so n is below 2^31 (a tile holds at most 1024 x 63); were it not, the group's
      * first lane would search alone. */
     bool narrow = n < ((mj_i64)1 << 31);

@@ -252,24 +252,30 @@ MJ_CR_POS_T MJ_HD mj_cr_elem mj_cw_slot(mj_cr_list list, mj_cr_pos count, mj_cr_
     return mj_cr_load(list, count, a + h - back - 1, l, 1, a < back);
 }
 
-/* Whether slot t goes before slot s of another list. The lanes of t and s each ask from their
+/* Whether slot t goes before slot s of another list, from their keys, their classes (a rank
+ * less its list) and whether t's list is the lower one. The lanes of t and s each ask from their
  * side, and both answer through the same comparison, of the lower list's slot with the other
  * (where both are real: whether its key goes before the lower list's, which wins ties), so they
  * agree that exactly one goes first whatever mj_less does (if it answers alike for the same
  * keys). Selects, not branches: the lanes of a group hold different lists. */
-MJ_HD int mj_cw_before(mj_cr_elem t, mj_cr_elem s) {
-    MJ_CR_BOOL t_low = (t.rank & 3) < (s.rank & 3);
-    MJ_CR_BOOL real = (t.rank & s.rank & MJ_CR_REAL) != 0;
+MJ_HD int mj_cw_before_by(mj_key tk, int t_class, mj_key sk, int s_class, MJ_CR_BOOL t_low) {
+    MJ_CR_BOOL real = (t_class & s_class & MJ_CR_REAL) != 0;
     /* Keys up to 8 bytes are selected and compared once; a larger struct key would be
      * selected through local memory, so both comparisons are made and an answer selected. */
     MJ_CR_BOOL high_less;
     if (sizeof(mj_key) <= 8) {
-        high_less = mj_less(t_low ? s.key : t.key, t_low ? t.key : s.key);
+        high_less = mj_less(t_low ? sk : tk, t_low ? tk : sk);
     } else {
-        MJ_CR_BOOL s_less = mj_less(s.key, t.key), t_less = mj_less(t.key, s.key);
+        MJ_CR_BOOL s_less = mj_less(sk, tk), t_less = mj_less(tk, sk);
         high_less = t_low ? s_less : t_less;
     }
-    return (real & (high_less != t_low)) | (!real & (t.rank < s.rank));
+    /* By rank: classes are multiples of 4, so equal ones leave the lower list first. */
+    return real ? high_less != t_low : t_class < s_class + t_low;
+}
+
+/* The same from two elements: their classes and lists are their ranks' parts. */
+MJ_HD int mj_cw_before(mj_cr_elem t, mj_cr_elem s) {
+    return mj_cw_before_by(t.key, t.rank & ~3, s.key, s.rank & ~3, (t.rank & 3) < (s.rank & 3));
 }
 
 /* How many of a level's slots are held (see above). */

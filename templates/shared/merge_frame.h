@@ -48,15 +48,19 @@ MJ_HD int mj_search_lanes(long long searches) {
  * and bench_sort went from 1.26 to 1.30x CUB there for u32 keys, 1.66 to 1.70x for u64, 1.27 to
  * 1.31x for f32. At 5700-6241 splits (2^25) the two came out even; u32 pairs went 1.33 ->
  * 1.28x at 11900 splits; at 2^27 (22800) the group's partitions took 70-105 us against 44-53,
- * the 16 lanes' comparisons bound by issue.
+ * the 16 lanes' comparisons bound by issue. Once a lane compared its slot with two other
+ * lists, not three (kernel_partition4.cuh), groups came out ahead up to 5958 splits (H100,
+ * whole sorts: u32 keys at 2^25 1.221 ms against 1.247 with one lane, u32 pairs at 2^24 1.189
+ * against 1.208; the one lane's timings from the next run) and stayed behind at 2^27 (64-98 us
+ * a pass against 41-51), hence 6144.
  * Above, one lane searches (mj_corank4) and the others leave at once. Its split is a chain of
  * a few hundred dependent instructions a level, so a warp of 32 splits is as slow as its
  * slowest lane's path through the branches of all 32; spreading them to about 32768 threads
  * fills an H100 without adding issue slots where it is full (from 1 to 8 lanes a split:
  * u64 keys 2^24 1.44 -> 1.52x, but at 2^27 1.36 -> 1.29x for u32). Never 16 lanes there: at
- * most 4 above 4096 splits. */
+ * most 4 above MJ_SPLIT4_GROUP_MOST splits. */
 #define MJ_SPLIT4_GROUP 16
-#define MJ_SPLIT4_GROUP_MOST 4096
+#define MJ_SPLIT4_GROUP_MOST 6144
 MJ_HD int mj_split4_lanes(long long splits) {
     if (splits <= MJ_SPLIT4_GROUP_MOST) return MJ_SPLIT4_GROUP;
     int lanes = 1;
