@@ -1,7 +1,8 @@
 /* The 4-way split of mergesort's passes (templates/shared/corank.h) against a brute-force
  * stable 4-way merge: at every diagonal, for random keys, few distinct keys, all equal, sorted
  * runs that do not interleave, lists of unequal lengths and empty lists; a comparator that is
- * no order still gives splits inside the lists that add up; and the search's loads per split
+ * no order still gives splits inside the lists that add up; of two window slots exactly one
+ * goes first (what the GPU's window search relies on); and the search's loads per split
  * and rounds of them, counted through the header's hooks on lists as long as those of a 2^27
  * sort's last pass. Over 64-bit positions, with lists of 2^33 elements besides;
  * test_corank_narrow includes this file for the 32-bit positions of frames below 2^31
@@ -18,6 +19,8 @@ typedef struct mj_key {
 } mj_key;
 
 static int broken;         /* mj_less answers at random: no strict weak order */
+static int scrambled;      /* mj_less answers by a hash of both keys: no order, but alike for
+                            * the same keys */
 static uint64_t broken_seed = 1;
 static int compared;       /* a comparison since the level began */
 static long long loads, late_loads, levels;
@@ -27,6 +30,7 @@ static int (*virtual_key)(long long i);
 static int mj_less(mj_key a, mj_key b) {
     compared = 1;
     if (broken) return (int)(mjt_rand(&broken_seed) & 1);
+    if (scrambled) return (int)(((unsigned)a.v * 2654435761u ^ (unsigned)b.v * 40503u) >> 9 & 1);
     return a.v < b.v;
 }
 
@@ -189,6 +193,33 @@ START_TEST(broken_comparator)
 }
 END_TEST
 
+/* The window search on a GPU (mj_corank4_lanes) takes a lane's answers about one list from
+ * the complements of that list's lanes' answers about it: of two slots of different lists,
+ * exactly one goes first, whatever the classes, and for any comparator that answers alike for
+ * the same keys, an order or not. */
+START_TEST(window_answers_complement)
+{
+    static const int classes[3] = {MJ_CR_NONE, MJ_CR_REAL, MJ_CR_PAD};
+    for (scrambled = 0; scrambled < 2; ++scrambled)
+        for (int lt = 0; lt < 4; ++lt)
+            for (int ls = 0; ls < 4; ++ls)
+                for (int ct = 0; ct < 3; ++ct)
+                    for (int cs = 0; cs < 3; ++cs)
+                        for (int kt = 0; kt < 6; ++kt)
+                            for (int ks = 0; ks < 6; ++ks) {
+                                if (lt == ls) continue;
+                                mj_cr_elem t = {{kt}, lt + classes[ct]};
+                                mj_cr_elem s = {{ks}, ls + classes[cs]};
+                                int ts = mj_cw_before(t, s), st = mj_cw_before(s, t);
+                                REQUIRE(ts + st == 1,
+                                        "lists %d, %d, classes %d, %d, keys %d, %d: %d and %d "
+                                        "(scrambled %d)", lt, ls, classes[ct], classes[cs], kt,
+                                        ks, ts, st, scrambled);
+                            }
+    scrambled = 0;
+}
+END_TEST
+
 /* Virtual sorted lists: list l's key at p (list l starts at l << 40) rises by 4 a step with an
  * offset of its own, so that the four interleave as random keys do on average; or list 0 all
  * below the others. */
@@ -286,6 +317,7 @@ static Suite *corank_suite(void) {
     tcase_add_loop_test(tc, every_diagonal, 0, DISTS);
     tcase_add_loop_test(tc, random_shapes, 0, DISTS);
     tcase_add_test(tc, broken_comparator);
+    tcase_add_test(tc, window_answers_complement);
     tcase_add_test(tc, loads_per_split);
 #if !defined(MJ_CR_POS)
     tcase_add_test(tc, wide_lists);
