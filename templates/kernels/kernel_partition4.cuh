@@ -26,6 +26,13 @@ MJ_DEVICE const mj_key *mj_search_list(const mj_key *keys, mj_i64 begin) {
     return (const mj_key *)start;
 }
 
+/* Whether the slot of lane `from`, of a list lower than this lane's where `low`, goes before
+ * this lane's slot (key x, class cls): mj_cw_before_by on the other lane's key and class. */
+MJ_DEVICE bool mj_cw_ask(const mj_key &x, int cls, int from, bool low) {
+    return mj_cw_before_by(mj_shfl_key(x, from), __shfl_sync(0xffffffffu, cls, from), x, cls,
+                           low);
+}
+
 /* mj_corank4_window by the 16 lanes of a half-warp, lane 4 l + k holding list l's slot k
  * (`mine` is list l): each loads its slot, takes the others' by shuffles and counts those
  * before it, and a ballot gives every lane each list's held slots. The warp's two searches
@@ -60,16 +67,12 @@ MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i6
         unsigned before = 0, asked = 0;
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            mj_key y = mj_shfl_key(x.key, next1 + i);
-            bool b = mj_cw_before_by(y, __shfl_sync(0xffffffffu, cls, next1 + i), x.key, cls,
-                                     low1);
+            bool b = mj_cw_ask(x.key, cls, next1 + i, low1);
             before |= b ? 1u << 2 * i : 0u;
             /* Lane s's bit: whether slot i of list l_s + 1 goes before s's slot. */
             unsigned ballot = __ballot_sync(0xffffffffu, b);
             asked = k == i ? ballot : asked;
-            y = mj_shfl_key(x.key, next2 + i);
-            b = mj_cw_before_by(y, __shfl_sync(0xffffffffu, cls, next2 + i), x.key, cls, low2);
-            before |= b ? 2u << 2 * i : 0u;
+            before |= mj_cw_ask(x.key, cls, next2 + i, low2) ? 2u << 2 * i : 0u;
         }
         /* The lower slots of its own list, those of lists l + 1 and l + 2 before it, and those
          * of list l + 3 that this one does not go before. */
