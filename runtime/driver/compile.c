@@ -214,9 +214,11 @@ double mj__ptxas_ms(const char *log) {
     return total;
 }
 
-int mj__ptxas_report(const char *log, long *spill_bytes, int *max_registers) {
+int mj__ptxas_report(const char *log, long *spill_bytes, long *frame_bytes,
+                     int *max_registers) {
     int kernels = 0;
     *spill_bytes = 0;
+    *frame_bytes = 0;
     *max_registers = 0;
     for (const char *p = log; p && (p = strstr(p, "bytes spill stores")); ++p) {
         /* "N bytes stack frame, S bytes spill stores, L bytes spill loads", after a prefix
@@ -232,6 +234,7 @@ int mj__ptxas_report(const char *log, long *spill_bytes, int *max_registers) {
         if (sscanf(num, "%ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads",
                    &frame, &stores, &loads) == 3) {
             *spill_bytes += stores + loads;
+            *frame_bytes += frame;
             ++kernels;
         }
     }

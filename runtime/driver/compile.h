@@ -60,9 +60,11 @@ int mj__compile_threads(int jobs);
 void mj__compile_key(const mj_nvrtc_api *nv, mj_target target, const char *source,
                      uint8_t key[32]);
 
-/* Reads ptxas's report in a compile log: spill stores and loads summed over every kernel, and
- * the largest register count. Returns the number of kernels reported (0: no report). */
-int mj__ptxas_report(const char *log, long *spill_bytes, int *max_registers);
+/* Reads ptxas's report in a compile log: spill stores and loads, and stack frames (local memory:
+ * spills, or an array the compiler did not keep in registers), each summed over every kernel,
+ * and the largest register count. Returns the number of kernels reported (0: no report). */
+int mj__ptxas_report(const char *log, long *spill_bytes, long *frame_bytes,
+                     int *max_registers);
 
 /* ptxas's own time in a compile log: its "Compile time = T ms" lines summed over the kernels,
  * or -1 when the log has none (PTX targets; a ptxas that does not report it). */
