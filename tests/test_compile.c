@@ -1,15 +1,15 @@
 /* NVRTC compiles the generated source (runtime/driver/compile.h): every built-in key kind for
  * sm_75, sm_80 and sm_90 with the default tiles, ptxas reporting every kernel of the primitive
- * and no spills or stack frame (mergesort for every kind; merge, segmented and locality sort for a few; reduce
- * and scan for u32, u64, f64 and 12- and 16-byte structs with their own operators; lbs,
- * expand and move over i32 and i64 offsets with 1- to 64-byte values; sorted search over
- * built-in keys and a 16-byte struct; bulk remove and insert; set operations over built-in
- * keys and a 16-byte struct with 0- to 64-byte values); custom
- * types; comparator and type errors reported with NVRTC's log; mergesort's waits for the kernel
- * before it (sm_90 PTX: ahead of every global access); the choice of target; the
- * cache key; the ptxas report parser; and the module's build (core/loader.c), its kernels as
- * separate programs on several threads: the same bytes as one after another, a compile error
- * reported once. Needs NVRTC (required on CI), no GPU. */
+ * and no spills or stack frame (mergesort for every kind; merge, segmented and locality sort
+ * for a few; reduce and scan for u32, u64, f64 and 12- and 16-byte structs with their own
+ * operators; lbs, expand and move over i32 and i64 offsets with 1- to 64-byte values; sorted
+ * search over built-in keys and a 16-byte struct; bulk remove and insert; set operations over
+ * built-in keys and a 16-byte struct with 0- to 64-byte values); custom types; comparator and
+ * type errors reported with NVRTC's log; mergesort's waits for the kernel before it (sm_90 PTX:
+ * ahead of every global access); the choice of target; the cache key; the ptxas report parser;
+ * and the module's build (core/loader.c), its kernels as separate programs on several threads:
+ * the same bytes as one after another, a compile error reported once. Needs NVRTC (required on
+ * CI), no GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -644,6 +644,8 @@ START_TEST(ptxas_report_parse)
     ck_assert_int_eq(spills, 0);
     ck_assert_int_eq(regs, 0);
     ck_assert_int_eq(mj__ptxas_report(NULL, &spills, &frame, &regs), 0);
+    ck_assert_int_eq(mj__ptxas_report(log, &spills, NULL, &regs), 3); /* frames not wanted */
+    ck_assert_int_eq(spills, 8 + 12 + 100 + 4);
     ck_assert_int_eq(mj__ptxas_report("warning: something\n", &spills, &frame, &regs), 0);
 }
 END_TEST
@@ -723,9 +725,9 @@ START_TEST(parallel_build_matches_serial)
         size_t size = 0;
         char *log = NULL;
         ck_assert_int_eq(mj__compile(nv, src, t, &bin, &size, &log, whole_err, ERR_CAP), MJ_OK);
-        long spills, frame;
+        long spills;
         int regs;
-        mj__ptxas_report(log, &spills, &frame, &regs);
+        mj__ptxas_report(log, &spills, NULL, &regs);
         ck_assert_int_eq(parallel.meta.registers, regs);
         ck_assert_int_eq(parallel.meta.spill_bytes, spills);
         ck_assert_int_eq(spills, 0);

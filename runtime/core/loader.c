@@ -315,9 +315,9 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
         program *p = &progs[todo[j]];
         p->image.data = jobs[j].binary;
         p->image.size = jobs[j].size;
-        long spills, frame;
+        long spills;
         int regs;
-        if (!target.ptx && mj__ptxas_report(jobs[j].log, &spills, &frame, &regs) > 0) {
+        if (!target.ptx && mj__ptxas_report(jobs[j].log, &spills, NULL, &regs) > 0) {
             p->meta.registers = regs;
             p->meta.spill_bytes = spills;
         }

@@ -217,8 +217,8 @@ double mj__ptxas_ms(const char *log) {
 int mj__ptxas_report(const char *log, long *spill_bytes, long *frame_bytes,
                      int *max_registers) {
     int kernels = 0;
+    long frames = 0;
     *spill_bytes = 0;
-    *frame_bytes = 0;
     *max_registers = 0;
     for (const char *p = log; p && (p = strstr(p, "bytes spill stores")); ++p) {
         /* "N bytes stack frame, S bytes spill stores, L bytes spill loads", after a prefix
@@ -234,7 +234,7 @@ int mj__ptxas_report(const char *log, long *spill_bytes, long *frame_bytes,
         if (sscanf(num, "%ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads",
                    &frame, &stores, &loads) == 3) {
             *spill_bytes += stores + loads;
-            *frame_bytes += frame;
+            frames += frame;
             ++kernels;
         }
     }
@@ -243,5 +243,6 @@ int mj__ptxas_report(const char *log, long *spill_bytes, long *frame_bytes,
         if (sscanf(p, "Used %d registers", &regs) == 1 && regs > *max_registers)
             *max_registers = regs;
     }
+    if (frame_bytes) *frame_bytes = frames;
     return kernels;
 }

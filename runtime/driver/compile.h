@@ -61,8 +61,9 @@ void mj__compile_key(const mj_nvrtc_api *nv, mj_target target, const char *sourc
                      uint8_t key[32]);
 
 /* Reads ptxas's report in a compile log: spill stores and loads, and stack frames (local memory:
- * spills, or an array the compiler did not keep in registers), each summed over every kernel,
- * and the largest register count. Returns the number of kernels reported (0: no report). */
+ * spills, or an array the compiler did not keep in registers; frame_bytes may be NULL), each
+ * summed over every kernel, and the largest register count. Returns the number of kernels
+ * reported (0: no report). */
 int mj__ptxas_report(const char *log, long *spill_bytes, long *frame_bytes,
                      int *max_registers);
 
