@@ -94,7 +94,8 @@ MJ_DEVICE mj_merge_src mj_four_runs(const mj_key *keys, const mj_value *values,
  * bench_sort, 4-way passes at 2^24: u32 keys 1744 -> 1826 GB/s, u64 2073 -> 2099, u32 pairs
  * 1924 -> 1966. A 16-byte struct's kernel went from 62 to 80 registers (three blocks a
  * multiprocessor, not four) and its passes from 1917 to 1827 GB/s: keys over 8 bytes clamp.
- * (mj_cta_merge's 2-way passes gained nothing measurable, and f64 keys spilled on sm_80.) */
+ * (mj_cta_merge gained nothing measurable in 2-way passes, and the merge primitive's kernel
+ * spilled with it for f64 keys on sm_80.) */
 #define MJ_MERGE4_PADDED (sizeof(mj_key) <= 8)
 
 /* One tile of a 4-way mergesort pass (kernel_merge4.cuh) from src = mj_four_runs(...), total <=

@@ -6,9 +6,10 @@
  * leaves the array; a caller whose other threads may write s[0] meanwhile (the blocksort's
  * rounds within a warp) names a slot of its own. (Read, not skipped: the loads of a thread's
  * merge under a branch made the u32 blocksort 9% slower on an H100.) PADDED callers instead
- * hold a valid key in the MJ_VT - 1 slots after b_end and keep s unwritten while they merge
- * (block barriers around the merge): a head is then read where it is, past its end or not,
- * which saves the clamp's compare and select on every step (cta_merge.cuh).
+ * lay the runs out back to back (a_end is where b's run starts), hold real keys in the
+ * MJ_VT - 1 slots after b_end and keep s unwritten while they merge (block barriers around
+ * it): a head is then read where it is, past its run or not, which saves the clamp's compare
+ * and select on every step (mj_cta_merge4).
  *
  * Segmented merges (MJ_SEGMENTED) lock parts of the runs in place: a positions below
  * seg.a_lock belong to earlier segments than every b, and b positions from seg.b_lock on to
