@@ -313,6 +313,7 @@ size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
     if (primitive == MJ_BULK_REMOVE) return 4 * nv + 4 * (size_t)(nt / 32) + 16;
     if (primitive == MJ_BULK_INSERT) return 8 * (nv + 1) + 4 * nv + 16;
     size_t heads = primitive == MJ_SEGMENTED_SORT ? 4 * (size_t)nt : 0;
-    /* + 16: room for the padding that aligns the second array */
-    return nv * key_size + 4 * (value_size ? nv : 1) + heads + 16;
+    /* The merge tile's VT keys past its end (copies of its last key: cta_merge.cuh), counted
+     * for the blocksort's tile too; + 16: room for the padding that aligns the second array */
+    return (nv + (size_t)vt) * key_size + 4 * (value_size ? nv : 1) + heads + 16;
 }

@@ -110,11 +110,13 @@ MJ_DEVICE unsigned mj_cta_sort(mj_key keys[MJ_VT], int pos[MJ_VT], int count, un
             int p = mj_merge_path(s_keys + a_begin, a_len, s_keys + a_end, b_len, diag);
 #endif
             int at[MJ_VT];
-            /* A run that ends reads its warp's first slot in place of its head where s[0] may
-             * be in another warp's round (mj_round_sync); a thread's own slot took 6 more
-             * registers for 8-byte keys (f64: two blocks a multiprocessor instead of three). */
-            mj_serial_merge(s_keys, a_begin + p, a_end, a_end + diag - p, b_end, seg, keys, at,
-                            MJ_SEGMENTED ? 0 : MJ_VT * (tid & ~31));
+            /* b's run follows a's and is not empty: a's head is read unclamped (A_FREE). When b
+             * ends, its head is read from the warp's first slot, where s[0] may be in another
+             * warp's round (mj_round_sync); a thread's own slot took 6 more registers for
+             * 8-byte keys (f64: two blocks a multiprocessor instead of three). */
+            mj_serial_merge<false, false, true>(s_keys, a_begin + p, a_end, a_end + diag - p,
+                                                b_end, seg, keys, at,
+                                                MJ_SEGMENTED ? 0 : MJ_VT * (tid & ~31));
 #if MJ_HAS_VALUES
 #pragma unroll
             for (int i = 0; i < MJ_VT; ++i)

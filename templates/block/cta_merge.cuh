@@ -17,15 +17,16 @@
 #include "thread/serial_merge.cuh"
 #include "block/tile_io.cuh"
 
-/* Declares a kernel's shared memory for mj_cta_merge: keys, and positions when values are
+/* Declares a kernel's shared memory for mj_cta_merge and mj_cta_merge4: keys with MJ_VT slots
+ * of padding (for mj_cta_merge4's unclamped heads, below), and positions when values are
  * carried (else a null pointer that is never used). */
 #if MJ_HAS_VALUES
-#define MJ_CTA_MERGE_SHARED(keys, pos) \
-    __shared__ mj_key keys[MJ_NV];     \
+#define MJ_CTA_MERGE_SHARED(keys, pos)     \
+    __shared__ mj_key keys[MJ_NV + MJ_VT]; \
     __shared__ int pos[MJ_NV]
 #else
-#define MJ_CTA_MERGE_SHARED(keys, pos) \
-    __shared__ mj_key keys[MJ_NV];     \
+#define MJ_CTA_MERGE_SHARED(keys, pos)     \
+    __shared__ mj_key keys[MJ_NV + MJ_VT]; \
     int *pos = 0
 #endif
 
@@ -88,6 +89,15 @@ MJ_DEVICE mj_merge_src mj_four_runs(const mj_key *keys, const mj_value *values,
     return s;
 }
 
+/* Whether mj_cta_merge4 reads run heads without clamping them: its tile is loaded with copies
+ * of its last key after it (mj_load_to_shared's PAD, serial_merge.cuh's PADDED). H100,
+ * bench_sort, 4-way passes at 2^24: u32 keys 1744 -> 1826 GB/s, u64 2073 -> 2099, u32 pairs
+ * 1924 -> 1966. A 16-byte struct's kernel went from 62 to 80 registers (three blocks a
+ * multiprocessor, not four) and its passes from 1917 to 1827 GB/s: keys over 8 bytes clamp.
+ * (mj_cta_merge gained nothing measurable in 2-way passes, and the merge primitive's kernel
+ * spilled with it for f64 keys on sm_80.) */
+#define MJ_MERGE4_PADDED (sizeof(mj_key) <= 8)
+
 /* One tile of a 4-way mergesort pass (kernel_merge4.cuh) from src = mj_four_runs(...), total <=
  * MJ_NV outputs of up to four lists, stably (the lower list first on ties), into out and vout.
  * Two rounds through shared memory, as the blocksort's: the first merges L0 with L1 and L2 with
@@ -99,7 +109,7 @@ MJ_DEVICE void mj_cta_merge4(const mj_merge_src &src, int total, bool map_out, m
                              mj_value *vout, mj_key *s_keys, int *s_pos, int tid) {
     int a_len = src.a_len, len0 = src.a_split, len1 = src.b_split - a_len;
     int half = len0 + len1; /* L0 and L1 merged: the first round's first half */
-    mj_load_to_shared<MJ_NT>(src, total, s_keys, tid);
+    mj_load_to_shared<MJ_NT, MJ_MERGE4_PADDED>(src, total, s_keys, tid);
     __syncthreads();
     int diag = min(MJ_VT * tid, total);
     /* The paired merge's split is one of its two merges' own. */
@@ -110,7 +120,8 @@ MJ_DEVICE void mj_cta_merge4(const mj_merge_src &src, int total, bool map_out, m
     mj_key keys[MJ_VT];
     int at[MJ_VT];
     mj_seg pairs = {len0, a_len + len1};
-    mj_serial_merge<true>(s_keys, p, a_len, a_len + diag - p, total, pairs, keys, at);
+    mj_serial_merge<true, MJ_MERGE4_PADDED>(s_keys, p, a_len, a_len + diag - p, total, pairs,
+                                            keys, at);
     __syncthreads();
     if (half > 0 && half < total) { /* else the first round made the tile (alike in a block) */
         mj_regs_to_shared(keys, s_keys, tid);
@@ -121,7 +132,9 @@ MJ_DEVICE void mj_cta_merge4(const mj_merge_src &src, int total, bool map_out, m
         p = mj_merge_path(s_keys, half, s_keys + half, total - half, diag);
         mj_seg whole = {0, total};
         int round2[MJ_VT];
-        mj_serial_merge(s_keys, p, half, half + diag - p, total, whole, keys, round2);
+        /* Past total the slots hold the first round's outputs there, copies of real keys. */
+        mj_serial_merge<false, MJ_MERGE4_PADDED>(s_keys, p, half, half + diag - p, total, whole,
+                                                 keys, round2);
 #if MJ_HAS_VALUES
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i)

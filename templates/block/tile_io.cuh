@@ -35,8 +35,11 @@ MJ_DEVICE mj_merge_src mj_two_runs(const mj_key *ka, const mj_value *va, mj_i64 
 }
 
 /* s[0, total) = the tile's inputs. In a full tile every global load is issued before the first
- * shared-memory store, so a thread has MJ_VT loads in flight at once. */
-template <int NT>
+ * shared-memory store, so a thread has MJ_VT loads in flight at once. PAD: s has MJ_VT more
+ * slots, and s[total, total + MJ_VT) get copies of the last input, written by the thread that
+ * loaded it, so that a merge may read run heads past the tile (serial_merge.cuh's PADDED) and
+ * compare only keys the caller gave. */
+template <int NT, bool PAD = false>
 MJ_DEVICE void mj_load_to_shared(const mj_merge_src &src, int total, mj_key *s, int tid) {
     mj_key k[MJ_VT];
     /* Offset so that element j of the tile is p[j] for its array p. */
@@ -52,11 +55,20 @@ MJ_DEVICE void mj_load_to_shared(const mj_merge_src &src, int total, mj_key *s, 
         }
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) s[tid + NT * i] = k[i];
+        if (PAD && tid == NT - 1)
+#pragma unroll
+            for (int i = 0; i < MJ_VT; ++i) s[total + i] = k[MJ_VT - 1];
     } else {
         /* A launch's last tile at most: a loop, since unrolled it only costs compile time. */
+        mj_key last;
 #pragma unroll 1
-        for (int j = tid; j < total; j += NT)
-            s[j] = (j < a_split ? a0 : j < a_len ? a1 : j < b_split ? b0 : b1)[j];
+        for (int j = tid; j < total; j += NT) {
+            last = (j < a_split ? a0 : j < a_len ? a1 : j < b_split ? b0 : b1)[j];
+            s[j] = last;
+        }
+        if (PAD && total > 0 && tid == (total - 1) % NT)
+#pragma unroll 1
+            for (int i = 0; i < MJ_VT; ++i) s[total + i] = last;
     }
 }
 
