@@ -266,7 +266,7 @@ static void usage(FILE *f)
             "Prints mergejit's speed over CUB's per case and size, then a table of mergejit's\n"
             "passes (one profiled sort each) with their bandwidth beside a copy's.\n"
             "  --sizes L,L,...   log2 of the element counts (default 20,24,27; each 1..30)\n"
-            "  --cases C,C,...   of u32,u64,f32,f64,rec16,pairs_u32,pairs_u64 (default all)\n"
+            "  --cases C,C,...   of u32,u64,f32,f64,rec16,rec4,pairs_u32,pairs_u64 (default all)\n"
             "  --reps N          timed runs per side, median reported (default 7)\n"
             "  --quick           sizes 20,24 and 3 reps (explicit --sizes/--reps win)\n"
             "  --csv FILE        also write one CSV row per (case, size) to FILE\n"

@@ -23,8 +23,20 @@ struct rec16 {
 };
 static_assert(sizeof(rec16) == 16 && alignof(rec16) == 8, "rec16 layout");
 
-static const char *const kRec16Source = "struct rec16 { unsigned long long hi, lo; };";
-static const char *const kRec16Less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+// A 4-byte struct compared by its one field: a custom comparator as cheap as u32's order,
+// which should sort as fast.
+struct rec4 {
+    unsigned x;
+};
+static_assert(sizeof(rec4) == 4 && alignof(rec4) == 4, "rec4 layout");
+
+// A custom key as mergejit is told of it.
+struct CustomKey {
+    const char *type_name, *type_source, *less;
+};
+static const CustomKey kRec16 = {"rec16", "struct rec16 { unsigned long long hi, lo; };",
+                                 "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)"};
+static const CustomKey kRec4 = {"rec4", "struct rec4 { unsigned x; };", "a.x < b.x"};
 
 struct Less {
     template <typename T>
@@ -39,6 +51,10 @@ struct Rec16Less {
     {
         return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
     }
+};
+
+struct Rec4Less {
+    __device__ bool operator()(const rec4 &a, const rec4 &b) const { return a.x < b.x; }
 };
 
 // ---------------------------------------------------------------- the CUB side
@@ -69,20 +85,22 @@ enum KeyGen { GEN_U32, GEN_U64, GEN_F32, GEN_F64, GEN_REC16 };
 struct Case {
     const char *name;
     KeyGen gen;
-    mj_key_kind kind; // MJ_KEY_CUSTOM: rec16
+    mj_key_kind kind; // MJ_KEY_CUSTOM: `custom` says which
     size_t key_size;
     size_t value_size; // 0: keys only; values are the element's index, 4 or 8 bytes
     CubSortFn cub;
+    const CustomKey *custom;
 };
 
 static const Case kCases[] = {
-    {"u32", GEN_U32, MJ_KEY_U32, 4, 0, cub_sort<uint32_t, void, Less>},
-    {"u64", GEN_U64, MJ_KEY_U64, 8, 0, cub_sort<uint64_t, void, Less>},
-    {"f32", GEN_F32, MJ_KEY_F32, 4, 0, cub_sort<float, void, Less>},
-    {"f64", GEN_F64, MJ_KEY_F64, 8, 0, cub_sort<double, void, Less>},
-    {"rec16", GEN_REC16, MJ_KEY_CUSTOM, 16, 0, cub_sort<rec16, void, Rec16Less>},
-    {"pairs_u32", GEN_U32, MJ_KEY_U32, 4, 4, cub_sort<uint32_t, uint32_t, Less>},
-    {"pairs_u64", GEN_U64, MJ_KEY_U64, 8, 8, cub_sort<uint64_t, uint64_t, Less>},
+    {"u32", GEN_U32, MJ_KEY_U32, 4, 0, cub_sort<uint32_t, void, Less>, nullptr},
+    {"u64", GEN_U64, MJ_KEY_U64, 8, 0, cub_sort<uint64_t, void, Less>, nullptr},
+    {"f32", GEN_F32, MJ_KEY_F32, 4, 0, cub_sort<float, void, Less>, nullptr},
+    {"f64", GEN_F64, MJ_KEY_F64, 8, 0, cub_sort<double, void, Less>, nullptr},
+    {"rec16", GEN_REC16, MJ_KEY_CUSTOM, 16, 0, cub_sort<rec16, void, Rec16Less>, &kRec16},
+    {"rec4", GEN_U32, MJ_KEY_CUSTOM, 4, 0, cub_sort<rec4, void, Rec4Less>, &kRec4},
+    {"pairs_u32", GEN_U32, MJ_KEY_U32, 4, 4, cub_sort<uint32_t, uint32_t, Less>, nullptr},
+    {"pairs_u64", GEN_U64, MJ_KEY_U64, 8, 8, cub_sort<uint64_t, uint64_t, Less>, nullptr},
 };
 static const int kCaseCount = (int)(sizeof kCases / sizeof kCases[0]);
 
@@ -90,7 +108,7 @@ static const int kCaseCount = (int)(sizeof kCases / sizeof kCases[0]);
 // stability shows in the values). Floats are finite, never zero (so -0/+0 and NaN, where the
 // built-in total order and CUB's operator< differ, do not occur), of both signs and magnitudes
 // from about 2^-44 to 2^20. rec16 keys have 20-bit `hi` so that ties on hi are common and `lo`
-// decides.
+// decides; rec4 keys are the u32 case's.
 static void generate(const Case &c, void *keys, void *values, size_t n, uint64_t seed)
 {
     uint64_t s = seed;
@@ -136,11 +154,11 @@ static mj_sorter *build_sorter(const Case &c)
         memset(&desc, 0, sizeof desc);
         desc.key = MJ_KEY_CUSTOM;
         desc.order = MJ_ASCENDING;
-        desc.less = kRec16Less;
-        desc.type_name = "rec16";
-        desc.type_source = kRec16Source;
-        desc.type_size = sizeof(rec16);
-        desc.type_align = alignof(rec16);
+        desc.less = c.custom->less;
+        desc.type_name = c.custom->type_name;
+        desc.type_source = c.custom->type_source;
+        desc.type_size = c.key_size;
+        desc.type_align = c.key_size == 16 ? alignof(rec16) : alignof(rec4);
     } else {
         mj_sort_desc_init(&desc, c.kind, MJ_ASCENDING);
     }

@@ -221,11 +221,12 @@ static int maps_keys(const mj_kernel_spec *spec) {
 
 /* The minimum resident blocks per multiprocessor (a launch bound) of a kernel of nt threads
  * whose registers are capped at `threads` a multiprocessor, where such caps were measured:
- * built-in 4-byte keys on sm_90 (a custom comparator may need more registers). 1 (no cap)
- * otherwise, and for blocks of more than `threads`. */
+ * 4-byte keys on sm_90. Custom comparators take them too (a 4-byte struct compared by one
+ * field compiled to 58 registers without, two blocksort blocks a multiprocessor instead of
+ * three); one that spills under them is built again with spec->uncapped (core/loader.c). 1 (no
+ * cap) otherwise, and for blocks of more than `threads`. */
 static int capped_blocks(const mj_kernel_spec *spec, int threads, int nt) {
-    if (spec->key == MJ_KEY_CUSTOM || spec->less || mj__spec_key_size(spec) != 4 ||
-        spec->sm != 90 || nt > threads)
+    if (spec->uncapped || mj__spec_key_size(spec) != 4 || spec->sm != 90 || nt > threads)
         return 1;
     return threads / nt;
 }
@@ -233,14 +234,17 @@ static int capped_blocks(const mj_kernel_spec *spec, int threads, int nt) {
 /* The 4-way merge kernel's minimum resident blocks per multiprocessor (its launch bound). On an
  * H100 (bench_sort, 2^24 and 2^27) a cap of 1536 threads' registers (40 a thread, from 48) took
  * u32 keys from 1.27 to 1.36 of CUB and u32 pairs from 1.20 to 1.40. Wider elements would spill
- * under it and a custom comparator may need more, so only built-in 4-byte keys take it, and
- * only on sm_90, where it was measured (on sm_80 the pairs spill 16 bytes). With values of at
+ * under it, so only 4-byte keys take it, and only on sm_90, where it was measured (on sm_80
+ * the pairs spill 16 bytes). With values of at
  * most 4 bytes the cap is 1280 threads (48 registers): under 1536, ascending pairs spill 32
  * bytes and descending ones too, where 1280 leaves none; one H100 run (u32 pairs, 1536 -> 1280):
  * 2^25 1.276 -> 1.263 of CUB, 2^27 1.389 -> 1.372, and for keys alone 1536 stays (1280 lost
- * 3%: u32 2^27 1.348 -> 1.306). */
+ * 3%: u32 2^27 1.348 -> 1.306). A custom comparator with values keeps no cap: a 4-byte struct
+ * with 4-byte values spilled 24 bytes under 1280 (ptxas, sm_90), a rebuild on every cold
+ * build. */
 static int merge4_min_blocks(const mj_kernel_spec *spec) {
-    if (spec->value_size > 4) return 1;
+    if (spec->value_size > 4 || (spec->value_size && (spec->key == MJ_KEY_CUSTOM || spec->less)))
+        return 1;
     return capped_blocks(spec, spec->value_size ? 1280 : 1536, spec->nt);
 }
 
@@ -250,7 +254,7 @@ static int merge4_min_blocks(const mj_kernel_spec *spec) {
  * ordinals, took 54-60 (two). A cap of 1536 threads' registers gives every such key 40
  * without spilling (ptxas, both orders: test_compile); on an H100 f32 keys went from 1.32 to
  * 1.35 of CUB at 2^24 and from 1.42 to 1.45 at 2^27 (bench_sort), as fast as u32 keys.
- * Measured only on sm_90; values, wider keys and custom comparators keep no cap. */
+ * Measured only on sm_90; values and wider keys keep no cap. */
 static int blocksort_min_blocks(const mj_kernel_spec *spec) {
     if (spec->primitive != MJ_MERGESORT || spec->value_size) return 1;
     return capped_blocks(spec, 1536, mj__spec_bs_nt(spec));

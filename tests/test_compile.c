@@ -8,8 +8,8 @@
  * type errors reported with NVRTC's log; mergesort's waits for the kernel before it (sm_90 PTX:
  * ahead of every global access); the choice of target; the cache key; the ptxas report parser;
  * and the module's build (core/loader.c), its kernels as separate programs on several threads:
- * the same bytes as one after another, a compile error reported once. Needs NVRTC (required on
- * CI), no GPU. */
+ * the same bytes as one after another, a compile error reported once, a program that spills
+ * under the register caps built again without them. Needs NVRTC (required on CI), no GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@
 #include "core/tile_choice.h"
 #include "driver/dl_nvrtc.h"
 #include "gen.h"
+#include "kernel_program.h"
 #include "store/kernel_pack.h"
 #include "test_support.h"
 
@@ -345,6 +346,17 @@ static mj_kernel_spec u128_spec(size_t size, size_t align) {
     return s;
 }
 
+/* A 4-byte struct compared by `less`, sorted on sm_90 with its default tile. */
+static mj_kernel_spec k4_spec(const char *less, size_t value_size) {
+    mj_kernel_spec s = spec_for(MJ_KEY_CUSTOM, MJ_ASCENDING, value_size, 90);
+    s.type_name = "k4";
+    s.type_source = "struct k4 { unsigned x; };\n";
+    s.type_size = s.type_align = 4;
+    s.less = less;
+    mj__default_tile(MJ_MERGESORT, 90, 4, value_size, &s.nt, &s.vt, &s.bs_nt);
+    return s;
+}
+
 START_TEST(custom_struct_compiles)
 {
     const mj_nvrtc_api *nv = nvrtc();
@@ -362,6 +374,12 @@ START_TEST(custom_struct_compiles)
                     "double w; };\n";
     s.less = "a.w < b.w || (a.w == b.w && a.tag.p > b.tag.p)";
     compile_clean(nv, &s, "custom 32-byte record with a nested struct and arrays");
+    /* A 4-byte struct takes the register caps of 4-byte keys on sm_90 (gen.c capped_blocks):
+     * a cheap comparator compiles under them as it is, with and without values. */
+    s = k4_spec("a.x < b.x", 0);
+    compile_clean(nv, &s, "custom 4-byte struct");
+    s = k4_spec("a.x < b.x", 4);
+    compile_clean(nv, &s, "custom 4-byte struct with 4-byte values");
 }
 END_TEST
 
@@ -766,6 +784,55 @@ START_TEST(parallel_build_ptx)
 }
 END_TEST
 
+/* A comparator that spills under the register caps (here a remainder, whose blocksort needs
+ * about 60 registers against the cap's 40): the module's build compiles that program again
+ * without them, so the module has no spills, and the disk cache keeps the rebuilt program
+ * under the capped source's key (a second build compiles nothing, and still has none). */
+START_TEST(capped_spill_rebuilds_uncapped)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec s = k4_spec("a.x % 1000003u < b.x % 1000003u", 0);
+    mj_target t = cubin_target(nv, 90);
+    char *why = malloc(ERR_CAP);
+    ck_assert_ptr_nonnull(why);
+    /* The test means something only if the capped blocksort spills on this NVRTC. */
+    char *src = NULL;
+    ck_assert_int_eq(mj__gen_program_source(&s, MJ_K_BLOCKSORT, &src, NULL, why, ERR_CAP), 0);
+    ck_assert_ptr_nonnull(strstr(src, "#define MJ_BLOCKSORT_MIN_BLOCKS 3"));
+    void *bin = NULL;
+    size_t size = 0;
+    char *log = NULL;
+    ck_assert_int_eq(mj__compile(nv, src, t, &bin, &size, &log, why, ERR_CAP), MJ_OK);
+    long spills = 0, frame = 0;
+    int regs = 0;
+    ck_assert_int_eq(mj__ptxas_report(log, &spills, &frame, &regs), 1);
+    ck_assert_msg(spills + frame > 0, "the capped blocksort did not spill (%d registers): pick "
+                  "a comparator that does on this NVRTC", regs);
+    free(log);
+    free(bin);
+    free(src);
+
+    unsigned kernels = mj__primitive_kernels(MJ_MERGESORT);
+    char *dir = mjt_tmpdir();
+    for (int round = 0; round < 2; ++round) {
+        mj_binary b;
+        ck_assert_int_eq(mj__module_build(nv, t, &s, kernels, dir, 2, &b, why, ERR_CAP), MJ_OK);
+        ck_assert_int_eq(b.meta.spill_bytes, 0);
+        if (round == 0) {
+            /* Every kernel once, and the blocksort again (the 4-way merge may be too). */
+            ck_assert_int_gt(b.times.programs, __builtin_popcount(kernels));
+            ck_assert_int_eq(b.source, MJ_SOURCE_COMPILED);
+        } else {
+            ck_assert_int_eq(b.source, MJ_SOURCE_DISK);
+        }
+        free(b.data);
+    }
+    mjt_rmtree(dir);
+    free(dir);
+    free(why);
+}
+END_TEST
+
 /* A comparator that does not compile fails every program alike: the message is NVRTC's log
  * once, as when the module compiled as one program, through the library too. */
 START_TEST(parallel_build_error_reports_log_once)
@@ -867,6 +934,7 @@ static Suite *compile_suite(void) {
     tcase_add_test(tp, parallel_build_matches_serial);
     tcase_add_test(tp, parallel_build_ptx);
     tcase_add_test(tp, parallel_build_error_reports_log_once);
+    tcase_add_test(tp, capped_spill_rebuilds_uncapped);
     suite_add_tcase(s, tp);
     return s;
 }

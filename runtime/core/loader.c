@@ -218,6 +218,7 @@ void mj__program_key(const mj_nvrtc_api *nv, mj_target target, const char *progr
 
 /* One kernel's program in a module's build. */
 typedef struct program {
+    mj_kernel_id kernel;
     char *source;
     uint8_t key[32];
     mj_kernel_image image; /* its binary: in entry, or a compile job's */
@@ -266,6 +267,49 @@ static void add_meta(mj_cache_meta *module, const mj_cache_meta *one) {
     module->spill_bytes = (module->spill_bytes < 0 ? 0 : module->spill_bytes) + one->spill_bytes;
 }
 
+/* A program that spilled or kept a stack frame under the register caps the generator gives
+ * 4-byte keys (gen.c capped_blocks; a custom comparator can need more) is compiled again
+ * without them, once, on this thread; the job then holds that build, which the cache keeps
+ * under the capped source's key, so that a later build finds it at once. Its time is added to
+ * the build's. PTX has no report: the driver finishes it under the caps. */
+static mj_status rebuild_uncapped(const mj_nvrtc_api *nv, mj_target target,
+                                  const mj_kernel_spec *spec, const program *p,
+                                  mj_compile_job *job, mj_build_times *times, char *why,
+                                  size_t whycap) {
+    long spills = 0, frame = 0;
+    int regs;
+    if (target.ptx || spec->uncapped ||
+        mj__ptxas_report(job->log, &spills, &frame, &regs) <= 0 || (!spills && !frame))
+        return MJ_OK;
+    mj_kernel_spec open = *spec;
+    open.uncapped = 1;
+    mj_compile_job again = {0};
+    char *source = NULL;
+    int rc = mj__gen_program_source(&open, p->kernel, &source, NULL, why, whycap);
+    if (rc) return mj__gen_status(rc);
+    mj_status st = MJ_OK;
+    if (strcmp(source, p->source) != 0) { /* else no cap was in it */
+        mj_build_times t = no_times;
+        again.source = source;
+        st = mj__compile_jobs(nv, target, &again, 1, 1, &t, why, whycap);
+        if (st == MJ_OK) {
+            mj__compile_jobs_free(job, 1);
+            *job = again;
+            job->source = p->source;
+            again = (mj_compile_job){0};
+            times->programs += t.programs;
+            if (times->ptxas_ms >= 0 && t.ptxas_ms >= 0) {
+                times->frontend_ms += t.frontend_ms;
+                times->ptxas_ms += t.ptxas_ms;
+            }
+            times->slowest_ms += t.slowest_ms; /* it follows the program it rebuilds */
+        }
+        mj__compile_jobs_free(&again, 1);
+    }
+    free(source);
+    return st;
+}
+
 mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_kernel_spec *spec,
                            unsigned kernels, const char *cache_dir, int threads, mj_binary *out,
                            char *why, size_t whycap) {
@@ -285,6 +329,7 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
         if (!(kernels & (1u << k))) continue;
         program *p = &progs[count];
         memset(p, 0, sizeof *p);
+        p->kernel = (mj_kernel_id)k;
         p->image.kernel = mj__kernel_name((mj_kernel_id)k);
         p->meta.registers = -1;
         p->meta.spill_bytes = -1;
@@ -313,6 +358,8 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
         st = mj__compile_jobs(nv, target, jobs, compiled, threads, &out->times, why, whycap);
     for (int j = 0; j < compiled && st == MJ_OK; ++j) {
         program *p = &progs[todo[j]];
+        st = rebuild_uncapped(nv, target, spec, p, &jobs[j], &out->times, why, whycap);
+        if (st != MJ_OK) break;
         p->image.data = jobs[j].binary;
         p->image.size = jobs[j].size;
         long spills;
