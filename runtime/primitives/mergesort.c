@@ -21,9 +21,11 @@
  * then. With the 4-way passes of later sessions it pays for 4-byte elements alone: two H100
  * runs of bench_sort (PDL off -> on), u32 keys at 2^22 1.24 -> 1.30, 2^24 1.47 -> 1.50, 2^25
  * 1.50 -> 1.52, 2^27 1.594 -> 1.60, f32 keys alike; but at 2^20 u64 keys 1.29 -> 1.16 and u32
- * pairs 1.23 -> 1.12, and u64 keys at 2^25-2^27 lost 1-1.5%. So it is on for sorters of 4-byte
- * elements (MJ_PDL_DEFAULT_BYTES: key and value together) and off for the rest. Serpentine order (pass p walks its tiles from the last when p is even, so
- * that it starts on what the pass before wrote last, still in L2), one H100 run of bench_sort
+ * pairs 1.23 -> 1.12, and u64 keys at 2^25-2^27 lost 1-1.5%; three more runs of 4-byte keys,
+ * mergejit's own rate: 2^18 +2-10%, 2^20 +1%, 2^21 -1.5-2%, 2^22-2^23 +3.5-4%, 2^24 +2%. So it
+ * is on for sorters of 4-byte elements (MJ_PDL_DEFAULT_BYTES: key and value together) and off
+ * for the rest. Serpentine order (pass p walks its tiles from the last when p is even, so that
+ * it starts on what the pass before wrote last, still in L2), one H100 run of bench_sort
  * --sizes 22,24,25,27 (u32 keys, u64 keys, u32 pairs; off -> on): 2^22 1.18/1.22/1.05 ->
  * 1.19/1.31/1.12, 2^24 1.07/1.43/1.20 -> 1.12/1.44/1.21, 2^25 and 2^27 the same within 0.5%. */
 #define MJ_FUSED_PARTITION_DEFAULT 1
