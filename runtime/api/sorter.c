@@ -61,7 +61,8 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
 
     int ways = 0, fused = 0, pdl = 0, serpentine = 0;
     if (desc->primitive == MJ_MERGESORT &&
-        (st = mj__mergesort_env(ctx, &ways, &fused, &pdl, &serpentine)))
+        (st = mj__mergesort_env(ctx, key_size + spec.value_size, &ways, &fused, &pdl,
+                                &serpentine)))
         return st;
 
     mj_sorter *s = mj__calloc(1, sizeof *s);

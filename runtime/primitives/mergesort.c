@@ -17,13 +17,19 @@
  * run of bench_sort (speed over CUB's DeviceMergeSort; u32 keys, u64 keys, u32 pairs; two
  * launches a pass -> fused): 2^16 0.81/0.80/0.87 -> 1.06/1.03/1.19, 2^20 0.88/0.95/0.88 ->
  * 1.26/1.28/1.22, 2^22 0.95/1.11/0.99 -> 1.21/1.23/1.05, 2^24 u32 1.03 -> 1.08, 2^27 the same
- * within 1%. PDL on top of it gained at 2^16-2^18 (up to 7%) and lost at 2^20-2^22 (up to 14%),
- * so it stays off. Serpentine order (pass p walks its tiles from the last when p is even, so
- * that it starts on what the pass before wrote last, still in L2), one H100 run of bench_sort
+ * within 1%. PDL on top of it gained at 2^16-2^18 (up to 7%) and lost at 2^20-2^22 (up to 14%)
+ * then. With the 4-way passes of later sessions it pays for 4-byte elements alone: two H100
+ * runs of bench_sort (PDL off -> on), u32 keys at 2^22 1.24 -> 1.30, 2^24 1.47 -> 1.50, 2^25
+ * 1.50 -> 1.52, 2^27 1.594 -> 1.60, f32 keys alike; but at 2^20 u64 keys 1.29 -> 1.16 and u32
+ * pairs 1.23 -> 1.12, and u64 keys at 2^25-2^27 lost 1-1.5%; three more runs of 4-byte keys,
+ * mergejit's own rate: 2^18 +2-10%, 2^20 +1%, 2^21 -1.5-2%, 2^22-2^23 +3.5-4%, 2^24 +2%. So it
+ * is on for sorters of 4-byte elements (MJ_PDL_DEFAULT_BYTES: key and value together) and off
+ * for the rest. Serpentine order (pass p walks its tiles from the last when p is even, so that
+ * it starts on what the pass before wrote last, still in L2), one H100 run of bench_sort
  * --sizes 22,24,25,27 (u32 keys, u64 keys, u32 pairs; off -> on): 2^22 1.18/1.22/1.05 ->
  * 1.19/1.31/1.12, 2^24 1.07/1.43/1.20 -> 1.12/1.44/1.21, 2^25 and 2^27 the same within 0.5%. */
 #define MJ_FUSED_PARTITION_DEFAULT 1
-#define MJ_PDL_DEFAULT 0
+#define MJ_PDL_DEFAULT_BYTES 4
 #define MJ_SERPENTINE_DEFAULT 1
 
 /* Mergesort's temporary storage: [key scratch][second key scratch, index sorts only]
@@ -70,11 +76,13 @@ static mj_status env_digit(mj_context *ctx, const char *name, const char choices
     return MJ_OK;
 }
 
-mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl, int *serpentine) {
+mj_status mj__mergesort_env(mj_context *ctx, size_t element_bytes, int *ways, int *fused,
+                            int *pdl, int *serpentine) {
     mj_status st = env_digit(ctx, "MERGEJIT_MERGE_WAYS", "24", 0, ways);
     if (!st) st = env_digit(ctx, "MERGEJIT_FUSED_PARTITION", "01", MJ_FUSED_PARTITION_DEFAULT,
                             fused);
-    if (!st) st = env_digit(ctx, "MERGEJIT_PDL", "01", MJ_PDL_DEFAULT, pdl);
+    if (!st)
+        st = env_digit(ctx, "MERGEJIT_PDL", "01", element_bytes == MJ_PDL_DEFAULT_BYTES, pdl);
     if (!st) st = env_digit(ctx, "MERGEJIT_SERPENTINE", "01", MJ_SERPENTINE_DEFAULT, serpentine);
     return st;
 }

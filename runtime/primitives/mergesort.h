@@ -7,8 +7,9 @@
 #include "mergejit.h"
 #include "primitives/run.h"
 
-/* Mergesort's schedule from the environment, read as a mergesort sorter is created, to time
- * the schedules from one build (the kernels and temporary storage are the same for all):
+/* Mergesort's schedule from the environment, read as a mergesort sorter of element_bytes
+ * (key and value) is created, to time the schedules from one build (the kernels and temporary
+ * storage are the same for all):
  * - MERGEJIT_MERGE_WAYS, the lists a merge pass merges: *ways 0 (unset: 4-way passes from
  *   MJ_MERGE4_MIN_BYTES of input on, merge_frame.h's mj_sort_ways), 2 (every pass 2-way) or 4
  *   (4-way wherever two doublings are left);
@@ -18,9 +19,10 @@
  *   launch, where the code and driver allow it; mj__launch_overlapped); 0: plainly;
  * - MERGEJIT_SERPENTINE, *serpentine 1: every other pass takes its tiles from the last, so
  *   that it starts where the pass before ended; 0: every pass from the first.
- * Unset, the last three take mergesort.c's defaults. MJ_ERR_INVALID_ARGUMENT, naming the
- * variable, for another value. */
-mj_status mj__mergesort_env(mj_context *ctx, int *ways, int *fused, int *pdl, int *serpentine);
+ * Unset, the last three take mergesort.c's defaults (PDL's by element_bytes).
+ * MJ_ERR_INVALID_ARGUMENT, naming the variable, for another value. */
+mj_status mj__mergesort_env(mj_context *ctx, size_t element_bytes, int *ways, int *fused,
+                            int *pdl, int *serpentine);
 
 /* The kernels (bits 1 << MJ_K_*) a mergesort sorter's sorts may launch: every one of its
  * primitive's but mj_partition when its 2-way passes are fused (fused, as mj__mergesort_env
