@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "context_support.h"
+#include "primitives/mergesort.h"
 #include "test_support.h"
 
 #define NO_LIB "/nonexistent/mergejit-test/libmissing.so.1"
@@ -153,6 +154,34 @@ START_TEST(schedule_switches)
         mj_sorter_destroy(s);
         unsetenv(names[v]);
     }
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* MERGEJIT_PDL unset: overlapped launches for sorters of 4-byte elements (key and value
+ * together) and plain ones for the rest, as mergesort.c measured; set, whatever the element. */
+START_TEST(pdl_default_by_element)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    static const size_t bytes[] = {1, 2, 3, 4, 5, 8, 12, 16, 68};
+    int ways, fused, pdl, serpentine;
+    unsetenv("MERGEJIT_PDL");
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; ++i) {
+        pdl = -1;
+        ck_assert_int_eq(mj__mergesort_env(ctx, bytes[i], &ways, &fused, &pdl, &serpentine),
+                         MJ_OK);
+        ck_assert_msg(pdl == (bytes[i] == 4), "%zu-byte elements: PDL %d", bytes[i], pdl);
+    }
+    ck_assert_int_eq(setenv("MERGEJIT_PDL", "0", 1), 0);
+    ck_assert_int_eq(mj__mergesort_env(ctx, 4, &ways, &fused, &pdl, &serpentine), MJ_OK);
+    ck_assert_int_eq(pdl, 0);
+    ck_assert_int_eq(setenv("MERGEJIT_PDL", "1", 1), 0);
+    ck_assert_int_eq(mj__mergesort_env(ctx, 8, &ways, &fused, &pdl, &serpentine), MJ_OK);
+    ck_assert_int_eq(pdl, 1);
+    unsetenv("MERGEJIT_PDL");
     mj_context_destroy(ctx);
     mjt_rmtree(dir);
     free(dir);
@@ -356,6 +385,7 @@ static Suite *context_errors_suite(void) {
     tcase_add_test(tc, compile_only_cannot_sort);
     tcase_add_test(tc, merge_ways_switch);
     tcase_add_test(tc, schedule_switches);
+    tcase_add_test(tc, pdl_default_by_element);
     tcase_add_test(tc, primitives_without_gpu);
     tcase_add_test(tc, invalid_descriptors);
     tcase_add_test(tc, no_compiler);
