@@ -22,7 +22,7 @@ typedef struct mj_kernel_spec {
     int bs_nt;               /* blocksort threads: nt times a power of two; 0 means nt */
     int sm;                  /* target, e.g. 90 (recorded in the source) */
     int uncapped;            /* 1: no register caps (gen.c capped_blocks): the loader's second
-                                build of a program whose comparator spilled under them */
+                                build of a program whose custom comparator spilled under them */
 } mj_kernel_spec;
 
 #define MJ_MAX_VALUE_SIZE 64

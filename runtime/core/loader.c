@@ -267,18 +267,20 @@ static void add_meta(mj_cache_meta *module, const mj_cache_meta *one) {
     module->spill_bytes = (module->spill_bytes < 0 ? 0 : module->spill_bytes) + one->spill_bytes;
 }
 
-/* A program that spilled or kept a stack frame under the register caps the generator gives
- * 4-byte keys (gen.c capped_blocks; a custom comparator can need more) is compiled again
- * without them, once, on this thread; the job then holds that build, which the cache keeps
- * under the capped source's key, so that a later build finds it at once. Its time is added to
- * the build's. PTX has no report: the driver finishes it under the caps. */
+/* A custom comparator's program that spilled or kept a stack frame under the register caps
+ * the generator gives 4-byte keys (gen.c capped_blocks; the comparator can need more) is
+ * compiled again without them, once, on this thread; the job then holds that build, which the
+ * cache keeps under the capped source's key, so that a later build finds it at once. Its time
+ * is added to the build's. Built-in orders keep their spills, which test_compile rules out for
+ * the default tiles and the tuner reports for its candidates. PTX has no report: the driver
+ * finishes it under the caps. */
 static mj_status rebuild_uncapped(const mj_nvrtc_api *nv, mj_target target,
                                   const mj_kernel_spec *spec, const program *p,
                                   mj_compile_job *job, mj_build_times *times, char *why,
                                   size_t whycap) {
     long spills = 0, frame = 0;
     int regs;
-    if (target.ptx || spec->uncapped ||
+    if (target.ptx || spec->uncapped || (spec->key != MJ_KEY_CUSTOM && !spec->less) ||
         mj__ptxas_report(job->log, &spills, &frame, &regs) <= 0 || (!spills && !frame))
         return MJ_OK;
     mj_kernel_spec open = *spec;
