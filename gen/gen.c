@@ -223,8 +223,9 @@ static int maps_keys(const mj_kernel_spec *spec) {
  * whose registers are capped at `threads` a multiprocessor, where such caps were measured:
  * 4-byte keys on sm_90. Custom comparators take them too (a 4-byte struct compared by one
  * field compiled to 58 registers without, two blocksort blocks a multiprocessor instead of
- * three); one that spills under them is built again with spec->uncapped (core/loader.c). 1 (no
- * cap) otherwise, and for blocks of more than `threads`. */
+ * three); a custom comparator's program that spills under them is built again with
+ * spec->uncapped (core/loader.c). 1 (no cap) otherwise, and for blocks of more than
+ * `threads`. */
 static int capped_blocks(const mj_kernel_spec *spec, int threads, int nt) {
     if (spec->uncapped || mj__spec_key_size(spec) != 4 || spec->sm != 90 || nt > threads)
         return 1;
@@ -235,9 +236,9 @@ static int capped_blocks(const mj_kernel_spec *spec, int threads, int nt) {
  * H100 (bench_sort, 2^24 and 2^27) a cap of 1536 threads' registers (40 a thread, from 48) took
  * u32 keys from 1.27 to 1.36 of CUB and u32 pairs from 1.20 to 1.40. Wider elements would spill
  * under it, so only 4-byte keys take it, and only on sm_90, where it was measured (on sm_80
- * the pairs spill 16 bytes). With values of at
- * most 4 bytes the cap is 1280 threads (48 registers): under 1536, ascending pairs spill 32
- * bytes and descending ones too, where 1280 leaves none; one H100 run (u32 pairs, 1536 -> 1280):
+ * the pairs spill 16 bytes). With values of at most 4 bytes the cap is 1280 threads (48
+ * registers): under 1536, ascending pairs spill 32 bytes and descending ones too, where 1280
+ * leaves none; one H100 run (u32 pairs, 1536 -> 1280):
  * 2^25 1.276 -> 1.263 of CUB, 2^27 1.389 -> 1.372, and for keys alone 1536 stays (1280 lost
  * 3%: u32 2^27 1.348 -> 1.306). A custom comparator with values keeps no cap: a 4-byte struct
  * with 4-byte values spilled 24 bytes under 1280 (ptxas, sm_90), a rebuild on every cold
