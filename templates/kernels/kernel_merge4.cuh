@@ -2,7 +2,8 @@
  * partitions (mj_partition4), into one tile of output (mj_cta_merge4). Never in place:
  * keys_out != keys_in. map_out: the sort's last pass stores its keys back as bits (MJ_KEY_MAP).
  * 2-way passes use mj_merge (kernel_merge.cuh). Launched overlapped or not (MERGEJIT_PDL), as
- * mj_merge: it waits for the kernel before it first; reverse as for mj_merge.
+ * mj_merge: it waits for the kernel before it ahead of its first load; reverse as for
+ * mj_merge.
  * MJ_MERGE4_MIN_BLOCKS: the generator's register cap for small elements (gen.c
  * merge4_min_blocks). */
 #ifndef MJ_KERNEL_MERGE4_CUH
@@ -17,12 +18,14 @@ mj_merge4(const mj_key *keys_in, const mj_value *values_in, mj_key *keys_out,
           mj_value *values_out, const mj_i64 *partitions, mj_i64 n, mj_i64 coop, int map_out,
           int reverse) {
     MJ_CTA_MERGE_SHARED(s_keys, s_pos);
-    mj_await_prior_kernels();
     mj_allow_next_kernel();
     mj_i64 tile = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
     mj_frame4 f = mj_sort_frame4(tile, coop, MJ_NV, n);
-    /* The splits at the tile's ends, copied so that f stays in registers. */
     bool ends = mj_tile_ends_frame(tile, coop, gridDim.x);
+    /* The frame above needs no memory: under an overlapped launch it is worked out while the
+     * partition ends. */
+    mj_await_prior_kernels();
+    /* The splits at the tile's ends, copied so that f stays in registers. */
     mj_i64 p_begin[4], p_end[4];
 #pragma unroll
     for (int l = 0; l < 4; ++l) {

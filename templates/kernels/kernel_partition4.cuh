@@ -6,7 +6,7 @@
  * passes use mj_partition (kernel_partition.cuh), whose merge path search is shorter. The tile
  * size is an argument, as mj_partition's, and the diagonal is computed once, before the
  * search. Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits for the pass
- * before it first. */
+ * before it ahead of its first load, once its tile's frame and diagonal are known. */
 #ifndef MJ_KERNEL_PARTITION4_CUH
 #define MJ_KERNEL_PARTITION4_CUH
 
@@ -87,7 +87,6 @@ MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i6
 
 extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv, mj_i64 coop,
                                          mj_i64 tiles, mj_i64 *partitions, int lanes) {
-    mj_await_prior_kernels();
     mj_allow_next_kernel();
     mj_i64 thread = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
     mj_i64 tile = thread / lanes;
@@ -104,6 +103,9 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
 #pragma unroll
     for (int l = 0; l < 4; ++l) count[l] = real ? f.count[l] : 0;
     mj_i64 d = real ? mj_min(mj_tile_diag(tile, coop, nv), mj_frame4_total(f)) : 0;
+    /* The frame and diagonal above need no memory: under an overlapped launch they are worked
+     * out while the pass before ends. */
+    mj_await_prior_kernels();
     if (group) {
         /* The lane's list, selected by its start rather than indexed (local memory). */
         int own = (threadIdx.x >> 2) & 3;
