@@ -33,10 +33,12 @@ static_assert(sizeof(rec4) == 4 && alignof(rec4) == 4, "rec4 layout");
 // A custom key as mergejit is told of it.
 struct CustomKey {
     const char *type_name, *type_source, *less;
+    size_t align;
 };
 static const CustomKey kRec16 = {"rec16", "struct rec16 { unsigned long long hi, lo; };",
-                                 "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)"};
-static const CustomKey kRec4 = {"rec4", "struct rec4 { unsigned x; };", "a.x < b.x"};
+                                 "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)", alignof(rec16)};
+static const CustomKey kRec4 = {"rec4", "struct rec4 { unsigned x; };", "a.x < b.x",
+                                alignof(rec4)};
 
 struct Less {
     template <typename T>
@@ -158,7 +160,7 @@ static mj_sorter *build_sorter(const Case &c)
         desc.type_name = c.custom->type_name;
         desc.type_source = c.custom->type_source;
         desc.type_size = c.key_size;
-        desc.type_align = c.key_size == 16 ? alignof(rec16) : alignof(rec4);
+        desc.type_align = c.custom->align;
     } else {
         mj_sort_desc_init(&desc, c.kind, MJ_ASCENDING);
     }

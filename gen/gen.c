@@ -215,7 +215,7 @@ static const struct {
  * caller keeps them (their partitions, the searches): they map at each comparison
  * (mj_key_ord), in the same order. */
 static int maps_keys(const mj_kernel_spec *spec) {
-    return spec->primitive == MJ_MERGESORT && spec->key != MJ_KEY_CUSTOM && !spec->less &&
+    return spec->primitive == MJ_MERGESORT && mj__spec_builtin_order(spec) &&
            builtin_keys[spec->key].format;
 }
 
@@ -244,8 +244,7 @@ static int capped_blocks(const mj_kernel_spec *spec, int threads, int nt) {
  * with 4-byte values spilled 24 bytes under 1280 (ptxas, sm_90), a rebuild on every cold
  * build. */
 static int merge4_min_blocks(const mj_kernel_spec *spec) {
-    if (spec->value_size > 4 || (spec->value_size && (spec->key == MJ_KEY_CUSTOM || spec->less)))
-        return 1;
+    if (spec->value_size > 4 || (spec->value_size && !mj__spec_builtin_order(spec))) return 1;
     return capped_blocks(spec, spec->value_size ? 1280 : 1536, spec->nt);
 }
 

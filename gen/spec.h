@@ -33,6 +33,12 @@ typedef struct mj_kernel_spec {
 /* Size of the key in bytes (custom: type_size). */
 size_t mj__spec_key_size(const mj_kernel_spec *spec);
 
+/* Whether spec orders its keys by a built-in order: a built-in key kind and no comparator of
+ * the caller's (the register caps and the loader's rebuild without them tell the two apart). */
+static inline int mj__spec_builtin_order(const mj_kernel_spec *spec) {
+    return spec->key != MJ_KEY_CUSTOM && !spec->less;
+}
+
 /* Threads of the blocksort kernel (bs_nt, or nt when bs_nt is 0). */
 int mj__spec_bs_nt(const mj_kernel_spec *spec);
 

@@ -335,26 +335,26 @@ END_TEST
 static const char u128_source[] = "struct u128 { unsigned long long hi, lo; };\n";
 static const char u128_less[] = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
 
-static mj_kernel_spec u128_spec(size_t size, size_t align) {
-    mj_kernel_spec s = spec_for(MJ_KEY_CUSTOM, MJ_ASCENDING, 0, 90);
-    s.type_name = "u128";
-    s.type_source = u128_source;
+/* A mergesort of a custom struct key on sm_90 with its default tile. */
+static mj_kernel_spec struct_spec(const char *name, const char *source, size_t size,
+                                  size_t align, const char *less, size_t value_size) {
+    mj_kernel_spec s = spec_for(MJ_KEY_CUSTOM, MJ_ASCENDING, value_size, 90);
+    s.type_name = name;
+    s.type_source = source;
     s.type_size = size;
     s.type_align = align;
-    s.less = u128_less;
-    mj__default_tile(MJ_MERGESORT, 90, size, 0, &s.nt, &s.vt, &s.bs_nt);
+    s.less = less;
+    mj__default_tile(MJ_MERGESORT, 90, size, value_size, &s.nt, &s.vt, &s.bs_nt);
     return s;
 }
 
-/* A 4-byte struct compared by `less`, sorted on sm_90 with its default tile. */
+static mj_kernel_spec u128_spec(size_t size, size_t align) {
+    return struct_spec("u128", u128_source, size, align, u128_less, 0);
+}
+
+/* A 4-byte struct compared by `less`. */
 static mj_kernel_spec k4_spec(const char *less, size_t value_size) {
-    mj_kernel_spec s = spec_for(MJ_KEY_CUSTOM, MJ_ASCENDING, value_size, 90);
-    s.type_name = "k4";
-    s.type_source = "struct k4 { unsigned x; };\n";
-    s.type_size = s.type_align = 4;
-    s.less = less;
-    mj__default_tile(MJ_MERGESORT, 90, 4, value_size, &s.nt, &s.vt, &s.bs_nt);
-    return s;
+    return struct_spec("k4", "struct k4 { unsigned x; };\n", 4, 4, less, value_size);
 }
 
 START_TEST(custom_struct_compiles)

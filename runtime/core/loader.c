@@ -280,7 +280,7 @@ static mj_status rebuild_uncapped(const mj_nvrtc_api *nv, mj_target target,
                                   size_t whycap) {
     long spills = 0, frame = 0;
     int regs;
-    if (target.ptx || spec->uncapped || (spec->key != MJ_KEY_CUSTOM && !spec->less) ||
+    if (target.ptx || spec->uncapped || mj__spec_builtin_order(spec) ||
         mj__ptxas_report(job->log, &spills, &frame, &regs) <= 0 || (!spills && !frame))
         return MJ_OK;
     mj_kernel_spec open = *spec;
