@@ -57,9 +57,9 @@ MJ_HD int mj_search_lanes(long long searches) {
  * a few hundred dependent instructions a level, so a warp of 32 splits is as slow as its
  * slowest lane's path through the branches of all 32; spreading them to about 32768 threads
  * fills an H100 without adding issue slots where it is full (from 1 to 8 lanes a split:
- * u64 keys 2^24 1.44 -> 1.52x, but at 2^27 1.36 -> 1.29x for u32). Never 16 lanes there: at
+ * u64 keys 2^24 1.44 -> 1.52x, but at 2^27 1.36 -> 1.29x for u32). Never a group there: at
  * most 4 above MJ_SPLIT4_GROUP_MOST splits. */
-#define MJ_SPLIT4_GROUP 16
+#define MJ_SPLIT4_GROUP 32
 #define MJ_SPLIT4_GROUP_MOST 6144
 MJ_HD int mj_split4_lanes(long long splits) {
     if (splits <= MJ_SPLIT4_GROUP_MOST) return MJ_SPLIT4_GROUP;
