@@ -59,6 +59,9 @@ MJ_HD int mj_search_lanes(long long searches) {
  * u64 keys 2^22 (1093) 1.488/1.482 -> 1.531/1.530, 2^24 (4369) 1.762 -> 1.776; but u32 keys
  * 2^25 (5700) 1.517/1.515 -> 1.475/1.480 and u32 pairs 2^24 (5958) 1.391 -> 1.354: twice the
  * lanes a split, and a third more issue slots, where half-warps were already near the bound.
+ * With this rule (the next run): u32 keys 2^24 1.508/1.503 -> 1.531/1.525, 2^25 1.517/1.518 ->
+ * 1.527/1.528, u32 pairs 2^24 1.395/1.390 -> 1.395/1.398, 16-byte structs 2^22 1.466/1.461 ->
+ * 1.535/1.542.
  * Above, one lane searches (mj_corank4) and the others leave at once. Its split is a chain of
  * a few hundred dependent instructions a level, so a warp of 32 splits is as slow as its
  * slowest lane's path through the branches of all 32; spreading them to about 32768 threads
