@@ -410,22 +410,29 @@ START_TEST(ways_rule)
 }
 END_TEST
 
-/* Lanes a 4-way split, as measured on an H100: a group of 16 searching together up to 4096
- * splits (2^24 u32 keys' 2850); above, a power of two up to 4, the most that keep splits x
- * lanes within 32768 threads (one lane from 16385 splits on: 2^27's 22800), and never the
- * group's 16, which the kernel would take for a group. */
+/* Lanes a 4-way split, as measured on an H100: a warp searching together up to 4608 splits
+ * (2^24 u32 keys' 2850, u64 keys' 4369), half a warp up to 6144 (2^25 u32 keys' 5700, 2^24
+ * u32 pairs' 5958); above, a power of two up to 4, the most that keep splits x lanes within
+ * 32768 threads (one lane from 16385 splits on: 2^27's 22800), and never a group's 16 or 32,
+ * which the kernel would take for a group. */
 START_TEST(split4_lanes_rule)
 {
-    ck_assert_int_eq(mj_split4_lanes(2850), MJ_SPLIT4_GROUP);
-    ck_assert_int_eq(mj_split4_lanes(1), MJ_SPLIT4_GROUP);
-    ck_assert_int_eq(mj_split4_lanes(MJ_SPLIT4_GROUP_MOST), MJ_SPLIT4_GROUP);
+    ck_assert_int_eq(MJ_SPLIT4_WARP, 32);
+    ck_assert_int_eq(MJ_SPLIT4_HALF, 16);
+    ck_assert_int_eq(mj_split4_lanes(1), MJ_SPLIT4_WARP);
+    ck_assert_int_eq(mj_split4_lanes(2850), MJ_SPLIT4_WARP);
+    ck_assert_int_eq(mj_split4_lanes(4369), MJ_SPLIT4_WARP);
+    ck_assert_int_eq(mj_split4_lanes(MJ_SPLIT4_WARP_MOST), MJ_SPLIT4_WARP);
+    ck_assert_int_eq(mj_split4_lanes(MJ_SPLIT4_WARP_MOST + 1), MJ_SPLIT4_HALF);
+    ck_assert_int_eq(mj_split4_lanes(5700), MJ_SPLIT4_HALF);
+    ck_assert_int_eq(mj_split4_lanes(MJ_SPLIT4_GROUP_MOST), MJ_SPLIT4_HALF);
     ck_assert_int_eq(mj_split4_lanes(MJ_SPLIT4_GROUP_MOST + 1), 4);
     ck_assert_int_eq(mj_split4_lanes(22800), 1);
     for (long long splits = MJ_SPLIT4_GROUP_MOST + 1; splits <= 1ll << 20;
          splits += 1 + splits / 7) {
         int lanes = mj_split4_lanes(splits);
         ck_assert_int_eq(lanes & (lanes - 1), 0);
-        ck_assert(lanes >= 1 && lanes < MJ_SPLIT4_GROUP);
+        ck_assert(lanes >= 1 && lanes < MJ_SPLIT4_HALF);
         ck_assert(lanes == 1 || splits * lanes <= 32768);
         ck_assert(splits * lanes * 2 > 32768);
     }

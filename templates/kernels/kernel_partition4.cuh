@@ -1,8 +1,8 @@
 /* Coarse partitioning for one 4-way mergesort pass: for every tile of nv outputs, the 4-way
  * split at the tile's first output diagonal within its frame (templates/shared/corank.h), four
  * offsets into the frame's lists; mj_merge4 reads its tile's entry and the next. `lanes`
- * threads a tile (mj_split4_lanes): MJ_SPLIT4_GROUP of them search together
- * (mj_corank4_lanes); fewer leave all but the first, which searches alone (mj_corank4). 2-way
+ * threads a tile (mj_split4_lanes): a group of MJ_SPLIT4_WARP or MJ_SPLIT4_HALF of them
+ * search together (mj_corank4_lanes); fewer leave all but the first, which searches alone (mj_corank4). 2-way
  * passes use mj_partition (kernel_partition.cuh), whose merge path search is shorter. The tile
  * size is an argument, as mj_partition's, and the diagonal is computed once, before the
  * search. Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits for the pass
@@ -33,18 +33,24 @@ MJ_DEVICE bool mj_cw_ask(const mj_key &x, int cls, int from, bool low) {
                            low);
 }
 
-/* mj_corank4_window by the 16 lanes of a half-warp, lane 4 l + k holding list l's slot k
- * (`mine` is list l): each loads its slot, takes the others' by shuffles and counts those
- * before it, and a ballot gives every lane each list's held slots. The warp's two searches
- * start from the larger of their r (any power of two above min(d, most) is a right start),
- * so that both halves go through the same levels and every shuffle has the whole warp.
- * A lane compares its slot with lists l + 1 and l + 2 only: list l + 3's lanes compared
- * theirs with this one as their list l + 1, and since exactly one of two slots goes first,
- * ballots of those answers give the rest. */
-template <typename P>
+/* mj_corank4_window by a group of G lanes, G 16 or 32 (mj_split4_lanes). Lane 4 l + k of a
+ * half-warp holds list l's slot k (`mine` is list l): each loads its slot, takes others' by
+ * shuffles and counts those before it, and a ballot gives every lane each list's held slots.
+ * With G 16 the warp's halves make two searches, a lane comparing its slot with lists l + 1
+ * and l + 2; both start from the larger of their r (any power of two above min(d, most) is a
+ * right start), so that both go through the same levels and every shuffle has the whole warp.
+ * With G 32 both halves hold the same slots, the first comparing each with list l + 1's, the
+ * second with list l + 2's: four comparisons a lane, not eight, so a level's chain of
+ * instructions is shorter (few warps, each mostly waiting on its instruction before, make
+ * mj_partition4's time) for more issue slots a split. List l + 3's slots, either way: that
+ * list's lanes (with G 32, those of the first half) compared theirs with this one as their list l + 1, and
+ * since exactly one of two slots goes first, ballots of those answers give the rest. */
+template <typename P, int G>
 MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i64 d_in,
                                 mj_i64 at[4]) {
-    int lane = threadIdx.x & 31, half = lane & 16, l = (lane >> 2) & 3, k = lane & 3;
+    int lane = threadIdx.x & 31, l = (lane >> 2) & 3, k = lane & 3;
+    /* G 16: the half-warp's first lane; G 32: which list this half compares with. */
+    int half = G == 16 ? lane & 16 : 0, side = G == 32 ? lane >> 4 : 0;
     P d = (P)d_in, r = mj_cr_top<P>(count, d);
 #pragma unroll
     for (int x = 16; x > 0; x >>= 1) {
@@ -55,28 +61,32 @@ MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i6
     P n = (P)(l == 0 ? count[0] : l == 1 ? count[1] : l == 2 ? count[2] : count[3]);
     /* A lane keeps its own list's state alone; the others' come by shuffles at the end. */
     P own = l == 0 ? d & ~(r - 1) : 0;
-    /* Whether lists l + 1 and l + 2 (mod 4) are lower than l; the first lanes of lists l + 1,
-     * l + 2 and l + 3 in this half-warp. */
-    bool low1 = l == 3, low2 = l >= 2;
-    int next1 = half + 4 * ((l + 1) & 3), next2 = half + 4 * ((l + 2) & 3),
-        prev = half + 4 * ((l + 3) & 3);
+    /* The lists this lane compares with (l + 1 + side, and l + 2 where G is 16; mod 4), their
+     * first lanes and whether they are lower than l; the first lane of list l + 3 in the
+     * first half. */
+    int list1 = (l + 1 + side) & 3, first1 = half + 16 * side + 4 * list1;
+    int first2 = half + 4 * ((l + 2) & 3), prev = half + 4 * ((l + 3) & 3);
+    bool low1 = list1 < l, low2 = l >= 2;
     for (P h = r >> 1; h > 0; h >>= 1) {
         mj_cr_elem x = mj_cw_slot<P>(mine, n, own, h, l, k);
         int cls = x.rank & ~3;
-        /* Bit 2 i + j - 1: whether slot i of list l + j goes before this one. */
-        unsigned before = 0, asked = 0;
+        /* How many of the compared lists' slots go before this one; and the ballot of the
+         * comparisons with slot k of each lane's list l + 1 + side. */
+        int before = 0;
+        unsigned asked = 0;
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            bool b = mj_cw_ask(x.key, cls, next1 + i, low1);
-            before |= b ? 1u << 2 * i : 0u;
-            /* Lane s's bit: whether slot i of list l_s + 1 goes before s's slot. */
+            bool b = mj_cw_ask(x.key, cls, first1 + i, low1);
+            before += b;
             unsigned ballot = __ballot_sync(0xffffffffu, b);
             asked = k == i ? ballot : asked;
-            before |= mj_cw_ask(x.key, cls, next2 + i, low2) ? 2u << 2 * i : 0u;
+            if (G == 16) before += mj_cw_ask(x.key, cls, first2 + i, low2);
         }
-        /* The lower slots of its own list, those of lists l + 1 and l + 2 before it, and those
-         * of list l + 3 that this one does not go before. */
-        int place = k + __popc(before) + 4 - __popc(asked >> prev & 15);
+        /* The lower slots of its own list, those of lists l + 1 and l + 2 before it (G 32:
+         * this half's count and the other's), and those of list l + 3 that this one does not
+         * go before. */
+        if (G == 32) before += __shfl_xor_sync(0xffffffffu, before, 16);
+        int place = k + before + 4 - __popc(asked >> prev & 15);
         unsigned held = __ballot_sync(0xffffffffu, place < MJ_CW_HELD(d, h)) >> half;
         own += (P)__popc(held >> 4 * l & 15) * h - 3 * h;
     }
@@ -95,9 +105,10 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
      * tiles, so n is below 2^31 (a tile holds at most 1024 x 63); were it not, the group's
      * first lane would search alone. */
     bool narrow = n < ((mj_i64)1 << 31);
-    bool group = lanes == MJ_SPLIT4_GROUP && narrow, real = tile < tiles;
+    bool group = (lanes == MJ_SPLIT4_HALF || lanes == MJ_SPLIT4_WARP) && narrow,
+         real = tile < tiles;
     if (!group && (!real || thread % lanes)) return;
-    /* A group past the last tile searches empty lists (no loads) with its warp's other half. */
+    /* A group past the last tile searches empty lists (no loads) beside its warp's other. */
     mj_frame4 f = mj_sort_frame4(real ? tile : 0, coop, nv, n);
     mj_i64 count[4], split[4];
 #pragma unroll
@@ -113,7 +124,10 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
                                                   : own == 1 ? f.begin[1]
                                                   : own == 2 ? f.begin[2]
                                                              : f.begin[3]);
-        mj_corank4_lanes<unsigned>(mine, count, d, split);
+        if (lanes == MJ_SPLIT4_WARP)
+            mj_corank4_lanes<unsigned, MJ_SPLIT4_WARP>(mine, count, d, split);
+        else
+            mj_corank4_lanes<unsigned, MJ_SPLIT4_HALF>(mine, count, d, split);
     } else {
         const mj_key *list[4];
 #pragma unroll
@@ -123,7 +137,7 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
         else
             mj_corank4<unsigned long long>(list, count, d, split);
     }
-    if (!real || (group && (threadIdx.x & (MJ_SPLIT4_GROUP - 1)))) return;
+    if (!real || (group && thread % lanes)) return;
 #pragma unroll
     for (int l = 0; l < 4; ++l) partitions[4 * tile + l] = split[l];
 }

@@ -41,8 +41,8 @@ MJ_HD int mj_search_lanes(long long searches) {
 }
 
 /* Lanes a 4-way split of mj_partition4 when a pass makes `splits` of them.
- * Up to MJ_SPLIT4_GROUP_MOST splits, a group of MJ_SPLIT4_GROUP lanes searches each together
- * (corank.h's window search): a level is one round of loads and a few shuffles and
+ * Up to MJ_SPLIT4_GROUP_MOST splits, a group of lanes searches each together (corank.h's
+ * window search; MJ_SPLIT4_HALF lanes, half a warp, else MJ_SPLIT4_WARP, below): a level is one round of loads and a few shuffles and
  * comparisons, no chain of adjustments. On an H100 its partitions took 17-22 us against
  * 22-25 for one lane at 2^24 u32 keys (2850 splits; ncu), u64 keys 18-26 against 23-30 (3120),
  * and bench_sort went from 1.26 to 1.30x CUB there for u32 keys, 1.66 to 1.70x for u64, 1.27 to
@@ -53,16 +53,28 @@ MJ_HD int mj_search_lanes(long long searches) {
  * whole sorts: u32 keys at 2^25 1.221 ms against 1.247 with one lane, u32 pairs at 2^24 1.189
  * against 1.208; the one lane's timings from the next run) and stayed behind at 2^27 (64-98 us
  * a pass against 41-51), hence 6144.
+ * Up to MJ_SPLIT4_WARP_MOST splits a whole warp searches each, a lane comparing its slot with
+ * one list, not two (H100, main against it, two bench_sort turns each, ratio to CUB): u32 keys
+ * 2^24 (2850 splits) 1.505/1.508 -> 1.529/1.530, partitions 18.0-22.2 -> 16.7-20.1 us (ncu);
+ * u64 keys 2^22 (1093) 1.488/1.482 -> 1.531/1.530, 2^24 (4369) 1.762 -> 1.776; but u32 keys
+ * 2^25 (5700) 1.517/1.515 -> 1.475/1.480 and u32 pairs 2^24 (5958) 1.391 -> 1.354: twice the
+ * lanes a split, and a third more issue slots, where half-warps were already near the bound.
+ * With this rule (the next run): u32 keys 2^24 1.508/1.503 -> 1.531/1.525, 2^25 1.517/1.518 ->
+ * 1.527/1.528, u32 pairs 2^24 1.395/1.390 -> 1.395/1.398, 16-byte structs 2^22 1.466/1.461 ->
+ * 1.535/1.542.
  * Above, one lane searches (mj_corank4) and the others leave at once. Its split is a chain of
  * a few hundred dependent instructions a level, so a warp of 32 splits is as slow as its
  * slowest lane's path through the branches of all 32; spreading them to about 32768 threads
  * fills an H100 without adding issue slots where it is full (from 1 to 8 lanes a split:
- * u64 keys 2^24 1.44 -> 1.52x, but at 2^27 1.36 -> 1.29x for u32). Never 16 lanes there: at
+ * u64 keys 2^24 1.44 -> 1.52x, but at 2^27 1.36 -> 1.29x for u32). Never a group there: at
  * most 4 above MJ_SPLIT4_GROUP_MOST splits. */
-#define MJ_SPLIT4_GROUP 16
+#define MJ_SPLIT4_WARP 32
+#define MJ_SPLIT4_HALF 16
+#define MJ_SPLIT4_WARP_MOST 4608
 #define MJ_SPLIT4_GROUP_MOST 6144
 MJ_HD int mj_split4_lanes(long long splits) {
-    if (splits <= MJ_SPLIT4_GROUP_MOST) return MJ_SPLIT4_GROUP;
+    if (splits <= MJ_SPLIT4_WARP_MOST) return MJ_SPLIT4_WARP;
+    if (splits <= MJ_SPLIT4_GROUP_MOST) return MJ_SPLIT4_HALF;
     int lanes = 1;
     while (lanes < 32 && splits * lanes * 2 <= 32768) lanes *= 2;
     return lanes;
