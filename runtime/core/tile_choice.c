@@ -87,7 +87,7 @@ static const struct {
 } sm90_tiles[] = {
     {MJ_MERGESORT, 4, 8, 256, 19, 256},     {MJ_MERGESORT, 8, 0, 256, 21, 256},
     {MJ_MERGESORT, 8, 4, 128, 17, 128},     {MJ_MERGESORT, 8, 8, 128, 17, 128},
-    {MJ_MERGESORT, 16, 0, 256, 9, 256},     {MJ_MERGESORT, 16, 4, 128, 17, 128},
+    {MJ_MERGESORT, 16, 0, 128, 13, 128},    {MJ_MERGESORT, 16, 4, 128, 17, 128},
     {MJ_MERGESORT, 16, 8, 128, 17, 128},    {MJ_MERGE, 4, 0, 256, 37, 256},
     {MJ_MERGE, 4, 4, 512, 7, 512},          {MJ_MERGE, 8, 0, 512, 7, 512},
     {MJ_MERGE, 16, 0, 128, 19, 128},        {MJ_MERGE, 16, 4, 128, 19, 128},
