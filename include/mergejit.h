@@ -255,6 +255,11 @@ typedef struct mj_sort_desc {
      * elements, and what a partial tile is padded with. NULL: KEY(0) for built-in keys;
      * required with op and for custom keys. */
     const char *identity;
+    /* MJ_MERGESORT: the input size, as a power of two of bytes of keys and values, from which
+     * its merge passes merge four lists rather than two. 0 (the default): the context's
+     * choice, its tuning file's record (mj_tile.merge4_log2) or else 25 (32 MiB); 1 to 62 sets
+     * it (62: no input is that large, so every pass merges two). Other primitives: 0. */
+    int merge4_log2;
 } mj_sort_desc;
 
 /* Keys of `kind` (not custom) in `order`, no values, for mergesort. */
@@ -271,6 +276,10 @@ typedef struct mj_tile {
                      * and scan, which have none) */
     double gkeys;   /* the throughput the tuner measured, Gkeys/s; 0 unknown */
     int tuned;      /* mj_context_tile: 1 from the tuning file, 0 the built-in default */
+    int merge4_log2; /* mergesort: its passes merge four lists from 2^merge4_log2 bytes of keys
+                      * and values on (mj_sort_desc.merge4_log2); mj_context_tile gives the
+                      * tuning file's, else 25, and 0 for other primitives; mj_tuning_save
+                      * takes 0 for the built-in rule or 1 to 62 */
 } mj_tile;
 
 /* The tile the context chooses for a primitive, key size and value size when a description
@@ -285,7 +294,7 @@ MJ_API mj_status mj_context_tile(mj_context *ctx, mj_primitive primitive, size_t
  * mj_sorter_resources. */
 MJ_API mj_status mj_tile_check(const mj_tile *tile, char *why, size_t why_cap);
 
-/* Writes tiles (their primitive, sizes, shape and gkeys) as the records of the context's device
+/* Writes tiles (their primitive, sizes, shape, gkeys and merge4_log2) as the records of the context's device
  * and sm into the tuning file at path (NULL: the default path described at
  * mj_context_options.tuning_file), replacing the records with the same primitive, key size and
  * value size and keeping every other record. The file is replaced atomically. A file at path

@@ -265,7 +265,7 @@ START_TEST(deploy)
     expect_source(ctx, &d[0], 3);
     d[0].value_size = 4;
     expect_not_in_bundle(ctx, &d[0], NULL, "remove of 4-byte values");
-    mj_tile rec = {MJ_BULK_REMOVE, 8, 8, 64, 5, 64, 3, 0};
+    mj_tile rec = {MJ_BULK_REMOVE, 8, 8, 64, 5, 64, 3, 0, 0};
     ctx = retune(ctx, dir, &rec, 1, "");
     mj_sort_desc r = primitive_desc(MJ_BULK_REMOVE, MJ_KEY_I64, 8);
     expect_tile(ctx, &r, 64, 5);

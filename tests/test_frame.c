@@ -244,7 +244,7 @@ static int model_sort(item *data, long long n, long long nv, long long runs, int
     int levels = mj_sort_passes(n, nv, runs);
     REQUIRE1(bs_tiles <= (1ll << levels));
     REQUIRE1(levels == 0 || bs_tiles > (1ll << (levels - 1)));
-    int ways = mj_sort_ways(n, bytes, setting);
+    int ways = mj_sort_ways(n, bytes, setting, 0);
     REQUIRE1(ways == (setting ? setting : n * bytes >= MJ_MERGE4_MIN_BYTES ? 4 : 2));
     int passes = mj_merge_passes(levels, ways);
 
@@ -386,27 +386,37 @@ END_TEST
 
 /* The choice of 2- or 4-way passes: by the input's bytes from MJ_MERGE4_MIN_BYTES (2^25) on
  * (u32 keys at 2^22 stay 2-way; u32 keys at 2^23, u64 keys and u32 pairs at 2^22 go 4-way, as
- * the H100 figures in merge_frame.h say), unless MERGEJIT_MERGE_WAYS sets it. */
+ * the H100 figures in merge_frame.h say), or from 2^min_log2 (a description's or a tuning
+ * file's merge4_log2), unless MERGEJIT_MERGE_WAYS sets it. */
 START_TEST(ways_rule)
 {
     ck_assert_int_eq(MJ_MERGE4_MIN_BYTES, 1ll << 25);
-    ck_assert_int_eq(mj_sort_ways(1ll << 22, 4, 0), 2);
-    ck_assert_int_eq(mj_sort_ways((1ll << 23) - 1, 4, 0), 2);
-    ck_assert_int_eq(mj_sort_ways(1ll << 23, 4, 0), 4);
-    ck_assert_int_eq(mj_sort_ways(1ll << 22, 8, 0), 4);
-    ck_assert_int_eq(mj_sort_ways((1ll << 22) - 1, 8, 0), 2);
-    ck_assert_int_eq(mj_sort_ways(1ll << 20, 16, 0), 2);
-    ck_assert_int_eq(mj_sort_ways(1ll << 21, 16, 0), 4); /* f64 keys with 8-byte values */
-    ck_assert_int_eq(mj_sort_ways(1ll << 27, 4, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(1ll << 22, 4, 0, 0), 2);
+    ck_assert_int_eq(mj_sort_ways((1ll << 23) - 1, 4, 0, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 23, 4, 0, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(1ll << 22, 8, 0, 0), 4);
+    ck_assert_int_eq(mj_sort_ways((1ll << 22) - 1, 8, 0, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 20, 16, 0, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 21, 16, 0, 0), 4); /* f64 keys with 8-byte values */
+    ck_assert_int_eq(mj_sort_ways(1ll << 27, 4, 0, 0), 4);
     /* A size that does not divide 2^25: the first n at or past it. */
-    ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12, 12, 0), 2);
-    ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12 + 1, 12, 0), 4);
-    ck_assert_int_eq(mj_sort_ways(0, 4, 0), 2);
-    ck_assert_int_eq(mj_sort_ways(1, 1ll << 25, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12, 12, 0, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(MJ_MERGE4_MIN_BYTES / 12 + 1, 12, 0, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(0, 4, 0, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1, 1ll << 25, 0, 0), 4);
     /* The setting wins both ways. */
-    ck_assert_int_eq(mj_sort_ways(1ll << 30, 16, 2), 2);
-    ck_assert_int_eq(mj_sort_ways(1, 1, 4), 4);
-    ck_assert_int_eq(mj_sort_ways(0, 4, 4), 4);
+    ck_assert_int_eq(mj_sort_ways(1ll << 30, 16, 2, 0), 2);
+    ck_assert_int_eq(mj_sort_ways(1, 1, 4, 0), 4);
+    ck_assert_int_eq(mj_sort_ways(0, 4, 4, 0), 4);
+    /* A threshold of its own: 2^22 bytes, the least (1), one above any input (62). */
+    ck_assert_int_eq(mj_sort_ways(1ll << 20, 4, 0, 22), 4);
+    ck_assert_int_eq(mj_sort_ways((1ll << 20) - 1, 4, 0, 22), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 23, 4, 0, 26), 2);
+    ck_assert_int_eq(mj_sort_ways(1, 4, 0, 1), 4);
+    ck_assert_int_eq(mj_sort_ways(0, 4, 0, 1), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 33, 16, 0, 62), 2);
+    ck_assert_int_eq(mj_sort_ways(1ll << 25, 4, 2, 1), 2);
+    ck_assert_int_eq(mj_sort_ways(1, 4, 4, 62), 4);
 }
 END_TEST
 

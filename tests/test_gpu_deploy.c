@@ -24,6 +24,10 @@ START_TEST(quick_tune) {
     ck_assert_msg(r.status == 0, "tune: %s%s", r.out, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "wrote 2 tiles"));
     ck_assert_ptr_nonnull(strstr(r.out, "tuned/default"));
+    /* The 4-way threshold: 2^20 keys hold 2^20 to 2^22 bytes, 2^14 keys none of the sizes. */
+    ck_assert_msg(strstr(r.out, small ? "4-way threshold not measured"
+                                      : "Gkeys/s 2-way/4-way at 2^20 "),
+                  "%s", r.out);
     mjt_tool_run_free(&r);
 
     FILE *f = fopen(json, "r");
@@ -53,6 +57,8 @@ START_TEST(quick_tune) {
     /* Under compute-sanitizer (MJ_TEST_SMALL) a 2^14-key sort is so slow that its rate rounds
      * to 0.00 Gkeys/s in the file. */
     ck_assert(small ? t.gkeys >= 0 : t.gkeys > 0);
+    ck_assert_msg(t.merge4_log2 == 0 || (!small && t.merge4_log2 >= 20 && t.merge4_log2 <= 22),
+                  "merge4_log2 %d", t.merge4_log2);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *s = NULL;

@@ -238,8 +238,8 @@ START_TEST(test_merge_ways) {
         mj_key_kind kind = cases[c].kind;
         size_t bytes = mj_key_kind_size(kind) + cases[c].value_size;
         size_t four = ((size_t)MJ_MERGE4_MIN_BYTES + bytes - 1) / bytes;
-        ck_assert_int_eq(mj_sort_ways((long long)four, (long long)bytes, 0), 4);
-        ck_assert_int_eq(mj_sort_ways((long long)four - 1, (long long)bytes, 0), 2);
+        ck_assert_int_eq(mj_sort_ways((long long)four, (long long)bytes, 0, 0), 4);
+        ck_assert_int_eq(mj_sort_ways((long long)four - 1, (long long)bytes, 0, 0), 2);
         for (size_t n = four - 1; n <= four; ++n) {
             if (getenv("MJ_TEST_TRACE")) fprintf(stderr, "MERGEJIT_MERGE_WAYS unset ");
             check_sort(kind, MJ_ASCENDING, cases[c].value_size, DIST_FEW, n, 1000 + n);

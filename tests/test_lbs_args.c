@@ -190,8 +190,8 @@ END_TEST
 
 START_TEST(tiles)
 {
-    tile_limits((mj_tile){MJ_LOAD_BALANCE, 4, 0, 128, 11, 128, 0, 0},
-                (mj_tile){MJ_INTERVAL_EXPAND, 8, 64, 1024, 63, 1024, 0, 0});
+    tile_limits((mj_tile){MJ_LOAD_BALANCE, 4, 0, 128, 11, 128, 0, 0, 0},
+                (mj_tile){MJ_INTERVAL_EXPAND, 8, 64, 1024, 63, 1024, 0, 0, 0});
 
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
@@ -199,8 +199,8 @@ START_TEST(tiles)
     ck_assert_int_eq(mj_context_tile(ctx, MJ_INTERVAL_EXPAND, 8, 12, &def), MJ_OK);
     ck_assert_int_eq(def.nt, def.bs_nt);
     ck_assert_int_eq(def.tuned, 0);
-    mj_tile rec[2] = {{MJ_LOAD_BALANCE, 4, 0, 256, 7, 256, 12.5, 0},
-                      {MJ_INTERVAL_EXPAND, 8, 12, 64, 5, 64, 3, 0}};
+    mj_tile rec[2] = {{MJ_LOAD_BALANCE, 4, 0, 256, 7, 256, 12.5, 0, 0},
+                      {MJ_INTERVAL_EXPAND, 8, 12, 64, 5, 64, 3, 0, 0}};
     ctx = retune(ctx, dir, rec, 2, "");
     expect_tuned(ctx, MJ_LOAD_BALANCE, 4, 0, 256, 7);
     mj_sort_desc d = primitive_desc(MJ_INTERVAL_EXPAND, MJ_KEY_I64, 12);

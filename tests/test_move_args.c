@@ -185,13 +185,13 @@ START_TEST(deploy)
     d[1].order = MJ_DESCENDING; /* not used: the same entry */
     write_bundle(dir, path, d, 2, 1);
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_tile rec = {MJ_INTERVAL_MOVE, 8, 8, 64, 5, 64, 3, 0};
+    mj_tile rec = {MJ_INTERVAL_MOVE, 8, 8, 64, 5, 64, 3, 0, 0};
     ctx = retune(ctx, dir, &rec, 1, path);
     expect_source(ctx, &d[1], 3);
     d[1].value_size = 8;
     expect_not_in_bundle(ctx, &d[1], NULL, "move of 8-byte values");
     expect_tuned(ctx, MJ_INTERVAL_MOVE, 8, 8, 64, 5);
-    mj_tile t = {MJ_INTERVAL_MOVE, 8, 4, 256, 11, 256, 0, 0};
+    mj_tile t = {MJ_INTERVAL_MOVE, 8, 4, 256, 11, 256, 0, 0, 0};
     tile_refused(&t, "shared memory");
     scratch_close(ctx, dir);
 }

@@ -315,7 +315,7 @@ END_TEST
 START_TEST(tiles)
 {
     char why[256];
-    mj_tile t = {MJ_SCAN, 4, 0, 128, 7, 128, 0, 0};
+    mj_tile t = {MJ_SCAN, 4, 0, 128, 7, 128, 0, 0, 0};
     ck_assert_int_eq(mj_tile_check(&t, why, sizeof why), MJ_OK);
     t.bs_nt = 256;
     tile_refused(&t, "no blocksort");
@@ -329,7 +329,7 @@ START_TEST(tiles)
     ck_assert_int_eq(mj_context_tile(ctx, MJ_REDUCE, 8, 0, &def), MJ_OK);
     ck_assert_int_eq(def.nt, def.bs_nt);
     ck_assert_int_eq(def.tuned, 0);
-    mj_tile rec[2] = {{MJ_SCAN, 4, 0, 128, 7, 128, 12.5, 0}, {MJ_REDUCE, 8, 0, 64, 3, 64, 3, 0}};
+    mj_tile rec[2] = {{MJ_SCAN, 4, 0, 128, 7, 128, 12.5, 0, 0}, {MJ_REDUCE, 8, 0, 64, 3, 64, 3, 0, 0}};
     ctx = retune(ctx, dir, rec, 2, "");
     expect_tuned(ctx, MJ_SCAN, 4, 0, 128, 7);
     mj_sort_desc d = primitive_desc(MJ_REDUCE, MJ_KEY_U64, 0);

@@ -204,8 +204,8 @@ END_TEST
 
 START_TEST(tiles)
 {
-    tile_limits((mj_tile){MJ_SORTED_SEARCH, 4, 0, 128, 11, 128, 0, 0},
-                (mj_tile){MJ_SORTED_SEARCH, 8, 0, 1024, 63, 1024, 0, 0});
+    tile_limits((mj_tile){MJ_SORTED_SEARCH, 4, 0, 128, 11, 128, 0, 0, 0},
+                (mj_tile){MJ_SORTED_SEARCH, 8, 0, 1024, 63, 1024, 0, 0, 0});
 
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
@@ -214,7 +214,7 @@ START_TEST(tiles)
     ck_assert_int_eq(def.nt, def.bs_nt);
     ck_assert_int_eq(def.vt, 7);
     ck_assert_int_eq(def.tuned, 0);
-    mj_tile rec[1] = {{MJ_SORTED_SEARCH, 4, 0, 256, 15, 256, 30, 0}};
+    mj_tile rec[1] = {{MJ_SORTED_SEARCH, 4, 0, 256, 15, 256, 30, 0, 0}};
     ctx = retune(ctx, dir, rec, 1, "");
     mj_sort_desc d = primitive_desc(MJ_SORTED_SEARCH, MJ_KEY_F32, 0);
     expect_tile(ctx, &d, 256, 15);

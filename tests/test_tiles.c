@@ -11,7 +11,7 @@
 #include "tune.h"
 
 static mj_tile tile(mj_primitive p, size_t k, size_t v, int nt, int vt, int bs) {
-    mj_tile t = {p, k, v, nt, vt, bs, 0, 0};
+    mj_tile t = {p, k, v, nt, vt, bs, 0, 0, 0};
     return t;
 }
 
@@ -231,6 +231,99 @@ START_TEST(resources_and_spills) {
 }
 END_TEST
 
+/* The passes a u32 sorter described by d plans for n keys ("bs+3x2+1x4"), or its creation's
+ * status as "error N". */
+static const char *passes_of(mj_context *ctx, const mj_sort_desc *d, size_t n, char *text,
+                             size_t cap) {
+    mj_sorter *s = NULL;
+    mj_status st = mj_sorter_create(ctx, d, &s);
+    if (st) {
+        snprintf(text, cap, "error %d", (int)st);
+        return text;
+    }
+    mj_sort_pass p[64];
+    int count = 0;
+    ck_assert_int_eq(mj_sorter_sort_passes(s, n, p, 64, &count), MJ_OK);
+    mj_sort_passes_text(p, count, text, cap);
+    mj_sorter_destroy(s);
+    return text;
+}
+
+/* Where mergesort's 4-way passes start: the description's merge4_log2, else the tuning file's
+ * (which MERGEJIT_MERGE_WAYS outranks, the description's not), else 2^25 bytes; and the
+ * tuner's rule for the threshold from its timings. */
+START_TEST(merge4_threshold) {
+    const int lg[] = {20, 21, 22, 23, 24};
+    const double two[] = {10, 10, 10, 10, 10}, up[] = {9, 11, 9, 11, 12}, all[] = {11, 11, 11, 11, 11},
+                 top_loses[] = {11, 11, 11, 11, 9}, tie[] = {9, 9, 9, 9, 10};
+    ck_assert_int_eq(tune_merge4_threshold(lg, two, up, 5), 23);
+    ck_assert_int_eq(tune_merge4_threshold(lg, two, all, 5), 20);
+    ck_assert_int_eq(tune_merge4_threshold(lg, two, top_loses, 5), 0);
+    ck_assert_int_eq(tune_merge4_threshold(lg, two, tie, 5), 0);
+    ck_assert_int_eq(tune_merge4_threshold(lg, two, up, 0), 0);
+
+    char *dir = mjt_tmpdir(), path[4096], cache[4096], text[64];
+    snprintf(path, sizeof path, "%s/tuning", dir);
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    mj_context *ctx = NULL;
+    ck_assert_int_eq(tuned_context("", cache, &ctx), MJ_OK);
+    mj_tile t;
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &t), MJ_OK);
+    ck_assert_int_eq(t.merge4_log2, 0);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    /* The built-in rule: u32 keys go 4-way from 2^23 of them. */
+    ck_assert_ptr_null(strstr(passes_of(ctx, &d, (1u << 23) - 1, text, sizeof text), "x4"));
+    ck_assert_ptr_nonnull(strstr(passes_of(ctx, &d, 1u << 23, text, sizeof text), "x4"));
+    /* The description's: from 2^22 bytes; or never. */
+    d.merge4_log2 = 22;
+    ck_assert_ptr_null(strstr(passes_of(ctx, &d, (1u << 20) - 1, text, sizeof text), "x4"));
+    ck_assert_ptr_nonnull(strstr(passes_of(ctx, &d, 1u << 20, text, sizeof text), "x4"));
+    d.merge4_log2 = 62;
+    ck_assert_ptr_null(strstr(passes_of(ctx, &d, 1u << 26, text, sizeof text), "x4"));
+    /* Out of range, or on another primitive: refused with the reason. */
+    const int bad[] = {-1, 63};
+    for (int i = 0; i < 2; i++) {
+        d.merge4_log2 = bad[i];
+        ck_assert_str_eq(passes_of(ctx, &d, 1, text, sizeof text), "error 1");
+        ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "out of range"));
+    }
+    mj_sort_desc m;
+    mj_sort_desc_init(&m, MJ_KEY_U32, MJ_ASCENDING);
+    m.primitive = MJ_MERGE;
+    m.merge4_log2 = 22;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &m, &s), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "for mergesort only"));
+
+    /* Saved with a tile, read back by the next context. A merge tile with one is refused. */
+    mj_tile rec = tile(MJ_MERGESORT, 4, 0, 256, 23, 512);
+    rec.merge4_log2 = 21;
+    mj_tile merge = tile(MJ_MERGE, 4, 0, 256, 23, 256);
+    merge.merge4_log2 = 21;
+    ck_assert_int_eq(mj_tuning_save(ctx, path, &merge, 1), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(mj_tuning_save(ctx, path, &rec, 1), MJ_OK);
+    mj_context_destroy(ctx);
+    ck_assert_int_eq(tuned_context(path, cache, &ctx), MJ_OK);
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &t), MJ_OK);
+    ck_assert_int_eq(t.merge4_log2, 21);
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 8, 0, &t), MJ_OK);
+    ck_assert_int_eq(t.merge4_log2, 0);
+    d.merge4_log2 = 0;
+    ck_assert_ptr_null(strstr(passes_of(ctx, &d, (1u << 19) - 1, text, sizeof text), "x4"));
+    ck_assert_ptr_nonnull(strstr(passes_of(ctx, &d, 1u << 19, text, sizeof text), "x4"));
+    /* MERGEJIT_MERGE_WAYS outranks the file; the description outranks both. */
+    setenv("MERGEJIT_MERGE_WAYS", "2", 1);
+    ck_assert_ptr_null(strstr(passes_of(ctx, &d, 1u << 22, text, sizeof text), "x4"));
+    d.merge4_log2 = 20;
+    ck_assert_ptr_nonnull(strstr(passes_of(ctx, &d, 1u << 18, text, sizeof text), "x4"));
+    unsetenv("MERGEJIT_MERGE_WAYS");
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 static size_t plan(const tune_config *c, const int *nts, int n, int quick, const mj_tile *def,
                    tune_point *out, size_t cap) {
     size_t count = tune_plan(c, nts, n, quick, def, NULL, 0);
@@ -372,6 +465,7 @@ int main(void) {
     tcase_add_test(tc, tuning_in_contexts);
     tcase_add_test(tc, tuning_file_errors);
     tcase_add_test(tc, resources_and_spills);
+    tcase_add_test(tc, merge4_threshold);
     tcase_add_test(tc, tune_plan_candidates);
     tcase_add_test(tc, tune_schedule_order);
     suite_add_tcase(s, tc);

@@ -19,8 +19,8 @@ static size_t count_of(const char *text, const char *needle)
 }
 
 /* Runs the quick sweep of 4-byte keys alone at NT 64 and 128 (VT 19 to 27, and the default
- * 256 x 23 x 512 appended) on 1024 keys, into json; sort: the fake sorts what is read back. */
-static mjt_tool_run sweep(const char *cache, const char *json, int sort)
+ * 256 x 23 x 512 appended) on 2^lg keys, into json; sort: the fake sorts what is read back. */
+static mjt_tool_run sweep(const char *cache, const char *json, int sort, const char *lg)
 {
     static char cache_env[4200], driver_env[4200];
     snprintf(cache_env, sizeof cache_env, "MERGEJIT_CACHE_DIR=%s", cache);
@@ -29,7 +29,7 @@ static mjt_tool_run sweep(const char *cache, const char *json, int sort)
                                sort ? "MJT_FAKE_CUDA_SORT=1" : "MJT_FAKE_CUDA_SORT=0",
                                NULL};
     const char *const args[] = {"tune", "--primitives", "mergesort", "--keys", "4",
-                                "--values", "0", "--nt", "64,128", "--quick", "--sizes", "10",
+                                "--values", "0", "--nt", "64,128", "--quick", "--sizes", lg,
                                 "--reps", "2", "--threads", "2", "--no-save", "--json", json,
                                 NULL};
     return mjt_run_tool(args, env);
@@ -44,10 +44,15 @@ START_TEST(sweep_on_a_driver_that_runs_nothing)
     /* Checks pass. On sm_90, VT 21 spills at both NTs (the 4-way merge's 32 bytes): each
      * lane keeps VT 19, loses 21 to the spill and 23 to 27 to skips; the default is measured
      * whatever its lane did. */
-    mjt_tool_run r = sweep(cache, json, 1);
+    mjt_tool_run r = sweep(cache, json, 1, "10");
     ck_assert_msg(r.status == 0, "tune exited %d:\n%s\n%s", r.status, r.out, r.err);
     ck_assert_msg(strstr(r.out, "11 candidate tiles") && strstr(r.out, "3 of 11 candidates "
                                                                        "measured"),
+                  "%s", r.out);
+    /* 1024 keys hold less than the 4-way threshold's smallest size. */
+    ck_assert_msg(strstr(r.out, "mergesort k4 v0 ") &&
+                      strstr(r.out, "4-way threshold not measured (the inputs hold less than "
+                                    "2^20 bytes); the built-in rule stays"),
                   "%s", r.out);
     ck_assert_msg(strstr(r.err, "swept in ") && strstr(r.err, "waiting for compiles") &&
                       strstr(r.err, "on the GPU") && strstr(r.err, "the checks took") &&
@@ -76,7 +81,7 @@ START_TEST(sweep_on_a_driver_that_runs_nothing)
     /* Checks fail (the output is the unsorted input): each lane's first point is rejected
      * with the check's message, and the rest of its lane is ruled out (skipped, or rejected
      * for its spill where its build ended first); nothing is measured, so the tool fails. */
-    r = sweep(cache, json, 0);
+    r = sweep(cache, json, 0, "10");
     ck_assert_msg(r.status == 1, "tune exited %d:\n%s\n%s", r.status, r.out, r.err);
     ck_assert_msg(strstr(r.err, "1 configuration had no tile that built and ran"), "%s", r.err);
     points = mjt_read_file(json, NULL);
@@ -87,6 +92,15 @@ START_TEST(sweep_on_a_driver_that_runs_nothing)
                           count_of(points, "\"outcome\": \"skipped\""),
                       8);
     free(points);
+    mjt_tool_run_free(&r);
+
+    /* 2^18 keys hold 2^20 bytes: the winner is timed (and its output checked) both ways
+     * there. The fake's runs take no time, so 4-way passes never lead. */
+    r = sweep(cache, json, 1, "18");
+    ck_assert_msg(r.status == 0, "tune exited %d:\n%s\n%s", r.status, r.out, r.err);
+    ck_assert_msg(strstr(r.out, "4-way passes never ahead at the largest size measured; the "
+                                "built-in rule stays; Gkeys/s 2-way/4-way at 2^20 "),
+                  "%s", r.out);
     mjt_tool_run_free(&r);
     mjt_rmtree(dir);
     free(dir);

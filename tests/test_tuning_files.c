@@ -196,17 +196,19 @@ START_TEST(write_cases)
         mj_tuning_entry e;
         const char *want;
     } refused[] = {
-        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 0, 512, 1}, "vt 0 is out of range"},
-        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 23, 384, 1}, "bs_nt 384"},
-        {{"X", 90, MJ_MERGESORT, 0, 0, 256, 23, 512, 1}, "key_size 0"},
-        {{"X", 90, MJ_PRIMITIVE_COUNT, 4, 0, 256, 23, 512, 1}, "primitive"},
-        {{"X", 9, MJ_MERGESORT, 4, 0, 256, 23, 512, 1}, "sm 9"},
-        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, -1}, "gkeys"},
-        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, NAN}, "gkeys"},
-        {{"", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1}, "empty"},
-        {{"a\nb", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1}, "control character"},
-        {{" X", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1}, "space"},
-        {{"X ", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1}, "space"},
+        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 0, 512, 1, 0}, "vt 0 is out of range"},
+        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 23, 384, 1, 0}, "bs_nt 384"},
+        {{"X", 90, MJ_MERGESORT, 0, 0, 256, 23, 512, 1, 0}, "key_size 0"},
+        {{"X", 90, MJ_PRIMITIVE_COUNT, 4, 0, 256, 23, 512, 1, 0}, "primitive"},
+        {{"X", 9, MJ_MERGESORT, 4, 0, 256, 23, 512, 1, 0}, "sm 9"},
+        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, -1, 0}, "gkeys"},
+        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, NAN, 0}, "gkeys"},
+        {{"", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1, 0}, "empty"},
+        {{"a\nb", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1, 0}, "control character"},
+        {{" X", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1, 0}, "space"},
+        {{"X ", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1, 0}, "space"},
+        {{"X", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 1, 63}, "merge4_log2 63"},
+        {{"X", 90, MJ_MERGE, 4, 0, 256, 23, 256, 1, 25}, "for mergesort only"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         mj_tuning one = {0};

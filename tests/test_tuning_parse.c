@@ -135,6 +135,31 @@ START_TEST(bad_tile_lines)
     assert_bad_line("tile mergesort 4 0 256 23 512 1 2", "needs 7 fields");
     assert_bad_line("tile mergesort 4 0 256 23 512 1 # note", "needs 7 fields");
     assert_bad_line("tile", "needs 7 fields");
+    /* Version 2: the merge4 field (0, or 1 to 62 for mergesort), and no line without it. */
+    static const char v2[] = "mergejit-tuning 2\ndevice 90 X\n"
+                             "tile mergesort 4 0 256 23 512 1 24\ntile merge 4 0 256 23 256 1 0\n";
+    char v2_err[512] = "";
+    mj_tuning v2_t;
+    ck_assert_msg(mj__tuning_parse(v2, sizeof v2 - 1, "/path/x", &v2_t, v2_err, sizeof v2_err) == 0,
+                  "%s", v2_err);
+    ck_assert_uint_eq(v2_t.count, 2);
+    ck_assert_int_eq(mj__tuning_find(&v2_t, "X", 90, MJ_MERGESORT, 4, 0)->merge4_log2, 24);
+    ck_assert_int_eq(mj__tuning_find(&v2_t, "X", 90, MJ_MERGE, 4, 0)->merge4_log2, 0);
+    mj__tuning_free(&v2_t);
+    static const struct {
+        const char *line, *want;
+    } v2_bad[] = {
+        {"tile mergesort 4 0 256 23 512 1", "needs 8 fields"},
+        {"tile mergesort 4 0 256 23 512 1 24 1", "needs 8 fields"},
+        {"tile mergesort 4 0 256 23 512 1 63", "merge4_log2 63 is out of range (0, or 1 to 62)"},
+        {"tile mergesort 4 0 256 23 512 1 -1", "merge4 '-1' is not a number"},
+        {"tile merge 4 0 256 23 256 1 24", "merge4_log2 is for mergesort only"},
+    };
+    for (size_t i = 0; i < sizeof v2_bad / sizeof *v2_bad; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "mergejit-tuning 2\ndevice 90 X\n%s\n", v2_bad[i].line);
+        assert_bad(text, strlen(text), 3, v2_bad[i].want);
+    }
     /* Unknown keywords. */
     assert_bad_line("tiles mergesort 4 0 256 23 512 1", "unknown keyword 'tiles'");
     assert_bad_line("Device 90 X", "unknown keyword 'Device'");
@@ -206,7 +231,7 @@ static void assert_foreign(const void *text, size_t len)
     ck_assert_ptr_null(t.entries);
     ck_assert_uint_eq(t.count, 0);
     ck_assert_str_eq(err, "/path/x is not a mergejit tuning file (its first line is not "
-                          "'mergejit-tuning 1')");
+                          "'mergejit-tuning 2')");
 }
 
 START_TEST(foreign_files)
@@ -243,10 +268,10 @@ START_TEST(other_versions)
 {
     char err[512] = "";
     mj_tuning t;
-    ck_assert_int_eq(parse_str("mergejit-tuning 2\ndevice 90 X\nsomething new\n", &t, err,
+    ck_assert_int_eq(parse_str("mergejit-tuning 3\ndevice 90 X\nsomething new\n", &t, err,
                                sizeof err),
                      -1);
-    ck_assert_str_eq(err, "/path/x is tuning format version 2; this library reads version 1");
+    ck_assert_str_eq(err, "/path/x is tuning format version 3; this library reads versions 1 to 2");
     ck_assert_ptr_null(t.entries);
     ck_assert_int_eq(parse_str("mergejit-tuning 0", &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "version 0;"));

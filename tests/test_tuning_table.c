@@ -33,24 +33,24 @@ START_TEST(roundtrip)
     ck_assert_str_eq(first, second);
 
     /* The layout: devices in order of first appearance, entries sorted within each. */
-    const char *want = "mergejit-tuning 1\n"
+    const char *want = "mergejit-tuning 2\n"
                        "# written by mergejit " MJ_VERSION_STRING "\n"
                        "\n"
                        "device 90 NVIDIA H100 80GB HBM3\n"
-                       "tile mergesort 4 0 256 23 512 20.41\n"
-                       "tile mergesort 4 4 256 15 256 11.01\n"
-                       "tile merge 8 8 128 9 128 0.00\n"
-                       "tile locality 256 64 32 1 1024 0.50\n"
+                       "tile mergesort 4 0 256 23 512 20.41 24\n"
+                       "tile mergesort 4 4 256 15 256 11.01 0\n"
+                       "tile merge 8 8 128 9 128 0.00 0\n"
+                       "tile locality 256 64 32 1 1024 0.50 0\n"
                        "\n"
                        "device 80 NVIDIA A100-SXM4-40GB\n"
-                       "tile mergesort 8 0 1024 63 1024 1234.57\n"
-                       "tile segsort 4 4 128 15 256 3.14\n"
+                       "tile mergesort 8 0 1024 63 1024 1234.57 0\n"
+                       "tile segsort 4 4 128 15 256 3.14 0\n"
                        "\n"
                        "device 89 NVIDIA H100 80GB HBM3\n"
-                       "tile mergesort 1 0 64 7 64 7.00\n"
+                       "tile mergesort 1 0 64 7 64 7.00 0\n"
                        "\n"
                        "device 75 Odd  name\xc3\xa9 with #hash\n"
-                       "tile mergesort 2 0 512 3 1024 1000000.00\n";
+                       "tile mergesort 2 0 512 3 1024 1000000.00 0\n";
     ck_assert_str_eq(first, want);
     free(first);
     free(second);

@@ -25,7 +25,10 @@ static const char usage[] =
     "input, checks every result on threads of its own, and writes the winners to the tuning\n"
     "file, which contexts on this device then read. The built-in default tile of each\n"
     "configuration is always measured too, and the table at the end compares the winner with\n"
-    "it. On stderr it says how many candidates it built, how many NVRTC programs that\n"
+    "it. Each mergesort winner is then timed with 2-way passes only and with 4-way ones on\n"
+    "2^20 to 2^28 bytes of keys and values (prefixes of the inputs) and the size from which\n"
+    "4-way passes were faster at every larger size is saved with its tile (mj_tile's\n"
+    "merge4_log2; none where they never led: the built-in 2^25 stays). On stderr it says how many candidates it built, how many NVRTC programs that\n"
     "compiled (kernels that tiles share, such as the partitions, compile once), and where\n"
     "the sweep's time went.\n"
     "\n"
@@ -223,26 +226,37 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
 
 /* ---------------------------------------------------------------- the run */
 
-/* Prints the winners against the defaults and fills tiles with each configuration's winner;
- * returns how many. */
-static size_t summarize(const tune_opts *o, const tune_point *pts, size_t count, mj_tile *tiles)
+/* Configuration c's measured point with the best score, or NULL; its default point in *def
+ * (NULL when none). */
+static const tune_point *winner_of(const tune_point *pts, size_t count, const tune_config *c,
+                                   const tune_point **def)
+{
+    const tune_point *best = NULL;
+    *def = NULL;
+    for (size_t i = 0; i < count; i++) {
+        const tune_point *p = &pts[i];
+        if (p->primitive != c->primitive || p->key_size != c->key_size ||
+            p->value_size != c->value_size)
+            continue;
+        if (p->is_default)
+            *def = p;
+        if (p->outcome == TUNE_MEASURED && (!best || p->score > best->score))
+            best = p;
+    }
+    return best;
+}
+
+/* Prints the winners against the defaults and fills tiles with each configuration's winner
+ * (mergesort's with the 4-way threshold in merge4[ci]); returns how many. */
+static size_t summarize(const tune_opts *o, const tune_point *pts, size_t count,
+                        const int *merge4, mj_tile *tiles)
 {
     size_t n = 0;
     printf("\n%-10s %4s %5s  %-12s %8s  %-12s %8s  %s\n", "primitive", "key", "value",
            "default", "Gkeys/s", "tuned", "Gkeys/s", "tuned/default");
     for (int ci = 0; ci < o->config_count; ci++) {
         const tune_config *c = &o->configs[ci];
-        const tune_point *def = NULL, *best = NULL;
-        for (size_t i = 0; i < count; i++) {
-            const tune_point *p = &pts[i];
-            if (p->primitive != c->primitive || p->key_size != c->key_size ||
-                p->value_size != c->value_size)
-                continue;
-            if (p->is_default)
-                def = p;
-            if (p->outcome == TUNE_MEASURED && (!best || p->score > best->score))
-                best = p;
-        }
+        const tune_point *def = NULL, *best = winner_of(pts, count, c, &def);
         char dt[32] = "-", bt[32] = "-";
         if (def)
             snprintf(dt, sizeof dt, "%dx%dx%d", def->nt, def->vt, def->bs_nt);
@@ -257,9 +271,48 @@ static size_t summarize(const tune_opts *o, const tune_point *pts, size_t count,
             printf("%s\n", best ? "(default not measured)" : "(nothing measured)");
         if (best)
             tiles[n++] = (mj_tile){c->primitive, c->key_size, c->value_size, best->nt,
-                                   best->vt, best->bs_nt, best->score, 1};
+                                   best->vt, best->bs_nt, best->score, 1, merge4[ci]};
     }
     return n;
+}
+
+/* Mergesort's 4-way threshold for each mergesort configuration with a winner, into merge4
+ * (0 for the rest, and where no crossing was measured), with a line each: the winner's speed
+ * with 2-way passes and with 4-way ones at each size. CLI_OK, or the failure that stopped it. */
+static int crossovers(const tune_opts *o, const tune_point *pts, size_t count, tune_bench *b,
+                      int *merge4)
+{
+    char why[512];
+    for (int ci = 0; ci < o->config_count; ci++) {
+        const tune_config *c = &o->configs[ci];
+        const tune_point *def, *best = winner_of(pts, count, c, &def);
+        merge4[ci] = 0;
+        if (c->primitive != MJ_MERGESORT || !best)
+            continue;
+        tune_crossing x;
+        if (tune_crossover(b, c, best, &x, why, sizeof why))
+            return cli_error("the 4-way threshold of mergesort k%zu v%zu: %s", c->key_size,
+                             c->value_size, why);
+        merge4[ci] = x.merge4_log2;
+        printf("mergesort k%zu v%zu %dx%dx%d: ", c->key_size, c->value_size, best->nt, best->vt,
+               best->bs_nt);
+        if (x.count == 0) {
+            printf("4-way threshold not measured (the inputs hold less than 2^%d bytes); the "
+                   "built-in rule stays\n", TUNE_CROSS_FIRST);
+            continue;
+        }
+        if (x.merge4_log2)
+            printf("4-way passes from 2^%d bytes (built-in: 2^25);", x.merge4_log2);
+        else
+            printf("4-way passes never ahead at the largest size measured; the built-in rule "
+                   "stays;");
+        printf(" Gkeys/s 2-way/4-way at");
+        for (int i = 0; i < x.count; i++)
+            printf(" 2^%d %.2f/%.2f", x.log2[i], x.gkeys2[i], x.gkeys4[i]);
+        printf("\n");
+    }
+    fflush(stdout);
+    return CLI_OK;
 }
 
 static size_t plan_all(mj_context *ctx, const tune_opts *o, tune_point *out)
@@ -556,10 +609,11 @@ static int save_tiles(mj_context *ctx, const tune_opts *o, int sm, const mj_tile
 }
 
 /* The summary table, the reports and the tuning file. */
-static int report(mj_context *ctx, const tune_opts *o, const tuner *t, mj_tile *tiles)
+static int report(mj_context *ctx, const tune_opts *o, const tuner *t, const int *merge4,
+                  mj_tile *tiles)
 {
     int rc = CLI_OK;
-    size_t winners = summarize(o, t->points, t->count, tiles);
+    size_t winners = summarize(o, t->points, t->count, merge4, tiles);
     printf("%zu of %zu candidates measured\n", t->measured, t->count);
     tune_run_info info = {mj_context_device_name(ctx), t->sm, o->size_count, {0}, (int)o->reps,
                           o->quick, mj_version()};
@@ -604,7 +658,8 @@ int cmd_tune(int argc, char **argv)
     tune_bench b = {.ctx = ctx, .o = &o};
     b.times = calloc((size_t)o.reps, sizeof *b.times);
     mj_tile *tiles = calloc((size_t)o.config_count, sizeof *tiles);
-    if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles) {
+    int *merge4 = calloc((size_t)o.config_count, sizeof *merge4);
+    if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles || !merge4) {
         rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "no host memory for %zu points", count);
     } else {
         plan_all(ctx, &o, t.points);
@@ -614,7 +669,9 @@ int cmd_tune(int argc, char **argv)
         pthread_cond_init(&t.done, NULL);
         rc = build_and_measure(&o, &t, &b);
         if (rc == CLI_OK)
-            rc = report(ctx, &o, &t, tiles);
+            rc = crossovers(&o, t.points, count, &b, merge4);
+        if (rc == CLI_OK)
+            rc = report(ctx, &o, &t, merge4, tiles);
         tune_checker_stop(b.checker); /* its verdicts take t.lock */
         b.checker = NULL;
         pthread_cond_destroy(&t.done);
@@ -623,6 +680,7 @@ int cmd_tune(int argc, char **argv)
     tune_bench_free(&b);
     free(b.times);
     free(tiles);
+    free(merge4);
     free(t.points);
     free(t.timed);
     free(t.order);

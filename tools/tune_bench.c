@@ -1,6 +1,7 @@
 /* The tuner's timing: every candidate run --reps times per size on its configuration's inputs
  * (tune_inputs.c; the median taken), and the first run's output read back and queued for its
- * check (tools/cli/tune_checker.c), which runs beside the next timings. */
+ * check (tools/cli/tune_checker.c), which runs beside the next timings; and mergesort's 4-way
+ * threshold, from its winner timed with 2-way and with 4-way passes over a range of sizes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,20 @@ static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 
 /* ---------------------------------------------------------------- timing */
 
+/* Grows the temporary buffer to at least need bytes. */
+static mj_status temp_reserve(tune_bench *b, size_t need)
+{
+    if (need <= b->temp_bytes)
+        return MJ_OK;
+    mj__dev_free(b->ctx, b->temp);
+    b->temp = NULL;
+    b->temp_bytes = 0;
+    mj_status st = mj__dev_alloc(b->ctx, &b->temp, need);
+    if (!st)
+        b->temp_bytes = need;
+    return st;
+}
+
 /* Reads the output of the run just timed on `in` (the checked size) into a slot of the checker,
  * *slot, with what its check needs in *d. NULL, or why the output could not be had. */
 static const char *read_output(tune_bench *b, const tune_config *c, tune_inputs *in,
@@ -146,16 +161,8 @@ const char *tune_measure(tune_bench *b, const tune_config *c, size_t point, tune
         size_t need = 0;
         /* lbs, expand and move merge the items with the offsets */
         size_t merged = tune_is_lbs(c->primitive) ? in->n + in->offset_count : in->n;
-        if ((st = mj_sorter_temp_size(s, merged, 0, &need)))
+        if ((st = mj_sorter_temp_size(s, merged, 0, &need)) || (st = temp_reserve(b, need)))
             break;
-        if (need > b->temp_bytes) {
-            mj__dev_free(b->ctx, b->temp);
-            b->temp = NULL;
-            b->temp_bytes = 0;
-            if ((st = mj__dev_alloc(b->ctx, &b->temp, need)))
-                break;
-            b->temp_bytes = need;
-        }
         run_job job = {c, s, in, b->temp, b->temp_bytes};
         for (long r = 0; r < b->o->reps && !st && !bad; r++) {
             t0 = tune_now_s();
@@ -184,6 +191,116 @@ const char *tune_measure(tune_bench *b, const tune_config *c, size_t point, tune
     p->score = exp(log_sum / b->o->size_count);
     tune_checker_submit(b->checker, slot, point, c, &check);
     return NULL;
+}
+
+/* ---------------------------------------------------------------- the 4-way threshold */
+
+/* One sort of the first n elements of an input. */
+typedef struct prefix_job {
+    mj_sorter *sorter;
+    tune_inputs *in;
+    size_t n;
+    void *temp;
+    size_t temp_bytes;
+} prefix_job;
+
+static mj_status sort_prefix(void *arg)
+{
+    prefix_job *j = arg;
+    return mj_sorter_sort(j->sorter, j->in->keys, j->in->values, j->n, j->temp, j->temp_bytes,
+                          NULL);
+}
+
+/* The median Gkeys/s of --reps sorts by s of the first n elements of in, each from the input
+ * as generated; when `check`, the first run's keys are checked against in's host keys (the
+ * checked size's). NULL, or why it failed (in why). */
+static const char *time_prefix(tune_bench *b, const tune_config *c, mj_sorter *s,
+                               tune_inputs *in, size_t n, int check, double *gkeys, char *why,
+                               size_t cap)
+{
+    size_t need = 0;
+    mj_status st = mj_sorter_temp_size(s, n, 0, &need);
+    if (!st)
+        st = temp_reserve(b, need);
+    prefix_job job = {s, in, n, b->temp, b->temp_bytes};
+    for (long r = 0; r < b->o->reps && !st; r++) {
+        st = mj__dev_copy(b->ctx, in->keys, in->src_keys, n * c->key_size);
+        if (!st && c->value_size)
+            st = mj__dev_copy(b->ctx, in->values, in->src_values, n * c->value_size);
+        if (!st)
+            st = mj__dev_time(b->ctx, sort_prefix, &job, &b->times[r]);
+        if (!st && r == 0 && check) {
+            unsigned char *out = malloc(n * c->key_size);
+            const char *bad = "no host memory to check the result";
+            if (out && mj__dev_download(b->ctx, out, in->keys, n * c->key_size) != MJ_OK)
+                bad = "the result could not be read back";
+            else if (out)
+                bad = tune_check(c, &(tune_check_data){n, 0, in->host_keys, NULL, 0,
+                                                       tune_key_sum(in->host_keys, c->key_size,
+                                                                    n),
+                                                       out, 0});
+            free(out);
+            if (bad) {
+                snprintf(why, cap, "%s", bad);
+                return why;
+            }
+        }
+    }
+    if (st) {
+        snprintf(why, cap, "%s", mj_context_last_error(b->ctx));
+        return why;
+    }
+    cli_sort_floats(b->times, (size_t)b->o->reps);
+    double ms = b->times[b->o->reps / 2];
+    *gkeys = ms > 0 ? (double)n / (ms * 1e6) : 0;
+    return NULL;
+}
+
+const char *tune_crossover(tune_bench *b, const tune_config *c, const tune_point *winner,
+                           tune_crossing *x, char *why, size_t cap)
+{
+    memset(x, 0, sizeof *x);
+    mj_status st = tune_use_config(b, c, NULL);
+    if (st) {
+        snprintf(why, cap, "%s", mj_context_last_error(b->ctx));
+        return why;
+    }
+    /* A sorter with 2-way passes only (from 2^62 bytes on: never) and one with 4-way ones. */
+    mj_sorter *s[2] = {NULL, NULL};
+    const int setting[2] = {62, 1};
+    for (int m = 0; m < 2 && !st; m++) {
+        mj_sort_desc d;
+        tune_key_desc(c, winner, &d);
+        d.merge4_log2 = setting[m];
+        st = mj_sorter_create(b->ctx, &d, &s[m]);
+    }
+    const char *bad = st ? (snprintf(why, cap, "%s", mj_context_last_error(b->ctx)), why) : NULL;
+    size_t element = c->key_size + c->value_size;
+    /* The largest size the checked input (the first) holds is checked, both ways. */
+    int checked = 0;
+    for (int lg = TUNE_CROSS_FIRST; lg <= TUNE_CROSS_LAST; lg++)
+        if (((size_t)1 << lg) / element <= b->in[0].n)
+            checked = lg;
+    for (int lg = TUNE_CROSS_FIRST; lg <= TUNE_CROSS_LAST && !bad; lg++) {
+        size_t n = ((size_t)1 << lg) / element;
+        int k = 0; /* the checked input where it holds n, else the first that does */
+        while (k < b->o->size_count && b->in[k].n < n)
+            k++;
+        if (k == b->o->size_count)
+            break; /* no input holds that many, nor more */
+        int i = x->count;
+        x->log2[i] = lg;
+        for (int m = 0; m < 2 && !bad; m++)
+            bad = time_prefix(b, c, s[m], &b->in[k], n, k == 0 && lg == checked,
+                              m ? &x->gkeys4[i] : &x->gkeys2[i], why, cap);
+        if (!bad)
+            x->count++;
+    }
+    mj_sorter_destroy(s[0]);
+    mj_sorter_destroy(s[1]);
+    if (!bad)
+        x->merge4_log2 = tune_merge4_threshold(x->log2, x->gkeys2, x->gkeys4, x->count);
+    return bad;
 }
 
 void tune_bench_free(tune_bench *b)

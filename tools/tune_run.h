@@ -134,6 +134,22 @@ void tune_inputs_release(tune_bench *b);
  * failed, in why (p's outcome is then set by the caller, and no check is queued). */
 const char *tune_measure(tune_bench *b, const tune_config *c, size_t point, tune_point *p,
                          char *why, size_t cap);
+/* Mergesort's 4-way threshold for a configuration: its winning tile timed with 2-way passes
+ * only and with 4-way ones at inputs of 2^TUNE_CROSS_FIRST to 2^TUNE_CROSS_LAST bytes (those
+ * the configuration's inputs hold, prefixes of them), and the size from which 4-way passes
+ * won (tune_merge4_threshold; 0: no crossing measured). */
+#define TUNE_CROSS_FIRST 20
+#define TUNE_CROSS_LAST 28
+typedef struct tune_crossing {
+    int count; /* sizes measured */
+    int log2[TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1];
+    double gkeys2[TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1], gkeys4[TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1];
+    int merge4_log2;
+} tune_crossing;
+/* Times winner's sorts for c into x, after making c's inputs current (the largest size's output
+ * that the checked input holds is checked, both ways). NULL, or why it failed (in why). */
+const char *tune_crossover(tune_bench *b, const tune_config *c, const tune_point *winner,
+                           tune_crossing *x, char *why, size_t cap);
 /* Waits for the queued checks, then releases the inputs (tune_inputs_release) and the
  * temporary buffer. */
 void tune_bench_free(tune_bench *b);

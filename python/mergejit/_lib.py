@@ -27,7 +27,8 @@ class SortDesc(ctypes.Structure):
     _fields_ = [("primitive", c_int), ("key", c_int), ("order", c_int), ("less", c_char_p),
                 ("type_name", c_char_p), ("type_source", c_char_p), ("type_size", c_size_t),
                 ("type_align", c_size_t), ("value_size", c_size_t), ("nt", c_int),
-                ("vt", c_int), ("bs_nt", c_int), ("op", c_char_p), ("identity", c_char_p)]
+                ("vt", c_int), ("bs_nt", c_int), ("op", c_char_p), ("identity", c_char_p),
+                ("merge4_log2", c_int)]
 
 
 class Segments(ctypes.Structure):

@@ -95,7 +95,10 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->nt = spec.nt;
     s->vt = spec.vt;
     s->bs_nt = mj__spec_bs_nt(&spec);
-    s->merge_ways = ways;
+    /* The description's threshold is the caller's own choice: it outranks
+     * MERGEJIT_MERGE_WAYS, which is for experiments (the tuning file's does not). */
+    s->merge_ways = desc->merge4_log2 ? 0 : ways;
+    s->merge4_log2 = mj__merge4_log2(ctx, desc, key_size);
     s->fused = fused;
     s->pdl = pdl;
     s->serpentine = serpentine;

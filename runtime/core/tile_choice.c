@@ -23,6 +23,9 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                         "value_size %zu is over the largest supported, %d bytes",
                         desc->value_size, MJ_MAX_VALUE_SIZE);
+    char why[128];
+    if (mj__tuning_check_merge4(desc->primitive, desc->merge4_log2, why, sizeof why))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s", why);
     *spec = (mj_kernel_spec){
         .primitive = desc->primitive,
         .key = desc->key,
@@ -84,7 +87,7 @@ static const struct {
 } sm90_tiles[] = {
     {MJ_MERGESORT, 4, 8, 256, 19, 256},     {MJ_MERGESORT, 8, 0, 256, 21, 256},
     {MJ_MERGESORT, 8, 4, 128, 17, 128},     {MJ_MERGESORT, 8, 8, 128, 17, 128},
-    {MJ_MERGESORT, 16, 0, 256, 9, 256},     {MJ_MERGESORT, 16, 4, 128, 17, 128},
+    {MJ_MERGESORT, 16, 0, 128, 13, 128},    {MJ_MERGESORT, 16, 4, 128, 17, 128},
     {MJ_MERGESORT, 16, 8, 128, 17, 128},    {MJ_MERGE, 4, 0, 256, 37, 256},
     {MJ_MERGE, 4, 4, 512, 7, 512},          {MJ_MERGE, 8, 0, 512, 7, 512},
     {MJ_MERGE, 16, 0, 128, 19, 128},        {MJ_MERGE, 16, 4, 128, 19, 128},
@@ -249,17 +252,24 @@ static int tile_override(int *nt, int *vt, int *bs_nt) {
     return 1;
 }
 
-/* The tile for a primitive and sizes without a bundle: environment, tuning file, default. */
+/* This device's tuning record for a primitive and sizes, or NULL. */
+static const mj_tuning_entry *record(const mj_context *ctx, mj_primitive primitive,
+                                     size_t key_size, size_t value_size) {
+    return mj__tuning_find(&ctx->tuning, ctx->tuning.count ? ctx->tuning.entries[0].device : "",
+                           ctx->sm, primitive, key_size, value_size);
+}
+
+/* The tile for a primitive and sizes without a bundle: environment, tuning file, default; and
+ * the tuning file's 4-way threshold whichever tile that is. */
 static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t key_size,
                          size_t value_size, mj_tile *out) {
     memset(out, 0, sizeof *out);
     out->primitive = primitive;
     out->key_size = key_size;
     out->value_size = value_size;
+    const mj_tuning_entry *e = record(ctx, primitive, key_size, value_size);
+    out->merge4_log2 = e ? e->merge4_log2 : 0;
     if (tile_override(&out->nt, &out->vt, &out->bs_nt)) return;
-    const mj_tuning_entry *e = mj__tuning_find(&ctx->tuning, ctx->tuning.count
-                                                  ? ctx->tuning.entries[0].device : "",
-                                               ctx->sm, primitive, key_size, value_size);
     if (e) {
         out->nt = e->nt;
         out->vt = e->vt;
@@ -269,6 +279,12 @@ static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t k
         return;
     }
     mj__default_tile(primitive, ctx->sm, key_size, value_size, &out->nt, &out->vt, &out->bs_nt);
+}
+
+int mj__merge4_log2(const mj_context *ctx, const mj_sort_desc *desc, size_t key_size) {
+    if (desc->merge4_log2 || desc->primitive != MJ_MERGESORT) return desc->merge4_log2;
+    const mj_tuning_entry *e = record(ctx, desc->primitive, key_size, desc->value_size);
+    return e ? e->merge4_log2 : 0;
 }
 
 mj_status mj__choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
@@ -315,7 +331,8 @@ mj_status mj_tile_check(const mj_tile *t, char *why, size_t why_cap) {
         return MJ_ERR_INVALID_ARGUMENT;
     }
     return mj__tile_shape_check(t->primitive, t->key_size, t->value_size, t->nt, t->vt,
-                                t->bs_nt ? t->bs_nt : t->nt, why, why_cap)
+                                t->bs_nt ? t->bs_nt : t->nt, why, why_cap) ||
+                   mj__tuning_check_merge4(t->primitive, t->merge4_log2, why, why_cap)
                ? MJ_ERR_INVALID_ARGUMENT
                : MJ_OK;
 }
@@ -351,6 +368,7 @@ mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile *tiles
         e.vt = tiles[i].vt;
         e.bs_nt = tiles[i].bs_nt ? tiles[i].bs_nt : tiles[i].nt;
         e.gkeys = tiles[i].gkeys > 0 ? tiles[i].gkeys : 0;
+        e.merge4_log2 = tiles[i].merge4_log2;
         if (mj__tuning_set(&file, &e)) {
             mj__tuning_free(&file);
             return mj__fail(ctx, MJ_ERR_HOST_MEMORY, "out of host memory");

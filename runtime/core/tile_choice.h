@@ -23,4 +23,9 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
 mj_status mj__choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec,
                           const mj_bundle_entry **entry);
 
+/* The input size (log2 of bytes of keys and values) from which a mergesort's passes merge four
+ * lists: the description's merge4_log2, else the tuning file's record for the device, primitive
+ * and sizes; 0 where neither sets it (the built-in rule). */
+int mj__merge4_log2(const mj_context *ctx, const mj_sort_desc *desc, size_t key_size);
+
 #endif

@@ -99,7 +99,8 @@ static plan plan_of(const mj_sorter *s, long long n) {
     p.runs = s->bs_nt / s->nt;
     p.tiles = mj_tile_count(n, p.nv);
     p.levels = mj_sort_passes(n, p.nv, p.runs);
-    p.ways = mj_sort_ways(n, (long long)(s->key_size + s->value_size), s->merge_ways);
+    p.ways = mj_sort_ways(n, (long long)(s->key_size + s->value_size), s->merge_ways,
+                          s->merge4_log2);
     p.passes = mj_merge_passes(p.levels, p.ways);
     return p;
 }

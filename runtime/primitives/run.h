@@ -39,6 +39,8 @@ struct mj_sorter {
      * merge_ways 0 (by size), 2 or 4; fused 2-way passes (one launch a pass), overlapped
      * launches of the passes and serpentine pass order, 0 or 1 each. */
     int merge_ways, fused, pdl, serpentine;
+    /* Where 4-way passes start where merge_ways is 0 (mj__merge4_log2; 0: the built-in rule). */
+    int merge4_log2;
     int source;
     double build_ms;
 };

@@ -103,6 +103,19 @@ const char *mj__tuning_check_tile(mj_primitive primitive, long long key_size,
     return NULL;
 }
 
+const char *mj__tuning_check_merge4(mj_primitive primitive, long long merge4_log2, char *why,
+                                    size_t cap)
+{
+    if (merge4_log2 == 0 || (primitive == MJ_MERGESORT && merge4_log2 >= 1 && merge4_log2 <= 62))
+        return NULL;
+    if (primitive == MJ_MERGESORT)
+        snprintf(why, cap, "merge4_log2 %lld is out of range (0, or 1 to 62)", merge4_log2);
+    else
+        snprintf(why, cap, "merge4_log2 is for mergesort only (%s takes 0, not %lld)",
+                 mj_primitive_name(primitive), merge4_log2);
+    return why;
+}
+
 const char *mj__tuning_check_sm(long long sm, char *why, size_t cap)
 {
     if (sm >= 10 && sm <= 999)

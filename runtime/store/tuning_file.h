@@ -3,17 +3,19 @@
  *
  * Text, one record per line, so that a person can read and edit it:
  *
- *   mergejit-tuning 1
+ *   mergejit-tuning 2
  *   # comments and blank lines are ignored
  *   device 90 NVIDIA H100 80GB HBM3
- *   tile mergesort 4 0 256 23 512 20.41
- *   tile merge 8 8 128 9 128 0
+ *   tile mergesort 4 0 256 23 512 20.41 25
+ *   tile merge 8 8 128 9 128 0 0
  *
  * The first line names the format and its version. "device SM NAME" starts a device's section
  * (NAME runs to the end of the line, trailing spaces dropped). "tile PRIMITIVE KEY_SIZE
- * VALUE_SIZE NT VT BS_NT GKEYS" gives one tile: PRIMITIVE as mj_primitive_name spells it,
- * sizes in bytes, the merge tile NT x VT, the blocksort's threads BS_NT, and the throughput the
- * tuner measured (Gkeys/s, 0 when unknown).
+ * VALUE_SIZE NT VT BS_NT GKEYS MERGE4" gives one tile: PRIMITIVE as mj_primitive_name spells it,
+ * sizes in bytes, the merge tile NT x VT, the blocksort's threads BS_NT, the throughput the
+ * tuner measured (Gkeys/s, 0 when unknown), and for mergesort the input size (log2 of bytes of
+ * keys and values) from which its passes merge four lists (0: the built-in rule; 0 for other
+ * primitives). Version 1 files, whose tile lines end at GKEYS, are read too (MERGE4 0).
  *
  * This header holds the entries and the rules they obey; tuning_parse.h reads a file and
  * tuning_write.h writes one. */
@@ -26,7 +28,7 @@
 
 #define MJ_TUNING_DEVICE_CAP 256
 #define MJ_TUNING_HEADER_WORD "mergejit-tuning" /* the first line: this and the version */
-#define MJ_TUNING_FORMAT_VERSION 1
+#define MJ_TUNING_FORMAT_VERSION 2
 
 typedef struct mj_tuning_entry {
     char device[MJ_TUNING_DEVICE_CAP];
@@ -35,6 +37,7 @@ typedef struct mj_tuning_entry {
     size_t key_size, value_size;
     int nt, vt, bs_nt;
     double gkeys;
+    int merge4_log2; /* mj_tile.merge4_log2: 0, or mergesort's 4-way threshold */
 } mj_tuning_entry;
 
 typedef struct mj_tuning {
@@ -67,6 +70,9 @@ int mj__tuning_same_device(const char *a, const char *b);
 const char *mj__tuning_check_tile(mj_primitive primitive, long long key_size,
                                   long long value_size, long long nt, long long vt,
                                   long long bs_nt, double gkeys, char *why, size_t cap);
+/* merge4_log2: 0, or 1 to 62 for mergesort (mj_sort_desc.merge4_log2). */
+const char *mj__tuning_check_merge4(mj_primitive primitive, long long merge4_log2, char *why,
+                                    size_t cap);
 /* sm 10..999. */
 const char *mj__tuning_check_sm(long long sm, char *why, size_t cap);
 /* A name the reader gives back unchanged: non-empty, terminated within the cap, no control

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define MAX_FILE_SIZE ((size_t)64 << 20) /* far beyond any real tuning file */
-#define MAX_FIELDS 9                     /* "tile" and its 7 fields, plus one to see extras */
+#define MAX_FIELDS 10                    /* "tile" and its 8 fields, plus one to see extras */
 #define SHOWN 40                         /* at most this much of a bad token in a message */
 
 typedef struct token {
@@ -116,6 +116,7 @@ typedef struct parse_state {
     int have_device;
     char device[MJ_TUNING_DEVICE_CAP];
     int sm;
+    int version; /* the header's: 1 or 2 */
     char *err;
     size_t errcap;
 } parse_state;
@@ -176,17 +177,19 @@ static int parse_device(parse_state *s, const char *p, const char *end)
     return 0;
 }
 
-/* "tile PRIMITIVE KEY_SIZE VALUE_SIZE NT VT BS_NT GKEYS". */
+/* "tile PRIMITIVE KEY_SIZE VALUE_SIZE NT VT BS_NT GKEYS MERGE4" (version 1: no MERGE4). */
 static int parse_tile(parse_state *s, const char *p, const char *end, mj_tuning *out)
 {
     static const char *const names[] = {"key_size", "value_size", "nt", "vt", "bs_nt"};
     token tok[MAX_FIELDS];
     size_t n = split(p, end, tok, MAX_FIELDS);
-    if (n != 8)
+    size_t fields = s->version == 1 ? 7 : 8;
+    if (n != fields + 1)
         return line_err(s,
-                        "a tile line needs 7 fields (PRIMITIVE KEY_SIZE VALUE_SIZE NT VT BS_NT "
-                        "GKEYS), not %s%zu",
-                        n > 8 ? "more than " : "", n > 8 ? (size_t)7 : n - 1);
+                        "a tile line needs %zu fields (PRIMITIVE KEY_SIZE VALUE_SIZE NT VT BS_NT "
+                        "GKEYS%s), not %s%zu",
+                        fields, s->version == 1 ? "" : " MERGE4",
+                        n > fields + 1 ? "more than " : "", n > fields + 1 ? fields : n - 1);
     if (!s->have_device)
         return line_err(s, "a tile line comes before any device line");
 
@@ -208,8 +211,12 @@ static int parse_tile(parse_state *s, const char *p, const char *end, mj_tuning 
     if (parse_number(tok[7], &gkeys) != 0)
         return line_err(s, "gkeys '%.*s' is not a finite number >= 0", shown(tok[7]),
                         tok[7].p);
+    long long merge4 = 0;
+    if (s->version > 1 && int_field(s, tok[8], "merge4", &merge4) != 0)
+        return -1;
     char why[256];
-    if (mj__tuning_check_tile(prim, v[0], v[1], v[2], v[3], v[4], gkeys, why, sizeof why))
+    if (mj__tuning_check_tile(prim, v[0], v[1], v[2], v[3], v[4], gkeys, why, sizeof why) ||
+        mj__tuning_check_merge4(prim, merge4, why, sizeof why))
         return line_err(s, "%s", why);
     if (mj__tuning_find(out, s->device, s->sm, prim, (size_t)v[0], (size_t)v[1]))
         return line_err(s, "a second tile for %s, key_size %lld, value_size %lld on this device",
@@ -226,6 +233,7 @@ static int parse_tile(parse_state *s, const char *p, const char *end, mj_tuning 
     e.vt = (int)v[3];
     e.bs_nt = (int)v[4];
     e.gkeys = gkeys;
+    e.merge4_log2 = (int)merge4;
     if (mj__tuning_set(out, &e) != 0) { /* an append: no entry is alike (above) */
         line_err(s, "out of memory");
         return MJ_IO_NO_MEMORY;
@@ -252,25 +260,28 @@ static int parse_line(parse_state *s, const char *p, const char *end, mj_tuning 
     return line_err(s, "unknown keyword '%.*s' (device or tile)", shown(kw), kw.p);
 }
 
-/* The first line: 0 when it is our header, else -1 with err. */
-static int check_header(const char *p, const char *end, const char *name, char *err,
-                        size_t errcap)
+/* The first line: 0 with *version when it is our header (version 1 or 2), else -1 with err. */
+static int check_header(const char *p, const char *end, const char *name, int *version,
+                        char *err, size_t errcap)
 {
     token tok[2];
     size_t n = memchr(p, '\0', (size_t)(end - p)) ? 0 : split(p, end, tok, 2);
-    long long version = 0;
-    int rc = n == 2 && token_is(tok[0], MJ_TUNING_HEADER_WORD) ? parse_int(tok[1], &version) : -1;
+    long long v = 0;
+    int rc = n == 2 && token_is(tok[0], MJ_TUNING_HEADER_WORD) ? parse_int(tok[1], &v) : -1;
     if (rc != -1) {
-        if (rc == 0 && version == MJ_TUNING_FORMAT_VERSION)
+        if (rc == 0 && v >= 1 && v <= MJ_TUNING_FORMAT_VERSION) {
+            *version = (int)v;
             return 0;
-        mj__set_err(err, errcap, "%s is tuning format version %.*s; this library reads version %d",
+        }
+        mj__set_err(err, errcap,
+                    "%s is tuning format version %.*s; this library reads versions 1 to %d",
                     name, shown(tok[1]), tok[1].p, MJ_TUNING_FORMAT_VERSION);
         return -1;
     }
     mj__set_err(err, errcap,
                 "%s is not a mergejit tuning file (its first line is not '" MJ_TUNING_HEADER_WORD
-                " 1')",
-                name);
+                " %d')",
+                name, MJ_TUNING_FORMAT_VERSION);
     return -1;
 }
 
@@ -299,7 +310,7 @@ int mj__tuning_parse(const char *text, size_t len, const char *name, mj_tuning *
         if (line_end > p && line_end[-1] == '\r') /* "\r\n" */
             line_end--;
         if (s.line == 1)
-            rc = check_header(p, line_end, name, err, errcap);
+            rc = check_header(p, line_end, name, &s.version, err, errcap);
         else
             rc = parse_line(&s, p, line_end, out);
         p = next;

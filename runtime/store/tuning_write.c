@@ -61,6 +61,8 @@ static int check_entries(const char *path, const sort_item *items, size_t n, cha
             bad = mj__tuning_check_tile(e->primitive, clamp_ll(e->key_size),
                                         clamp_ll(e->value_size), e->nt, e->vt, e->bs_nt,
                                         e->gkeys, why, sizeof why);
+        if (!bad)
+            bad = mj__tuning_check_merge4(e->primitive, e->merge4_log2, why, sizeof why);
         if (!bad && i > 0 && items[i - 1].group == items[i].group &&
             cmp_items(&items[i - 1], &items[i]) == 0)
             bad = "it repeats another entry's device, sm, primitive, key and value size";
@@ -108,9 +110,9 @@ static int format_text(const char *path, const mj_tuning *t, mj_strbuf *b, char 
             if (i == 0 || items[i - 1].group != items[i].group)
                 mj__sb_printf(b, "\ndevice %d %.*s\n", e->sm, MJ_TUNING_DEVICE_CAP,
                               e->device);
-            mj__sb_printf(b, "tile %s %zu %zu %d %d %d %.2f\n",
+            mj__sb_printf(b, "tile %s %zu %zu %d %d %d %.2f %d\n",
                           mj_primitive_name(e->primitive), e->key_size, e->value_size, e->nt,
-                          e->vt, e->bs_nt, e->gkeys);
+                          e->vt, e->bs_nt, e->gkeys, e->merge4_log2);
         }
         if (b->failed) {
             mj__set_err(err, errcap, "out of memory writing tuning file %s", path);

@@ -128,10 +128,12 @@ MJ_HD long long mj_pass_coop(int pass, long long runs) { return (2 * runs) << pa
 
 /* The lists mergesort's passes merge (`ways` for the schedule below) for n elements of `bytes`
  * each (key and value; n * bytes fits in memory): setting 2 or 4 forces that
- * (MERGEJIT_MERGE_WAYS), 0 chooses by MJ_MERGE4_MIN_BYTES. */
-MJ_HD int mj_sort_ways(long long n, long long bytes, int setting) {
+ * (MERGEJIT_MERGE_WAYS), 0 chooses by size: four from 2^min_log2 bytes on (1 to 62: the
+ * description's or the tuning file's mj_sort_desc.merge4_log2), from MJ_MERGE4_MIN_BYTES where
+ * min_log2 is 0. */
+MJ_HD int mj_sort_ways(long long n, long long bytes, int setting, int min_log2) {
     if (setting == 2 || setting == 4) return setting;
-    return n * bytes >= MJ_MERGE4_MIN_BYTES ? 4 : 2;
+    return n * bytes >= (min_log2 ? 1ll << min_log2 : MJ_MERGE4_MIN_BYTES) ? 4 : 2;
 }
 
 /* Mergesort's schedule when a pass may merge four lists (ways 4) or two (ways 2: the schedule

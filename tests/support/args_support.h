@@ -116,7 +116,7 @@ static inline void default_tiles_fit(mj_primitive p, const size_t *value_sizes, 
     char err[512];
     for (size_t i = 0; i < sizeof key_sizes / sizeof *key_sizes; ++i)
         for (size_t v = 0; v < n; ++v) {
-            mj_tile t = {p, key_sizes[i], value_sizes[v], 0, 0, 0, 0, 0};
+            mj_tile t = {p, key_sizes[i], value_sizes[v], 0, 0, 0, 0, 0, 0};
             mj__default_tile(p, 90, key_sizes[i], value_sizes[v], &t.nt, &t.vt, &t.bs_nt);
             ck_assert_msg(mj_tile_check(&t, err, sizeof err) == MJ_OK,
                           "%zu-byte keys, %zu-byte values: %s", key_sizes[i], value_sizes[v],

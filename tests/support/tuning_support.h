@@ -47,6 +47,7 @@ static inline void assert_same_entry(const mj_tuning_entry *got, const mj_tuning
     ck_assert_int_eq(got->nt, want->nt);
     ck_assert_int_eq(got->vt, want->vt);
     ck_assert_int_eq(got->bs_nt, want->bs_nt);
+    ck_assert_int_eq(got->merge4_log2, want->merge4_log2);
     /* The file keeps two decimals. */
     ck_assert_msg(fabs(got->gkeys - round(want->gkeys * 100) / 100) < 1e-9, "gkeys %.17g for %.17g",
                   got->gkeys, want->gkeys);
@@ -67,7 +68,9 @@ static inline void assert_same_tuning(const mj_tuning *got, const mj_tuning *wan
 static inline void fill_sample(mj_tuning *t)
 {
     set_ok(t, entry("NVIDIA H100 80GB HBM3", 90, MJ_MERGE, 8, 8, 128, 9, 128, 0));
-    set_ok(t, entry("NVIDIA H100 80GB HBM3", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 20.41));
+    mj_tuning_entry e = entry("NVIDIA H100 80GB HBM3", 90, MJ_MERGESORT, 4, 0, 256, 23, 512, 20.41);
+    e.merge4_log2 = 24; /* its 4-way threshold: 2^24 bytes */
+    set_ok(t, e);
     set_ok(t, entry("NVIDIA A100-SXM4-40GB", 80, MJ_SEGMENTED_SORT, 4, 4, 128, 15, 256, 3.14159));
     set_ok(t, entry("NVIDIA H100 80GB HBM3", 90, MJ_MERGESORT, 4, 4, 256, 15, 256, 11.006));
     set_ok(t, entry("NVIDIA H100 80GB HBM3", 90, MJ_LOCALITY_SORT, 256, 64, 32, 1, 1024, 0.5));

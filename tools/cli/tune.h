@@ -69,6 +69,13 @@ size_t tune_skip_after(tune_point *points, size_t count, size_t i);
  * tune_skip_after needs. */
 void tune_schedule(const tune_point *points, size_t count, size_t *order);
 
+/* Mergesort's 4-way threshold (mj_tile.merge4_log2) from its winner's timings with 2-way
+ * passes only (g2) and with 4-way passes (g4, Gkeys/s) at inputs of 2^log2[i] bytes of keys and
+ * values, ascending: the least size from which 4-way passes were faster there and at every
+ * larger size measured; 0 when they were not faster at the largest (no crossing measured: the
+ * built-in rule stays) or nothing was measured. */
+int tune_merge4_threshold(const int *log2, const double *g2, const double *g4, int count);
+
 /* The facts of one tuning run, for the reports. */
 typedef struct tune_run_info {
     const char *device;      /* device name */

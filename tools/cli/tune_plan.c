@@ -1,4 +1,5 @@
-/* The autotuner's candidate tiles for one configuration, and what a rejection rules out. */
+/* The autotuner's candidate tiles for one configuration, what a rejection rules out, and
+ * mergesort's 4-way threshold from its winner's timings. */
 #include <stdio.h>
 #include <string.h>
 
@@ -99,4 +100,11 @@ void tune_schedule(const tune_point *points, size_t count, size_t *order) {
             }
         }
     }
+}
+
+int tune_merge4_threshold(const int *log2, const double *g2, const double *g4, int count) {
+    int from = 0;
+    for (int i = count - 1; i >= 0 && g4[i] > g2[i]; i--)
+        from = log2[i];
+    return from;
 }
