@@ -274,7 +274,11 @@ const char *tune_crossover(tune_bench *b, const tune_config *c, const tune_point
         d.merge4_log2 = setting[m];
         st = mj_sorter_create(b->ctx, &d, &s[m]);
     }
-    const char *bad = st ? (snprintf(why, cap, "%s", mj_context_last_error(b->ctx)), why) : NULL;
+    const char *bad = NULL;
+    if (st) {
+        snprintf(why, cap, "%s", mj_context_last_error(b->ctx));
+        bad = why;
+    }
     size_t element = c->key_size + c->value_size;
     /* The largest size the checked input (the first) holds is checked, both ways. */
     int checked = 0;
