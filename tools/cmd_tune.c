@@ -276,43 +276,37 @@ static size_t summarize(const tune_opts *o, const tune_point *pts, size_t count,
     return n;
 }
 
-/* Mergesort's 4-way threshold for each mergesort configuration with a winner, into merge4
- * (0 for the rest, and where no crossing was measured), with a line each: the winner's speed
- * with 2-way passes and with 4-way ones at each size. CLI_OK, or the failure that stopped it. */
-static int crossovers(const tune_opts *o, const tune_point *pts, size_t count, tune_bench *b,
-                      int *merge4)
+/* A line for each mergesort configuration whose 4-way threshold was measured (xs, from the
+ * sweep): the threshold, and the winner's speed with 2-way and with 4-way passes at each size;
+ * the thresholds into merge4 (0 for the rest, and where no crossing was measured). */
+static void print_crossings(const tune_opts *o, const tune_point *pts, size_t count,
+                            const tune_crossing *xs, int *merge4)
 {
-    char why[512];
     for (int ci = 0; ci < o->config_count; ci++) {
         const tune_config *c = &o->configs[ci];
         const tune_point *def, *best = winner_of(pts, count, c, &def);
-        merge4[ci] = 0;
+        const tune_crossing *x = &xs[ci];
+        merge4[ci] = x->merge4_log2;
         if (c->primitive != MJ_MERGESORT || !best)
             continue;
-        tune_crossing x;
-        if (tune_crossover(b, c, best, &x, why, sizeof why))
-            return cli_error("the 4-way threshold of mergesort k%zu v%zu: %s", c->key_size,
-                             c->value_size, why);
-        merge4[ci] = x.merge4_log2;
         printf("mergesort k%zu v%zu %dx%dx%d: ", c->key_size, c->value_size, best->nt, best->vt,
                best->bs_nt);
-        if (x.count == 0) {
+        if (x->count == 0) {
             printf("4-way threshold not measured (the inputs hold less than 2^%d bytes); the "
                    "built-in rule stays\n", TUNE_CROSS_FIRST);
             continue;
         }
-        if (x.merge4_log2)
-            printf("4-way passes from 2^%d bytes (built-in: 2^25);", x.merge4_log2);
+        if (x->merge4_log2)
+            printf("4-way passes from 2^%d bytes (built-in: 2^25);", x->merge4_log2);
         else
             printf("4-way passes never ahead at the largest size measured; the built-in rule "
                    "stays;");
         printf(" Gkeys/s 2-way/4-way at");
-        for (int i = 0; i < x.count; i++)
-            printf(" 2^%d %.2f/%.2f", x.log2[i], x.gkeys2[i], x.gkeys4[i]);
+        for (int i = 0; i < x->count; i++)
+            printf(" 2^%d %.2f/%.2f", x->log2[i], x->gkeys2[i], x->gkeys4[i]);
         printf("\n");
     }
     fflush(stdout);
-    return CLI_OK;
 }
 
 static size_t plan_all(mj_context *ctx, const tune_opts *o, tune_point *out)
@@ -397,6 +391,12 @@ static void take_verdict(void *arg, size_t i, const char *bad)
     pthread_mutex_unlock(&t->lock);
 }
 
+static int of_config_c(const tune_config *a, const tune_config *c)
+{
+    return a->primitive == c->primitive && a->key_size == c->key_size &&
+           a->value_size == c->value_size;
+}
+
 static int of_config(const tune_point *p, const tune_config *c)
 {
     return p->primitive == c->primitive && p->key_size == c->key_size &&
@@ -464,10 +464,35 @@ static void print_split(const tuner *t, const tune_bench *b, int builders, doubl
             checking, CHECK_THREADS);
 }
 
+/* The 4-way threshold of the configuration whose inputs are current (b->current), when it is a
+ * mergesort with a winner, into its entry of xs (tune_crossover on those inputs): called as
+ * the measuring loop leaves a configuration, once every check of its points has its verdict.
+ * CLI_OK, or the failure that stopped it. */
+static int threshold_of_current(tuner *t, tune_bench *b, tune_crossing *xs)
+{
+    const tune_opts *o = t->o;
+    int ci = 0;
+    while (ci < o->config_count && !of_config_c(&o->configs[ci], &b->current))
+        ci++;
+    if (ci == o->config_count || b->current.primitive != MJ_MERGESORT)
+        return CLI_OK;
+    pthread_mutex_lock(&t->lock);
+    const tune_point *def, *best = winner_of(t->points, t->count, &b->current, &def);
+    tune_point winner = best ? *best : (tune_point){0};
+    pthread_mutex_unlock(&t->lock);
+    if (!best)
+        return CLI_OK;
+    char why[512];
+    if (tune_crossover(b, &b->current, &winner, &xs[ci], why, sizeof why))
+        return cli_error("the 4-way threshold of mergesort k%zu v%zu: %s", b->current.key_size,
+                         b->current.value_size, why);
+    return CLI_OK;
+}
+
 /* Measures every point as its build ends, in the tuner's order but for points whose lane
  * waits for a build, with a progress line; the checks' verdicts decide which are measured.
  * CLI_OK, or the failure that stopped it. */
-static int measure_all(tuner *t, tune_bench *b, int builders)
+static int measure_all(tuner *t, tune_bench *b, int builders, tune_crossing *xs)
 {
     double t0 = tune_now_s();
     double waited = 0; /* for the builders: the sweep is bound by compiling while it grows */
@@ -506,8 +531,17 @@ static int measure_all(tuner *t, tune_bench *b, int builders)
             if (k < t->count)
                 tune_config_of(&t->points[t->order[k]], &next);
             pthread_mutex_unlock(&t->lock);
-            mj_status st = tune_use_config(b, &c, k < t->count ? &next : NULL);
+            /* The configuration left behind: its 4-way threshold on its inputs, once its checks
+             * have their verdicts. */
+            if (b->have_inputs) {
+                tune_checker_drain(b->checker);
+                rc = threshold_of_current(t, b, xs);
+            }
+            mj_status st = rc == CLI_OK ? tune_use_config(b, &c, k < t->count ? &next : NULL)
+                                        : MJ_OK;
             pthread_mutex_lock(&t->lock);
+            if (rc != CLI_OK)
+                break;
             if (st != MJ_OK) {
                 rc = cli_status_error(b->ctx, st);
                 break;
@@ -535,6 +569,8 @@ static int measure_all(tuner *t, tune_bench *b, int builders)
     }
     pthread_mutex_unlock(&t->lock);
     tune_checker_drain(b->checker); /* the last verdicts */
+    if (rc == CLI_OK && b->have_inputs)
+        rc = threshold_of_current(t, b, xs);
     if (rc == CLI_OK) {
         tune_progress(stderr, t->count, t->count, tune_now_s() - t0, label);
         print_split(t, b, builders, tune_now_s() - t0, waited);
@@ -546,7 +582,7 @@ static int measure_all(tuner *t, tune_bench *b, int builders)
 
 /* Builds on host threads while measure_all measures and checking threads check. CLI_OK, or
  * CLI_FAILURE when no compiling or checking thread could be started. */
-static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b)
+static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, tune_crossing *xs)
 {
     int threads = o->threads;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -572,7 +608,7 @@ static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b)
         free(workers);
         return cli_error("cannot start a compiling thread");
     }
-    int rc = measure_all(t, b, started);
+    int rc = measure_all(t, b, started, xs);
     /* Stop the builders: nothing is left for them to take. */
     pthread_mutex_lock(&t->lock);
     t->next = t->count;
@@ -659,7 +695,8 @@ int cmd_tune(int argc, char **argv)
     b.times = calloc((size_t)o.reps, sizeof *b.times);
     mj_tile *tiles = calloc((size_t)o.config_count, sizeof *tiles);
     int *merge4 = calloc((size_t)o.config_count, sizeof *merge4);
-    if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles || !merge4) {
+    tune_crossing *xs = calloc((size_t)o.config_count, sizeof *xs);
+    if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles || !merge4 || !xs) {
         rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "no host memory for %zu points", count);
     } else {
         plan_all(ctx, &o, t.points);
@@ -667,11 +704,11 @@ int cmd_tune(int argc, char **argv)
         print_plan(ctx, &o, t.sm, count);
         pthread_mutex_init(&t.lock, NULL);
         pthread_cond_init(&t.done, NULL);
-        rc = build_and_measure(&o, &t, &b);
-        if (rc == CLI_OK)
-            rc = crossovers(&o, t.points, count, &b, merge4);
-        if (rc == CLI_OK)
+        rc = build_and_measure(&o, &t, &b, xs);
+        if (rc == CLI_OK) {
+            print_crossings(&o, t.points, count, xs, merge4);
             rc = report(ctx, &o, &t, merge4, tiles);
+        }
         tune_checker_stop(b.checker); /* its verdicts take t.lock */
         b.checker = NULL;
         pthread_cond_destroy(&t.done);
@@ -681,6 +718,7 @@ int cmd_tune(int argc, char **argv)
     free(b.times);
     free(tiles);
     free(merge4);
+    free(xs);
     free(t.points);
     free(t.timed);
     free(t.order);

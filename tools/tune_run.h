@@ -146,8 +146,9 @@ typedef struct tune_crossing {
     double gkeys2[TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1], gkeys4[TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1];
     int merge4_log2;
 } tune_crossing;
-/* Times winner's sorts for c into x, after making c's inputs current (the largest size's output
- * that the checked input holds is checked, both ways). NULL, or why it failed (in why). */
+/* Times winner's sorts for c into x on c's inputs, which must be current (b->current; the
+ * largest size's output that the checked input holds is checked, both ways). NULL, or why it
+ * failed (in why). */
 const char *tune_crossover(tune_bench *b, const tune_config *c, const tune_point *winner,
                            tune_crossing *x, char *why, size_t cap);
 /* Waits for the queued checks, then releases the inputs (tune_inputs_release) and the
