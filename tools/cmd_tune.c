@@ -226,6 +226,18 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
 
 /* ---------------------------------------------------------------- the run */
 
+static int of_config_c(const tune_config *a, const tune_config *c)
+{
+    return a->primitive == c->primitive && a->key_size == c->key_size &&
+           a->value_size == c->value_size;
+}
+
+static int of_config(const tune_point *p, const tune_config *c)
+{
+    tune_config pc;
+    return of_config_c(tune_config_of(p, &pc), c);
+}
+
 /* Configuration c's measured point with the best score, or NULL; its default point in *def
  * (NULL when none). */
 static const tune_point *winner_of(const tune_point *pts, size_t count, const tune_config *c,
@@ -235,8 +247,7 @@ static const tune_point *winner_of(const tune_point *pts, size_t count, const tu
     *def = NULL;
     for (size_t i = 0; i < count; i++) {
         const tune_point *p = &pts[i];
-        if (p->primitive != c->primitive || p->key_size != c->key_size ||
-            p->value_size != c->value_size)
+        if (!of_config(p, c))
             continue;
         if (p->is_default)
             *def = p;
@@ -247,9 +258,9 @@ static const tune_point *winner_of(const tune_point *pts, size_t count, const tu
 }
 
 /* Prints the winners against the defaults and fills tiles with each configuration's winner
- * (mergesort's with the 4-way threshold in merge4[ci]); returns how many. */
+ * (mergesort's with its 4-way threshold from xs); returns how many. */
 static size_t summarize(const tune_opts *o, const tune_point *pts, size_t count,
-                        const int *merge4, mj_tile *tiles)
+                        const tune_crossing *xs, mj_tile *tiles)
 {
     size_t n = 0;
     printf("\n%-10s %4s %5s  %-12s %8s  %-12s %8s  %s\n", "primitive", "key", "value",
@@ -271,22 +282,21 @@ static size_t summarize(const tune_opts *o, const tune_point *pts, size_t count,
             printf("%s\n", best ? "(default not measured)" : "(nothing measured)");
         if (best)
             tiles[n++] = (mj_tile){c->primitive, c->key_size, c->value_size, best->nt,
-                                   best->vt, best->bs_nt, best->score, 1, merge4[ci]};
+                                   best->vt, best->bs_nt, best->score, 1,
+                                   xs[ci].merge4_log2};
     }
     return n;
 }
 
-/* A line for each mergesort configuration whose 4-way threshold was measured (xs, from the
- * sweep): the threshold, and the winner's speed with 2-way and with 4-way passes at each size;
- * the thresholds into merge4 (0 for the rest, and where no crossing was measured). */
+/* A line for each mergesort configuration with a winner: its 4-way threshold as the sweep
+ * measured it (xs), and the winner's speed with 2-way and with 4-way passes at each size. */
 static void print_crossings(const tune_opts *o, const tune_point *pts, size_t count,
-                            const tune_crossing *xs, int *merge4)
+                            const tune_crossing *xs)
 {
     for (int ci = 0; ci < o->config_count; ci++) {
         const tune_config *c = &o->configs[ci];
         const tune_point *def, *best = winner_of(pts, count, c, &def);
         const tune_crossing *x = &xs[ci];
-        merge4[ci] = x->merge4_log2;
         if (c->primitive != MJ_MERGESORT || !best)
             continue;
         printf("mergesort k%zu v%zu %dx%dx%d: ", c->key_size, c->value_size, best->nt, best->vt,
@@ -389,18 +399,6 @@ static void take_verdict(void *arg, size_t i, const char *bad)
     }
     pthread_cond_broadcast(&t->done);
     pthread_mutex_unlock(&t->lock);
-}
-
-static int of_config_c(const tune_config *a, const tune_config *c)
-{
-    return a->primitive == c->primitive && a->key_size == c->key_size &&
-           a->value_size == c->value_size;
-}
-
-static int of_config(const tune_point *p, const tune_config *c)
-{
-    return p->primitive == c->primitive && p->key_size == c->key_size &&
-           p->value_size == c->value_size;
 }
 
 /* Where the measuring loop stands: which points it has dealt with (measured, or found ruled
@@ -645,11 +643,11 @@ static int save_tiles(mj_context *ctx, const tune_opts *o, int sm, const mj_tile
 }
 
 /* The summary table, the reports and the tuning file. */
-static int report(mj_context *ctx, const tune_opts *o, const tuner *t, const int *merge4,
-                  mj_tile *tiles)
+static int report(mj_context *ctx, const tune_opts *o, const tuner *t,
+                  const tune_crossing *xs, mj_tile *tiles)
 {
     int rc = CLI_OK;
-    size_t winners = summarize(o, t->points, t->count, merge4, tiles);
+    size_t winners = summarize(o, t->points, t->count, xs, tiles);
     printf("%zu of %zu candidates measured\n", t->measured, t->count);
     tune_run_info info = {mj_context_device_name(ctx), t->sm, o->size_count, {0}, (int)o->reps,
                           o->quick, mj_version()};
@@ -694,9 +692,8 @@ int cmd_tune(int argc, char **argv)
     tune_bench b = {.ctx = ctx, .o = &o};
     b.times = calloc((size_t)o.reps, sizeof *b.times);
     mj_tile *tiles = calloc((size_t)o.config_count, sizeof *tiles);
-    int *merge4 = calloc((size_t)o.config_count, sizeof *merge4);
     tune_crossing *xs = calloc((size_t)o.config_count, sizeof *xs);
-    if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles || !merge4 || !xs) {
+    if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles || !xs) {
         rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "no host memory for %zu points", count);
     } else {
         plan_all(ctx, &o, t.points);
@@ -706,8 +703,8 @@ int cmd_tune(int argc, char **argv)
         pthread_cond_init(&t.done, NULL);
         rc = build_and_measure(&o, &t, &b, xs);
         if (rc == CLI_OK) {
-            print_crossings(&o, t.points, count, xs, merge4);
-            rc = report(ctx, &o, &t, merge4, tiles);
+            print_crossings(&o, t.points, count, xs);
+            rc = report(ctx, &o, &t, xs, tiles);
         }
         tune_checker_stop(b.checker); /* its verdicts take t.lock */
         b.checker = NULL;
@@ -717,7 +714,6 @@ int cmd_tune(int argc, char **argv)
     tune_bench_free(&b);
     free(b.times);
     free(tiles);
-    free(merge4);
     free(xs);
     free(t.points);
     free(t.timed);
