@@ -56,7 +56,8 @@ START_TEST(sweep_on_a_driver_that_runs_nothing)
                   "%s", r.out);
     ck_assert_msg(strstr(r.err, "swept in ") && strstr(r.err, "waiting for compiles") &&
                       strstr(r.err, "on the GPU") && strstr(r.err, "the checks took") &&
-                      strstr(r.err, "built "),
+                      strstr(r.err, "built ") &&
+                      strstr(r.err, "after the sweep: ") && strstr(r.err, "releasing the device"),
                   "%s", r.err);
     /* Each build compiles its blocksort, 2-way merge and 4-way merge (no two candidates share
      * a tile shape they use), and the 4-way partition only while no build has stored it: one

@@ -578,9 +578,11 @@ static int measure_all(tuner *t, tune_bench *b, int builders, tune_crossing *xs)
     return rc;
 }
 
-/* Builds on host threads while measure_all measures and checking threads check. CLI_OK, or
- * CLI_FAILURE when no compiling or checking thread could be started. */
-static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, tune_crossing *xs)
+/* Builds on host threads while measure_all measures and checking threads check; *joined_s: how
+ * long the compiling threads took to end after it. CLI_OK, or CLI_FAILURE when no compiling or
+ * checking thread could be started. */
+static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, tune_crossing *xs,
+                             double *joined_s)
 {
     int threads = o->threads;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -607,13 +609,15 @@ static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, tune_c
         return cli_error("cannot start a compiling thread");
     }
     int rc = measure_all(t, b, started, xs);
-    /* Stop the builders: nothing is left for them to take. */
+    /* Stop the builders: nothing is left for them to take (those compiling finish first). */
+    double j0 = tune_now_s();
     pthread_mutex_lock(&t->lock);
     t->next = t->count;
     pthread_mutex_unlock(&t->lock);
     for (int k = 0; k < started; k++)
         pthread_join(workers[k], NULL);
     free(workers);
+    *joined_s = tune_now_s() - j0;
     return rc;
 }
 
@@ -693,6 +697,7 @@ int cmd_tune(int argc, char **argv)
     b.times = calloc((size_t)o.reps, sizeof *b.times);
     mj_tile *tiles = calloc((size_t)o.config_count, sizeof *tiles);
     tune_crossing *xs = calloc((size_t)o.config_count, sizeof *xs);
+    double joined = -1, reported = 0;
     if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles || !xs) {
         rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "no host memory for %zu points", count);
     } else {
@@ -701,16 +706,19 @@ int cmd_tune(int argc, char **argv)
         print_plan(ctx, &o, t.sm, count);
         pthread_mutex_init(&t.lock, NULL);
         pthread_cond_init(&t.done, NULL);
-        rc = build_and_measure(&o, &t, &b, xs);
+        rc = build_and_measure(&o, &t, &b, xs, &joined);
+        reported = tune_now_s();
         if (rc == CLI_OK) {
             print_crossings(&o, t.points, count, xs);
             rc = report(ctx, &o, &t, xs, tiles);
         }
+        reported = tune_now_s() - reported;
         tune_checker_stop(b.checker); /* its verdicts take t.lock */
         b.checker = NULL;
         pthread_cond_destroy(&t.done);
         pthread_mutex_destroy(&t.lock);
     }
+    double released = tune_now_s(); /* the inputs, the modules and the device */
     tune_bench_free(&b);
     free(b.times);
     free(tiles);
@@ -720,5 +728,10 @@ int cmd_tune(int argc, char **argv)
     free(t.order);
     free(t.build);
     mj_context_destroy(ctx);
+    released = tune_now_s() - released;
+    /* Where the time after the sweep goes (the whole command is what a user waits for). */
+    if (joined >= 0)
+        fprintf(stderr, "after the sweep: %.1f s for the compiling threads to end, %.1f s "
+                        "reporting, %.1f s releasing the device\n", joined, reported, released);
     return rc;
 }
