@@ -227,11 +227,14 @@ class Sorter:
     value_size: bytes of the value carried with each key (0: none; 4 or 8 for argsort; for
     expand and move, the bytes of an element moved).
     op, identity: reduce and scan (CUDA expressions; default a + b and 0).
-    tile: (nt, vt) or (nt, vt, bs_nt), for experiments; default the context's choice."""
+    tile: (nt, vt) or (nt, vt, bs_nt), for experiments; default the context's choice.
+    merge4_log2: mergesort, the input size (2**merge4_log2 bytes of keys and values, 1 to 62)
+    from which its passes merge four lists; default the context's choice (its tuning file,
+    else 2**25)."""
 
     def __init__(self, dtype, *, primitive="mergesort", order="ascending", less=None,
                  value_size=0, op=None, identity=None, type_name="record", tile=None,
-                 context=None):
+                 merge4_log2=None, context=None):
         self._h = None
         self.context = context if context is not None else default_context()
         self.dtype = np.dtype(dtype)
@@ -259,6 +262,8 @@ class Sorter:
                 raise InvalidArgumentError("tile=%r: (nt, vt) or (nt, vt, bs_nt)" % (tile,))
             d.nt, d.vt = tile[0], tile[1]
             d.bs_nt = tile[2] if len(tile) == 3 else 0
+        if merge4_log2 is not None:
+            d.merge4_log2 = merge4_log2
         handle = ctypes.c_void_p()
         st = lib.mj_sorter_create(self.context._handle(), ctypes.byref(d), ctypes.byref(handle))
         if st:

@@ -205,6 +205,11 @@ def test_library_argument_errors(compile_ctx):
         compile_ctx.sorter(np.uint32, value_size=65)
     with pytest.raises(InvalidArgumentError):
         compile_ctx.sorter(np.uint32, tile=(100, 7))
+    with pytest.raises(InvalidArgumentError, match="merge4_log2 63 is out of range"):
+        compile_ctx.sorter(np.uint32, merge4_log2=63)
+    with pytest.raises(InvalidArgumentError, match="for mergesort only"):
+        compile_ctx.sorter(np.uint32, primitive="merge", merge4_log2=22)
+    compile_ctx.sorter(np.uint32, merge4_log2=22)   # a threshold of its own builds
 
 
 # ---------------------------------------------------------------- compile errors
