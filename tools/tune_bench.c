@@ -107,6 +107,14 @@ static mj_status temp_reserve(tune_bench *b, size_t need)
     return st;
 }
 
+/* Gkeys/s of n elements at the median of the --reps times just taken (b->times, sorted). */
+static double median_gkeys(tune_bench *b, size_t n)
+{
+    cli_sort_floats(b->times, (size_t)b->o->reps);
+    double ms = b->times[b->o->reps / 2];
+    return ms > 0 ? (double)n / (ms * 1e6) : 0;
+}
+
 /* Reads the output of the run just timed on `in` (the checked size) into a slot of the checker,
  * *slot, with what its check needs in *d. NULL, or why the output could not be had. */
 static const char *read_output(tune_bench *b, const tune_config *c, tune_inputs *in,
@@ -176,9 +184,7 @@ const char *tune_measure(tune_bench *b, const tune_config *c, size_t point, tune
         }
         if (st || bad)
             break;
-        cli_sort_floats(b->times, (size_t)b->o->reps);
-        double ms = b->times[b->o->reps / 2];
-        p->gkeys[k] = ms > 0 ? (double)in->n / (ms * 1e6) : 0;
+        p->gkeys[k] = median_gkeys(b, in->n);
         log_sum += log(p->gkeys[k] > 0 ? p->gkeys[k] : 1e-9);
     }
     mj_sorter_destroy(s);
@@ -250,9 +256,7 @@ static const char *time_prefix(tune_bench *b, const tune_config *c, mj_sorter *s
         snprintf(why, cap, "%s", mj_context_last_error(b->ctx));
         return why;
     }
-    cli_sort_floats(b->times, (size_t)b->o->reps);
-    double ms = b->times[b->o->reps / 2];
-    *gkeys = ms > 0 ? (double)n / (ms * 1e6) : 0;
+    *gkeys = median_gkeys(b, n);
     return NULL;
 }
 
