@@ -278,8 +278,9 @@ typedef struct mj_tile {
     int tuned;      /* mj_context_tile: 1 from the tuning file, 0 the built-in default */
     int merge4_log2; /* mergesort: its passes merge four lists from 2^merge4_log2 bytes of keys
                       * and values on (mj_sort_desc.merge4_log2); mj_context_tile gives the
-                      * tuning file's, else 25, and 0 for other primitives; mj_tuning_save
-                      * takes 0 for the built-in rule or 1 to 62 */
+                      * tuning file's, 0 where it has none (the built-in rule, 2^25 bytes)
+                      * and for other primitives; mj_tuning_save takes 0 for the built-in
+                      * rule or 1 to 62 */
 } mj_tile;
 
 /* The tile the context chooses for a primitive, key size and value size when a description
@@ -289,13 +290,13 @@ MJ_API mj_status mj_context_tile(mj_context *ctx, mj_primitive primitive, size_t
                                  size_t value_size, mj_tile *out);
 
 /* Whether a tile shape can be generated for the primitive, key size and value size (thread
- * counts, VT range, static shared memory): MJ_OK, or MJ_ERR_INVALID_ARGUMENT with the reason
- * in why (may be NULL). Registers and spills are only known after compiling:
- * mj_sorter_resources. */
+ * counts, VT range, static shared memory), with a merge4_log2 of 0 or, for mergesort, 1 to 62:
+ * MJ_OK, or MJ_ERR_INVALID_ARGUMENT with the reason in why (may be NULL). Registers and spills
+ * are only known after compiling: mj_sorter_resources. */
 MJ_API mj_status mj_tile_check(const mj_tile *tile, char *why, size_t why_cap);
 
-/* Writes tiles (their primitive, sizes, shape, gkeys and merge4_log2) as the records of the context's device
- * and sm into the tuning file at path (NULL: the default path described at
+/* Writes tiles (their primitive, sizes, shape, gkeys and merge4_log2) as the records of the
+ * context's device and sm into the tuning file at path (NULL: the default path described at
  * mj_context_options.tuning_file), replacing the records with the same primitive, key size and
  * value size and keeping every other record. The file is replaced atomically. A file at path
  * that does not parse is not overwritten: MJ_ERR_FILE. */

@@ -49,12 +49,12 @@ void mj__program_key(const mj_nvrtc_api *nv, mj_target target, const char *progr
  * stored there; the rest compile `threads` at once (0: as many as mj__compile_threads gives),
  * the heaviest first (mj__kernel_build_weight); a custom comparator's cubin that spilled or
  * kept a stack frame under the generator's register caps is compiled once more without them
- * (spec->uncapped), and that build is the program's, in the cache too. Their binaries are packed in kernel order into
- * out->data (store/kernel_pack.h), ptxas's figures combined into out->meta, and out->source is
- * MJ_SOURCE_COMPILED when any program was compiled, else MJ_SOURCE_DISK. out->times count only
- * the programs compiled (none: programs 0 and the times -1). The bytes depend neither on threads
- * nor on that order. MJ_OK, or a status with the reason (one NVRTC log) in why. Leaves out->key
- * alone. */
+ * (spec->uncapped), and that build is the program's, in the cache too. Their binaries are
+ * packed in kernel order into out->data (store/kernel_pack.h), ptxas's figures combined into
+ * out->meta, and out->source is MJ_SOURCE_COMPILED when any program was compiled, else
+ * MJ_SOURCE_DISK. out->times count only the programs compiled (none: programs 0 and the times
+ * -1). The bytes depend neither on threads nor on that order. MJ_OK, or a status with the
+ * reason (one NVRTC log) in why. Leaves out->key alone. */
 mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_kernel_spec *spec,
                            unsigned kernels, const char *cache_dir, int threads, mj_binary *out,
                            char *why, size_t whycap);

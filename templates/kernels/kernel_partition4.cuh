@@ -1,12 +1,12 @@
 /* Coarse partitioning for one 4-way mergesort pass: for every tile of nv outputs, the 4-way
  * split at the tile's first output diagonal within its frame (templates/shared/corank.h), four
  * offsets into the frame's lists; mj_merge4 reads its tile's entry and the next. `lanes`
- * threads a tile (mj_split4_lanes): a group of MJ_SPLIT4_WARP or MJ_SPLIT4_HALF of them
- * search together (mj_corank4_lanes); fewer leave all but the first, which searches alone (mj_corank4). 2-way
- * passes use mj_partition (kernel_partition.cuh), whose merge path search is shorter. The tile
- * size is an argument, as mj_partition's, and the diagonal is computed once, before the
- * search. Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits for the pass
- * before it ahead of its first load, once its tile's frame and diagonal are known. */
+ * threads a tile (mj_split4_lanes): a group of MJ_SPLIT4_WARP or MJ_SPLIT4_HALF of them search
+ * together (mj_corank4_lanes); fewer leave all but the first, which searches alone
+ * (mj_corank4). 2-way passes use mj_partition (kernel_partition.cuh), whose merge path search
+ * is shorter. The tile size is an argument, as mj_partition's, and the diagonal is computed
+ * once, before the search. Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits
+ * for the pass before it ahead of its first load, once its tile's frame and diagonal are known. */
 #ifndef MJ_KERNEL_PARTITION4_CUH
 #define MJ_KERNEL_PARTITION4_CUH
 
@@ -43,8 +43,9 @@ MJ_DEVICE bool mj_cw_ask(const mj_key &x, int cls, int from, bool low) {
  * second with list l + 2's: four comparisons a lane, not eight, so a level's chain of
  * instructions is shorter (few warps, each mostly waiting on its instruction before, make
  * mj_partition4's time) for more issue slots a split. List l + 3's slots, either way: that
- * list's lanes (with G 32, those of the first half) compared theirs with this one as their list l + 1, and
- * since exactly one of two slots goes first, ballots of those answers give the rest. */
+ * list's lanes (with G 32, those of the first half) compared theirs with this one as their
+ * list l + 1, and since exactly one of two slots goes first, ballots of those answers give the
+ * rest. */
 template <typename P, int G>
 MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i64 d_in,
                                 mj_i64 at[4]) {
@@ -108,7 +109,8 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
     bool group = (lanes == MJ_SPLIT4_HALF || lanes == MJ_SPLIT4_WARP) && narrow,
          real = tile < tiles;
     if (!group && (!real || thread % lanes)) return;
-    /* A group past the last tile searches empty lists (no loads) beside its warp's other. */
+    /* A group past the last tile searches empty lists (no loads): with G 16, beside the group
+     * of its warp's other half. */
     mj_frame4 f = mj_sort_frame4(real ? tile : 0, coop, nv, n);
     mj_i64 count[4], split[4];
 #pragma unroll

@@ -41,18 +41,18 @@ MJ_HD int mj_search_lanes(long long searches) {
 }
 
 /* Lanes a 4-way split of mj_partition4 when a pass makes `splits` of them.
- * Up to MJ_SPLIT4_GROUP_MOST splits, a group of lanes searches each together (corank.h's
- * window search; MJ_SPLIT4_HALF lanes, half a warp, else MJ_SPLIT4_WARP, below): a level is one round of loads and a few shuffles and
- * comparisons, no chain of adjustments. On an H100 its partitions took 17-22 us against
- * 22-25 for one lane at 2^24 u32 keys (2850 splits; ncu), u64 keys 18-26 against 23-30 (3120),
- * and bench_sort went from 1.26 to 1.30x CUB there for u32 keys, 1.66 to 1.70x for u64, 1.27 to
- * 1.31x for f32. At 5700-6241 splits (2^25) the two came out even; u32 pairs went 1.33 ->
- * 1.28x at 11900 splits; at 2^27 (22800) the group's partitions took 70-105 us against 44-53,
- * the 16 lanes' comparisons bound by issue. Once a lane compared its slot with two other
- * lists, not three (kernel_partition4.cuh), groups came out ahead up to 5958 splits (H100,
- * whole sorts: u32 keys at 2^25 1.221 ms against 1.247 with one lane, u32 pairs at 2^24 1.189
- * against 1.208; the one lane's timings from the next run) and stayed behind at 2^27 (64-98 us
- * a pass against 41-51), hence 6144.
+ * Up to MJ_SPLIT4_GROUP_MOST splits, a group of lanes searches each together (corank.h's window
+ * search; MJ_SPLIT4_HALF lanes, half a warp, else MJ_SPLIT4_WARP, below): a level is one round
+ * of loads and a few shuffles and comparisons, no chain of adjustments. On an H100 its
+ * partitions took 17-22 us against 22-25 for one lane at 2^24 u32 keys (2850 splits; ncu), u64
+ * keys 18-26 against 23-30 (3120), and bench_sort went from 1.26 to 1.30x CUB there for u32
+ * keys, 1.66 to 1.70x for u64, 1.27 to 1.31x for f32. At 5700-6241 splits (2^25) the two came
+ * out even; u32 pairs went 1.33 -> 1.28x at 11900 splits; at 2^27 (22800) the group's
+ * partitions took 70-105 us against 44-53, the 16 lanes' comparisons bound by issue. Once a
+ * lane compared its slot with two other lists, not three (kernel_partition4.cuh), groups came
+ * out ahead up to 5958 splits (H100, whole sorts: u32 keys at 2^25 1.221 ms against 1.247 with
+ * one lane, u32 pairs at 2^24 1.189 against 1.208; the one lane's timings from the next run)
+ * and stayed behind at 2^27 (64-98 us a pass against 41-51), hence 6144.
  * Up to MJ_SPLIT4_WARP_MOST splits a whole warp searches each, a lane comparing its slot with
  * one list, not two (H100, main against it, two bench_sort turns each, ratio to CUB): u32 keys
  * 2^24 (2850 splits) 1.505/1.508 -> 1.529/1.530, partitions 18.0-22.2 -> 16.7-20.1 us (ncu);
