@@ -59,6 +59,13 @@ START_TEST(sweep_on_a_driver_that_runs_nothing)
                       strstr(r.err, "built ") &&
                       strstr(r.err, "after the sweep: ") && strstr(r.err, "releasing the device"),
                   "%s", r.err);
+    /* The builders still compiling when the sweep ends (candidates it ruled out) are left to
+     * end with the process: at most the two started. */
+    int left = -1;
+    const char *after = strstr(r.err, "after the sweep: ");
+    ck_assert_msg(after && sscanf(after, "after the sweep: %d compiling thread", &left) == 1 &&
+                      left >= 0 && left <= 2 && strstr(after, "left to end with the process"),
+                  "%s", r.err);
     /* Each build compiles its blocksort, 2-way merge and 4-way merge (no two candidates share
      * a tile shape they use), and the 4-way partition only while no build has stored it: one
      * build, or both of the first two at once. No 2-way partition: the passes are fused. */

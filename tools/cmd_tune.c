@@ -579,11 +579,12 @@ static int measure_all(tuner *t, tune_bench *b, int builders, tune_crossing *xs)
     return rc;
 }
 
-/* Builds on host threads while measure_all measures and checking threads check; *joined_s: how
- * long the compiling threads took to end after it. CLI_OK, or CLI_FAILURE when no compiling or
+/* Builds on host threads while measure_all measures and checking threads check; *left_running:
+ * how many builders were still compiling when it ended (detached; they touch only t's lock,
+ * its condition and t->building from then on). CLI_OK, or CLI_FAILURE when no compiling or
  * checking thread could be started. */
 static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, tune_crossing *xs,
-                             double *joined_s)
+                             int *left_running)
 {
     int threads = o->threads;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -610,15 +611,22 @@ static int build_and_measure(const tune_opts *o, tuner *t, tune_bench *b, tune_c
         return cli_error("cannot start a compiling thread");
     }
     int rc = measure_all(t, b, started, xs);
-    /* Stop the builders: nothing is left for them to take (those compiling finish first). */
-    double j0 = tune_now_s();
+    /* Stop the builders: nothing is left for them to take. A build still running is for a
+     * point the sweep has ruled out (every other point was measured or ruled out, or the
+     * sweep failed); NVRTC cannot be interrupted, and waiting for those builds took seconds,
+     * so their builders are left to run and the command ends without them (cmd_tune). */
     pthread_mutex_lock(&t->lock);
     t->next = t->count;
+    t->stopped = 1;
+    *left_running = t->building;
     pthread_mutex_unlock(&t->lock);
-    for (int k = 0; k < started; k++)
-        pthread_join(workers[k], NULL);
+    for (int k = 0; k < started; k++) {
+        if (*left_running)
+            pthread_detach(workers[k]);
+        else
+            pthread_join(workers[k], NULL);
+    }
     free(workers);
-    *joined_s = tune_now_s() - j0;
     return rc;
 }
 
@@ -698,7 +706,8 @@ int cmd_tune(int argc, char **argv)
     b.times = calloc((size_t)o.reps, sizeof *b.times);
     mj_tile *tiles = calloc((size_t)o.config_count, sizeof *tiles);
     tune_crossing *xs = calloc((size_t)o.config_count, sizeof *xs);
-    double joined = -1, reported = 0;
+    double reported = -1, released;
+    int left_running = 0;
     if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles || !xs) {
         rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "no host memory for %zu points", count);
     } else {
@@ -707,7 +716,7 @@ int cmd_tune(int argc, char **argv)
         print_plan(ctx, &o, t.sm, count);
         pthread_mutex_init(&t.lock, NULL);
         pthread_cond_init(&t.done, NULL);
-        rc = build_and_measure(&o, &t, &b, xs, &joined);
+        rc = build_and_measure(&o, &t, &b, xs, &left_running);
         reported = tune_now_s();
         if (rc == CLI_OK) {
             print_crossings(&o, t.points, count, xs);
@@ -716,11 +725,30 @@ int cmd_tune(int argc, char **argv)
         reported = tune_now_s() - reported;
         tune_checker_stop(b.checker); /* its verdicts take t.lock */
         b.checker = NULL;
+    }
+    released = tune_now_s(); /* the inputs, the modules and the device */
+    tune_bench_free(&b);
+    mj_context_destroy(ctx);
+    released = tune_now_s() - released;
+    /* Where the time after the sweep goes (the whole command is what a user waits for). */
+    if (reported >= 0)
+        fprintf(stderr, "after the sweep: %d compiling thread%s left to end with the process "
+                        "(building candidates ruled out), %.1f s reporting, %.1f s releasing "
+                        "the device\n",
+                left_running, left_running == 1 ? "" : "s", reported, released);
+    if (left_running) {
+        /* Those threads still use t and NVRTC: nothing they touch is freed, and the process
+         * ends without exit's handlers, which would tear NVRTC's runtime down under them.
+         * What they would store in the cache is written whole or not at all (a temporary
+         * file, then a rename). */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
+    if (reported >= 0) {
         pthread_cond_destroy(&t.done);
         pthread_mutex_destroy(&t.lock);
     }
-    double released = tune_now_s(); /* the inputs, the modules and the device */
-    tune_bench_free(&b);
     free(b.times);
     free(tiles);
     free(xs);
@@ -728,11 +756,5 @@ int cmd_tune(int argc, char **argv)
     free(t.timed);
     free(t.order);
     free(t.build);
-    mj_context_destroy(ctx);
-    released = tune_now_s() - released;
-    /* Where the time after the sweep goes (the whole command is what a user waits for). */
-    if (joined >= 0)
-        fprintf(stderr, "after the sweep: %.1f s for the compiling threads to end, %.1f s "
-                        "reporting, %.1f s releasing the device\n", joined, reported, released);
     return rc;
 }

@@ -89,6 +89,7 @@ void *tune_builder(void *arg)
         }
         size_t i = t->order[t->next++];
         t->build[i] = BUILD_RUNNING;
+        t->building++;
         tune_point p = t->points[i];
         pthread_mutex_unlock(&t->lock);
 
@@ -111,6 +112,12 @@ void *tune_builder(void *arg)
         mj_sorter_destroy(s);
 
         pthread_mutex_lock(&t->lock);
+        t->building--;
+        if (t->stopped) {
+            pthread_cond_broadcast(&t->done);
+            pthread_mutex_unlock(&t->lock);
+            continue; /* and end: nothing is left to take */
+        }
         tune_point *q = &t->points[i];
         q->registers = regs;
         q->spill_bytes = spills;

@@ -42,6 +42,9 @@ typedef struct tuner {
     size_t programs;          /* NVRTC programs the builds compiled (not from the cache) */
     tune_point *timed; /* measured points waiting for their check's verdict */
     size_t measured;   /* points measured and checked */
+    int building;      /* builders inside a build */
+    int stopped;       /* the sweep is over: a build that ends now is for a point ruled out,
+                          and its builder touches nothing here but building */
     pthread_mutex_t lock;
     pthread_cond_t done;
     int sm;
