@@ -142,8 +142,8 @@ START_TEST(primitives_compile_clean)
     static const struct {
         mj_key_kind key;
         size_t value_size;
-    } cases[] = {{MJ_KEY_U32, 0}, {MJ_KEY_U32, 4}, {MJ_KEY_U64, 4}, {MJ_KEY_U64, 8},
-                 {MJ_KEY_F32, 4}, {MJ_KEY_F64, 0}};
+    } cases[] = {{MJ_KEY_U32, 0}, {MJ_KEY_U32, 4}, {MJ_KEY_U64, 0}, {MJ_KEY_U64, 4},
+                 {MJ_KEY_U64, 8}, {MJ_KEY_F32, 4}, {MJ_KEY_F64, 0}};
     for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
         for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
             mj_kernel_spec s =
