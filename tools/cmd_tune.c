@@ -706,8 +706,8 @@ int cmd_tune(int argc, char **argv)
     b.times = calloc((size_t)o.reps, sizeof *b.times);
     mj_tile *tiles = calloc((size_t)o.config_count, sizeof *tiles);
     tune_crossing *xs = calloc((size_t)o.config_count, sizeof *xs);
-    double reported = -1, released;
-    int left_running = 0;
+    double reported = 0, released;
+    int swept = 0, left_running = 0; /* swept: the lock and condition exist, threads ran */
     if (!t.points || !t.timed || !t.order || !t.build || !b.times || !tiles || !xs) {
         rc = cli_tool_error(MJ_ERR_HOST_MEMORY, "no host memory for %zu points", count);
     } else {
@@ -716,6 +716,7 @@ int cmd_tune(int argc, char **argv)
         print_plan(ctx, &o, t.sm, count);
         pthread_mutex_init(&t.lock, NULL);
         pthread_cond_init(&t.done, NULL);
+        swept = 1;
         rc = build_and_measure(&o, &t, &b, xs, &left_running);
         reported = tune_now_s();
         if (rc == CLI_OK) {
@@ -731,7 +732,7 @@ int cmd_tune(int argc, char **argv)
     mj_context_destroy(ctx);
     released = tune_now_s() - released;
     /* Where the time after the sweep goes (the whole command is what a user waits for). */
-    if (reported >= 0)
+    if (swept)
         fprintf(stderr, "after the sweep: %d compiling thread%s left to end with the process "
                         "(building candidates ruled out), %.1f s reporting, %.1f s releasing "
                         "the device\n",
@@ -745,7 +746,7 @@ int cmd_tune(int argc, char **argv)
         fflush(stderr);
         _exit(rc);
     }
-    if (reported >= 0) {
+    if (swept) {
         pthread_cond_destroy(&t.done);
         pthread_mutex_destroy(&t.lock);
     }

@@ -143,10 +143,11 @@ const char *tune_measure(tune_bench *b, const tune_config *c, size_t point, tune
  * won (tune_merge4_threshold; 0: no crossing measured). */
 #define TUNE_CROSS_FIRST 20
 #define TUNE_CROSS_LAST 28
+#define TUNE_CROSS_SIZES (TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1)
 typedef struct tune_crossing {
     int count; /* sizes measured */
-    int log2[TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1];
-    double gkeys2[TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1], gkeys4[TUNE_CROSS_LAST - TUNE_CROSS_FIRST + 1];
+    int log2[TUNE_CROSS_SIZES];
+    double gkeys2[TUNE_CROSS_SIZES], gkeys4[TUNE_CROSS_SIZES];
     int merge4_log2;
 } tune_crossing;
 /* Times winner's sorts for c into x on c's inputs, which must be current (b->current; the
