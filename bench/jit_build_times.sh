@@ -1,9 +1,11 @@
 #!/bin/bash
-# Cold and disk-cache build times of a few sorters through `mergejit demo` (on a machine
-# without a GPU it builds in a compile-only context; with one it also sorts 1000 keys): for
-# each sorter, R runs each with a fresh cache directory, then the median (and range) of the
-# cold build, its split (NVRTC front end + ptxas, summed over the kernels' programs), and
-# of a load from the disk cache in a second process. The cold build is what sorter creation
+# Cold, disk-cache and in-memory build times of a sorter of every primitive (mergesort of a
+# few key types and values) through `mergejit demo` (on a machine without a GPU it builds in a
+# compile-only context; with one it also runs on 1000 keys): for each sorter, R runs each with
+# a fresh cache directory, then the median (and range) of the cold build, its split (NVRTC
+# front end + ptxas, summed over the kernels' programs), of a load from the disk cache in a
+# second process, and of the same sorter asked for again in the first (the demo's "again:"
+# line, found in the context's memory, in us). The cold build is what sorter creation
 # compiles; "later" is the cold build of the parts a mergesort builds when a sort first needs
 # them (the 4-way passes' kernels; the 2-way partition under MERGEJIT_FUSED_PARTITION=0), summed
 # (the demo's "later build:" line; compile only, without a GPU, it builds both right after
@@ -31,19 +33,29 @@ cases=(
   "segsort u32|--primitive segsort --type u32"
   "search u32|--primitive search --type u32"
   "lbs i32|--primitive lbs --type i32"
+  "locality u32|--primitive locality --type u32"
+  "reduce u32|--primitive reduce --type u32"
+  "scan u32|--primitive scan --type u32"
+  "expand i32+4|--primitive expand --type i32 --values 4"
+  "move i32+4|--primitive move --type i32 --values 4"
+  "remove u32|--primitive remove --type u32"
+  "insert u32|--primitive insert --type u32"
+  "join u32|--primitive join --type u32"
+  "setops u32|--primitive setops --type u32"
 )
 median() { sort -n | awk '{a[NR]=$1} END {printf "%.1f (%.1f..%.1f)", a[int((NR+1)/2)], a[1], a[NR]}'; }
 median1() { grep . | sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.1f", a[int((NR+1)/2)]; else printf "-"}' || printf -- "-"; }
-printf "%-12s %-24s %-9s %-9s %-9s %-9s %s\n" sorter "cold ms (range)" slowest "front" ptxas \
-  "later ms" "disk ms"
+printf "%-12s %-24s %-9s %-9s %-9s %-9s %-8s %s\n" sorter "cold ms (range)" slowest "front" \
+  ptxas "later ms" "disk ms" "memory us"
 for c in "${cases[@]}"; do
   name=${c%%|*}
   read -r -a args <<< "${c#*|}"
-  cold=() slow=() front=() ptxas=() later=() disk=()
+  cold=() slow=() front=() ptxas=() later=() disk=() memory=()
   for _ in $(seq "$R"); do
     dir=$(mktemp -d)
     out=$(MERGEJIT_CACHE_DIR=$dir "$TOOL" demo --sm "$SM" --n 1000 --reps 0 "${args[@]}")
     line=$(grep '^build:' <<< "$out")
+    memory+=("$(sed -n 's/^again: .* in \([0-9.]*\) us.*/\1/p' <<< "$out")")
     later+=("$(sed -n 's/^later build: .* in \([0-9.]*\) ms.*/\1/p' <<< "$out")")
     cold+=("$(sed -n 's/.* in \([0-9.]*\) ms.*/\1/p' <<< "$line")")
     slow+=("$(sed -n 's/.*slowest \([0-9.]*\) ms.*/\1/p' <<< "$line")")
@@ -53,8 +65,9 @@ for c in "${cases[@]}"; do
     disk+=("$(sed -n 's/.* in \([0-9.]*\) ms.*/\1/p' <<< "$line")")
     rm -rf "$dir"
   done
-  printf "%-12s %-24s %-9s %-9s %-9s %-9s %s\n" "$name" "$(printf '%s\n' "${cold[@]}" | median)" \
-    "$(printf '%s\n' "${slow[@]}" | median1)" "$(printf '%s\n' "${front[@]}" | median1)" \
-    "$(printf '%s\n' "${ptxas[@]}" | median1)" "$(printf '%s\n' "${later[@]}" | median1)" \
-    "$(printf '%s\n' "${disk[@]}" | median1)"
+  printf "%-12s %-24s %-9s %-9s %-9s %-9s %-8s %s\n" "$name" \
+    "$(printf '%s\n' "${cold[@]}" | median)" "$(printf '%s\n' "${slow[@]}" | median1)" \
+    "$(printf '%s\n' "${front[@]}" | median1)" "$(printf '%s\n' "${ptxas[@]}" | median1)" \
+    "$(printf '%s\n' "${later[@]}" | median1)" \
+    "$(printf '%s\n' "${disk[@]}" | median1)" "$(printf '%s\n' "${memory[@]}" | median1)"
 done
