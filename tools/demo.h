@@ -100,8 +100,8 @@ int demo_multi_run(const demo_opts *o, size_t n);
 int demo_time_runs(mj_context *ctx, const demo_opts *o, mj_status (*run)(void *job), void *job,
                    float *times, float *median);
 
-/* The sorter of a merge-path family demo for desc, its build line printed, and the temporary
- * bytes it needs for n elements. */
+/* The sorter of a merge-path family demo for desc, its build and again lines printed
+ * (cli_print_build, cli_print_again), and the temporary bytes it needs for n elements. */
 mj_status demo_sorter(mj_context *ctx, const mj_sort_desc *desc, size_t n, mj_sorter **s,
                       size_t *temp_bytes);
 /* Prints the verdict, FAIL or PASS; returns CLI_FAILURE or CLI_OK. */

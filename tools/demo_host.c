@@ -213,8 +213,10 @@ mj_status demo_sorter(mj_context *ctx, const mj_sort_desc *desc, size_t n, mj_so
                       size_t *temp_bytes)
 {
     mj_status st = mj_sorter_create(ctx, desc, s);
-    if (st == MJ_OK)
+    if (st == MJ_OK) {
         cli_print_build(*s);
+        cli_print_again(ctx, desc);
+    }
     if (st == MJ_OK)
         st = mj_sorter_temp_size(*s, n, 0, temp_bytes);
     return st;
