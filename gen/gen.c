@@ -83,6 +83,7 @@ static const char *const kernel_names[MJ_K_COUNT] = {
     [MJ_K_PARTITION] = "mj_partition",
     [MJ_K_MERGE] = "mj_merge",
     [MJ_K_PARTITION4] = "mj_partition4",
+    [MJ_K_PARTITION4_ONE] = "mj_partition4_one",
     [MJ_K_MERGE4] = "mj_merge4",
     [MJ_K_MERGE_PARTITION] = "mj_merge_partition",
     [MJ_K_MERGE_ARRAYS] = "mj_merge_arrays",
@@ -116,12 +117,14 @@ const char *mj__kernel_name(mj_kernel_id id) {
     return (unsigned)id < MJ_K_COUNT ? kernel_names[id] : NULL;
 }
 
-/* NVRTC's time for each of a u32 mergesort's programs (sm_90, NT 256, VT 23), ms of CPU on
- * a 2-core machine, from bench/bench_frontend: 5 programs on 2 threads in this order end
- * about 15% sooner than in the order of the ids (the 4-way merge, the longest, came last). */
+/* NVRTC's time for each of a u32 mergesort's programs to a cubin (sm_90, NT 256, VT 23), ms
+ * of CPU on a 2-core machine, the fastest of 5 runs of bench/bench_frontend (runs vary by a
+ * fifth). 5 programs on 2 threads in this order ended about 15% sooner than in the order of
+ * the ids (the 4-way merge, the longest, came last). A sort's later build holds the 4-way
+ * merge and one of the 4-way partitions, and under MERGEJIT_FUSED_PARTITION=0 the 2-way one. */
 static const int kernel_weights[MJ_K_COUNT] = {
-    [MJ_K_MERGE4] = 404, [MJ_K_BLOCKSORT] = 263, [MJ_K_MERGE] = 189, [MJ_K_PARTITION4] = 157,
-    [MJ_K_PARTITION] = 73,
+    [MJ_K_MERGE4] = 340,    [MJ_K_PARTITION4_ONE] = 267, [MJ_K_PARTITION4] = 256,
+    [MJ_K_BLOCKSORT] = 248, [MJ_K_MERGE] = 224,          [MJ_K_PARTITION] = 109,
 };
 
 int mj__kernel_build_weight(mj_kernel_id id) {
@@ -133,7 +136,7 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     switch (primitive) {
     case MJ_MERGESORT:
         return K(MJ_K_BLOCKSORT) | K(MJ_K_PARTITION) | K(MJ_K_MERGE) | K(MJ_K_PARTITION4) |
-               K(MJ_K_MERGE4);
+               K(MJ_K_PARTITION4_ONE) | K(MJ_K_MERGE4);
     case MJ_MERGE: return K(MJ_K_MERGE_PARTITION) | K(MJ_K_MERGE_ARRAYS);
     case MJ_SEGMENTED_SORT:
         return K(MJ_K_BLOCKSORT) | K(MJ_K_HEADS_FLAGS) | K(MJ_K_HEADS_INDICES) |
@@ -158,17 +161,9 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     }
 }
 
-unsigned mj__primitive_later_part(mj_primitive primitive, int i) {
-    static const unsigned mergesort[MJ_LATER_PARTS] = {K(MJ_K_PARTITION4) | K(MJ_K_MERGE4),
-                                                       K(MJ_K_PARTITION)};
-    if (primitive != MJ_MERGESORT || i < 0 || i >= MJ_LATER_PARTS) return 0;
-    return mergesort[i];
-}
-
 unsigned mj__primitive_later_kernels(mj_primitive primitive) {
-    unsigned all = 0;
-    for (int i = 0; i < MJ_LATER_PARTS; ++i) all |= mj__primitive_later_part(primitive, i);
-    return all;
+    if (primitive != MJ_MERGESORT) return 0;
+    return K(MJ_K_PARTITION) | K(MJ_K_PARTITION4) | K(MJ_K_PARTITION4_ONE) | K(MJ_K_MERGE4);
 }
 #undef K
 

@@ -12,7 +12,8 @@ typedef enum mj_kernel_id {
     MJ_K_BLOCKSORT,       /* mergesort, segmented and locality sort */
     MJ_K_PARTITION,       /* mergesort (2-way passes) */
     MJ_K_MERGE,           /* mergesort (2-way passes) */
-    MJ_K_PARTITION4,      /* mergesort (4-way passes) */
+    MJ_K_PARTITION4,      /* mergesort (4-way passes, a group of lanes a split) */
+    MJ_K_PARTITION4_ONE,  /* mergesort (4-way passes, one lane a split) */
     MJ_K_MERGE4,          /* mergesort (4-way passes) */
     MJ_K_MERGE_PARTITION, /* merge */
     MJ_K_MERGE_ARRAYS,    /* merge */
@@ -45,16 +46,18 @@ typedef enum mj_kernel_id {
 
 /* The kernel's extern "C" name. */
 const char *mj__kernel_name(mj_kernel_id id);
+/* Kernel sets are bit masks of unsigned: bit k for kernel k. */
+_Static_assert(MJ_K_COUNT <= 32, "a kernel set is a 32-bit unsigned mask");
 /* Bit k set: the primitive's module has kernel k. */
 unsigned mj__primitive_kernels(mj_primitive primitive);
-/* Those of the primitive's kernels that only some runs use, in parts: a sorter compiled at
- * run time builds a part, as one module with a cache entry of its own, on the first run that
- * needs one of its kernels. Part i (0 <= i < MJ_LATER_PARTS) of the primitive, 0 past its
- * last; mergesort: the 4-way passes' partition and merge (large inputs), then the 2-way
- * partition (2-way passes under MERGEJIT_FUSED_PARTITION=0). mj__primitive_later_kernels is
- * their union, 0 for primitives whose every run uses every kernel. */
-#define MJ_LATER_PARTS 2
-unsigned mj__primitive_later_part(mj_primitive primitive, int i);
+/* Those of the primitive's kernels that only some runs use, 0 for primitives whose every run
+ * uses every kernel: a sorter compiled at run time builds them late, a run building those it
+ * launches and lacks as one module (with a cache entry of its own), so that their programs
+ * compile at once. Mergesort's: the 4-way passes' merge and their two partitions (large
+ * inputs; a sort launches one of the two, by its tiles: merge_frame.h's mj_split4_grouped),
+ * and the 2-way partition (2-way passes under MERGEJIT_FUSED_PARTITION=0). At most
+ * MJ_LATER_MOST of them, so a sorter's later modules are at most that many. */
+#define MJ_LATER_MOST 4
 unsigned mj__primitive_later_kernels(mj_primitive primitive);
 /* About what NVRTC takes to build the kernel's program, relative to the module's other kernels
  * (0 when not measured): a build starts its programs in decreasing order of it, so that on

@@ -12,11 +12,12 @@
  * heads kernels have no tile; the blocksort's tile is MJ_BS_NT x MJ_VT (but see
  * mj__kernel_tile_uses); the merge and queue kernels have no blocksort. */
 static const unsigned char ignores[MJ_K_COUNT] = {
-    [MJ_K_PARTITION] = NT | VT | BS,  [MJ_K_PARTITION4] = NT | VT | BS,
-    [MJ_K_HEADS_FLAGS] = NT | VT | BS, [MJ_K_HEADS_INDICES] = NT | VT | BS,
-    [MJ_K_BLOCKSORT] = NT,            [MJ_K_MERGE] = BS,
-    [MJ_K_MERGE4] = BS,               [MJ_K_QUEUE_PARTITION] = BS,
-    [MJ_K_QUEUE_WORK] = BS,           [MJ_K_QUEUE_FINISH] = BS,
+    [MJ_K_PARTITION] = NT | VT | BS,      [MJ_K_PARTITION4] = NT | VT | BS,
+    [MJ_K_PARTITION4_ONE] = NT | VT | BS, [MJ_K_HEADS_FLAGS] = NT | VT | BS,
+    [MJ_K_HEADS_INDICES] = NT | VT | BS,  [MJ_K_BLOCKSORT] = NT,
+    [MJ_K_MERGE] = BS,                    [MJ_K_MERGE4] = BS,
+    [MJ_K_QUEUE_PARTITION] = BS,          [MJ_K_QUEUE_WORK] = BS,
+    [MJ_K_QUEUE_FINISH] = BS,
 };
 
 unsigned mj__kernel_tile_uses(mj_primitive primitive, mj_kernel_id k) {

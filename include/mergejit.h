@@ -312,14 +312,16 @@ typedef struct mj_sorter mj_sorter;
  * the message. A run function for another primitive returns MJ_ERR_INVALID_ARGUMENT.
  * A mergesort sorter that is compiled (not taken from a bundle) builds at create only the
  * two kernels every sort runs (blocksort and the 2-way merge, which finds its own splits);
- * the rest come in two later parts, each built, or loaded from memory or the disk cache, by
- * the first sort that launches one of its kernels, once however many threads sort on the
- * sorter at once: the two kernels of 4-way merge passes (sorts of at least 2^25 bytes of keys
- * plus values, or any size under MERGEJIT_MERGE_WAYS=4), and the 2-way partition kernel (sorts
- * with 2-way passes under MERGEJIT_FUSED_PARTITION=0, read at create: a sorter created with
- * fused 2-way passes never builds it). A failure there is that sort's status and message,
- * before anything is launched. Compile-only contexts and MJ_CONTEXT_BUILD_ALL build at create
- * the parts the sorter's sorts may launch (the 4-way part; the partition's only under
+ * the rest wait for the first sort that launches them, which builds (or loads from memory or
+ * the disk cache) those it launches and the sorter lacks as one module, once however many
+ * threads sort on the sorter at once: for 4-way merge passes (sorts of at least 2^25 bytes of
+ * keys plus values, or any size under MERGEJIT_MERGE_WAYS=4) their merge and one of their two
+ * partitions (groups of lanes a split up to 6144 tiles, one lane above), and the 2-way
+ * partition kernel (sorts with 2-way passes under MERGEJIT_FUSED_PARTITION=0, read at create:
+ * a sorter created with fused 2-way passes never builds it). A failure there is that sort's
+ * status and message, before anything is launched; the next sort tries again. Compile-only
+ * contexts and MJ_CONTEXT_BUILD_ALL build at create, as one later module, every kernel the
+ * sorter's sorts may launch (the 4-way passes' three; the 2-way partition only under
  * MERGEJIT_FUSED_PARTITION=0); bundles hold every kernel. Each kernel compiles as a program
  * of its own, kept in the disk cache beside the module, and generated from the tile
  * parameters it uses only: a sorter of the same key type and order with another tile compiles
@@ -353,15 +355,16 @@ typedef struct mj_build_times {
 /* The sorter's build times at create when it was compiled with NVRTC (mj_sorter_source 0);
  * otherwise programs and threads 0 and the times -1. */
 MJ_API void mj_sorter_build_times(const mj_sorter *sorter, mj_build_times *out);
-/* The later parts a sorter has built so far (mj_sorter_create says which parts there are; a
- * compile-only or MJ_CONTEXT_BUILD_ALL context builds those its sorts may launch right after
- * the create part, still in the create call): returns how many, and fills what is asked (any may be NULL) for
- * them together as mj_sorter_source, mj_sorter_build_ms and mj_sorter_build_times do for the
- * create part: the source is the costliest way one arrived (compiled with NVRTC if any was,
- * else from the disk cache if any was, else from memory), the milliseconds and the build
- * times' programs and summed times add up over the parts (which build one after another),
- * threads and slowest_ms are the largest. Returns 0 (none built yet, or nothing to build
- * later) leaving them alone. */
+/* The modules a sorter has built after create so far (mj_sorter_create says when: each sort
+ * that launched kernels the sorter lacked built one of them; a compile-only or
+ * MJ_CONTEXT_BUILD_ALL context builds one of every kernel its sorts may launch right after
+ * the create module, still in the create call): returns how many, and fills what is asked
+ * (any may be NULL) for them together as mj_sorter_source, mj_sorter_build_ms and
+ * mj_sorter_build_times do for the create module: the source is the costliest way one arrived
+ * (compiled with NVRTC if any was, else from the disk cache if any was, else from memory), the
+ * milliseconds and the build times' programs and summed times add up over the modules (which
+ * build one after another), threads and slowest_ms are the largest. Returns 0 (none built
+ * yet, or nothing to build later) leaving them alone. */
 MJ_API int mj_sorter_later_build(const mj_sorter *sorter, int *source, double *ms,
                                  mj_build_times *times);
 /* The merge tile in use: threads per block and values per thread. (The blocksort pass may run

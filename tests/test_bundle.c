@@ -127,10 +127,13 @@ START_TEST(build_list_serve) {
         ck_assert_int_eq(regs, got[i].registers);
         mj_sorter_destroy(s);
     }
-    /* The same request again comes from the context's memory. */
+    /* The same request again comes from the context's memory. Its module holds every kernel
+     * (both 4-way partitions too), so a compile-only context, which builds a compiled
+     * mergesort's later kernels at create, builds nothing more. */
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(ctx, &d[0], &s), MJ_OK);
     ck_assert_int_eq(mj_sorter_source(s), 2);
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
     mj_sorter_destroy(s);
 
     /* What the bundle lacks: another key type, another order, another value size, another
@@ -210,7 +213,8 @@ START_TEST(damaged_and_foreign) {
     mj_context_destroy(ctx);
 
     /* An intact bundle whose kernels were compiled from other source (another library
-     * version): refused with the writer's version, not loaded. */
+     * version, such as one from before mergesort's 4-way partition became two kernels, whose
+     * module lacks mj_partition4_one): refused with the writer's version, not loaded. */
     write_bundle(dir, path, sizeof path);
     mj_bundle_index idx;
     char err[512];

@@ -533,7 +533,8 @@ START_TEST(compile_to_ptx)
     ck_assert_msg(strstr(text, ".entry mj_merge") != NULL, "no mj_merge entry in the PTX");
     ck_assert(strstr(text, ".entry mj_partition") != NULL);
     ck_assert(strstr(text, ".entry mj_merge4") != NULL);
-    ck_assert(strstr(text, ".entry mj_partition4") != NULL);
+    ck_assert(strstr(text, ".entry mj_partition4(") != NULL);
+    ck_assert(strstr(text, ".entry mj_partition4_one(") != NULL);
     ck_assert(strstr(text, ".entry mj_blocksort") != NULL);
     free(bin);
     free(src);
@@ -558,7 +559,9 @@ START_TEST(mergesort_overlap_instructions)
 {
     const mj_nvrtc_api *nv = nvrtc();
     char err[ERR_CAP / 8];
-    static const char *const passes[] = {"mj_partition", "mj_merge", "mj_partition4", "mj_merge4"};
+    static const char *const passes[] = {"mj_partition", "mj_merge", "mj_partition4",
+                                         "mj_partition4_one", "mj_merge4"};
+    enum { PASSES = sizeof passes / sizeof *passes };
     for (int sm = 80; sm <= 90; sm += 10) {
         mj_kernel_spec s = spec_for(MJ_KEY_U32, MJ_ASCENDING, 4, sm);
         char *src = gen(&s);
@@ -567,13 +570,13 @@ START_TEST(mergesort_overlap_instructions)
         size_t size = 0;
         mj_status st = mj__compile(nv, src, t, &bin, &size, NULL, err, sizeof err);
         ck_assert_msg(st == MJ_OK, "sm_%d: %s: %s", sm, mj_status_name(st), err);
-        for (size_t k = 0; k < sizeof passes / sizeof *passes + 1; ++k) {
-            const char *name = k < 4 ? passes[k] : "mj_blocksort";
+        for (size_t k = 0; k <= PASSES; ++k) {
+            const char *name = k < PASSES ? passes[k] : "mj_blocksort";
             char *body = ptx_entry(bin, name);
             ck_assert_msg(body != NULL, "sm_%d: no %s in the PTX", sm, name);
             char *wait = strstr(body, "griddepcontrol.wait");
             char *allow = strstr(body, "griddepcontrol.launch_dependents");
-            if (sm < 90 || k == 4) {
+            if (sm < 90 || k == PASSES) {
                 ck_assert_msg(!wait, "sm_%d %s: waits", sm, name);
                 ck_assert_msg(!allow == (sm < 90), "sm_%d %s: launch_dependents", sm, name);
             } else {
@@ -770,9 +773,12 @@ START_TEST(parallel_build_ptx)
     ck_assert_int_eq(b.meta.registers, -1);
     mj_kernel_image images[MJ_PACK_MAX];
     char err[256];
-    /* mergesort: the blocksort, and a partition and a merge for 2-way and for 4-way passes */
-    ck_assert_int_eq(mj__unpack_kernels(b.data, b.size, images, err, sizeof err), 5);
-    for (int i = 0; i < 5; ++i) {
+    /* mergesort: the blocksort, a partition and a merge for 2-way passes, and for 4-way ones a
+     * merge and two partitions */
+    int kernels = __builtin_popcount(mj__primitive_kernels(MJ_MERGESORT));
+    ck_assert_int_eq(kernels, 6);
+    ck_assert_int_eq(mj__unpack_kernels(b.data, b.size, images, err, sizeof err), kernels);
+    for (int i = 0; i < kernels; ++i) {
         const char *text = images[i].data;
         ck_assert_int_eq(text[images[i].size - 1], '\0');
         ck_assert_int_eq(count_of(text, ".entry "), 1);

@@ -1,17 +1,17 @@
 /* The merge passes' arithmetic (templates/shared/merge_frame.h) against a CPU model. The model
  * runs a GPU schedule on the CPU with the very same functions the kernels use: a stable sort of
  * every tile (mj_blocksort), then for each pass the partitions and the merges. Mergesort's
- * 4-way passes (mj_partition4: the 4-way split of templates/shared/corank.h at the tile's
- * diagonal in its frame; mj_merge4: the lists' ranges between the tile's split and the next, or
- * the lists' ends at its frame's end, merged stably into outputs tile * nv ...), chosen by
- * mj_sort_ways from the input's bytes; and the 2-way passes of mergesort and of the segmented
- * and locality sorts' queues (mj_partition: the merge path split at min(diag, a_count +
- * b_count) of the frame's A and B; mj_merge: each tile's ranges from partitions[tile] and
- * partitions[tile + 1], or a_count at its frame's end; fused, the same two splits searched by
- * the tile itself at mj_tile_split_diag). The result must equal a stable
- * reference sort, every tile's ranges must be in bounds and partition their frame's lists
- * exactly, and the last pass must land in the keys' own buffer as the blocksort's choice of
- * buffer predicts. CPU only. */
+ * 4-way passes (mj_partition4 or mj_partition4_one: the 4-way split of
+ * templates/shared/corank.h at the tile's diagonal in its frame; mj_merge4: the lists' ranges
+ * between the tile's split and the next, or the lists' ends at its frame's end, merged stably
+ * into outputs tile * nv ...), chosen by mj_sort_ways from the input's bytes; and the 2-way
+ * passes of mergesort and of the segmented and locality sorts' queues (mj_partition: the merge
+ * path split at min(diag, a_count + b_count) of the frame's A and B; mj_merge: each tile's
+ * ranges from partitions[tile] and partitions[tile + 1], or a_count at its frame's end; fused,
+ * the same two splits searched by the tile itself at mj_tile_split_diag). The result must equal
+ * a stable reference sort, every tile's ranges must be in bounds and partition their frame's
+ * lists exactly, and the last pass must land in the keys' own buffer as the blocksort's choice
+ * of buffer predicts. CPU only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +183,7 @@ static void pass2(const item *in, item *out, long long *partitions, long long n,
  * holds 4 entries a tile. */
 static void pass4(const item *in, item *out, long long *partitions, long long n, long long nv,
                   long long tiles, long long coop, int p) {
-    /* mj_partition4 */
+    /* mj_partition4 or mj_partition4_one */
     for (long long t = 0; t < tiles; ++t) {
         mj_frame4 f = mj_sort_frame4(t, coop, nv, n);
         long long diag = mj_tile_diag(t, coop, nv), total = mj_frame4_total(f);
@@ -424,7 +424,7 @@ END_TEST
  * (2^24 u32 keys' 2850, u64 keys' 4369), half a warp up to 6144 (2^25 u32 keys' 5700, 2^24
  * u32 pairs' 5958); above, a power of two up to 4, the most that keep splits x lanes within
  * 32768 threads (one lane from 16385 splits on: 2^27's 22800), and never a group's 16 or 32,
- * which the kernel would take for a group. */
+ * which mj_split4_grouped would take for a group. */
 START_TEST(split4_lanes_rule)
 {
     ck_assert_int_eq(MJ_SPLIT4_WARP, 32);
@@ -446,6 +446,27 @@ START_TEST(split4_lanes_rule)
         ck_assert(lanes == 1 || splits * lanes <= 32768);
         ck_assert(splits * lanes * 2 > 32768);
     }
+}
+END_TEST
+
+/* Which 4-way partition kernel a pass launches: the group one (mj_partition4, 32-bit
+ * positions only) for a group's lanes below 2^31 elements, else the one-lane one; every sort
+ * that mj_split4_lanes gives a group (at most MJ_SPLIT4_GROUP_MOST tiles of at most 1024 x 63)
+ * is below 2^31 elements, so the bound only guards. */
+START_TEST(split4_grouped_rule)
+{
+    static const long long below = (1ll << 31) - 1, at = 1ll << 31;
+    ck_assert(mj_split4_narrow(below) && !mj_split4_narrow(at));
+    ck_assert(mj_split4_grouped(MJ_SPLIT4_WARP, 0));
+    ck_assert(mj_split4_grouped(MJ_SPLIT4_WARP, below));
+    ck_assert(mj_split4_grouped(MJ_SPLIT4_HALF, below));
+    ck_assert(!mj_split4_grouped(MJ_SPLIT4_WARP, at));
+    ck_assert(!mj_split4_grouped(MJ_SPLIT4_HALF, at));
+    for (int lanes = 1; lanes < MJ_SPLIT4_HALF; lanes *= 2)
+        ck_assert(!mj_split4_grouped(lanes, 1000));
+    long long most = (long long)MJ_SPLIT4_GROUP_MOST * 1024 * 63;
+    ck_assert(mj_split4_grouped(mj_split4_lanes(MJ_SPLIT4_GROUP_MOST), most));
+    ck_assert(!mj_split4_grouped(mj_split4_lanes(MJ_SPLIT4_GROUP_MOST + 1), most));
 }
 END_TEST
 
@@ -609,6 +630,7 @@ static Suite *frame_suite(void) {
     tcase_add_test(tn, four_way_schedule);
     tcase_add_test(tn, ways_rule);
     tcase_add_test(tn, split4_lanes_rule);
+    tcase_add_test(tn, split4_grouped_rule);
     tcase_add_test(tn, merge_narrowing);
     suite_add_tcase(s, tn);
     return s;

@@ -61,6 +61,7 @@ START_TEST(builtin_kinds_generate)
         ck_assert_msg(strstr(a, "mj_partition(") != NULL, "no mj_partition kernel");
         ck_assert_msg(strstr(a, "mj_merge(") != NULL, "no mj_merge kernel");
         ck_assert_msg(strstr(a, "mj_partition4(") != NULL, "no mj_partition4 kernel");
+        ck_assert_msg(strstr(a, "mj_partition4_one(") != NULL, "no mj_partition4_one kernel");
         ck_assert_msg(strstr(a, "mj_merge4(") != NULL, "no mj_merge4 kernel");
         ck_assert_msg(!has_line_starting(a, "#include \""), "%s, %zu-byte values: a "
                       "#include \"...\" line is left", mj_key_kind_name(kind), value_sizes[v]);
@@ -326,13 +327,14 @@ START_TEST(primitives_generate)
 }
 END_TEST
 
-/* A mergesort's build starts its 4-way merge first and its 2-way partition last (the order
- * of bench_frontend's measures); a kernel not measured, or no kernel, weighs 0. */
+/* A mergesort's build starts its 4-way merge first, then the 4-way partitions, and its 2-way
+ * partition last (the order of bench_frontend's measures); a kernel not measured, or no
+ * kernel, weighs 0. */
 START_TEST(build_weights)
 {
-    static const mj_kernel_id order[] = {MJ_K_MERGE4, MJ_K_BLOCKSORT, MJ_K_MERGE, MJ_K_PARTITION4,
-                                         MJ_K_PARTITION};
-    for (int i = 1; i < 5; ++i)
+    static const mj_kernel_id order[] = {MJ_K_MERGE4,    MJ_K_PARTITION4_ONE, MJ_K_PARTITION4,
+                                         MJ_K_BLOCKSORT, MJ_K_MERGE,          MJ_K_PARTITION};
+    for (int i = 1; i < 6; ++i)
         ck_assert_int_gt(mj__kernel_build_weight(order[i - 1]), mj__kernel_build_weight(order[i]));
     ck_assert_int_gt(mj__kernel_build_weight(MJ_K_PARTITION), 0);
     ck_assert_int_eq(mj__kernel_build_weight(MJ_K_SCAN), 0);
@@ -341,30 +343,27 @@ START_TEST(build_weights)
 }
 END_TEST
 
-/* The later parts: disjoint parts of the primitive's kernels, their union
- * mj__primitive_later_kernels, 0 past the last and for a bad index; a mergesort builds its
- * blocksort and merge at create, the 4-way passes' two and the 2-way partition as parts of
- * their own; other primitives have none. */
-START_TEST(later_parts)
+/* The later kernels: some of the primitive's, at most MJ_LATER_MOST (a sorter's slots for
+ * later modules); a mergesort builds its blocksort and merge at create, and later the 4-way
+ * passes' merge and partitions and the 2-way partition; other primitives have none. Every
+ * kernel has a name. */
+START_TEST(later_kernels)
 {
     for (int p = 0; p <= MJ_PRIMITIVE_COUNT; ++p) {
-        unsigned all = 0;
-        for (int i = 0; i < MJ_LATER_PARTS; ++i) {
-            unsigned part = mj__primitive_later_part((mj_primitive)p, i);
-            ck_assert_uint_eq(part & all, 0);
-            ck_assert_uint_eq(part & ~mj__primitive_kernels((mj_primitive)p), 0);
-            all |= part;
-        }
-        ck_assert_uint_eq(all, mj__primitive_later_kernels((mj_primitive)p));
-        ck_assert_uint_eq(mj__primitive_later_part((mj_primitive)p, -1), 0);
-        ck_assert_uint_eq(mj__primitive_later_part((mj_primitive)p, MJ_LATER_PARTS), 0);
-        if (p != MJ_MERGESORT) ck_assert_uint_eq(all, 0);
+        unsigned later = mj__primitive_later_kernels((mj_primitive)p);
+        ck_assert_uint_eq(later & ~mj__primitive_kernels((mj_primitive)p), 0);
+        ck_assert_int_le(__builtin_popcount(later), MJ_LATER_MOST);
+        if (p != MJ_MERGESORT) ck_assert_uint_eq(later, 0);
     }
-    unsigned k = mj__primitive_kernels(MJ_MERGESORT) & ~mj__primitive_later_kernels(MJ_MERGESORT);
-    ck_assert_uint_eq(k, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE);
-    ck_assert_uint_eq(mj__primitive_later_part(MJ_MERGESORT, 0),
-                      1u << MJ_K_PARTITION4 | 1u << MJ_K_MERGE4);
-    ck_assert_uint_eq(mj__primitive_later_part(MJ_MERGESORT, 1), 1u << MJ_K_PARTITION);
+    unsigned all = mj__primitive_kernels(MJ_MERGESORT);
+    unsigned later = mj__primitive_later_kernels(MJ_MERGESORT);
+    ck_assert_uint_eq(all & ~later, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE);
+    ck_assert_uint_eq(later, 1u << MJ_K_PARTITION | 1u << MJ_K_PARTITION4 |
+                                 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4);
+    ck_assert_str_eq(mj__kernel_name(MJ_K_PARTITION4), "mj_partition4");
+    ck_assert_str_eq(mj__kernel_name(MJ_K_PARTITION4_ONE), "mj_partition4_one");
+    for (int k = 0; k < MJ_K_COUNT; ++k) ck_assert_ptr_nonnull(mj__kernel_name((mj_kernel_id)k));
+    ck_assert_ptr_null(mj__kernel_name(MJ_K_COUNT));
 }
 END_TEST
 
@@ -378,7 +377,7 @@ static Suite *gen_suite(void) {
     tcase_add_test(tc, float_keys_map_in_mergesort);
     tcase_add_loop_test(tc, primitives_generate, MJ_MERGESORT, MJ_PRIMITIVE_COUNT);
     tcase_add_test(tc, build_weights);
-    tcase_add_test(tc, later_parts);
+    tcase_add_test(tc, later_kernels);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("custom");
     tcase_add_test(tcc, custom_type);

@@ -286,8 +286,9 @@ START_TEST(test_schedules) {
             fprintf(stderr, "MERGEJIT_MERGE_WAYS=4 MERGEJIT_PDL=%s ", pdl);
         check_sort(MJ_KEY_U32, MJ_ASCENDING, 4, DIST_FEW, four[i], 77 + i);
     }
-    /* Those passes' splits are searched by groups of lanes; past MJ_SPLIT4_GROUP_MOST splits
-     * a pass, by one lane each: a 32 x 1 tile makes 6251 at 200009 keys. */
+    /* Those passes' splits are searched by groups of lanes (mj_partition4); past
+     * MJ_SPLIT4_GROUP_MOST splits a pass, by one lane each (mj_partition4_one): a 32 x 1 tile
+     * makes 6251 at 200009 keys. */
     ck_assert_int_eq(setenv("MERGEJIT_TILE", "32x1", 1), 0);
     ck_assert_int_gt(200009 / 32, MJ_SPLIT4_GROUP_MOST);
     check_sort(MJ_KEY_U32, MJ_ASCENDING, 4, DIST_FEW, 200009, 79);
@@ -358,25 +359,50 @@ static mj_context *fresh_context(const char *dir, unsigned flags) {
     return c;
 }
 
-/* The environment of a test_later_kernels variant, and the later parts its large sort builds
- * (the small one, a blocksort alone, builds none). */
-static const struct {
-    const char *ways, *fused;
-    int partition, four; /* built: the 2-way partition; the 4-way passes' two */
-} later_variants[] = {
-    {"4", "", 0, 1},  /* a fused 2-way pass, then a 4-way one */
-    {"2", "0", 1, 0}, /* unfused 2-way passes */
-    {"4", "0", 1, 1}, /* an unfused 2-way pass, then a 4-way one */
-    {"", "", 0, 1},   /* by size, at the first size of the 4-way rule (not MJ_TEST_SMALL) */
+enum {
+    LATER_P = 1u << MJ_K_PARTITION,
+    LATER_G = 1u << MJ_K_PARTITION4,
+    LATER_O = 1u << MJ_K_PARTITION4_ONE,
+    LATER_M = 1u << MJ_K_MERGE4
 };
 
-/* A compiled mergesort sorter builds at create the blocksort and the 2-way merge, and each
- * later part on the first sort that launches one of its kernels: threads sorting small (one
- * blocksort run), then large keys on one sorter all sort right, and all see the same later
- * builds (compiled here, one module of each part in the context, none of a part not needed).
- * _i indexes later_variants: MERGEJIT_MERGE_WAYS and MERGEJIT_FUSED_PARTITION; large is 4
- * blocksort runs + 3 (3 doublings: the first pass 2-way), or by size the first size of the
- * 4-way rule. */
+/* The environment of a test_later_kernels variant, its tile (nt 0: the default; else nt x 1,
+ * blocksort nt threads) and its large sort's size (`many`: a 4-way pass of
+ * MJ_SPLIT4_GROUP_MOST + 1 tiles, its splits one lane each; else 4 blocksort runs + 3, or by
+ * size the first size of the 4-way rule), and the later kernels that sort builds (the small
+ * one, a blocksort alone, builds none). */
+static const struct {
+    const char *ways, *fused;
+    int nt, many;
+    unsigned built;
+} later_variants[] = {
+    {"4", "", 0, 0, LATER_G | LATER_M},            /* a fused 2-way pass, then a 4-way one */
+    {"2", "0", 0, 0, LATER_P},                     /* unfused 2-way passes */
+    {"4", "0", 0, 0, LATER_P | LATER_G | LATER_M}, /* an unfused 2-way pass, then a 4-way one */
+    {"4", "", 32, 1, LATER_O | LATER_M},           /* one lane a split */
+    {"4", "0", 32, 1, LATER_P | LATER_O | LATER_M}, /* 13 doublings: a 2-way pass first */
+    {"", "", 0, 0, LATER_G | LATER_M}, /* by size, groups of lanes (the last: not MJ_TEST_SMALL) */
+};
+#define LATER_VARIANTS (int)(sizeof later_variants / sizeof *later_variants)
+
+/* Modules of the context that hold any of mergesort's later kernels. */
+static int later_modules_in(mj_context *c) {
+    unsigned later = mj__primitive_later_kernels(MJ_MERGESORT);
+    int count = 0;
+    pthread_mutex_lock(&c->lock);
+    for (const mj_module *m = c->modules; m; m = m->next) count += (m->kernels & later) != 0;
+    pthread_mutex_unlock(&c->lock);
+    return count;
+}
+
+/* A compiled mergesort sorter builds at create the blocksort and the 2-way merge, and on the
+ * first sort that launches later kernels those it launches, as one module: threads sorting
+ * small (one blocksort run), then large keys on one sorter all sort right, and all see the
+ * same later build (compiled here: one module in the context, of exactly the kernels that
+ * sort launches: the 4-way merge with mj_partition4 where groups of lanes search the splits,
+ * with mj_partition4_one where one lane does, and the 2-way partition where a 2-way pass is
+ * unfused). _i indexes later_variants: MERGEJIT_MERGE_WAYS, MERGEJIT_FUSED_PARTITION, the
+ * tile and the large size. */
 START_TEST(test_later_kernels) {
     ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", later_variants[_i].ways, 1), 0);
     ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", later_variants[_i].fused, 1), 0);
@@ -384,21 +410,30 @@ START_TEST(test_later_kernels) {
     mj_context *c = fresh_context(dir, 0);
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
+    if (later_variants[_i].nt) {
+        desc.nt = desc.bs_nt = later_variants[_i].nt;
+        desc.vt = 1;
+    }
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
-    unsigned two = 1u << MJ_K_PARTITION, four = 1u << MJ_K_PARTITION4 | 1u << MJ_K_MERGE4;
     mj_build_times t;
     mj_sorter_build_times(s, &t);
     ck_assert_int_eq(mj_sorter_source(s), 0);
     ck_assert_int_eq(t.programs, 2);
     ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
-    ck_assert_int_eq(modules_with(c, two) + modules_with(c, four), 0);
+    ck_assert_int_eq(later_modules_in(c), 0);
 
-    mj_tile tile;
-    ck_assert_int_eq(mj_context_tile(c, MJ_MERGESORT, 4, 0, &tile), MJ_OK);
-    size_t run = (size_t)tile.bs_nt * (size_t)tile.vt;
+    size_t run = (size_t)s->bs_nt * (size_t)s->vt, nv = (size_t)s->nt * (size_t)s->vt;
     size_t small_n = run - 1;
-    size_t large_n = *later_variants[_i].ways ? 4 * run + 3 : (size_t)MJ_MERGE4_MIN_BYTES / 4;
+    size_t large_n = later_variants[_i].many ? (MJ_SPLIT4_GROUP_MOST + 1) * nv + 3
+                     : *later_variants[_i].ways ? 4 * run + 3
+                                                : (size_t)MJ_MERGE4_MIN_BYTES / 4;
+    /* The large sort's passes have as many tiles as it: groups of lanes up to the rule's
+     * most. */
+    long long tiles = mj_tile_count((long long)large_n, (long long)nv);
+    ck_assert_int_eq(tiles > MJ_SPLIT4_GROUP_MOST, later_variants[_i].many);
+    if (later_variants[_i].many) /* odd: its 4-way passes follow a 2-way one */
+        ck_assert_int_eq(mj_sort_passes((long long)large_n, (long long)nv, 1), 13);
     later_job jobs[LATER_THREADS];
     pthread_t threads[LATER_THREADS];
     for (int k = 0; k < LATER_THREADS; ++k) {
@@ -428,11 +463,12 @@ START_TEST(test_later_kernels) {
         ck_assert_int_eq(j->source, 0);
         ck_assert(j->ms == jobs[0].ms && j->ms > 0);
     }
-    int want_two = later_variants[_i].partition, want_four = later_variants[_i].four;
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, &t), want_two + want_four);
-    ck_assert_int_eq(t.programs, want_two + 2 * want_four);
-    ck_assert_int_eq(modules_with(c, two), want_two);
-    ck_assert_int_eq(modules_with(c, four), want_four);
+    unsigned built = later_variants[_i].built;
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, &t), 1);
+    ck_assert_int_eq(t.programs, __builtin_popcount(built));
+    ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, built);
+    ck_assert_int_eq(modules_with(c, built), 1);
+    ck_assert_int_eq(later_modules_in(c), 1);
     int regs = 0;
     long spills = -1;
     mj_sorter_resources(s, &regs, &spills);
@@ -447,10 +483,11 @@ START_TEST(test_later_kernels) {
 END_TEST
 
 /* The later build failing (NVRTC out of memory, injected) is the sort's status and message,
- * with the keys untouched; the next sort builds and sorts. _i: later_variants[_i] (0: the
- * 4-way passes' part fails; 1: the 2-way partition's). MJ_CONTEXT_BUILD_ALL builds at create
- * every part the sorter's sorts may launch: the 4-way passes' (2 programs), and unfused (1)
- * the 2-way partition's too (1 more). */
+ * with the keys untouched and nothing published; the next sort builds (one module) and sorts.
+ * _i: later_variants[_i] (0: the 4-way passes' build fails; 1: the 2-way partition's).
+ * MJ_CONTEXT_BUILD_ALL builds at create, as one module, every later kernel the sorter's sorts
+ * may launch: the 4-way passes' merge and both partitions (3 programs), and unfused (1) the
+ * 2-way partition too (1 more). */
 START_TEST(test_later_kernels_fail) {
     ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", later_variants[_i].ways, 1), 0);
     ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", later_variants[_i].fused, 1), 0);
@@ -475,6 +512,7 @@ START_TEST(test_later_kernels_fail) {
     ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
     ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
+    ck_assert_ptr_null(atomic_load(&s->later[0].mod));
     ck_assert_int_eq(mj__dev_sync(c, NULL), MJ_OK);
     ck_assert_int_eq(mj__dev_download(c, out, dk, n * 4), MJ_OK);
     ck_assert(memcmp(out, keys, n * 4) == 0);
@@ -494,9 +532,9 @@ START_TEST(test_later_kernels_fail) {
     int source = -1;
     mj_build_times t;
     int unfused = !strcmp(later_variants[_i].fused, "0");
-    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, &t), unfused ? 2 : 1);
+    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, &t), 1);
     ck_assert_int_eq(source, 0);
-    ck_assert_int_eq(t.programs, unfused ? 3 : 2);
+    ck_assert_int_eq(t.programs, unfused ? 4 : 3);
     mj_sorter_destroy(s);
     mj_context_destroy(c);
     unsetenv("MERGEJIT_MERGE_WAYS");
@@ -731,7 +769,7 @@ int main(void) {
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_loop_test(tc, test_merge_ways, 0, 3);
     tcase_add_loop_test(tc, test_schedules, 0, 4);
-    tcase_add_loop_test(tc, test_later_kernels, 0, small ? 3 : 4);
+    tcase_add_loop_test(tc, test_later_kernels, 0, small ? LATER_VARIANTS - 1 : LATER_VARIANTS);
     tcase_add_loop_test(tc, test_later_kernels_fail, 0, 2);
     if (!small) {
         tcase_add_test(tc, test_large);

@@ -68,6 +68,7 @@ START_TEST(tile_uses_table)
     unsigned all = MJ_USES_TILE;
     ck_assert_uint_eq(mj__kernel_tile_uses(MJ_MERGESORT, MJ_K_PARTITION), 0);
     ck_assert_uint_eq(mj__kernel_tile_uses(MJ_MERGESORT, MJ_K_PARTITION4), 0);
+    ck_assert_uint_eq(mj__kernel_tile_uses(MJ_MERGESORT, MJ_K_PARTITION4_ONE), 0);
     ck_assert_uint_eq(mj__kernel_tile_uses(MJ_MERGESORT, MJ_K_BLOCKSORT),
                       MJ_USES_VT | MJ_USES_BS_NT);
     ck_assert_uint_eq(mj__kernel_tile_uses(MJ_LOCALITY_SORT, MJ_K_BLOCKSORT),
@@ -229,6 +230,27 @@ START_TEST(ptx_depends_on_what_is_used)
 }
 END_TEST
 
+/* The 4-way passes' two partition programs compile only their own searches (what splitting
+ * the kernel is for): the group's shuffles its lanes' samples, the one lane's has no shuffle
+ * (the group search left an uninstantiated template). */
+START_TEST(partition4_programs_apart)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    mj_kernel_spec s = spec_of(MJ_MERGESORT, MJ_KEY_U32, 0, base.nt, base.vt, base.bs_nt);
+    char *src = program(&s, MJ_K_PARTITION4, 1);
+    char *group = ptx_of(nv, src, "mj_partition4");
+    free(src);
+    src = program(&s, MJ_K_PARTITION4_ONE, 1);
+    char *one = ptx_of(nv, src, "mj_partition4_one");
+    free(src);
+    ck_assert(strstr(group, ".entry mj_partition4(") && strstr(group, "shfl.sync"));
+    ck_assert(strstr(one, ".entry mj_partition4_one(") && !strstr(one, "shfl"));
+    ck_assert(!strstr(group, ".entry mj_partition4_one(") && !strstr(one, ".entry mj_partition4("));
+    free(group);
+    free(one);
+}
+END_TEST
+
 static Suite *kernel_program_suite(void) {
     Suite *s = suite_create("kernel_program");
     TCase *tc = tcase_create("specs");
@@ -239,6 +261,7 @@ static Suite *kernel_program_suite(void) {
     TCase *tp = tcase_create("ptx");
     tcase_set_timeout(tp, 600);
     tcase_add_loop_test(tp, ptx_depends_on_what_is_used, 0, (int)PRIMITIVES);
+    tcase_add_test(tp, partition4_programs_apart);
     suite_add_tcase(s, tp);
     return s;
 }

@@ -30,11 +30,12 @@ static mj_sort_desc tile_desc(int nt, int vt, int bs_nt) {
     return d;
 }
 
-/* What a mergesort sorter's build did: at create, and in its later part (the 4-way passes';
- * with MERGEJIT_FUSED_PARTITION=0 the 2-way partition's too). */
+/* What a mergesort sorter's build did: at create, and in its later module (every kernel its
+ * sorts may launch, as a compile-only context builds them: the 4-way passes' merge and both
+ * their partitions; with MERGEJIT_FUSED_PARTITION=0 the 2-way partition too). */
 typedef struct build {
     int source, programs;             /* create */
-    int later_source, later_programs; /* the later parts together */
+    int later_source, later_programs; /* the later module */
 } build;
 
 static build build_sorter(const char *dir, const mj_sort_desc *desc) {
@@ -121,9 +122,10 @@ static void expect_program_entry(const char *dir, const uint8_t key[32], mj_kern
     free(data);
 }
 
-/* The four programs a fused mergesort builds: create's two, then the 4-way passes'. */
-static const mj_kernel_id fused_programs[4] = {MJ_K_BLOCKSORT, MJ_K_MERGE, MJ_K_PARTITION4,
-                                               MJ_K_MERGE4};
+/* The five programs a fused mergesort builds: create's two, then the 4-way passes'. */
+#define FUSED_PROGRAMS 5
+static const mj_kernel_id fused_programs[FUSED_PROGRAMS] = {
+    MJ_K_BLOCKSORT, MJ_K_MERGE, MJ_K_PARTITION4, MJ_K_PARTITION4_ONE, MJ_K_MERGE4};
 
 /* ---------------------------------------------------------------- sharing */
 
@@ -131,24 +133,24 @@ START_TEST(another_nt_compiles_the_merges)
 {
     char *dir = mjt_tmpdir();
     mj_sort_desc a = tile_desc(128, 15, 256);
-    expect_build(build_sorter(dir, &a), 0, 2, 0, 2, "128x15x256, first");
-    ck_assert_uint_eq(entries_in(dir), 6); /* 2 modules, 4 programs */
+    expect_build(build_sorter(dir, &a), 0, 2, 0, 3, "128x15x256, first");
+    ck_assert_uint_eq(entries_in(dir), 7); /* 2 modules, 5 programs */
 
-    /* Another NT: the blocksort (bs_nt x vt) and the 4-way partition (no tile) are shared. */
+    /* Another NT: the blocksort (bs_nt x vt) and the 4-way partitions (no tile) are shared. */
     mj_sort_desc b = tile_desc(256, 15, 256);
     expect_build(build_sorter(dir, &b), 0, 1, 0, 1, "256x15x256");
-    ck_assert_uint_eq(entries_in(dir), 10);
+    ck_assert_uint_eq(entries_in(dir), 11);
 
-    /* Another blocksort: the merges (nt x vt) and the partition are shared, so the 4-way part
-     * compiles nothing: it comes from the disk, program by program. */
+    /* Another blocksort: the merges (nt x vt) and the partitions are shared, so the later
+     * module compiles nothing: it comes from the disk, program by program. */
     mj_sort_desc c = tile_desc(128, 15, 512);
     expect_build(build_sorter(dir, &c), 0, 1, 1, 0, "128x15x512");
-    ck_assert_uint_eq(entries_in(dir), 13);
+    ck_assert_uint_eq(entries_in(dir), 14);
 
-    /* Another VT: only the partition is shared. */
+    /* Another VT: only the partitions are shared. */
     mj_sort_desc d = tile_desc(128, 17, 256);
     expect_build(build_sorter(dir, &d), 0, 2, 0, 1, "128x17x256");
-    ck_assert_uint_eq(entries_in(dir), 18);
+    ck_assert_uint_eq(entries_in(dir), 19);
 
     /* Modules that were stored are read whole: nothing compiled, from the disk. */
     expect_build(build_sorter(dir, &b), 1, 0, 1, 0, "256x15x256, again");
@@ -158,7 +160,8 @@ START_TEST(another_nt_compiles_the_merges)
     expect_build(build_sorter(dir, &b), 1, 0, 0, 1, "256x15x256, unfused");
     expect_build(build_sorter(dir, &a), 1, 0, 1, 0, "128x15x256, unfused");
     unsetenv("MERGEJIT_FUSED_PARTITION");
-    ck_assert_uint_eq(entries_in(dir), 18 + 3); /* the two parts' modules, one program */
+    /* each sorter's later module of four kernels, one program */
+    ck_assert_uint_eq(entries_in(dir), 19 + 3);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -172,7 +175,7 @@ START_TEST(damaged_programs_rebuilt)
 {
     char *dir = mjt_tmpdir();
     mj_sort_desc a = tile_desc(128, 15, 256);
-    expect_build(build_sorter(dir, &a), 0, 2, 0, 2, "first");
+    expect_build(build_sorter(dir, &a), 0, 2, 0, 3, "first");
     uint8_t key[32];
     char path[4096];
 
@@ -234,20 +237,21 @@ START_TEST(module_entries_unchanged)
                          MJ_OK);
         ck_assert_int_eq(memcmp(b.key, key, 32), 0);
         ck_assert_int_eq(b.source, round ? MJ_SOURCE_DISK : MJ_SOURCE_COMPILED);
-        ck_assert_int_eq(b.times.programs, round ? 0 : 5);
+        ck_assert_int_eq(b.times.programs, round ? 0 : FUSED_PROGRAMS + 1);
         ck_assert(exists(path));
         free(b.data);
         mj_context_destroy(ctx);
     }
-    ck_assert_uint_eq(entries_in(dir), 6); /* the module and its five programs */
+    ck_assert_uint_eq(entries_in(dir), 7); /* the module and its six programs */
 
-    /* The sorter's parts are modules of their own, whose programs the whole one stored. */
-    expect_build(build_sorter(dir, &a), 1, 0, 1, 0, "parts from programs");
-    ck_assert_uint_eq(entries_in(dir), 8);
+    /* The sorter's modules (of create, and later) are modules of their own, whose programs
+     * the whole one stored. */
+    expect_build(build_sorter(dir, &a), 1, 0, 1, 0, "modules from programs");
+    ck_assert_uint_eq(entries_in(dir), 9);
 
     /* Without program entries: the modules alone. */
-    char programs[4][4096];
-    for (int i = 0; i < 4; ++i) {
+    char programs[FUSED_PROGRAMS][4096];
+    for (int i = 0; i < FUSED_PROGRAMS; ++i) {
         program_entry(dir, &a, fused_programs[i], key, programs[i], sizeof programs[i]);
         ck_assert_int_eq(unlink(programs[i]), 0);
     }
@@ -267,13 +271,13 @@ START_TEST(unwritable_cache)
     char *dir = mjt_tmpdir();
     mj_sort_desc a = tile_desc(128, 15, 256), b = tile_desc(256, 15, 256);
     mj__fault_write_errno = ENOSPC;
-    expect_build(build_sorter(dir, &a), 0, 2, 0, 2, "full");
-    expect_build(build_sorter(dir, &b), 0, 2, 0, 2, "full, another NT");
+    expect_build(build_sorter(dir, &a), 0, 2, 0, 3, "full");
+    expect_build(build_sorter(dir, &b), 0, 2, 0, 3, "full, another NT");
     ck_assert_uint_eq(entries_in(dir), 0);
     mj__fault_write_errno = 0;
-    expect_build(build_sorter(dir, &a), 0, 2, 0, 2, "room again");
+    expect_build(build_sorter(dir, &a), 0, 2, 0, 3, "room again");
     expect_build(build_sorter(dir, &b), 0, 1, 0, 1, "room again, another NT");
-    ck_assert_uint_eq(entries_in(dir), 10);
+    ck_assert_uint_eq(entries_in(dir), 11);
     mjt_rmtree(dir);
     free(dir);
 }

@@ -65,18 +65,18 @@ START_TEST(tool)
     ck_assert_msg(count_lines_with(r.out, "no GPU") == 1, "demo printed:\n%s", r.out);
     ck_assert_msg(count_lines_with(r.out, "/nonexistent") == 1, "demo printed:\n%s", r.out);
     /* Its build line splits the cold build: the 2 kernels every mergesort runs (blocksort and
-     * fused 2-way merge), one program each; compile-only, it builds the later part its sorts
-     * may launch right after (the 4-way passes' 2; no 2-way partition, the passes being
-     * fused), on a line of its own. */
+     * fused 2-way merge), one program each; compile-only, it builds the later kernels its
+     * sorts may launch right after, as one module (the 4-way passes' merge and two
+     * partitions; no 2-way partition, the passes being fused), on a line of its own. */
     ck_assert_msg(count_lines_with(r.out, "build: compiled with NVRTC in") == 2 &&
                       line_has(r.out, "build:", "(2 programs on ") &&
                       count_lines_with(r.out, "later build: compiled with NVRTC in") == 1 &&
-                      line_has(r.out, "later build:", "(2 programs on ") &&
+                      line_has(r.out, "later build:", "(3 programs on ") &&
                       count_lines_with(r.out, " + ptxas ") == 2,
                   "demo printed:\n%s", r.out);
     mjt_tool_run_free(&r);
     /* Another NT (half the demo's, the same VT and blocksort) shares the blocksort and the
-     * 4-way partition: only the merges compile. */
+     * 4-way partitions: only the merges compile. */
     mj_context *ctx = mjt_compile_context(90, cache);
     mj_tile t;
     ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &t), MJ_OK);
@@ -89,7 +89,7 @@ START_TEST(tool)
                       line_has(r.out, "later build:", "(1 program on 1 thread,"),
                   "demo printed:\n%s", r.out);
     mjt_tool_run_free(&r);
-    /* The first tile again: every part from the disk cache. */
+    /* The first tile again: every module from the disk cache. */
     r = mjt_run_tool(demo, env);
     ck_assert_msg(count_lines_with(r.out, "build: loaded from the disk cache in") == 2 &&
                       count_lines_with(r.out, "later build: loaded from the disk cache in") == 1 &&

@@ -71,9 +71,10 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->ctx = ctx;
     s->primitive = desc->primitive;
     /* The kernels only some runs use wait for the first run that launches them
-     * (mj__sorter_build_later, part by part), unless the sorter cannot run (compile-only) or
-     * the context asks for everything now: every kernel its runs may launch (a mergesort with
-     * fused 2-way passes never launches the 2-way partition, so no context builds it). */
+     * (mj__sorter_build_later: those of that run), unless the sorter cannot run (compile-only)
+     * or the context asks for everything now: every kernel its runs may launch, as one module
+     * (a mergesort with fused 2-way passes never launches the 2-way partition, so no context
+     * builds it). */
     unsigned later = mj__primitive_later_kernels(desc->primitive);
     st = mj__module_get(ctx, &spec, entry, mj__primitive_kernels(desc->primitive) & ~later,
                         &s->mod, &s->source, &s->build_ms);
@@ -127,7 +128,7 @@ void mj_sorter_build_times(const mj_sorter *s, mj_build_times *out) {
     *out = s ? times_of(s->mod, s->source) : times_of(NULL, -1);
 }
 
-/* Later part i's module once built (its fields then final), else NULL. */
+/* Later module i once built (its fields then final), else NULL: so are those after it. */
 static const mj_module *later_of(const mj_sorter *s, int i) {
     return atomic_load_explicit(&((mj_sorter *)s)->later[i].mod, memory_order_acquire);
 }
@@ -140,12 +141,12 @@ int mj_sorter_later_build(const mj_sorter *s, int *source, double *ms, mj_build_
     int built = 0, src = -1;
     double total = 0;
     mj_build_times t = times_of(NULL, -1);
-    for (int i = 0; s && i < MJ_LATER_PARTS; ++i) {
+    for (int i = 0; s && i < MJ_LATER_MOST; ++i) {
         const mj_module *m = later_of(s, i);
-        if (!m) continue;
-        const mj_later_part *p = &s->later[i];
+        if (!m) break;
+        const mj_later_module *p = &s->later[i];
         mj_build_times pt = times_of(m, p->source);
-        /* compiled < disk < memory: the costliest way any part arrived */
+        /* compiled < disk < memory: the costliest way any module arrived */
         if (!built++ || p->source < src) src = p->source;
         total += p->ms;
         t.programs += pt.programs;
@@ -168,10 +169,11 @@ void mj_sorter_tile(const mj_sorter *s, int *nt, int *vt) {
 void mj_sorter_resources(const mj_sorter *s, int *registers, long *spill_bytes) {
     int regs = s ? s->mod->registers : -1;
     long spills = s ? s->mod->spill_bytes : -1;
-    for (int i = 0; s && i < MJ_LATER_PARTS; ++i) {
+    /* Each module once: a later one holds none of the kernels of create or of another. */
+    for (int i = 0; s && i < MJ_LATER_MOST; ++i) {
         const mj_module *m = later_of(s, i);
-        if (!m) continue;
-        /* unknown (-1) in any part: unknown */
+        if (!m) break;
+        /* unknown (-1) in any module: unknown */
         regs = regs < 0 || m->registers < 0 ? -1 : regs > m->registers ? regs : m->registers;
         spills = spills < 0 || m->spill_bytes < 0 ? -1 : spills + m->spill_bytes;
     }

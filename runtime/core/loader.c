@@ -312,6 +312,9 @@ static mj_status rebuild_uncapped(const mj_nvrtc_api *nv, mj_target target,
     return st;
 }
 
+/* A module's images, one a kernel, are one kernel pack. */
+_Static_assert(MJ_K_COUNT <= MJ_PACK_MAX, "a kernel pack holds every kernel of a module");
+
 mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_kernel_spec *spec,
                            unsigned kernels, const char *cache_dir, int threads, mj_binary *out,
                            char *why, size_t whycap) {

@@ -87,10 +87,13 @@ mj_status mj__mergesort_env(mj_context *ctx, size_t element_bytes, int *ways, in
     return st;
 }
 
-/* The passes of a sort of n elements. */
+/* The passes of a sort of n elements; its 4-way passes' partition kernel (by groups of lanes
+ * or one lane a split: mj_split4_grouped; every pass has the same tiles) and lanes a split. */
 typedef struct plan {
     long long nv, runs, tiles;
     int levels, ways, passes;
+    mj_kernel_id partition4;
+    int lanes4;
 } plan;
 
 static plan plan_of(const mj_sorter *s, long long n) {
@@ -102,6 +105,8 @@ static plan plan_of(const mj_sorter *s, long long n) {
     p.ways = mj_sort_ways(n, (long long)(s->key_size + s->value_size), s->merge_ways,
                           s->merge4_log2);
     p.passes = mj_merge_passes(p.levels, p.ways);
+    p.lanes4 = mj_split4_lanes(p.tiles);
+    p.partition4 = mj_split4_grouped(p.lanes4, n) ? MJ_K_PARTITION4 : MJ_K_PARTITION4_ONE;
     return p;
 }
 
@@ -110,7 +115,7 @@ static plan plan_of(const mj_sorter *s, long long n) {
 static void pass_kernels(const mj_sorter *s, const plan *pl, int p, mj_kernel_id *partition,
                          mj_kernel_id *merge) {
     int four = mj_pass_ways(p, pl->levels, pl->ways) == 4;
-    *partition = four ? MJ_K_PARTITION4 : s->fused ? MJ_K_COUNT : MJ_K_PARTITION;
+    *partition = four ? pl->partition4 : s->fused ? MJ_K_COUNT : MJ_K_PARTITION;
     *merge = four ? MJ_K_MERGE4 : MJ_K_MERGE;
 }
 
@@ -163,16 +168,17 @@ static mj_status mark(mj_sorter *s, CUevent *marks, int i, CUstream stream) {
 /* Blocksort from (keys_src, values_src) into buffer pair `cur`, then merge passes ping-ponging
  * between the pairs (merge_frame.h: mj_sort_ways, mj_merge_passes and the passes' lists and
  * frames), 2-way ones through mj_partition and mj_merge (or mj_merge alone, fused: s->fused),
- * 4-way ones through mj_partition4 and mj_merge4. With s->pdl, every kernel after the
- * blocksort is launched overlapped with the one before (mj__launch_overlapped; each waits for
- * the one before as it starts). With s->serpentine, even passes walk their tiles backwards
- * (the merge kernels' `reverse`). The blocksort's buffer is chosen by the parity of the pass
- * count so that the last pass lands in pair 0. values_src 0 with values: index sort. The last
- * pass is told to store keys as bits again (map_out: sorts that hold float keys as ordinals,
- * see the generator's MJ_KEY_MAP; the kernels of other sorts ignore it) unless the keys are
- * not kept (keys_kept 0: index sorts). marks, when not NULL (a profiled sort), are events
- * recorded on the stream before the blocksort (marks[0]) and after each pass (marks[1] after
- * the blocksort, marks[2 + p] after merge pass p); the launches are the same either way. */
+ * 4-way ones through mj_partition4 or mj_partition4_one (pl->partition4) and mj_merge4. With
+ * s->pdl, every kernel after the blocksort is launched overlapped with the one before
+ * (mj__launch_overlapped; each waits for the one before as it starts). With s->serpentine, even
+ * passes walk their tiles backwards (the merge kernels' `reverse`). The blocksort's buffer is
+ * chosen by the parity of the pass count so that the last pass lands in pair 0. values_src 0
+ * with values: index sort. The last pass is told to store keys as bits again (map_out: sorts
+ * that hold float keys as ordinals, see the generator's MJ_KEY_MAP; the kernels of other sorts
+ * ignore it) unless the keys are not kept (keys_kept 0: index sorts). marks, when not NULL (a
+ * profiled sort), are events recorded on the stream before the blocksort (marks[0]) and after
+ * each pass (marks[1] after the blocksort, marks[2 + p] after merge pass p); the launches are
+ * the same either way. */
 static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
                           CUdeviceptr values_src, CUdeviceptr k[2], CUdeviceptr v[2],
                           CUdeviceptr partitions, long long n, int keys_kept, CUstream stream,
@@ -192,7 +198,7 @@ static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
         (st = mj__launch(s, MJ_K_BLOCKSORT, bs_tiles, (unsigned)s->bs_nt, bs_params, stream)) ||
         (st = mark(s, marks, 1, stream)))
         return st;
-    int lanes = mj_search_lanes(tiles), lanes4 = mj_split4_lanes(tiles);
+    int lanes = mj_search_lanes(tiles), lanes4 = pl->lanes4;
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_frame(p, levels, ways, runs);
         mj_kernel_id partition, merge;

@@ -31,37 +31,52 @@ mj_status mj__check_values(mj_sorter *s, const void *values, size_t n) {
     return MJ_OK;
 }
 
-mj_status mj__sorter_build_later(mj_sorter *s, unsigned need) {
-    mj_status st = MJ_OK;
-    for (int i = 0; i < MJ_LATER_PARTS && st == MJ_OK; ++i) {
-        mj_later_part *p = &s->later[i];
-        unsigned kernels = mj__primitive_later_part(s->primitive, i);
-        /* Not asked for, or in the module of create (a bundle's holds every kernel). */
-        if (!(kernels & need & ~s->mod->kernels)) continue;
-        if (atomic_load_explicit(&p->mod, memory_order_acquire)) continue;
-        pthread_mutex_lock(&s->later_lock);
-        if (!atomic_load_explicit(&p->mod, memory_order_relaxed)) {
-            const mj_module *m = NULL;
-            int source = 0;
-            double ms = 0;
-            st = mj__module_get(s->ctx, &s->spec, NULL, kernels, &m, &source, &ms);
-            if (st == MJ_OK) {
-                p->source = source;
-                p->ms = ms;
-                atomic_store_explicit(&p->mod, m, memory_order_release);
-            }
-        }
-        pthread_mutex_unlock(&s->later_lock);
+/* The later modules published so far: *count of them, and the kernels they hold. */
+static unsigned later_built(mj_sorter *s, int *count) {
+    unsigned kernels = 0;
+    int i = 0;
+    for (; i < MJ_LATER_MOST; ++i) {
+        const mj_module *m = atomic_load_explicit(&s->later[i].mod, memory_order_acquire);
+        if (!m) break;
+        kernels |= m->kernels;
     }
+    *count = i;
+    return kernels;
+}
+
+mj_status mj__sorter_build_later(mj_sorter *s, unsigned need) {
+    int count;
+    /* Not one of the later kernels, or in the module of create (a bundle's holds every one). */
+    need &= mj__primitive_later_kernels(s->primitive) & ~s->mod->kernels;
+    if (!(need & ~later_built(s, &count))) return MJ_OK;
+    mj_status st = MJ_OK;
+    pthread_mutex_lock(&s->later_lock);
+    unsigned missing = need & ~later_built(s, &count);
+    if (missing) {
+        /* A free slot (count < MJ_LATER_MOST): each module before it holds a later kernel that
+         * none before it has, and missing holds one more. */
+        mj_later_module *slot = &s->later[count];
+        const mj_module *m = NULL;
+        int source = 0;
+        double ms = 0;
+        st = mj__module_get(s->ctx, &s->spec, NULL, missing, &m, &source, &ms);
+        if (st == MJ_OK) {
+            slot->source = source;
+            slot->ms = ms;
+            atomic_store_explicit(&slot->mod, m, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&s->later_lock);
     return st;
 }
 
-/* The module holding kernel k: the one built at create, else a later part once built. */
+/* The module holding kernel k: the one built at create, else a later one once built. */
 static const mj_module *module_of(mj_sorter *s, mj_kernel_id k) {
     if (s->mod->kernels & (1u << k)) return s->mod;
-    for (int i = 0; i < MJ_LATER_PARTS; ++i) {
+    for (int i = 0; i < MJ_LATER_MOST; ++i) {
         const mj_module *m = atomic_load_explicit(&s->later[i].mod, memory_order_acquire);
-        if (m && (m->kernels & (1u << k))) return m;
+        if (!m) break;
+        if (m->kernels & (1u << k)) return m;
     }
     return NULL;
 }

@@ -1,9 +1,9 @@
 /* One 4-way mergesort pass: each block merges its parts of a frame's four lists, found from the
- * partitions (mj_partition4), into one tile of output (mj_cta_merge4). Never in place:
- * keys_out != keys_in. map_out: the sort's last pass stores its keys back as bits (MJ_KEY_MAP).
- * 2-way passes use mj_merge (kernel_merge.cuh). Launched overlapped or not (MERGEJIT_PDL), as
- * mj_merge: it waits for the kernel before it ahead of its first load; reverse as for
- * mj_merge.
+ * partitions (mj_partition4 or mj_partition4_one), into one tile of output (mj_cta_merge4).
+ * Never in place: keys_out != keys_in. map_out: the sort's last pass stores its keys back as
+ * bits (MJ_KEY_MAP). 2-way passes use mj_merge (kernel_merge.cuh). Launched overlapped or not
+ * (MERGEJIT_PDL), as mj_merge: it waits for the kernel before it ahead of its first load;
+ * reverse as for mj_merge.
  * MJ_MERGE4_MIN_BLOCKS: the generator's register cap for small elements (gen.c
  * merge4_min_blocks). */
 #ifndef MJ_KERNEL_MERGE4_CUH

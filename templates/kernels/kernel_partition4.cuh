@@ -1,12 +1,16 @@
 /* Coarse partitioning for one 4-way mergesort pass: for every tile of nv outputs, the 4-way
  * split at the tile's first output diagonal within its frame (templates/shared/corank.h), four
  * offsets into the frame's lists; mj_merge4 reads its tile's entry and the next. `lanes`
- * threads a tile (mj_split4_lanes): a group of MJ_SPLIT4_WARP or MJ_SPLIT4_HALF of them search
- * together (mj_corank4_lanes); fewer leave all but the first, which searches alone
- * (mj_corank4). 2-way passes use mj_partition (kernel_partition.cuh), whose merge path search
- * is shorter. The tile size is an argument, as mj_partition's, and the diagonal is computed
- * once, before the search. Launched overlapped or not (MERGEJIT_PDL), as mj_partition: it waits
- * for the pass before it ahead of its first load, once its tile's frame and diagonal are known. */
+ * threads a tile (mj_split4_lanes), and two kernels search: mj_partition4, where a group of
+ * MJ_SPLIT4_WARP or MJ_SPLIT4_HALF of them search together (mj_corank4_lanes), and
+ * mj_partition4_one, where all but the first leave and it searches alone (mj_corank4). A sort's
+ * passes all have the same tiles, so it launches one of them (mj_split4_grouped says which):
+ * as two programs, a sort builds only the searches it runs, each program about half the
+ * NVRTC time of one with all four searches. 2-way passes use mj_partition
+ * (kernel_partition.cuh), whose merge path search is shorter. The tile size is an argument, as
+ * mj_partition's, and the diagonal is computed once, before the search. Launched overlapped or
+ * not (MERGEJIT_PDL), as mj_partition: it waits for the pass before it ahead of its first
+ * load, once its tile's frame and diagonal are known. */
 #ifndef MJ_KERNEL_PARTITION4_CUH
 #define MJ_KERNEL_PARTITION4_CUH
 
@@ -96,30 +100,31 @@ MJ_DEVICE void mj_corank4_lanes(const mj_key *mine, const mj_i64 count[4], mj_i6
     mj_cr_settle(at, count, d_in);
 }
 
-extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv, mj_i64 coop,
-                                         mj_i64 tiles, mj_i64 *partitions, int lanes) {
+/* Both partition kernels: `lanes` threads a tile; the thread's tile's frame and diagonal are
+ * worked out first (they need no memory: under an overlapped launch, while the pass before
+ * ends), then the split is searched and the tile's first lane stores it. Group (mj_partition4):
+ * lanes is MJ_SPLIT4_WARP or MJ_SPLIT4_HALF and n below 2^31 (the host launches it only where
+ * mj_split4_grouped holds), and every thread searches, a group past the last tile on empty
+ * lists (no loads; with G 16, beside the group of its warp's other half). Else
+ * (mj_partition4_one) the first of a tile's lanes searches alone and the others leave at
+ * once, over 32-bit positions where every frame is below 2^31 elements (mj_split4_narrow; n is
+ * uniform), 64-bit above. Group is a template parameter (`if constexpr`), so that each
+ * kernel's program compiles its own searches only. */
+template <bool Group>
+MJ_DEVICE void mj_partition4_tile(const mj_key *keys, mj_i64 n, mj_i64 nv, mj_i64 coop,
+                                  mj_i64 tiles, mj_i64 *partitions, int lanes) {
     mj_allow_next_kernel();
     mj_i64 thread = (mj_i64)blockIdx.x * blockDim.x + threadIdx.x;
     mj_i64 tile = thread / lanes;
-    /* 32-bit positions where every frame is below 2^31 elements (corank.h); n is uniform.
-     * Groups search over 32-bit positions only: mj_split4_lanes gives them at most 6144
-     * tiles, so n is below 2^31 (a tile holds at most 1024 x 63); were it not, the group's
-     * first lane would search alone. */
-    bool narrow = n < ((mj_i64)1 << 31);
-    bool group = (lanes == MJ_SPLIT4_HALF || lanes == MJ_SPLIT4_WARP) && narrow,
-         real = tile < tiles;
-    if (!group && (!real || thread % lanes)) return;
-    /* A group past the last tile searches empty lists (no loads): with G 16, beside the group
-     * of its warp's other half. */
+    bool real = tile < tiles;
+    if (!Group && (!real || thread % lanes)) return;
     mj_frame4 f = mj_sort_frame4(real ? tile : 0, coop, nv, n);
     mj_i64 count[4], split[4];
 #pragma unroll
     for (int l = 0; l < 4; ++l) count[l] = real ? f.count[l] : 0;
     mj_i64 d = real ? mj_min(mj_tile_diag(tile, coop, nv), mj_frame4_total(f)) : 0;
-    /* The frame and diagonal above need no memory: under an overlapped launch they are worked
-     * out while the pass before ends. */
     mj_await_prior_kernels();
-    if (group) {
+    if constexpr (Group) {
         /* The lane's list, selected by its start rather than indexed (local memory). */
         int own = (threadIdx.x >> 2) & 3;
         const mj_key *mine = mj_search_list(keys, own == 0   ? f.begin[0]
@@ -134,14 +139,25 @@ extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv
         const mj_key *list[4];
 #pragma unroll
         for (int l = 0; l < 4; ++l) list[l] = mj_search_list(keys, f.begin[l]);
-        if (narrow)
+        if (mj_split4_narrow(n))
             mj_corank4<unsigned>(list, count, d, split);
         else
             mj_corank4<unsigned long long>(list, count, d, split);
     }
-    if (!real || (group && thread % lanes)) return;
+    if (!real || thread % lanes) return;
 #pragma unroll
     for (int l = 0; l < 4; ++l) partitions[4 * tile + l] = split[l];
+}
+
+extern "C" __global__ void mj_partition4(const mj_key *keys, mj_i64 n, mj_i64 nv, mj_i64 coop,
+                                         mj_i64 tiles, mj_i64 *partitions, int lanes) {
+    mj_partition4_tile<true>(keys, n, nv, coop, tiles, partitions, lanes);
+}
+
+extern "C" __global__ void mj_partition4_one(const mj_key *keys, mj_i64 n, mj_i64 nv,
+                                             mj_i64 coop, mj_i64 tiles, mj_i64 *partitions,
+                                             int lanes) {
+    mj_partition4_tile<false>(keys, n, nv, coop, tiles, partitions, lanes);
 }
 
 #endif

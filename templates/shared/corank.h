@@ -57,12 +57,12 @@ typedef const mj_key *mj_cr_list;
 #endif
 
 /* Positions within a list are of type mj_cr_pos: 32-bit unsigned where the frame holds fewer
- * than 2^31 elements (what mj_partition4 picks for every n below that), since 64-bit integer
- * work takes about two instructions for one on a GPU (adds, compares, selects) and a split's
- * levels are one dependent chain; 64-bit above. Unsigned, so that wrapping is defined: with
- * total < 2^31 no position the search forms reaches 2^32 (a list's held count stays at most
- * d + h and its next sample at d + h - 1, h <= 2^30). CUDA picks the type per call (a
- * template); C, for the CPU test, by MJ_CR_POS (default 64-bit). */
+ * than 2^31 elements (what the 4-way partitions pick for every n below that: mj_split4_narrow),
+ * since 64-bit integer work takes about two instructions for one on a GPU (adds, compares,
+ * selects) and a split's levels are one dependent chain; 64-bit above. Unsigned, so that
+ * wrapping is defined: with total < 2^31 no position the search forms reaches 2^32 (a list's
+ * held count stays at most d + h and its next sample at d + h - 1, h <= 2^30). CUDA picks the
+ * type per call (a template); C, for the CPU test, by MJ_CR_POS (default 64-bit). */
 #if defined(__cplusplus)
 #define MJ_CR_POS_T template <typename mj_cr_pos>
 #else

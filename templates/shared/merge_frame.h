@@ -40,7 +40,7 @@ MJ_HD int mj_search_lanes(long long searches) {
     return searches <= 6144 ? 4 : searches <= 16384 ? 2 : 1;
 }
 
-/* Lanes a 4-way split of mj_partition4 when a pass makes `splits` of them.
+/* Lanes a 4-way split of a 4-way pass's partition when the pass makes `splits` of them.
  * Up to MJ_SPLIT4_GROUP_MOST splits, a group of lanes searches each together (corank.h's window
  * search; MJ_SPLIT4_HALF lanes, half a warp, else MJ_SPLIT4_WARP, below): a level is one round
  * of loads and a few shuffles and comparisons, no chain of adjustments. On an H100 its
@@ -62,12 +62,12 @@ MJ_HD int mj_search_lanes(long long searches) {
  * With this rule (the next run): u32 keys 2^24 1.508/1.503 -> 1.531/1.525, 2^25 1.517/1.518 ->
  * 1.527/1.528, u32 pairs 2^24 1.395/1.390 -> 1.395/1.398, 16-byte structs 2^22 1.466/1.461 ->
  * 1.535/1.542.
- * Above, one lane searches (mj_corank4) and the others leave at once. Its split is a chain of
- * a few hundred dependent instructions a level, so a warp of 32 splits is as slow as its
- * slowest lane's path through the branches of all 32; spreading them to about 32768 threads
- * fills an H100 without adding issue slots where it is full (from 1 to 8 lanes a split:
- * u64 keys 2^24 1.44 -> 1.52x, but at 2^27 1.36 -> 1.29x for u32). Never a group there: at
- * most 4 above MJ_SPLIT4_GROUP_MOST splits. */
+ * Above, one lane searches (mj_corank4, in kernel mj_partition4_one) and the others leave at
+ * once. Its split is a chain of a few hundred dependent instructions a level, so a warp of 32
+ * splits is as slow as its slowest lane's path through the branches of all 32; spreading them
+ * to about 32768 threads fills an H100 without adding issue slots where it is full (from 1 to
+ * 8 lanes a split: u64 keys 2^24 1.44 -> 1.52x, but at 2^27 1.36 -> 1.29x for u32). Never a
+ * group there: at most 4 above MJ_SPLIT4_GROUP_MOST splits. */
 #define MJ_SPLIT4_WARP 32
 #define MJ_SPLIT4_HALF 16
 #define MJ_SPLIT4_WARP_MOST 4608
@@ -78,6 +78,19 @@ MJ_HD int mj_split4_lanes(long long splits) {
     int lanes = 1;
     while (lanes < 32 && splits * lanes * 2 <= 32768) lanes *= 2;
     return lanes;
+}
+
+/* Whether a sort of n elements searches its 4-way splits over 32-bit positions (corank.h: they
+ * fit where a frame holds fewer than 2^31 elements, as every frame does where n does). */
+MJ_HD int mj_split4_narrow(long long n) { return n < (1ll << 31); }
+
+/* Whether a 4-way pass of a sort of n elements whose splits take `lanes` lanes each
+ * (mj_split4_lanes) searches them by groups (kernel mj_partition4, over 32-bit positions only),
+ * or one lane a split (mj_partition4_one). mj_split4_lanes gives groups at most
+ * MJ_SPLIT4_GROUP_MOST tiles, so n is below 2^31 there (a tile holds at most 1024 x 63); were
+ * it not, one lane would search. */
+MJ_HD int mj_split4_grouped(int lanes, long long n) {
+    return (lanes == MJ_SPLIT4_HALF || lanes == MJ_SPLIT4_WARP) && mj_split4_narrow(n);
 }
 
 /* The merge primitive's partition kernel (kernel_merge_arrays.cuh): threads a block, the
@@ -138,12 +151,13 @@ MJ_HD int mj_sort_ways(long long n, long long bytes, int setting, int min_log2) 
 
 /* Mergesort's schedule when a pass may merge four lists (ways 4) or two (ways 2: the schedule
  * above, which the segmented and locality sorts keep). 2-way passes run mj_partition and
- * mj_merge, 4-way ones mj_partition4 and mj_merge4. `levels` is mj_sort_passes: the
- * doublings of the blocksort's runs until one list covers all tiles. A 4-way pass does two of
- * them: it reads and writes every element once where two 2-way passes would twice. An odd
- * count leaves one doubling for a 2-way pass, and that one goes first, on the shortest lists:
- * next to the blocksort, which absorbs it when its runs double (a larger blocksort tile flips
- * the parity), and where its partition searches are the shortest. */
+ * mj_merge, 4-way ones mj_partition4 or mj_partition4_one (mj_split4_grouped) and mj_merge4.
+ * `levels` is mj_sort_passes: the doublings of the blocksort's runs until one list covers all
+ * tiles. A 4-way pass does two of them: it reads and writes every element once where two 2-way
+ * passes would twice. An odd count leaves one doubling for a 2-way pass, and that one goes
+ * first, on the shortest lists: next to the blocksort, which absorbs it when its runs double (a
+ * larger blocksort tile flips the parity), and where its partition searches are the
+ * shortest. */
 MJ_HD int mj_merge_passes(int levels, int ways) { return ways == 4 ? (levels + 1) / 2 : levels; }
 
 /* The lists pass `pass` merges into one: 2 or 4. */
