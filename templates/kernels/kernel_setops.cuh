@@ -98,14 +98,13 @@ MJ_DEVICE void mj_setop_load(const mj_key *a, const mj_key *b, const mj_setop_ra
  * tile that is not the last, so in an extended tile the first (MJ_VT - 1) / 2 steps are the
  * thread's without a check. Checked: a's part ends at a_end and b's at b_end (the end of a
  * or b); otherwise the keys after the parts are real and decide as the std walk would.
- * Checked is right for any tile. Keep: the operation's slots, when known at compile time (0:
- * keep says). keys[i] and pos[i] are step i's element and its position in s; returns the
- * steps that emit. Each step reads at most one slot further on each side. */
-template <bool Checked, int Keep>
+ * Checked is right for any tile. keep: the operation's slots (MJ_KEEP_*). keys[i] and pos[i]
+ * are step i's element and its position in s; returns the steps that emit. Each step reads at
+ * most one slot further on each side. */
+template <bool Checked>
 MJ_DEVICE mj_setop_mask mj_setop_steps(const mj_key *s, int ia, int ib, int end, int a_end,
                                        int b_end, int keep, mj_key keys[MJ_VT],
                                        int pos[MJ_VT]) {
-    if (Keep) keep = Keep;
     mj_key ka = s[ia], kb = s[ib];
     mj_setop_mask emit = 0;
 #pragma unroll
@@ -145,25 +144,13 @@ MJ_DEVICE mj_setop_mask mj_setop_walk(const mj_key *a, const mj_key *b, const mj
 
     int ia = pa, ib = b_at + diag + star - pa, end = b_at + s_start[tid + 1];
     int b_end = b_at + b_len;
-    /* The operation is the same for every block. Where the walk of extended tiles is most of
-     * the time (4-byte keys alone) it is compiled for each (about 3 instructions a step
-     * fewer); elsewhere one walk serves all four (as fast for u32 keys with u32 values on an
-     * H100), since each walk compiled is about a seventh of the program's NVRTC work. */
-#define MJ_SETOP_STEPS(checked, k) \
-    mj_setop_steps<checked, k>(s, ia, ib, end, a_len, b_end, keep, keys, pos)
-    if constexpr (MJ_SETOP_KEY_REGS) {
-        if (ext) switch (keep) {
-            case MJ_KEEP_PAIR: return MJ_SETOP_STEPS(false, MJ_KEEP_PAIR);
-            case MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR:
-                return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B | MJ_KEEP_PAIR);
-            case MJ_KEEP_A: return MJ_SETOP_STEPS(false, MJ_KEEP_A);
-            case MJ_KEEP_A | MJ_KEEP_B: return MJ_SETOP_STEPS(false, MJ_KEEP_A | MJ_KEEP_B);
-            }
-    } else if (ext) {
-        return MJ_SETOP_STEPS(false, 0);
-    }
-    return MJ_SETOP_STEPS(true, 0);
-#undef MJ_SETOP_STEPS
+    /* One walk serves the four operations, `keep` an argument. Compiled for each operation
+     * (as it was for 4-byte keys alone, about 3 instructions a step fewer), the walks took a
+     * third of the program's NVRTC work (u32 keys: 6300 -> 4223 M instructions with one) and
+     * gained nothing measurable (H200, u32 keys alone: within 1% at 2^27 a side, 3% either
+     * way at 2^24). */
+    if (ext) return mj_setop_steps<false>(s, ia, ib, end, a_len, b_end, keep, keys, pos);
+    return mj_setop_steps<true>(s, ia, ib, end, a_len, b_end, keep, keys, pos);
 }
 
 /* A tile's state for the look-back: its count (AGGREGATE) or the count of every tile up to
