@@ -20,7 +20,10 @@
  * to compare options run against run, e.g. -Ofast-compile=min, or
  * --fdevice-time-trace=FILE (NVRTC 12.8+: its own time trace, FILE.json) with --only and
  * --reps 1, PTX only: NVRTC 13.0 crashes on a second traced compile in one process.
- * FE_DUMP=DIR writes each kernel's program to DIR/<kernel>.cu.
+ * FE_DUMP=DIR writes each kernel's program to DIR/<kernel>.cu; FE_LOAD=DIR reads each from
+ * there instead of generating it, so that an edit of a dumped program (a template change tried
+ * by hand, a part taken out to see what it costs) is timed, or counted by nvrtc_work.sh, with
+ * the library's own options and without rebuilding.
  * --once ptx|cubin|none compiles each kernel's program once to that target (none: not at all)
  * and times nothing: for an instruction counter (bench/nvrtc_work.sh runs valgrind's), whose
  * counts, unlike this host's CPU times, do not change from run to run. */
@@ -29,6 +32,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/file_io.h"
+#include "base/host_alloc.h"
 #include "core/context.h"
 #include "core/tile_choice.h"
 #include "driver/compile.h"
@@ -101,6 +106,27 @@ static char *all_templates(const char *src) {
     }
     *o = '\0';
     return out;
+}
+
+/* Kernel `name`'s program from $FE_LOAD/<name>.cu (NUL-terminated, malloc'd); NULL when FE_LOAD
+ * is not set. Exits on a file it cannot read. */
+static char *loaded_program(const char *name) {
+    const char *dir = getenv("FE_LOAD");
+    if (!dir) return NULL;
+    char path[512], err[640];
+    void *data = NULL;
+    size_t size = 0;
+    snprintf(path, sizeof path, "%s/%s.cu", dir, name);
+    char *text = NULL;
+    if (mj__read_file(path, &data, &size, err, sizeof err) == MJ_OK &&
+        (text = mj__realloc(data, size + 1))) {
+        text[size] = '\0';
+        return text;
+    }
+    if (data) fprintf(stderr, "bench_frontend: no memory for %s\n", path);
+    else fprintf(stderr, "bench_frontend: %s\n", err);
+    free(data);
+    exit(1);
 }
 
 static void row(const char *name, double ptx, double cubin) {
@@ -190,8 +216,8 @@ int main(int argc, char **argv) {
         if (!(wanted & (1u << k))) continue;
         const char *name = mj__kernel_name((mj_kernel_id)k);
         if (!wanted_row(only, name)) continue;
-        char *one = NULL;
-        if (mj__gen_program_source(&spec, (mj_kernel_id)k, &one, NULL, err, sizeof err)) {
+        char *one = loaded_program(name);
+        if (!one && mj__gen_program_source(&spec, (mj_kernel_id)k, &one, NULL, err, sizeof err)) {
             fprintf(stderr, "bench_frontend: %s\n", err);
             status = 1;
             continue;

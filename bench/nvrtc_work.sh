@@ -5,7 +5,8 @@
 # Unlike CPU times (bench_frontend), the counts do not change with the host's load, so two
 # trees compare on a busy machine where times vary by a third from run to run. About 5.3 G
 # instructions are a second of one core on the 2-core CI host. Slow: valgrind runs NVRTC
-# about 50 times slower, some 20 s a program.
+# about 50 times slower, some 20 s a program. FE_LOAD=DIR in the environment counts the
+# programs in DIR (bench_frontend's FE_DUMP, edited) instead of the generated ones.
 #   bench/nvrtc_work.sh path/to/bench_frontend [its options: --primitive P --type T --only K ...]
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 path/to/bench_frontend [bench_frontend options]" >&2; exit 2; }
