@@ -338,11 +338,12 @@ static int u32_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Modules of the context that hold exactly `kernels`. */
-static int modules_with(mj_context *c, unsigned kernels) {
+/* Modules of the context that hold exactly `kernels` (exact), or any of them. */
+static int modules_with(mj_context *c, unsigned kernels, int exact) {
     int count = 0;
     pthread_mutex_lock(&c->lock);
-    for (const mj_module *m = c->modules; m; m = m->next) count += m->kernels == kernels;
+    for (const mj_module *m = c->modules; m; m = m->next)
+        count += exact ? m->kernels == kernels : (m->kernels & kernels) != 0;
     pthread_mutex_unlock(&c->lock);
     return count;
 }
@@ -385,16 +386,6 @@ static const struct {
 };
 #define LATER_VARIANTS (int)(sizeof later_variants / sizeof *later_variants)
 
-/* Modules of the context that hold any of mergesort's later kernels. */
-static int later_modules_in(mj_context *c) {
-    unsigned later = mj__primitive_later_kernels(MJ_MERGESORT);
-    int count = 0;
-    pthread_mutex_lock(&c->lock);
-    for (const mj_module *m = c->modules; m; m = m->next) count += (m->kernels & later) != 0;
-    pthread_mutex_unlock(&c->lock);
-    return count;
-}
-
 /* A compiled mergesort sorter builds at create the blocksort and the 2-way merge, and on the
  * first sort that launches later kernels those it launches, as one module: threads sorting
  * small (one blocksort run), then large keys on one sorter all sort right, and all see the
@@ -421,7 +412,7 @@ START_TEST(test_later_kernels) {
     ck_assert_int_eq(mj_sorter_source(s), 0);
     ck_assert_int_eq(t.programs, 2);
     ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
-    ck_assert_int_eq(later_modules_in(c), 0);
+    ck_assert_int_eq(modules_with(c, mj__primitive_later_kernels(MJ_MERGESORT), 0), 0);
 
     size_t run = (size_t)s->bs_nt * (size_t)s->vt, nv = (size_t)s->nt * (size_t)s->vt;
     size_t small_n = run - 1;
@@ -467,8 +458,8 @@ START_TEST(test_later_kernels) {
     ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, &t), 1);
     ck_assert_int_eq(t.programs, __builtin_popcount(built));
     ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, built);
-    ck_assert_int_eq(modules_with(c, built), 1);
-    ck_assert_int_eq(later_modules_in(c), 1);
+    ck_assert_int_eq(modules_with(c, built, 1), 1);
+    ck_assert_int_eq(modules_with(c, mj__primitive_later_kernels(MJ_MERGESORT), 0), 1);
     int regs = 0;
     long spills = -1;
     mj_sorter_resources(s, &regs, &spills);
