@@ -207,12 +207,14 @@ START_TEST(resources_and_spills) {
     ck_assert_int_eq(spills, 0);
     mj_sorter_destroy(s);
 
-    d.nt = 64;
+    d.nt = 32;
     d.vt = 63;
+    d.value_size = 16;
     ck_assert_msg(mj_sorter_create(ctx, &d, &s) == MJ_OK, "%s", mj_context_last_error(ctx));
     mj_sorter_resources(s, &regs, &spills);
     ck_assert_int_eq(mj_sorter_source(s), 0);
-    ck_assert_msg(spills > 0, "VT 63 of 16-byte pairs should spill (registers %d)", regs);
+    ck_assert_msg(spills > 0, "VT 63 of 8-byte keys and 16-byte values should spill "
+                  "(registers %d)", regs);
     mj_sorter_destroy(s);
     mj_context_destroy(ctx);
 

@@ -172,28 +172,34 @@ MJ_DEVICE void mj_copy_tile(const T *in, int count, T *out, int tid) {
  * has written and __syncwarp'ed them). s_pos[j] is that source's position p in the tile's
  * input (tile coordinates of src). With src.va0 null the value is the source's global index
  * itself (index sorts). Every load is done before the barrier and every store after it, so
- * dst may be one of the inputs. total >= 1: every caller's tile has an element. */
+ * dst may be one of the inputs. total >= 1: every caller's tile has an element.
+ * Values of 8 bytes or more are loaded for every slot, those past total the tile's first value
+ * again (position 0), so that no load is predicated: ptxas (sm_90) then keeps the f64 + 8-byte
+ * blocksort in 90 registers, not 124, and its 2-way merge in 64, not 98, and u64 + 8 pairs
+ * sort 10-14% faster at 2^24 and 2^27 on an H200 (docs/TUNING.md). Smaller values stay
+ * predicated: loaded for every slot, they made ptxas spill (the 4-way merge of descending
+ * 4-byte keys under its register cap on sm_90, the blocksort of u8 keys on sm_80). */
+#define MJ_GATHER_EVERY_SLOT (sizeof(mj_value) >= 8)
 MJ_DEVICE void mj_gather_values(const int *s_pos, int total, const mj_merge_src &src,
                                 mj_value *dst, int tid) {
     mj_value v[MJ_VT];
     int j0 = mj_warp_slots(tid) + (tid & 31);
-    /* Slots past total load the tile's first input again (position 0), so that no load is
-     * predicated: ptxas (sm_90) then keeps the f64 + 8-byte blocksort in 90 registers, not
-     * 124, and its 2-way merge in 64, not 98, and u64 + 8 pairs sort 10-14% faster at 2^24
-     * and 2^27 on an H200 (docs/TUNING.md). */
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) {
-        int j = j0 + 32 * i, p = j < total ? s_pos[j] : 0;
-        /* Index arithmetic, not a choice between two offset pointers: measured faster. */
-        mj_i64 g = p < src.a_len ? src.a_begin + p : src.b_begin + (p - src.a_len);
-        const mj_value *from = p < src.a_split ? src.va0
-                               : p < src.a_len ? src.va1
-                               : p < src.b_split ? src.vb0 : src.vb1;
+        int j = j0 + 32 * i;
+        if (MJ_GATHER_EVERY_SLOT || j < total) {
+            int p = j < total ? s_pos[j] : 0;
+            /* Index arithmetic, not a choice between two offset pointers: measured faster. */
+            mj_i64 g = p < src.a_len ? src.a_begin + p : src.b_begin + (p - src.a_len);
+            const mj_value *from = p < src.a_split ? src.va0
+                                   : p < src.a_len ? src.va1
+                                   : p < src.b_split ? src.vb0 : src.vb1;
 #if MJ_VALUE_IS_INDEX
-        v[i] = src.va0 ? from[g] : (mj_value)g;
+            v[i] = src.va0 ? from[g] : (mj_value)g;
 #else
-        v[i] = from[g];
+            v[i] = from[g];
 #endif
+        }
     }
     __syncthreads();
 #pragma unroll
