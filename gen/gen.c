@@ -162,6 +162,7 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
 }
 
 unsigned mj__primitive_later_kernels(mj_primitive primitive) {
+    if (primitive == MJ_JOIN) return K(MJ_K_JOIN_UNMATCHED);
     if (primitive != MJ_MERGESORT) return 0;
     return K(MJ_K_PARTITION) | K(MJ_K_PARTITION4) | K(MJ_K_PARTITION4_ONE) | K(MJ_K_MERGE4);
 }

@@ -55,7 +55,8 @@ unsigned mj__primitive_kernels(mj_primitive primitive);
  * launches and lacks as one module (with a cache entry of its own), so that their programs
  * compile at once. Mergesort's: the 4-way passes' merge and their two partitions (large
  * inputs; a sort launches one of the two, by its tiles: merge_frame.h's mj_split4_grouped),
- * and the 2-way partition (2-way passes under MERGEJIT_FUSED_PARTITION=0). At most
+ * and the 2-way partition (2-way passes under MERGEJIT_FUSED_PARTITION=0). The join's: the
+ * kernel that writes b's unmatched rows (right and full joins with rows only). At most
  * MJ_LATER_MOST of them, so a sorter's later modules are at most that many. */
 #define MJ_LATER_MOST 4
 unsigned mj__primitive_later_kernels(mj_primitive primitive);

@@ -322,7 +322,9 @@ typedef struct mj_sorter mj_sorter;
  * status and message, before anything is launched; the next sort tries again. Compile-only
  * contexts and MJ_CONTEXT_BUILD_ALL build at create, as one later module, every kernel the
  * sorter's sorts may launch (the 4-way passes' three; the 2-way partition only under
- * MERGEJIT_FUSED_PARTITION=0); bundles hold every kernel. Each kernel compiles as a program
+ * MERGEJIT_FUSED_PARTITION=0); bundles hold every kernel. A join sorter likewise builds the
+ * kernel that writes b's unmatched rows at the first right or full join that writes rows
+ * (inner and left joins, and counts, never launch it). Each kernel compiles as a program
  * of its own, kept in the disk cache beside the module, and generated from the tile
  * parameters it uses only: a sorter of the same key type and order with another tile compiles
  * only the kernels whose shape differs (with another NT, the two merges: the blocksort uses
@@ -356,7 +358,7 @@ typedef struct mj_build_times {
  * otherwise programs and threads 0 and the times -1. */
 MJ_API void mj_sorter_build_times(const mj_sorter *sorter, mj_build_times *out);
 /* The modules a sorter has built after create so far (mj_sorter_create says when: each sort
- * that launched kernels the sorter lacked built one of them; a compile-only or
+ * or join that launched kernels the sorter lacked built one of them; a compile-only or
  * MJ_CONTEXT_BUILD_ALL context builds one of every kernel its sorts may launch right after
  * the create module, still in the create call): returns how many, and fills what is asked
  * (any may be NULL) for them together as mj_sorter_source, mj_sorter_build_ms and

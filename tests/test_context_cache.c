@@ -377,6 +377,33 @@ START_TEST(mergesort_parts)
 }
 END_TEST
 
+/* A join sorter, as a compile-only context builds it at create: every kernel but the one that
+ * writes b's unmatched rows (only right and full joins with rows launch it), then that one
+ * alone as a later module. */
+START_TEST(join_parts)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_compile_context(90, dir);
+    mj_sort_desc desc = u32_desc();
+    desc.primitive = MJ_JOIN;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    unsigned unmatched = 1u << MJ_K_JOIN_UNMATCHED;
+    ck_assert_uint_eq(s->mod->kernels, mj__primitive_kernels(MJ_JOIN) & ~unmatched);
+    mj_build_times later;
+    int source = -1;
+    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, &later), 1);
+    ck_assert_int_eq(source, 0);
+    ck_assert_int_eq(later.programs, 1);
+    ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, unmatched);
+    ck_assert_ptr_null(atomic_load(&s->later[1].mod));
+    mj_sorter_destroy(s);
+    mj_context_destroy(ctx);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* A context finds a module again from the spec alone (core/loader.c's spec key), without the
  * source: the same desc gets the same module from memory, and a desc that differs in one
  * field or in how its strings split gets its own build. Merge sorters (two programs each). */
@@ -593,6 +620,7 @@ static Suite *context_cache_suite(void) {
     tcase_add_test(tc, no_disk_cache);
     tcase_add_test(tc, two_processes);
     tcase_add_test(tc, mergesort_parts);
+    tcase_add_test(tc, join_parts);
     tcase_add_test(tc, memory_by_spec);
     tcase_add_test(tc, later_build_threads);
     tcase_add_test(tc, sort_builds_its_parts);

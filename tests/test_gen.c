@@ -345,16 +345,17 @@ END_TEST
 
 /* The later kernels: some of the primitive's, at most MJ_LATER_MOST (a sorter's slots for
  * later modules); a mergesort builds its blocksort and merge at create, and later the 4-way
- * passes' merge and partitions and the 2-way partition; other primitives have none. Every
- * kernel has a name. */
+ * passes' merge and partitions and the 2-way partition; a join later its unmatched b rows'
+ * kernel; other primitives have none. Every kernel has a name. */
 START_TEST(later_kernels)
 {
     for (int p = 0; p <= MJ_PRIMITIVE_COUNT; ++p) {
         unsigned later = mj__primitive_later_kernels((mj_primitive)p);
         ck_assert_uint_eq(later & ~mj__primitive_kernels((mj_primitive)p), 0);
         ck_assert_int_le(__builtin_popcount(later), MJ_LATER_MOST);
-        if (p != MJ_MERGESORT) ck_assert_uint_eq(later, 0);
+        if (p != MJ_MERGESORT && p != MJ_JOIN) ck_assert_uint_eq(later, 0);
     }
+    ck_assert_uint_eq(mj__primitive_later_kernels(MJ_JOIN), 1u << MJ_K_JOIN_UNMATCHED);
     unsigned all = mj__primitive_kernels(MJ_MERGESORT);
     unsigned later = mj__primitive_later_kernels(MJ_MERGESORT);
     ck_assert_uint_eq(all & ~later, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE);

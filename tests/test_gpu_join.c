@@ -7,7 +7,8 @@
  * duplicates on one side only; room for every row, for fewer (no write past it, the count
  * still whole) and for none; unsorted keys (every write inside the outputs); a count of 2^33
  * rows from all-equal keys through mj_sorter_join_count alone; a caller's temporary buffer and
- * the one-call function. Outputs are poisoned before a run and lie between guards. One
+ * the one-call function; the kernel of b's unmatched rows built only by the first right or
+ * full join that writes rows. Outputs are poisoned before a run and lie between guards. One
  * assertion a run. Skips (exit 77) where there is no GPU. */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,8 +16,10 @@
 #include <string.h>
 
 #include "api/devmem.h"
+#include "gen.h"
 #include "gpu_primitives_support.h"
 #include "gpu_rank_keys_support.h"
+#include "primitives/run.h"
 #include "test_support.h"
 
 static mj_sorter *make(const kind *k) { return kind_sorter(MJ_JOIN, k); }
@@ -241,6 +244,28 @@ START_TEST(test_temp_and_one_call)
 }
 END_TEST
 
+/* The kernel that writes b's unmatched rows is built by the first right or full join that
+ * writes rows (one later module of it alone), not at create, nor by inner or left joins, a
+ * count, or a right join without room for rows; the next right or full join finds it. */
+START_TEST(test_unmatched_built_later)
+{
+    const kind *k = &kinds[0];
+    mj_sorter *s = make(k);
+    size_t nv = tile_of(s), ac = 3 * nv + 1, bc = 2 * nv + 5;
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
+    check(s, k, RANDOM, ac, bc, MJ_JOIN_INNER, 4, ROOM_ALL, NULL, 31);
+    check(s, k, RANDOM, ac, bc, MJ_JOIN_LEFT, 8, ROOM_ALL, NULL, 32);
+    check(s, k, RANDOM, ac, bc, MJ_JOIN_RIGHT, 4, ROOM_NONE, NULL, 33);
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
+    check(s, k, NO_MATCH, ac, bc, MJ_JOIN_RIGHT, 8, ROOM_ALL, NULL, 34);
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 1);
+    ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, 1u << MJ_K_JOIN_UNMATCHED);
+    check(s, k, RANDOM, ac, bc, MJ_JOIN_OUTER, 4, ROOM_FEWER, NULL, 35);
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 1);
+    mj_sorter_destroy(s);
+}
+END_TEST
+
 /* 2^17 x 2^16 equal keys: 2^33 rows (2^33 + 0 for outer), counted without a row written; the
  * 32-bit sums a tile would give wrap. */
 START_TEST(test_count_past_2_32)
@@ -276,6 +301,7 @@ static Suite *gpu_join_suite(void) {
     tcase_add_loop_test(tc, test_sizes_and_patterns, 0, KINDS);
     tcase_add_loop_test(tc, test_room, 0, KINDS);
     tcase_add_test(tc, test_temp_and_one_call);
+    tcase_add_test(tc, test_unmatched_built_later);
     tcase_add_test(tc, test_count_past_2_32);
     suite_add_tcase(s, tc);
     return s;
