@@ -6,11 +6,12 @@
 # front end + ptxas, summed over the kernels' programs), of a load from the disk cache in a
 # second process, and of the same sorter asked for again in the first (the demo's "again:"
 # line, found in the context's memory, in us). The cold build is what sorter creation
-# compiles; "later" is the cold build of the kernels a mergesort builds when a sort first needs
-# them (the demo's "later build:" line, summed over its modules; compile only, without a GPU,
-# every kernel its sorts may launch as one module right after create: the 4-way passes' merge
-# and both their partitions, and the 2-way partition under MERGEJIT_FUSED_PARTITION=0; with a
-# GPU, at --n 1000, nothing: "-").
+# compiles; "later" is the cold build of the kernels a mergesort or a join builds when a run
+# first needs them (the demo's "later build:" line, summed over its modules; compile only,
+# without a GPU, every kernel its runs may launch as one module right after create: the 4-way
+# passes' merge and both their partitions, and the 2-way partition under
+# MERGEJIT_FUSED_PARTITION=0; the join's unmatched rows' kernel. With a GPU, at --n 1000: the
+# mergesort nothing, "-"; the join demo's outer join builds its kernel).
 #   bench/jit_build_times.sh [-r R] [--sm SM] path/to/mergejit
 # MERGEJIT_JIT_THREADS=1 in the environment builds one program after another, for comparison.
 set -euo pipefail
