@@ -8,7 +8,8 @@
  * still whole) and for none; unsorted keys (every write inside the outputs); a count of 2^33
  * rows from all-equal keys through mj_sorter_join_count alone; a caller's temporary buffer and
  * the one-call function; the kernel of b's unmatched rows built only by the first right or
- * full join that writes rows. Outputs are poisoned before a run and lie between guards. One
+ * full join that writes rows, and a failure of that build (injected) leaving the outputs as
+ * they were. Outputs are poisoned before a run and lie between guards. One
  * assertion a run. Skips (exit 77) where there is no GPU. */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "api/devmem.h"
+#include "driver/compile.h"
 #include "gen.h"
 #include "gpu_primitives_support.h"
 #include "gpu_rank_keys_support.h"
@@ -266,6 +268,63 @@ START_TEST(test_unmatched_built_later)
 }
 END_TEST
 
+/* That build failing (NVRTC out of memory, injected; a context of its own without a disk
+ * cache, so that nothing is found built) is the join's status and message, with the rows and
+ * the count untouched and nothing published; the next right join builds it and writes every
+ * row: a = {1, 2, 3}, b = {2, 5} gives (1, 0) and (NULL, 1). */
+START_TEST(test_unmatched_build_fails)
+{
+    char *dir = mjt_tmpdir();
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.cache_dir = dir;
+    o.flags = MJ_CONTEXT_NO_DISK_CACHE;
+    mj_context *c = NULL;
+    ck_assert_int_eq(mj_context_create(&o, &c), MJ_OK);
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    d.primitive = MJ_JOIN;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(c, &d, &s), MJ_OK);
+    const uint32_t a[] = {1, 2, 3}, b[] = {2, 5};
+    void *da = dev_copy(a, sizeof a), *db = dev_copy(b, sizeof b);
+    void *d_ar = guarded(16), *d_br = guarded(16), *d_count = guarded(8);
+    mj__fault_nvrtc_result = NVRTC_ERROR_OUT_OF_MEMORY;
+    mj_status st = mj_sorter_join(s, MJ_JOIN_RIGHT, da, 3, db, 2, 8, d_ar, d_br, 2, d_count,
+                                  NULL, 0, NULL);
+    mj__fault_nvrtc_result = 0;
+    ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    size_t overrun = 0;
+    unsigned char *ar = fetch(d_ar, 16, &overrun), *br = fetch(d_br, 16, &overrun);
+    unsigned char *count = fetch(d_count, 8, &overrun);
+    for (int i = 0; i < 16; ++i) ck_assert(ar[i] == GUARD_BYTE && br[i] == GUARD_BYTE);
+    for (int i = 0; i < 8; ++i) ck_assert(count[i] == GUARD_BYTE);
+    free(ar), free(br), free(count);
+
+    ck_assert_int_eq(mj_sorter_join(s, MJ_JOIN_RIGHT, da, 3, db, 2, 8, d_ar, d_br, 2, d_count,
+                                    NULL, 0, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    ck_assert_uint_eq(count_at(d_count), 2);
+    ar = fetch(d_ar, 16, &overrun), br = fetch(d_br, 16, &overrun);
+    ck_assert_uint_eq(row_at(ar, 8, 0), 1);
+    ck_assert_uint_eq(row_at(br, 8, 0), 0);
+    ck_assert_uint_eq(row_at(ar, 8, 1), NULL_ROW);
+    ck_assert_uint_eq(row_at(br, 8, 1), 1);
+    ck_assert_uint_eq(overrun, 0);
+    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 1);
+    free(ar), free(br);
+    free_guarded(d_ar), free_guarded(d_br), free_guarded(d_count);
+    free_dev(da), free_dev(db);
+    mj_sorter_destroy(s);
+    mj_context_destroy(c);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* 2^17 x 2^16 equal keys: 2^33 rows (2^33 + 0 for outer), counted without a row written; the
  * 32-bit sums a tile would give wrap. */
 START_TEST(test_count_past_2_32)
@@ -301,9 +360,14 @@ static Suite *gpu_join_suite(void) {
     tcase_add_loop_test(tc, test_sizes_and_patterns, 0, KINDS);
     tcase_add_loop_test(tc, test_room, 0, KINDS);
     tcase_add_test(tc, test_temp_and_one_call);
-    tcase_add_test(tc, test_unmatched_built_later);
     tcase_add_test(tc, test_count_past_2_32);
     suite_add_tcase(s, tc);
+    /* A case of its own, for CK_RUN_CASE=later. */
+    TCase *later = tcase_create("later");
+    tcase_set_timeout(later, 600);
+    tcase_add_test(later, test_unmatched_built_later);
+    tcase_add_test(later, test_unmatched_build_fails);
+    suite_add_tcase(s, later);
     return s;
 }
 
