@@ -81,6 +81,12 @@ typedef struct join_call {
     void *out_count;
 } join_call;
 
+/* The call writes b's unmatched rows (mj_join_unmatched): a right or full join with rows and
+ * room for them, and b not empty. */
+static int writes_unmatched(const join_call *c) {
+    return (c->kind & MJ_JOIN_KEEP_B) && c->b_count && c->rows && c->capacity;
+}
+
 /* The arrays of a call, inputs first. */
 enum { A, B, A_ROWS, B_ROWS, OUT_COUNT, ARRAYS };
 
@@ -174,7 +180,7 @@ static mj_status write_rows(mj_sorter *s, const join_call *c, const join_layout 
             if (!st) st = mj__launch(s, MJ_K_JOIN_TILES, part, (unsigned)s->nt, tp, stream);
         }
     }
-    if (!st && (c->kind & MJ_JOIN_KEEP_B) && b) {
+    if (!st && writes_unmatched(c)) {
         mj_join_counts src = {NULL, (const unsigned char *)(uintptr_t)(base + l->b_matches), 0};
         mj_join_runs runs = mj_join_runs_for(mj_tile_count(b, nv), nv);
         CUdeviceptr sums = base + l->sums_b;
@@ -197,10 +203,8 @@ static mj_status run(mj_sorter *s, const join_call *c, void *temp, size_t temp_b
         (st = layout_for(s, c->a_count, c->b_count, n, &l)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
-    /* Before anything is launched (a build that fails leaves the caller's data as it was):
-     * b's unmatched rows, which only right and full joins that write rows store. */
-    if ((c->kind & MJ_JOIN_KEEP_B) && c->b_count && c->rows && c->capacity &&
-        (st = mj__sorter_build_later(s, 1u << MJ_K_JOIN_UNMATCHED)))
+    /* Before anything is launched: a build that fails leaves the caller's data as it was. */
+    if (writes_unmatched(c) && (st = mj__sorter_build_later(s, 1u << MJ_K_JOIN_UNMATCHED)))
         return st;
     const size_t align[ARRAYS] = {s->key_align, s->key_align, c->index_size, c->index_size,
                                   sizeof(uint64_t)};
