@@ -47,8 +47,9 @@ typedef struct mj_module {
     size_t binary_size;
     int registers;         /* ptxas's figures; -1 unknown */
     long spill_bytes;
-    int merge_resident;    /* merges and sorted searches: mj_merge_arrays or mj_search_tiles
-                              blocks resident at once (0 unknown) */
+    int resident;          /* blocks of the module's one-block-a-tile kernel resident on the
+                              device at once (0 unknown): mj_search_tiles, mj_merge_arrays or
+                              mj_reduce_tiles (loader.c) */
 } mj_module;
 
 struct mj_context {

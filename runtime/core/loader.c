@@ -103,12 +103,15 @@ static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
         mj__ctx_leave(ctx);
         return mj__fail_cuda(ctx, r, what);
     }
-    /* The kernel of one block a tile after the merge partitions: the merge's or the search's. */
-    mj_kernel_id tiles = wanted & (1u << MJ_K_SEARCH) ? MJ_K_SEARCH : MJ_K_MERGE_ARRAYS;
+    /* The kernel whose grid is sized by what fits at once: the search's or the merge's (after
+     * the merge partitions), or the reduce's (one wave of blocks over the input). */
+    mj_kernel_id tiles = wanted & (1u << MJ_K_SEARCH)  ? MJ_K_SEARCH
+                         : wanted & (1u << MJ_K_REDUCE) ? MJ_K_REDUCE
+                                                        : MJ_K_MERGE_ARRAYS;
     int per_sm = 0;
     if ((wanted & (1u << tiles)) &&
         ctx->cu->occupancy(&per_sm, m->fn[tiles], spec->nt, 0) == CUDA_SUCCESS)
-        m->merge_resident = per_sm * ctx->sm_count;
+        m->resident = per_sm * ctx->sm_count;
     mj__ctx_leave(ctx);
     return MJ_OK;
 }

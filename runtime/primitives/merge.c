@@ -33,7 +33,7 @@ mj_status mj__merge_temp(const mj_sorter *s, size_t n, size_t *bytes) {
 mj_status mj__merge_partition_launch(mj_sorter *s, CUdeviceptr a, long long a_count,
                                      CUdeviceptr b, long long b_count, long long tiles,
                                      CUdeviceptr partitions, CUstream stream) {
-    long long early = (long long)MJ_EARLY_WAVES * s->mod->merge_resident;
+    long long early = (long long)MJ_EARLY_WAVES * s->mod->resident;
     if (early <= 0 || early > tiles + 1) early = tiles + 1;
     int early_lanes = MJ_EARLY_LANES;
     long long grid = (early * early_lanes + MJ_MP_NT - 1) / MJ_MP_NT +

@@ -18,10 +18,13 @@ static long long tile_count(const mj_sorter *s, size_t n) {
 
 /* ---------------------------------------------------------------- reduce */
 
-/* One pass of blocks over whole runs of tiles, at most one tile's worth of blocks so that a
- * second pass of one block combines their partials. */
+/* One pass of blocks over even shares of the tiles (kernel_reduce.cuh), at most one tile's
+ * worth of blocks so that a second pass of one block combines their partials, and where the
+ * loader knows it, exactly as many as are resident at once: every multiprocessor then holds
+ * the same number of blocks with the same work for the whole pass, no last wave running
+ * part-empty on a pass bound by memory (docs/TUNING.md). */
 typedef struct reduce_plan {
-    long long per_block, grid;
+    long long grid;
 } reduce_plan;
 
 static mj_status reduce_plan_for(const mj_sorter *s, size_t n, reduce_plan *p, size_t *bytes) {
@@ -29,8 +32,8 @@ static mj_status reduce_plan_for(const mj_sorter *s, size_t n, reduce_plan *p, s
     if (tiles < 0)
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
                         n);
-    p->per_block = tiles > nv ? (tiles + nv - 1) / nv : 1;
-    p->grid = tiles ? (tiles + p->per_block - 1) / p->per_block : 1;
+    long long most = s->mod->resident > 0 && s->mod->resident < nv ? s->mod->resident : nv;
+    p->grid = tiles < most ? (tiles ? tiles : 1) : most;
     *bytes = p->grid > 1 ? (size_t)p->grid * s->key_size : 0;
     return MJ_OK;
 }
@@ -63,9 +66,9 @@ mj_status mj_sorter_reduce(mj_sorter *s, const void *in, size_t n, void *out, vo
         return st;
     }
     CUdeviceptr src = DPTR(in), dst = DPTR(out), partials = rn.base;
-    long long count = (long long)n, one = 1;
-    void *first[] = {&src, &count, &p.per_block, p.grid > 1 ? &partials : &dst};
-    void *second[] = {&partials, &p.grid, &one, &dst};
+    long long count = (long long)n;
+    void *first[] = {&src, &count, p.grid > 1 ? &partials : &dst};
+    void *second[] = {&partials, &p.grid, &dst};
     st = mj__launch(s, MJ_K_REDUCE, p.grid, (unsigned)s->nt, first, rn.stream);
     if (!st && p.grid > 1) st = mj__launch(s, MJ_K_REDUCE, 1, (unsigned)s->nt, second, rn.stream);
     if (need) mj__run_end(s, &rn);

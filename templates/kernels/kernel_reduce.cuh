@@ -1,8 +1,8 @@
-/* Reduce: block b combines the tiles [b * per_block, (b + 1) * per_block) of in[0, n), in
- * order, and writes the result to out[b] (the identity for a block with no elements, which
- * covers n == 0). The host runs it once over the input into per-block partials, then once
- * more with a single block over the partials into the caller's out; or only once when one
- * block covers the input. */
+/* Reduce: of in[0, n)'s T tiles, block b of G combines [b * T / G, (b + 1) * T / G) in order
+ * (an even share: blocks differ by at most one tile) and writes the result to out[b] (the
+ * identity for a block with no elements, which covers n == 0). The host runs it once over the
+ * input into per-block partials, then once more with a single block over the partials into
+ * the caller's out; or only once when one block covers the input. */
 #ifndef MJ_KERNEL_REDUCE_CUH
 #define MJ_KERNEL_REDUCE_CUH
 
@@ -10,13 +10,14 @@
 #include "block/cta_scan.cuh"
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
-    mj_reduce_tiles(const mj_key *in, mj_i64 n, mj_i64 per_block, mj_key *out) {
+    mj_reduce_tiles(const mj_key *in, mj_i64 n, mj_key *out) {
     __shared__ mj_key s_tile[MJ_SCAN_NV];
     /* Two sets of warp totals, a tile's and the next's: one barrier a tile suffices. */
     __shared__ mj_key s_warp[2][MJ_SCAN_WARPS];
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    mj_i64 begin = (mj_i64)blockIdx.x * per_block * MJ_SCAN_NV;
-    mj_i64 end = mj_min<mj_i64>(n, begin + per_block * MJ_SCAN_NV);
+    mj_i64 tiles = (n + MJ_SCAN_NV - 1) / MJ_SCAN_NV;
+    mj_i64 begin = (mj_i64)blockIdx.x * tiles / gridDim.x * MJ_SCAN_NV;
+    mj_i64 end = mj_min<mj_i64>(n, ((mj_i64)blockIdx.x + 1) * tiles / gridDim.x * MJ_SCAN_NV);
     mj_key acc = mj_identity(); /* thread 0's */
     int parity = 0;
     for (mj_i64 first = begin; first < end; first += MJ_SCAN_NV, parity ^= 1) {
