@@ -6,12 +6,7 @@
 # front end + ptxas, summed over the kernels' programs), of a load from the disk cache in a
 # second process, and of the same sorter asked for again in the first (the demo's "again:"
 # line, found in the context's memory, in us). The cold build is what sorter creation
-# compiles; "later" is the cold build of the kernels a mergesort or a join builds when a run
-# first needs them (the demo's "later build:" line, summed over its modules; compile only,
-# without a GPU, every kernel its runs may launch as one module right after create: the 4-way
-# passes' merge and both their partitions, and the 2-way partition under
-# MERGEJIT_FUSED_PARTITION=0; the join's unmatched rows' kernel. With a GPU, at --n 1000: the
-# mergesort nothing, "-"; the join demo's outer join builds its kernel).
+# compiles: every kernel the sorter's runs may launch.
 #   bench/jit_build_times.sh [-r R] [--sm SM] path/to/mergejit
 # MERGEJIT_JIT_THREADS=1 in the environment builds one program after another, for comparison.
 set -euo pipefail
@@ -47,18 +42,17 @@ cases=(
 )
 median() { sort -n | awk '{a[NR]=$1} END {printf "%.1f (%.1f..%.1f)", a[int((NR+1)/2)], a[1], a[NR]}'; }
 median1() { grep . | sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.1f", a[int((NR+1)/2)]; else printf "-"}' || printf -- "-"; }
-printf "%-12s %-24s %-9s %-9s %-9s %-9s %-8s %s\n" sorter "cold ms (range)" slowest "front" \
-  ptxas "later ms" "disk ms" "memory us"
+printf "%-12s %-24s %-9s %-9s %-9s %-8s %s\n" sorter "cold ms (range)" slowest "front" \
+  ptxas "disk ms" "memory us"
 for c in "${cases[@]}"; do
   name=${c%%|*}
   read -r -a args <<< "${c#*|}"
-  cold=() slow=() front=() ptxas=() later=() disk=() memory=()
+  cold=() slow=() front=() ptxas=() disk=() memory=()
   for _ in $(seq "$R"); do
     dir=$(mktemp -d)
     out=$(MERGEJIT_CACHE_DIR=$dir "$TOOL" demo --sm "$SM" --n 1000 --reps 0 "${args[@]}")
     line=$(grep '^build:' <<< "$out")
     memory+=("$(sed -n 's/^again: .* in \([0-9.]*\) us.*/\1/p' <<< "$out")")
-    later+=("$(sed -n 's/^later build: .* in \([0-9.]*\) ms.*/\1/p' <<< "$out")")
     cold+=("$(sed -n 's/.* in \([0-9.]*\) ms.*/\1/p' <<< "$line")")
     slow+=("$(sed -n 's/.*slowest \([0-9.]*\) ms.*/\1/p' <<< "$line")")
     front+=("$(sed -n 's/.*front end \([0-9.]*\) ms.*/\1/p' <<< "$line")")
@@ -67,9 +61,8 @@ for c in "${cases[@]}"; do
     disk+=("$(sed -n 's/.* in \([0-9.]*\) ms.*/\1/p' <<< "$line")")
     rm -rf "$dir"
   done
-  printf "%-12s %-24s %-9s %-9s %-9s %-9s %-8s %s\n" "$name" \
+  printf "%-12s %-24s %-9s %-9s %-9s %-8s %s\n" "$name" \
     "$(printf '%s\n' "${cold[@]}" | median)" "$(printf '%s\n' "${slow[@]}" | median1)" \
     "$(printf '%s\n' "${front[@]}" | median1)" "$(printf '%s\n' "${ptxas[@]}" | median1)" \
-    "$(printf '%s\n' "${later[@]}" | median1)" \
     "$(printf '%s\n' "${disk[@]}" | median1)" "$(printf '%s\n' "${memory[@]}" | median1)"
 done

@@ -120,8 +120,8 @@ const char *mj__kernel_name(mj_kernel_id id) {
 /* NVRTC's time for each of a u32 mergesort's programs to a cubin (sm_90, NT 256, VT 23), ms
  * of CPU on a 2-core machine, the fastest of 5 runs of bench/bench_frontend (runs vary by a
  * fifth). 5 programs on 2 threads in this order ended about 15% sooner than in the order of
- * the ids (the 4-way merge, the longest, came last). A sort's later build holds the 4-way
- * merge and one of the 4-way partitions, and under MERGEJIT_FUSED_PARTITION=0 the 2-way one. */
+ * the ids (the 4-way merge, the longest, came last). A sorter builds them all at create but the
+ * 2-way partition (only under MERGEJIT_FUSED_PARTITION=0). */
 static const int kernel_weights[MJ_K_COUNT] = {
     [MJ_K_MERGE4] = 340,    [MJ_K_PARTITION4_ONE] = 267, [MJ_K_PARTITION4] = 256,
     [MJ_K_BLOCKSORT] = 248, [MJ_K_MERGE] = 224,          [MJ_K_PARTITION] = 109,
@@ -161,11 +161,6 @@ unsigned mj__primitive_kernels(mj_primitive primitive) {
     }
 }
 
-unsigned mj__primitive_later_kernels(mj_primitive primitive) {
-    if (primitive == MJ_JOIN) return K(MJ_K_JOIN_UNMATCHED);
-    if (primitive != MJ_MERGESORT) return 0;
-    return K(MJ_K_PARTITION) | K(MJ_K_PARTITION4) | K(MJ_K_PARTITION4_ONE) | K(MJ_K_MERGE4);
-}
 #undef K
 
 const char *const *mj__prelude_templates(void) { return prelude_templates; }

@@ -50,16 +50,6 @@ const char *mj__kernel_name(mj_kernel_id id);
 _Static_assert(MJ_K_COUNT <= 32, "a kernel set is a 32-bit unsigned mask");
 /* Bit k set: the primitive's module has kernel k. */
 unsigned mj__primitive_kernels(mj_primitive primitive);
-/* Those of the primitive's kernels that only some runs use, 0 for primitives whose every run
- * uses every kernel: a sorter compiled at run time builds them late, a run building those it
- * launches and lacks as one module (with a cache entry of its own), so that their programs
- * compile at once. Mergesort's: the 4-way passes' merge and their two partitions (large
- * inputs; a sort launches one of the two, by its tiles: merge_frame.h's mj_split4_grouped),
- * and the 2-way partition (2-way passes under MERGEJIT_FUSED_PARTITION=0). The join's: the
- * kernel that writes b's unmatched rows (right and full joins with rows only). At most
- * MJ_LATER_MOST of them, so a sorter's later modules are at most that many. */
-#define MJ_LATER_MOST 4
-unsigned mj__primitive_later_kernels(mj_primitive primitive);
 /* About what NVRTC takes to build the kernel's program, relative to the module's other kernels
  * (0 when not measured): a build starts its programs in decreasing order of it, so that on
  * fewer threads than programs the longest does not start last. The order only changes the

@@ -84,11 +84,8 @@ enum {
     MJ_CONTEXT_COMPILE_ONLY = 1u << 1,
     /* With a bundle: compile (NVRTC, disk cache) what the bundle lacks instead of failing with
      * MJ_ERR_NOT_IN_BUNDLE. */
-    MJ_CONTEXT_BUNDLE_FALLBACK = 1u << 2,
-    /* Sorters build at create every kernel their runs may launch, also those that only some
-     * runs use (see mj_sorter_create), so that no run pays for a build. Compile-only contexts
-     * always do. */
-    MJ_CONTEXT_BUILD_ALL = 1u << 3
+    MJ_CONTEXT_BUNDLE_FALLBACK = 1u << 2
+    /* 1u << 3 was MJ_CONTEXT_BUILD_ALL; every sorter now builds all its kernels at create. */
 };
 
 typedef struct mj_context_options {
@@ -308,27 +305,27 @@ MJ_API mj_status mj_tuning_save(mj_context *ctx, const char *path, const mj_tile
 typedef struct mj_sorter mj_sorter;
 
 /* Generates, compiles (or loads from cache) and loads the kernels of desc->primitive for
- * `desc`. A comparator or type that does not compile gives MJ_ERR_COMPILE with NVRTC's log in
- * the message. A run function for another primitive returns MJ_ERR_INVALID_ARGUMENT.
- * A mergesort sorter that is compiled (not taken from a bundle) builds at create only the
- * two kernels every sort runs (blocksort and the 2-way merge, which finds its own splits);
- * the rest wait for the first sort that launches them, which builds (or loads from memory or
- * the disk cache) those it launches and the sorter lacks as one module, once however many
- * threads sort on the sorter at once: for 4-way merge passes (sorts of at least 2^25 bytes of
- * keys plus values, or any size under MERGEJIT_MERGE_WAYS=4) their merge and one of their two
- * partitions (groups of lanes a split up to 6144 tiles, one lane above), and the 2-way
- * partition kernel (sorts with 2-way passes under MERGEJIT_FUSED_PARTITION=0, read at create:
- * a sorter created with fused 2-way passes never builds it). A failure there is that sort's
- * status and message, before anything is launched; the next sort tries again. Compile-only
- * contexts and MJ_CONTEXT_BUILD_ALL build at create, as one later module, every kernel the
- * sorter's sorts may launch (the 4-way passes' three; the 2-way partition only under
- * MERGEJIT_FUSED_PARTITION=0); bundles hold every kernel. A join sorter likewise builds the
- * kernel that writes b's unmatched rows at the first right or full join that writes rows
- * (inner and left joins, and counts, never launch it). Each kernel compiles as a program
- * of its own, kept in the disk cache beside the module, and generated from the tile
- * parameters it uses only: a sorter of the same key type and order with another tile compiles
- * only the kernels whose shape differs (with another NT, the two merges: the blocksort uses
- * its own threads and VT, the partitions no tile). */
+ * `desc`: every kernel the sorter's runs may launch, so that no run builds or loads anything
+ * and every run returns once its work is queued. A comparator or type that does not compile
+ * gives MJ_ERR_COMPILE with NVRTC's log in the message. A run function for another primitive
+ * returns MJ_ERR_INVALID_ARGUMENT.
+ *
+ * This is the call that may wait for the device: loading a module (cuModuleLoadDataEx) waits
+ * until the work already queued on the device, on any stream, has finished, and holds up
+ * launches from the process's other threads meanwhile. Create sorters before queueing work
+ * that they must not wait for (the one-call functions below create theirs on first use, and
+ * so may wait then; later calls find the sorter in the context's memory). Destroying a context
+ * unloads its modules, which waits likewise.
+ *
+ * Each kernel compiles as an NVRTC program of its own, at once on up to one host thread per
+ * CPU, kept in the disk cache beside the module and generated from the tile parameters it
+ * uses only: a sorter of the same key type and order with another tile compiles only the
+ * kernels whose shape differs (with another NT, the merges: the blocksort uses its own threads
+ * and VT, the partitions no tile). A mergesort sorter builds its blocksort, its 2-way merge,
+ * and the 4-way passes' merge and both of their partitions (sorts of at least 2^25 bytes of
+ * keys plus values merge four lists; not built under MERGEJIT_MERGE_WAYS=2), and the 2-way
+ * partition only under MERGEJIT_FUSED_PARTITION=0 (both read at create); bundles hold every
+ * kernel. */
 MJ_API mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out);
 MJ_API void mj_sorter_destroy(mj_sorter *sorter);
 
@@ -337,8 +334,7 @@ MJ_API void mj_sorter_destroy(mj_sorter *sorter);
  * every kernel's program entry), 2
  * from the context's memory, 3 from the context's bundle (a cubin), 4 from the context's
  * bundle as PTX, which the driver compiled for the device (one newer than the bundle's
- * cubins); and how long that took in milliseconds (the kernels built later:
- * mj_sorter_later_build). */
+ * cubins); and how long that took in milliseconds. */
 MJ_API int mj_sorter_source(const mj_sorter *sorter);
 MJ_API double mj_sorter_build_ms(const mj_sorter *sorter);
 /* Where a build with NVRTC spent its time. A primitive's kernels compile as separate NVRTC
@@ -357,23 +353,10 @@ typedef struct mj_build_times {
 /* The sorter's build times at create when it was compiled with NVRTC (mj_sorter_source 0);
  * otherwise programs and threads 0 and the times -1. */
 MJ_API void mj_sorter_build_times(const mj_sorter *sorter, mj_build_times *out);
-/* The modules a sorter has built after create so far (mj_sorter_create says when: each sort
- * or join that launched kernels the sorter lacked built one of them; a compile-only or
- * MJ_CONTEXT_BUILD_ALL context builds one of every kernel its sorts may launch right after
- * the create module, still in the create call): returns how many, and fills what is asked
- * (any may be NULL) for them together as mj_sorter_source, mj_sorter_build_ms and
- * mj_sorter_build_times do for the create module: the source is the costliest way one arrived
- * (compiled with NVRTC if any was, else from the disk cache if any was, else from memory), the
- * milliseconds and the build times' programs and summed times add up over the modules (which
- * build one after another), threads and slowest_ms are the largest. Returns 0 (none built
- * yet, or nothing to build later) leaving them alone. */
-MJ_API int mj_sorter_later_build(const mj_sorter *sorter, int *source, double *ms,
-                                 mj_build_times *times);
 /* The merge tile in use: threads per block and values per thread. (The blocksort pass may run
  * a power-of-two multiple of those threads with the same values per thread.) */
 MJ_API void mj_sorter_tile(const mj_sorter *sorter, int *nt, int *vt);
-/* What ptxas reported for the sorter's kernels built so far (those of create, and the later
- * ones once built: mj_sorter_later_build): the largest register count and the spill stores
+/* What ptxas reported for the sorter's kernels: the largest register count and the spill stores
  * plus loads summed over them (bytes). -1 each when unknown (PTX targets finished by the
  * driver). Kept with the binary in the disk cache and in bundles. */
 MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *spill_bytes);
@@ -703,8 +686,10 @@ MJ_API mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
  * call, and for the merge and segmented functions the primitive too) and runs it with
- * library-allocated temporary storage. mj_sort_keys and mj_sort_pairs run desc->primitive,
- * MJ_MERGESORT or MJ_LOCALITY_SORT. */
+ * library-allocated temporary storage. The first call for a description creates its sorter,
+ * and so may compile and wait for the device as mj_sorter_create does; a call for a
+ * description the context has seen returns once the work is queued. mj_sort_keys and
+ * mj_sort_pairs run desc->primitive, MJ_MERGESORT or MJ_LOCALITY_SORT. */
 MJ_API mj_status mj_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys, size_t n,
                               void *stream);
 MJ_API mj_status mj_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,

@@ -3,7 +3,6 @@
  * could write to, a full disk, no disk cache, and two processes sharing a cache directory. */
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,6 @@
 #include "base/file_io.h"
 #include "context_support.h"
 #include "primitives/run.h"
-#include "shared/merge_frame.h"
 #include "test_support.h"
 
 
@@ -273,7 +271,7 @@ START_TEST(two_processes)
         mj_context *ctx = mjt_compile_context(90, dir);
         size_t removed = 0;
         ck_assert_int_eq(mj_cache_clear(ctx, &removed), MJ_OK);
-        ck_assert_uint_eq(removed, round == 0 ? 0 : 7);
+        ck_assert_uint_eq(removed, round == 0 ? 0 : 6);
         mj_context_destroy(ctx);
 
         int barrier[2];
@@ -298,9 +296,9 @@ START_TEST(two_processes)
         }
         int n_entries, n_temps;
         scan_dir(dir, &n_entries, &n_temps, NULL, 0);
-        /* the mergesort's two modules built (of create, and later: fused 2-way passes need
-         * no partition) and their five programs, each once */
-        ck_assert_int_eq(n_entries, 7);
+        /* the mergesort's module built (fused 2-way passes need no partition) and its five
+         * programs, each once */
+        ck_assert_int_eq(n_entries, 6);
         ck_assert_int_eq(n_temps, 0);
     }
     mj_sort_desc desc = u32_desc();
@@ -310,23 +308,29 @@ START_TEST(two_processes)
 }
 END_TEST
 
-/* The modules of a mergesort sorter, as a compile-only context builds them at create: the 2
- * kernels of every sort (blocksort and merge: mj_sorter_build_times), then as one later module
- * all those its sorts may launch (mj_sorter_later_build): the 4-way passes' merge and both
- * their partitions (3 programs), and under MERGEJIT_FUSED_PARTITION=0 the 2-way partition too
- * (4; no fused sort launches it). A module entry each, and one a program; found in memory by
- * the same context and on disk by a new one; mj_sorter_resources covers them all. A merge
- * sorter builds nothing later. */
+/* The module of a mergesort sorter, built at create with every kernel its sorts may launch:
+ * the blocksort, the 2-way merge, the 4-way passes' merge and both their partitions (5
+ * programs), under MERGEJIT_FUSED_PARTITION=0 the 2-way partition too (6; no fused sort
+ * launches it), under MERGEJIT_MERGE_WAYS=2 none of the 4-way passes' (2). A module entry,
+ * and one a program; found in memory by the same context and on disk by a new one. A join
+ * sorter's module holds every join kernel, the one that writes b's unmatched rows too. */
 START_TEST(mergesort_parts)
 {
     static const int want[3] = {0, 2, 1}; /* compiled; from memory; from disk */
-    for (int fused = 0; fused < 2; ++fused) {
+    static const struct {
+        const char *fused, *ways;
+        int programs;
+    } variants[] = {{"", "", 5}, {"0", "", 6}, {"", "2", 2}};
+    const unsigned four = 1u << MJ_K_PARTITION4 | 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4;
+    for (int v = 0; v < 3; ++v) {
         char *dir = mjt_tmpdir();
-        ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", fused ? "" : "0", 1), 0);
+        ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", variants[v].fused, 1), 0);
+        ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", variants[v].ways, 1), 0);
         mj_sort_desc desc = u32_desc();
-        unsigned later_kernels = mj__primitive_later_kernels(MJ_MERGESORT) &
-                                 ~(fused ? 1u << MJ_K_PARTITION : 0u);
-        int programs = fused ? 3 : 4;
+        unsigned kernels = mj__primitive_kernels(MJ_MERGESORT);
+        if (*variants[v].fused != '0') kernels &= ~(1u << MJ_K_PARTITION);
+        if (*variants[v].ways == '2') kernels &= ~four;
+        int programs = variants[v].programs;
         mj_context *ctx = NULL;
         for (int round = 0; round < 3; ++round) {
             if (round != 1) {
@@ -335,20 +339,13 @@ START_TEST(mergesort_parts)
             }
             mj_sorter *s = NULL;
             ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-            ck_assert_uint_eq(s->mod->kernels, 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE);
-            mj_build_times now, later;
-            int source = -1;
-            double ms = -1;
+            ck_assert_uint_eq(s->mod->kernels, kernels);
+            mj_build_times now;
             mj_sorter_build_times(s, &now);
-            ck_assert_int_eq(mj_sorter_later_build(s, &source, &ms, &later), 1);
             ck_assert_int_eq(mj_sorter_source(s), want[round]);
-            ck_assert_int_eq(source, want[round]);
-            ck_assert(ms >= 0);
-            ck_assert_int_eq(now.programs, round ? 0 : 2);
-            ck_assert_int_eq(later.programs, round ? 0 : programs);
-            if (round == 0) ck_assert(later.frontend_ms > 0 && later.slowest_ms > 0);
-            ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, later_kernels);
-            ck_assert_ptr_null(atomic_load(&s->later[1].mod));
+            ck_assert(mj_sorter_build_ms(s) >= 0);
+            ck_assert_int_eq(now.programs, round ? 0 : programs);
+            if (round == 0) ck_assert(now.frontend_ms > 0 && now.slowest_ms > 0);
             int regs = 0;
             long spills = -1;
             mj_sorter_resources(s, &regs, &spills);
@@ -357,29 +354,17 @@ START_TEST(mergesort_parts)
             size_t entries = 0;
             uint64_t bytes = 0;
             ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
-            ck_assert_uint_eq(entries, (size_t)(1 + 1 + 2 + programs));
-        }
-        if (fused) {
-            desc.primitive = MJ_MERGE;
-            mj_sorter *s = NULL;
-            ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-            int source = -7;
-            ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, NULL), 0);
-            ck_assert_int_eq(source, -7);
-            ck_assert_int_eq(mj_sorter_later_build(NULL, &source, NULL, NULL), 0);
-            mj_sorter_destroy(s);
+            ck_assert_uint_eq(entries, (size_t)(1 + programs));
         }
         mj_context_destroy(ctx);
         mjt_rmtree(dir);
         free(dir);
     }
     unsetenv("MERGEJIT_FUSED_PARTITION");
+    unsetenv("MERGEJIT_MERGE_WAYS");
 }
 END_TEST
 
-/* A join sorter, as a compile-only context builds it at create: every kernel but the one that
- * writes b's unmatched rows (only right and full joins with rows launch it), then that one
- * alone as a later module. */
 START_TEST(join_parts)
 {
     char *dir = mjt_tmpdir();
@@ -388,15 +373,8 @@ START_TEST(join_parts)
     desc.primitive = MJ_JOIN;
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-    unsigned unmatched = 1u << MJ_K_JOIN_UNMATCHED;
-    ck_assert_uint_eq(s->mod->kernels, mj__primitive_kernels(MJ_JOIN) & ~unmatched);
-    mj_build_times later;
-    int source = -1;
-    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, &later), 1);
-    ck_assert_int_eq(source, 0);
-    ck_assert_int_eq(later.programs, 1);
-    ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, unmatched);
-    ck_assert_ptr_null(atomic_load(&s->later[1].mod));
+    ck_assert_uint_eq(s->mod->kernels, mj__primitive_kernels(MJ_JOIN));
+    ck_assert_uint_ne(s->mod->kernels & 1u << MJ_K_JOIN_UNMATCHED, 0);
     mj_sorter_destroy(s);
     mj_context_destroy(ctx);
     mjt_rmtree(dir);
@@ -449,168 +427,6 @@ START_TEST(memory_by_spec)
 }
 END_TEST
 
-/* A compile-only sorter's later build asked for `need` (mj__sorter_build_later). */
-typedef struct later_ask {
-    mj_sorter *sorter;
-    unsigned need;
-} later_ask;
-
-static void *build_later(void *arg) {
-    const later_ask *a = arg;
-    return (void *)(intptr_t)mj__sorter_build_later(a->sorter, a->need);
-}
-
-/* The sorter's later modules unbuilt again (the context keeps them in memory), after checking
- * that create built one of every later kernel its sorts may launch. */
-static void unbuild_later(mj_sorter *s) {
-    const mj_module *m = atomic_load(&s->later[0].mod);
-    ck_assert_ptr_nonnull(m);
-    ck_assert_uint_eq(m->kernels, mj__primitive_later_kernels(MJ_MERGESORT) &
-                                      ~(s->fused ? 1u << MJ_K_PARTITION : 0u));
-    for (int i = 0; i < MJ_LATER_MOST; ++i) atomic_store(&s->later[i].mod, NULL);
-}
-
-/* The kernels of the sorter's later modules, published one after another, and *count of them;
- * each holds some of the later kernels, none that create's module or another holds. */
-static unsigned later_modules(mj_sorter *s, int *count) {
-    unsigned all = 0;
-    int n = 0, gap = 0;
-    for (int i = 0; i < MJ_LATER_MOST; ++i) {
-        const mj_module *m = atomic_load(&s->later[i].mod);
-        if (!m) {
-            gap = 1;
-            continue;
-        }
-        ck_assert_msg(!gap, "later module %d published after an empty slot", i);
-        ck_assert_uint_ne(m->kernels, 0);
-        ck_assert_uint_eq(m->kernels & ~mj__primitive_later_kernels(MJ_MERGESORT), 0);
-        ck_assert_uint_eq(m->kernels & (all | s->mod->kernels), 0);
-        all |= m->kernels;
-        ++n;
-    }
-    *count = n;
-    return all;
-}
-
-/* Threads asking at once, each for asks[i % n]; every one succeeds. */
-static void ask_at_once(const later_ask *asks, int n) {
-    pthread_t t[4];
-    for (int i = 0; i < 4; ++i)
-        ck_assert_int_eq(pthread_create(&t[i], NULL, build_later, (void *)&asks[i % n]), 0);
-    for (int i = 0; i < 4; ++i) {
-        void *st = NULL;
-        ck_assert_int_eq(pthread_join(t[i], &st), 0);
-        ck_assert_int_eq((int)(intptr_t)st, MJ_OK);
-    }
-}
-
-/* The sorter's later build (primitives/run.h) from several threads at once: kernels of create
- * build nothing; two sorts' kernels asked for together (a sort searching its 4-way splits by
- * groups, one by one lane), every thread succeeds and exactly two modules are published, one
- * with the 4-way merge and a partition, one with the other partition alone; then everything
- * adds the 2-way partition as a third, and asking again adds nothing. Each from the disk
- * cache's program entries (create stored them), none compiled. */
-START_TEST(later_build_threads)
-{
-    char *dir = mjt_tmpdir();
-    /* 2-way passes with a partition kernel: every later kernel is one a sort may launch. */
-    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", "0", 1), 0);
-    mj_context *ctx = mjt_compile_context(90, dir);
-    mj_sort_desc desc = u32_desc();
-    mj_sorter *s = NULL;
-    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-    unbuild_later(s);
-    unsigned create = 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE, merge4 = 1u << MJ_K_MERGE4;
-    unsigned group = 1u << MJ_K_PARTITION4, one = 1u << MJ_K_PARTITION4_ONE;
-    int count = -1;
-    later_ask nothing = {s, create};
-    ask_at_once(&nothing, 1);
-    ck_assert_uint_eq(later_modules(s, &count), 0);
-    ck_assert_int_eq(count, 0);
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
-
-    later_ask sorts[2] = {{s, create | merge4 | group}, {s, create | merge4 | one}};
-    ask_at_once(sorts, 2);
-    ck_assert_uint_eq(later_modules(s, &count), merge4 | group | one);
-    ck_assert_int_eq(count, 2);
-    unsigned first = atomic_load(&s->later[0].mod)->kernels;
-    ck_assert(first == (merge4 | group) || first == (merge4 | one));
-
-    later_ask all = {s, mj__primitive_later_kernels(MJ_MERGESORT)};
-    for (int round = 0; round < 2; ++round) {
-        ask_at_once(&all, 1);
-        ck_assert_uint_eq(later_modules(s, &count), all.need);
-        ck_assert_int_eq(count, 3);
-        ck_assert_uint_eq(atomic_load(&s->later[2].mod)->kernels, 1u << MJ_K_PARTITION);
-        int source = -1;
-        mj_build_times times;
-        ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, &times), 3);
-        ck_assert_int_eq(source, MJ_SOURCE_DISK);
-        ck_assert_int_eq(times.programs, 0);
-    }
-    mj_sorter_destroy(s);
-    mj_context_destroy(ctx);
-    unsetenv("MERGEJIT_FUSED_PARTITION");
-    mjt_rmtree(dir);
-    free(dir);
-}
-END_TEST
-
-/* A sort builds, as one module, the later kernels its passes launch, before anything else
- * (here it then fails: a compile-only context cannot run): the 2-way partition only under
- * MERGEJIT_FUSED_PARTITION=0 and only with a 2-way pass, the 4-way merge only with a 4-way
- * pass, and with it mj_partition4 up to MJ_SPLIT4_GROUP_MOST tiles (groups of lanes a split),
- * mj_partition4_one above. Sizes by the blocksort's runs: run - 1 (no pass), 3 runs (2
- * doublings: one 4-way pass or two 2-way ones), 4 runs + 3 (3 doublings: a 2-way pass then a
- * 4-way one); or by tiles, the most of the group search and one more (nothing is
- * allocated: the sort fails first). */
-START_TEST(sort_builds_its_parts)
-{
-    enum { P = 1u << MJ_K_PARTITION, G = 1u << MJ_K_PARTITION4,
-           O = 1u << MJ_K_PARTITION4_ONE, M = 1u << MJ_K_MERGE4 };
-    static const struct {
-        const char *fused, *ways;
-        int runs, extra; /* n = runs * run + extra, or with runs -1 n = extra merge tiles */
-        unsigned built;  /* the later kernels the sort builds */
-    } cases[] = {
-        {"1", "2", 4, 3, 0},     {"0", "2", 1, -1, 0},    {"0", "2", 0, 0, 0},
-        {"0", "2", 4, 3, P},     {"1", "4", 4, 3, G | M}, {"1", "4", 3, 0, G | M},
-        {"0", "4", 3, 0, G | M}, {"0", "4", 4, 3, P | G | M}, {"", "", 4, 3, 0},
-        {"1", "4", -1, MJ_SPLIT4_GROUP_MOST, G | M},
-        {"1", "4", -1, MJ_SPLIT4_GROUP_MOST + 1, O | M},
-        {"", "", -1, MJ_SPLIT4_GROUP_MOST + 1, O | M},
-    };
-    char *dir = mjt_tmpdir();
-    mj_context *ctx = mjt_compile_context(90, dir);
-    mj_sort_desc desc = u32_desc();
-    mj_tile tile;
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_MERGESORT, 4, 0, &tile), MJ_OK);
-    long long run = (long long)tile.bs_nt * tile.vt, nv = (long long)tile.nt * tile.vt;
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
-        ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", cases[c].fused, 1), 0);
-        ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", cases[c].ways, 1), 0);
-        mj_sorter *s = NULL;
-        ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-        unbuild_later(s);
-        long long n = cases[c].runs < 0 ? cases[c].extra * nv
-                                        : cases[c].runs * run + cases[c].extra;
-        mj_status st = mj_sorter_sort(s, (void *)(uintptr_t)4096, NULL, (size_t)n, NULL, 0, NULL);
-        mjt_expect(ctx, st, MJ_ERR_UNSUPPORTED, "compile-only", "a compile-only sort");
-        int count = -1;
-        unsigned built = later_modules(s, &count);
-        ck_assert_msg(built == cases[c].built && count == (built != 0),
-                      "case %zu (fused %s, ways %s, n %lld): built %#x in %d modules, not %#x",
-                      c, cases[c].fused, cases[c].ways, n, built, count, cases[c].built);
-        mj_sorter_destroy(s);
-    }
-    unsetenv("MERGEJIT_FUSED_PARTITION");
-    unsetenv("MERGEJIT_MERGE_WAYS");
-    mj_context_destroy(ctx);
-    mjt_rmtree(dir);
-    free(dir);
-}
-END_TEST
-
 static Suite *context_cache_suite(void) {
     Suite *s = suite_create("context_cache");
     TCase *tc = tcase_create("context");
@@ -622,8 +438,6 @@ static Suite *context_cache_suite(void) {
     tcase_add_test(tc, mergesort_parts);
     tcase_add_test(tc, join_parts);
     tcase_add_test(tc, memory_by_spec);
-    tcase_add_test(tc, later_build_threads);
-    tcase_add_test(tc, sort_builds_its_parts);
     suite_add_tcase(s, tc);
     return s;
 }

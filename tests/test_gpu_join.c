@@ -7,9 +7,8 @@
  * duplicates on one side only; room for every row, for fewer (no write past it, the count
  * still whole) and for none; unsorted keys (every write inside the outputs); a count of 2^33
  * rows from all-equal keys through mj_sorter_join_count alone; a caller's temporary buffer and
- * the one-call function; the kernel of b's unmatched rows built only by the first right or
- * full join that writes rows, and a failure of that build (injected) leaving the outputs as
- * they were. Outputs are poisoned before a run and lie between guards. One
+ * the one-call function; the kernel of b's unmatched rows built at create (no join builds
+ * or loads a module), and a failure of that build (injected) failing create. Outputs are poisoned before a run and lie between guards. One
  * assertion a run. Skips (exit 77) where there is no GPU. */
 #include <stdint.h>
 #include <stdio.h>
@@ -246,33 +245,38 @@ START_TEST(test_temp_and_one_call)
 }
 END_TEST
 
-/* The kernel that writes b's unmatched rows is built by the first right or full join that
- * writes rows (one later module of it alone), not at create, nor by inner or left joins, a
- * count, or a right join without room for rows; the next right or full join finds it. */
-START_TEST(test_unmatched_built_later)
+/* Modules the context holds. */
+static int modules_in(mj_context *c) {
+    int count = 0;
+    pthread_mutex_lock(&c->lock);
+    for (const mj_module *m = c->modules; m; m = m->next) ++count;
+    pthread_mutex_unlock(&c->lock);
+    return count;
+}
+
+/* The kernel that writes b's unmatched rows is built at create with the others (one module of
+ * every join kernel), so that right and full joins build and load nothing: the context's
+ * modules stay as they were through joins of every kind. */
+START_TEST(test_unmatched_built_at_create)
 {
     const kind *k = &kinds[0];
     mj_sorter *s = make(k);
+    ck_assert_uint_eq(s->mod->kernels, mj__primitive_kernels(MJ_JOIN));
+    int modules = modules_in(ctx);
     size_t nv = tile_of(s), ac = 3 * nv + 1, bc = 2 * nv + 5;
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
     check(s, k, RANDOM, ac, bc, MJ_JOIN_INNER, 4, ROOM_ALL, NULL, 31);
-    check(s, k, RANDOM, ac, bc, MJ_JOIN_LEFT, 8, ROOM_ALL, NULL, 32);
-    check(s, k, RANDOM, ac, bc, MJ_JOIN_RIGHT, 4, ROOM_NONE, NULL, 33);
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
     check(s, k, NO_MATCH, ac, bc, MJ_JOIN_RIGHT, 8, ROOM_ALL, NULL, 34);
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 1);
-    ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, 1u << MJ_K_JOIN_UNMATCHED);
     check(s, k, RANDOM, ac, bc, MJ_JOIN_OUTER, 4, ROOM_FEWER, NULL, 35);
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(modules_in(ctx), modules);
     mj_sorter_destroy(s);
 }
 END_TEST
 
-/* That build failing (NVRTC out of memory, injected; a context of its own without a disk
- * cache, so that nothing is found built) is the join's status and message, with the rows and
- * the count untouched and nothing published; the next right join builds it and writes every
- * row: a = {1, 2, 3}, b = {2, 5} gives (1, 0) and (NULL, 1). */
-START_TEST(test_unmatched_build_fails)
+/* The build failing at create (NVRTC out of memory, injected; a context of its own without a
+ * disk cache, so that nothing is found built) is create's status and message, with no sorter;
+ * the next create builds, and its right join writes every row: a = {1, 2, 3}, b = {2, 5}
+ * gives (1, 0) and (NULL, 1). */
+START_TEST(test_create_build_fails)
 {
     char *dir = mjt_tmpdir();
     mj_context_options o;
@@ -285,36 +289,29 @@ START_TEST(test_unmatched_build_fails)
     mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
     d.primitive = MJ_JOIN;
     mj_sorter *s = NULL;
+    mj__fault_nvrtc_result = NVRTC_ERROR_OUT_OF_MEMORY;
+    mj_status st = mj_sorter_create(c, &d, &s);
+    mj__fault_nvrtc_result = 0;
+    ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
+    ck_assert_ptr_null(s);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
+    ck_assert_int_eq(modules_in(c), 0);
+
     ck_assert_int_eq(mj_sorter_create(c, &d, &s), MJ_OK);
     const uint32_t a[] = {1, 2, 3}, b[] = {2, 5};
     void *da = dev_copy(a, sizeof a), *db = dev_copy(b, sizeof b);
     void *d_ar = guarded(16), *d_br = guarded(16), *d_count = guarded(8);
-    mj__fault_nvrtc_result = NVRTC_ERROR_OUT_OF_MEMORY;
-    mj_status st = mj_sorter_join(s, MJ_JOIN_RIGHT, da, 3, db, 2, 8, d_ar, d_br, 2, d_count,
-                                  NULL, 0, NULL);
-    mj__fault_nvrtc_result = 0;
-    ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
-    ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
-    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    size_t overrun = 0;
-    unsigned char *ar = fetch(d_ar, 16, &overrun), *br = fetch(d_br, 16, &overrun);
-    unsigned char *count = fetch(d_count, 8, &overrun);
-    for (int i = 0; i < 16; ++i) ck_assert(ar[i] == GUARD_BYTE && br[i] == GUARD_BYTE);
-    for (int i = 0; i < 8; ++i) ck_assert(count[i] == GUARD_BYTE);
-    free(ar), free(br), free(count);
-
     ck_assert_int_eq(mj_sorter_join(s, MJ_JOIN_RIGHT, da, 3, db, 2, 8, d_ar, d_br, 2, d_count,
                                     NULL, 0, NULL), MJ_OK);
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     ck_assert_uint_eq(count_at(d_count), 2);
-    ar = fetch(d_ar, 16, &overrun), br = fetch(d_br, 16, &overrun);
+    size_t overrun = 0;
+    unsigned char *ar = fetch(d_ar, 16, &overrun), *br = fetch(d_br, 16, &overrun);
     ck_assert_uint_eq(row_at(ar, 8, 0), 1);
     ck_assert_uint_eq(row_at(br, 8, 0), 0);
     ck_assert_uint_eq(row_at(ar, 8, 1), NULL_ROW);
     ck_assert_uint_eq(row_at(br, 8, 1), 1);
     ck_assert_uint_eq(overrun, 0);
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 1);
     free(ar), free(br);
     free_guarded(d_ar), free_guarded(d_br), free_guarded(d_count);
     free_dev(da), free_dev(db);
@@ -362,12 +359,12 @@ static Suite *gpu_join_suite(void) {
     tcase_add_test(tc, test_temp_and_one_call);
     tcase_add_test(tc, test_count_past_2_32);
     suite_add_tcase(s, tc);
-    /* A case of its own, for CK_RUN_CASE=later. */
-    TCase *later = tcase_create("later");
-    tcase_set_timeout(later, 600);
-    tcase_add_test(later, test_unmatched_built_later);
-    tcase_add_test(later, test_unmatched_build_fails);
-    suite_add_tcase(s, later);
+    /* A case of its own, for CK_RUN_CASE=create. */
+    TCase *create = tcase_create("create");
+    tcase_set_timeout(create, 600);
+    tcase_add_test(create, test_unmatched_built_at_create);
+    tcase_add_test(create, test_create_build_fails);
+    suite_add_tcase(s, create);
     return s;
 }
 

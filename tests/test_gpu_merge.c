@@ -1,7 +1,7 @@
 /* Merge on the GPU against a CPU reference: u32 and u64 keys, with and without values, five
  * distributions and sizes from empty lists up; f16, bf16, f32 and f64 keys in both orders with
- * NaNs of both signs and many payloads; a temporary buffer reused across runs; and the calls
- * that merge and segmented sort sorters refuse. Skips (exit 77) where there is no GPU.
+ * NaNs of both signs and many payloads; an empty side without values; a temporary buffer
+ * reused across runs; and the calls that merge and segmented sort sorters refuse. Skips (exit 77) where there is no GPU.
  * MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +250,53 @@ START_TEST(test_merge_reused_temp) {
 }
 END_TEST
 
+/* An empty side given without values (NULL, as the API allows for a count of 0): the other
+ * side's values are what the merge writes, for 4- and 8-byte values (which the merge kernel
+ * could take for an index sort's positions) and 12-byte ones; one-call and sorter forms. */
+START_TEST(test_merge_empty_side_without_values) {
+    static const size_t sizes[] = {4, 8, 12};
+    const size_t n = 1000;
+    for (int v = 0; v < 3; ++v) {
+        size_t vs = sizes[v];
+        mj_sorter *s = make_sorter(MJ_MERGE, MJ_KEY_U32, vs);
+        uint32_t *keys = malloc(n * 4);
+        unsigned char *vals = malloc(n * vs);
+        ck_assert(keys && vals);
+        for (size_t i = 0; i < n; ++i) keys[i] = (uint32_t)(2 * i);
+        for (size_t i = 0; i < n * vs; ++i) vals[i] = (unsigned char)(i * 7 + 100);
+        void *dk = dev_copy(keys, n * 4), *dv = dev_copy(vals, n * vs);
+        void *ok = dev_buffer(n * 4), *ov = dev_buffer(n * vs);
+        for (int side = 0; side < 2; ++side) {
+            for (int one_call = 0; one_call < 2; ++one_call) {
+                ck_assert_int_eq(mj__dev_upload(ctx, ov, keys, n * 4 < n * vs ? n * 4 : n * vs),
+                                 MJ_OK); /* anything but the values */
+                const void *ak = side ? dk : NULL, *av = side ? dv : NULL;
+                const void *bk = side ? NULL : dk, *bv = side ? NULL : dv;
+                size_t ac = side ? n : 0, bc = side ? 0 : n;
+                mj_status st;
+                if (one_call) {
+                    mj_sort_desc d;
+                    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+                    st = mj_merge_pairs(ctx, &d, ak, av, ac, bk, bv, bc, ok, ov, vs, NULL);
+                } else {
+                    st = mj_sorter_merge(s, ak, av, ac, bk, bv, bc, ok, ov, NULL, 0, NULL);
+                }
+                ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
+                ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+                unsigned char *got = host_copy(ov, n * vs);
+                ck_assert_msg(memcmp(got, vals, n * vs) == 0,
+                              "%zu-byte values, %s empty, %s: the other side's values not "
+                              "written", vs, side ? "b" : "a", one_call ? "one call" : "sorter");
+                free(got);
+            }
+        }
+        free_dev(dk), free_dev(dv), free_dev(ok), free_dev(ov);
+        free(keys), free(vals);
+        mj_sorter_destroy(s);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- misuse */
 
 START_TEST(test_wrong_calls) {
@@ -294,6 +341,7 @@ int main(void) {
     tcase_add_test(tc, test_merge);
     tcase_add_test(tc, test_merge_floats);
     tcase_add_test(tc, test_merge_reused_temp);
+    tcase_add_test(tc, test_merge_empty_side_without_values);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_merge", s);
 }

@@ -300,25 +300,23 @@ START_TEST(test_schedules) {
 }
 END_TEST
 
-/* ---------------------------------------------------------------- kernels built later */
+/* ---------------------------------------------------------------- kernels built at create */
 
-#define LATER_THREADS 4
+#define SORT_THREADS 4
 
-/* One thread of test_later_kernels: a small sort (2-way passes only), then a large one (a
- * 4-way pass), u32 keys on the shared sorter. Fails are reported, not asserted (Check's
- * asserts belong to the test's thread). */
-typedef struct later_job {
+/* One thread of test_kernels_at_create: a small sort (2-way passes only), then a large one
+ * (4-way passes where the variant has them), u32 keys on the shared sorter. Fails are
+ * reported, not asserted (Check's asserts belong to the test's thread). */
+typedef struct sort_job {
     mj_context *ctx;
     mj_sorter *sorter;
     size_t n[2];
     uint32_t *keys[2], *out[2];
     mj_status st;
-    int source;
-    double ms;
-} later_job;
+} sort_job;
 
-static void *later_thread(void *arg) {
-    later_job *j = arg;
+static void *sort_thread(void *arg) {
+    sort_job *j = arg;
     for (int i = 0; i < 2 && !j->st; ++i) {
         void *dk = NULL;
         size_t bytes = j->n[i] * sizeof(uint32_t);
@@ -329,7 +327,6 @@ static void *later_thread(void *arg) {
             j->st = mj__dev_download(j->ctx, j->out[i], dk, bytes);
         mj__dev_free(j->ctx, dk);
     }
-    if (!mj_sorter_later_build(j->sorter, &j->source, &j->ms, NULL)) j->source = -1;
     return NULL;
 }
 
@@ -338,12 +335,11 @@ static int u32_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Modules of the context that hold exactly `kernels` (exact), or any of them. */
-static int modules_with(mj_context *c, unsigned kernels, int exact) {
+/* The modules the context holds. */
+static int modules_in(mj_context *c) {
     int count = 0;
     pthread_mutex_lock(&c->lock);
-    for (const mj_module *m = c->modules; m; m = m->next)
-        count += exact ? m->kernels == kernels : (m->kernels & kernels) != 0;
+    for (const mj_module *m = c->modules; m; m = m->next) ++count;
     pthread_mutex_unlock(&c->lock);
     return count;
 }
@@ -361,75 +357,74 @@ static mj_context *fresh_context(const char *dir, unsigned flags) {
 }
 
 enum {
-    LATER_P = 1u << MJ_K_PARTITION,
-    LATER_G = 1u << MJ_K_PARTITION4,
-    LATER_O = 1u << MJ_K_PARTITION4_ONE,
-    LATER_M = 1u << MJ_K_MERGE4
+    K_P = 1u << MJ_K_PARTITION,
+    K_FOUR = 1u << MJ_K_PARTITION4 | 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4
 };
 
-/* The environment of a test_later_kernels variant, its tile (nt 0: the default; else nt x 1,
- * blocksort nt threads) and its large sort's size (`many`: a 4-way pass of
+/* The environment of a test_kernels_at_create variant, its tile (nt 0: the default; else
+ * nt x 1, blocksort nt threads) and its large sort's size (`many`: a 4-way pass of
  * MJ_SPLIT4_GROUP_MOST + 1 tiles, its splits one lane each; else 4 blocksort runs + 3, or by
- * size the first size of the 4-way rule), and the later kernels that sort builds (the small
- * one, a blocksort alone, builds none). */
+ * size the first size of the 4-way rule). */
 static const struct {
     const char *ways, *fused;
     int nt, many;
-    unsigned built;
-} later_variants[] = {
-    {"4", "", 0, 0, LATER_G | LATER_M},            /* a fused 2-way pass, then a 4-way one */
-    {"2", "0", 0, 0, LATER_P},                     /* unfused 2-way passes */
-    {"4", "0", 0, 0, LATER_P | LATER_G | LATER_M}, /* an unfused 2-way pass, then a 4-way one */
-    {"4", "", 32, 1, LATER_O | LATER_M},           /* one lane a split */
-    {"4", "0", 32, 1, LATER_P | LATER_O | LATER_M}, /* 13 doublings: a 2-way pass first */
-    {"", "", 0, 0, LATER_G | LATER_M}, /* by size, groups of lanes (the last: not MJ_TEST_SMALL) */
+} sort_variants[] = {
+    {"4", "", 0, 0},   /* a fused 2-way pass, then a 4-way one (groups of lanes a split) */
+    {"2", "0", 0, 0},  /* unfused 2-way passes: no 4-way kernels built */
+    {"4", "0", 0, 0},  /* an unfused 2-way pass, then a 4-way one */
+    {"4", "", 32, 1},  /* one lane a split */
+    {"4", "0", 32, 1}, /* 13 doublings: a 2-way pass first */
+    {"", "", 0, 0},    /* by size, groups of lanes (the last: not MJ_TEST_SMALL) */
 };
-#define LATER_VARIANTS (int)(sizeof later_variants / sizeof *later_variants)
+#define SORT_VARIANTS (int)(sizeof sort_variants / sizeof *sort_variants)
 
-/* A compiled mergesort sorter builds at create the blocksort and the 2-way merge, and on the
- * first sort that launches later kernels those it launches, as one module: threads sorting
- * small (one blocksort run), then large keys on one sorter all sort right, and all see the
- * same later build (compiled here: one module in the context, of exactly the kernels that
- * sort launches: the 4-way merge with mj_partition4 where groups of lanes search the splits,
- * with mj_partition4_one where one lane does, and the 2-way partition where a 2-way pass is
- * unfused). _i indexes later_variants: MERGEJIT_MERGE_WAYS, MERGEJIT_FUSED_PARTITION, the
- * tile and the large size. */
-START_TEST(test_later_kernels) {
-    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", later_variants[_i].ways, 1), 0);
-    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", later_variants[_i].fused, 1), 0);
+/* A compiled mergesort sorter builds at create, as one module, every kernel its sorts may
+ * launch: the blocksort and the 2-way merge, the 4-way passes' merge and both their partitions
+ * (not under MERGEJIT_MERGE_WAYS=2), and the 2-way partition under MERGEJIT_FUSED_PARTITION=0.
+ * Threads sorting small (one blocksort run), then large keys on one sorter all sort right,
+ * and no sort builds or loads a module (the context's modules stay as create left them). _i
+ * indexes sort_variants: MERGEJIT_MERGE_WAYS, MERGEJIT_FUSED_PARTITION, the tile and the
+ * large size. */
+START_TEST(test_kernels_at_create) {
+    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", sort_variants[_i].ways, 1), 0);
+    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", sort_variants[_i].fused, 1), 0);
     char *dir = mjt_tmpdir();
     mj_context *c = fresh_context(dir, 0);
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
-    if (later_variants[_i].nt) {
-        desc.nt = desc.bs_nt = later_variants[_i].nt;
+    if (sort_variants[_i].nt) {
+        desc.nt = desc.bs_nt = sort_variants[_i].nt;
         desc.vt = 1;
     }
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
+    unsigned kernels = mj__primitive_kernels(MJ_MERGESORT);
+    if (strcmp(sort_variants[_i].fused, "0")) kernels &= ~K_P;
+    if (!strcmp(sort_variants[_i].ways, "2")) kernels &= ~K_FOUR;
     mj_build_times t;
     mj_sorter_build_times(s, &t);
     ck_assert_int_eq(mj_sorter_source(s), 0);
-    ck_assert_int_eq(t.programs, 2);
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
-    ck_assert_int_eq(modules_with(c, mj__primitive_later_kernels(MJ_MERGESORT), 0), 0);
+    ck_assert_int_eq(t.programs, __builtin_popcount(kernels));
+    ck_assert_uint_eq(s->mod->kernels, kernels);
+    int modules = modules_in(c);
+    ck_assert_int_eq(modules, 1);
 
     size_t run = (size_t)s->bs_nt * (size_t)s->vt, nv = (size_t)s->nt * (size_t)s->vt;
     size_t small_n = run - 1;
-    size_t large_n = later_variants[_i].many ? (MJ_SPLIT4_GROUP_MOST + 1) * nv + 3
-                     : *later_variants[_i].ways ? 4 * run + 3
-                                                : (size_t)MJ_MERGE4_MIN_BYTES / 4;
+    size_t large_n = sort_variants[_i].many ? (MJ_SPLIT4_GROUP_MOST + 1) * nv + 3
+                     : *sort_variants[_i].ways ? 4 * run + 3
+                                               : (size_t)MJ_MERGE4_MIN_BYTES / 4;
     /* The large sort's passes have as many tiles as it: groups of lanes up to the rule's
      * most. */
     long long tiles = mj_tile_count((long long)large_n, (long long)nv);
-    ck_assert_int_eq(tiles > MJ_SPLIT4_GROUP_MOST, later_variants[_i].many);
-    if (later_variants[_i].many) /* odd: its 4-way passes follow a 2-way one */
+    ck_assert_int_eq(tiles > MJ_SPLIT4_GROUP_MOST, sort_variants[_i].many);
+    if (sort_variants[_i].many) /* odd: its 4-way passes follow a 2-way one */
         ck_assert_int_eq(mj_sort_passes((long long)large_n, (long long)nv, 1), 13);
-    later_job jobs[LATER_THREADS];
-    pthread_t threads[LATER_THREADS];
-    for (int k = 0; k < LATER_THREADS; ++k) {
-        later_job *j = &jobs[k];
-        *j = (later_job){.ctx = c, .sorter = s, .n = {small_n, large_n}};
+    sort_job jobs[SORT_THREADS];
+    pthread_t threads[SORT_THREADS];
+    for (int k = 0; k < SORT_THREADS; ++k) {
+        sort_job *j = &jobs[k];
+        *j = (sort_job){.ctx = c, .sorter = s, .n = {small_n, large_n}};
         for (int i = 0; i < 2; ++i) {
             j->keys[i] = malloc(j->n[i] * sizeof(uint32_t));
             j->out[i] = malloc(j->n[i] * sizeof(uint32_t));
@@ -437,11 +432,11 @@ START_TEST(test_later_kernels) {
             kg_fill_keys(MJ_KEY_U32, j->keys[i], j->n[i], (uint64_t)(10 * k + i + 1));
         }
     }
-    for (int k = 0; k < LATER_THREADS; ++k)
-        ck_assert_int_eq(pthread_create(&threads[k], NULL, later_thread, &jobs[k]), 0);
-    for (int k = 0; k < LATER_THREADS; ++k) ck_assert_int_eq(pthread_join(threads[k], NULL), 0);
-    for (int k = 0; k < LATER_THREADS; ++k) {
-        later_job *j = &jobs[k];
+    for (int k = 0; k < SORT_THREADS; ++k)
+        ck_assert_int_eq(pthread_create(&threads[k], NULL, sort_thread, &jobs[k]), 0);
+    for (int k = 0; k < SORT_THREADS; ++k) ck_assert_int_eq(pthread_join(threads[k], NULL), 0);
+    for (int k = 0; k < SORT_THREADS; ++k) {
+        sort_job *j = &jobs[k];
         ck_assert_msg(j->st == MJ_OK, "thread %d: %s: %s", k, mj_status_name(j->st),
                       mj_context_last_error(c));
         for (int i = 0; i < 2; ++i) {
@@ -451,15 +446,8 @@ START_TEST(test_later_kernels) {
             free(j->keys[i]);
             free(j->out[i]);
         }
-        ck_assert_int_eq(j->source, 0);
-        ck_assert(j->ms == jobs[0].ms && j->ms > 0);
     }
-    unsigned built = later_variants[_i].built;
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, &t), 1);
-    ck_assert_int_eq(t.programs, __builtin_popcount(built));
-    ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, built);
-    ck_assert_int_eq(modules_with(c, built, 1), 1);
-    ck_assert_int_eq(modules_with(c, mj__primitive_later_kernels(MJ_MERGESORT), 0), 1);
+    ck_assert_int_eq(modules_in(c), modules);
     int regs = 0;
     long spills = -1;
     mj_sorter_resources(s, &regs, &spills);
@@ -473,63 +461,38 @@ START_TEST(test_later_kernels) {
 }
 END_TEST
 
-/* The later build failing (NVRTC out of memory, injected) is the sort's status and message,
- * with the keys untouched and nothing published; the next sort builds (one module) and sorts.
- * _i: later_variants[_i] (0: the 4-way passes' build fails; 1: the 2-way partition's).
- * MJ_CONTEXT_BUILD_ALL builds at create, as one module, every later kernel the sorter's sorts
- * may launch: the 4-way passes' merge and both partitions (3 programs), and unfused (1) the
- * 2-way partition too (1 more). */
-START_TEST(test_later_kernels_fail) {
-    ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", later_variants[_i].ways, 1), 0);
-    ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", later_variants[_i].fused, 1), 0);
+/* A build failing at create (NVRTC out of memory, injected) is create's status and message,
+ * with no sorter; the next create builds and its sorter sorts, 4-way passes included. */
+START_TEST(test_create_build_fails) {
     char *dir = mjt_tmpdir();
     mj_context *c = fresh_context(dir, MJ_CONTEXT_NO_DISK_CACHE);
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, MJ_KEY_U32, MJ_ASCENDING);
     mj_sorter *s = NULL;
+    mj__fault_nvrtc_result = NVRTC_ERROR_OUT_OF_MEMORY;
+    mj_status st = mj_sorter_create(c, &desc, &s);
+    mj__fault_nvrtc_result = 0;
+    ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
+    ck_assert_ptr_null(s);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
+    ck_assert_int_eq(modules_in(c), 0);
+
     ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
-    mj_tile tile;
-    ck_assert_int_eq(mj_context_tile(c, MJ_MERGESORT, 4, 0, &tile), MJ_OK);
-    size_t n = 4 * (size_t)tile.bs_nt * (size_t)tile.vt + 3;
+    size_t n = (size_t)MJ_MERGE4_MIN_BYTES / 4 + 5;
     uint32_t *keys = malloc(n * 4), *out = malloc(n * 4);
     ck_assert(keys && out);
     kg_fill_keys(MJ_KEY_U32, keys, n, 5);
     void *dk = NULL;
     ck_assert_int_eq(mj__dev_alloc(c, &dk, n * 4), MJ_OK);
     ck_assert_int_eq(mj__dev_upload(c, dk, keys, n * 4), MJ_OK);
-    mj__fault_nvrtc_result = NVRTC_ERROR_OUT_OF_MEMORY;
-    mj_status st = mj_sorter_sort(s, dk, NULL, n, NULL, 0, NULL);
-    mj__fault_nvrtc_result = 0;
-    ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
-    ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 0);
-    ck_assert_ptr_null(atomic_load(&s->later[0].mod));
-    ck_assert_int_eq(mj__dev_sync(c, NULL), MJ_OK);
-    ck_assert_int_eq(mj__dev_download(c, out, dk, n * 4), MJ_OK);
-    ck_assert(memcmp(out, keys, n * 4) == 0);
-
     ck_assert_int_eq(mj_sorter_sort(s, dk, NULL, n, NULL, 0, NULL), MJ_OK);
     ck_assert_int_eq(mj__dev_sync(c, NULL), MJ_OK);
     ck_assert_int_eq(mj__dev_download(c, out, dk, n * 4), MJ_OK);
     qsort(keys, n, 4, u32_cmp);
     ck_assert(memcmp(out, keys, n * 4) == 0);
-    ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, NULL), 1);
     mj_sorter_destroy(s);
     mj__dev_free(c, dk);
     mj_context_destroy(c);
-
-    c = fresh_context(dir, MJ_CONTEXT_NO_DISK_CACHE | MJ_CONTEXT_BUILD_ALL);
-    ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
-    int source = -1;
-    mj_build_times t;
-    int unfused = !strcmp(later_variants[_i].fused, "0");
-    ck_assert_int_eq(mj_sorter_later_build(s, &source, NULL, &t), 1);
-    ck_assert_int_eq(source, 0);
-    ck_assert_int_eq(t.programs, unfused ? 4 : 3);
-    mj_sorter_destroy(s);
-    mj_context_destroy(c);
-    unsetenv("MERGEJIT_MERGE_WAYS");
-    unsetenv("MERGEJIT_FUSED_PARTITION");
     free(keys);
     free(out);
     mjt_rmtree(dir);
@@ -760,8 +723,8 @@ int main(void) {
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_loop_test(tc, test_merge_ways, 0, 3);
     tcase_add_loop_test(tc, test_schedules, 0, 4);
-    tcase_add_loop_test(tc, test_later_kernels, 0, small ? LATER_VARIANTS - 1 : LATER_VARIANTS);
-    tcase_add_loop_test(tc, test_later_kernels_fail, 0, 2);
+    tcase_add_loop_test(tc, test_kernels_at_create, 0, small ? SORT_VARIANTS - 1 : SORT_VARIANTS);
+    tcase_add_test(tc, test_create_build_fails);
     if (!small) {
         tcase_add_test(tc, test_large);
         tcase_add_test(tc, test_over_2g);

@@ -30,12 +30,12 @@ static mj_sort_desc tile_desc(int nt, int vt, int bs_nt) {
     return d;
 }
 
-/* What a mergesort sorter's build did: at create, and in its later module (every kernel its
- * sorts may launch, as a compile-only context builds them: the 4-way passes' merge and both
- * their partitions; with MERGEJIT_FUSED_PARTITION=0 the 2-way partition too). */
+/* What a mergesort sorter's build did at create (its module holds every kernel its sorts may
+ * launch: the blocksort, the 2-way merge, the 4-way passes' merge and both their partitions;
+ * with MERGEJIT_FUSED_PARTITION=0 the 2-way partition too): where it came from, and how many
+ * programs it compiled. */
 typedef struct build {
-    int source, programs;             /* create */
-    int later_source, later_programs; /* the later module */
+    int source, programs;
 } build;
 
 static build build_sorter(const char *dir, const mj_sort_desc *desc) {
@@ -44,24 +44,19 @@ static build build_sorter(const char *dir, const mj_sort_desc *desc) {
     mj_status st = mj_sorter_create(ctx, desc, &s);
     ck_assert_msg(st == MJ_OK, "sorter: %s: %s", mj_status_name(st), mj_context_last_error(ctx));
     build b;
-    mj_build_times now, later;
+    mj_build_times now;
     mj_sorter_build_times(s, &now);
     b.source = mj_sorter_source(s);
     b.programs = now.programs;
-    ck_assert_int_ge(mj_sorter_later_build(s, &b.later_source, NULL, &later), 1);
-    b.later_programs = later.programs;
     mj_sorter_destroy(s);
     mj_context_destroy(ctx);
     return b;
 }
 
-static void expect_build(build b, int source, int programs, int later_source,
-                         int later_programs, const char *what) {
-    ck_assert_msg(b.source == source && b.programs == programs &&
-                      b.later_source == later_source && b.later_programs == later_programs,
-                  "%s: create from %d with %d programs compiled, later from %d with %d; expected "
-                  "%d, %d, %d, %d", what, b.source, b.programs, b.later_source, b.later_programs,
-                  source, programs, later_source, later_programs);
+static void expect_build(build b, int source, int programs, const char *what) {
+    ck_assert_msg(b.source == source && b.programs == programs,
+                  "%s: from %d with %d programs compiled; expected %d, %d", what, b.source,
+                  b.programs, source, programs);
 }
 
 static size_t entries_in(const char *dir) {
@@ -122,7 +117,7 @@ static void expect_program_entry(const char *dir, const uint8_t key[32], mj_kern
     free(data);
 }
 
-/* The five programs a fused mergesort builds: create's two, then the 4-way passes'. */
+/* The five programs a fused mergesort builds. */
 #define FUSED_PROGRAMS 5
 static const mj_kernel_id fused_programs[FUSED_PROGRAMS] = {
     MJ_K_BLOCKSORT, MJ_K_MERGE, MJ_K_PARTITION4, MJ_K_PARTITION4_ONE, MJ_K_MERGE4};
@@ -133,35 +128,34 @@ START_TEST(another_nt_compiles_the_merges)
 {
     char *dir = mjt_tmpdir();
     mj_sort_desc a = tile_desc(128, 15, 256);
-    expect_build(build_sorter(dir, &a), 0, 2, 0, 3, "128x15x256, first");
-    ck_assert_uint_eq(entries_in(dir), 7); /* 2 modules, 5 programs */
+    expect_build(build_sorter(dir, &a), 0, 5, "128x15x256, first");
+    ck_assert_uint_eq(entries_in(dir), 6); /* the module, 5 programs */
 
     /* Another NT: the blocksort (bs_nt x vt) and the 4-way partitions (no tile) are shared. */
     mj_sort_desc b = tile_desc(256, 15, 256);
-    expect_build(build_sorter(dir, &b), 0, 1, 0, 1, "256x15x256");
-    ck_assert_uint_eq(entries_in(dir), 11);
+    expect_build(build_sorter(dir, &b), 0, 2, "256x15x256"); /* the two merges */
+    ck_assert_uint_eq(entries_in(dir), 9);
 
-    /* Another blocksort: the merges (nt x vt) and the partitions are shared, so the later
-     * module compiles nothing: it comes from the disk, program by program. */
+    /* Another blocksort: the merges (nt x vt) and the partitions are shared. */
     mj_sort_desc c = tile_desc(128, 15, 512);
-    expect_build(build_sorter(dir, &c), 0, 1, 1, 0, "128x15x512");
-    ck_assert_uint_eq(entries_in(dir), 14);
+    expect_build(build_sorter(dir, &c), 0, 1, "128x15x512");
+    ck_assert_uint_eq(entries_in(dir), 11);
 
     /* Another VT: only the partitions are shared. */
     mj_sort_desc d = tile_desc(128, 17, 256);
-    expect_build(build_sorter(dir, &d), 0, 2, 0, 1, "128x17x256");
-    ck_assert_uint_eq(entries_in(dir), 19);
+    expect_build(build_sorter(dir, &d), 0, 3, "128x17x256");
+    ck_assert_uint_eq(entries_in(dir), 15);
 
     /* Modules that were stored are read whole: nothing compiled, from the disk. */
-    expect_build(build_sorter(dir, &b), 1, 0, 1, 0, "256x15x256, again");
+    expect_build(build_sorter(dir, &b), 1, 0, "256x15x256, again");
 
     /* 2-way passes with a partition kernel: its program is compiled once, for any tile. */
     ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", "0", 1), 0);
-    expect_build(build_sorter(dir, &b), 1, 0, 0, 1, "256x15x256, unfused");
-    expect_build(build_sorter(dir, &a), 1, 0, 1, 0, "128x15x256, unfused");
+    expect_build(build_sorter(dir, &b), 0, 1, "256x15x256, unfused");
+    expect_build(build_sorter(dir, &a), 1, 0, "128x15x256, unfused");
     unsetenv("MERGEJIT_FUSED_PARTITION");
-    /* each sorter's later module of four kernels, one program */
-    ck_assert_uint_eq(entries_in(dir), 19 + 3);
+    /* each sorter's module of six kernels, and the partition's program */
+    ck_assert_uint_eq(entries_in(dir), 15 + 3);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -175,7 +169,7 @@ START_TEST(damaged_programs_rebuilt)
 {
     char *dir = mjt_tmpdir();
     mj_sort_desc a = tile_desc(128, 15, 256);
-    expect_build(build_sorter(dir, &a), 0, 2, 0, 3, "first");
+    expect_build(build_sorter(dir, &a), 0, 5, "first");
     uint8_t key[32];
     char path[4096];
 
@@ -184,14 +178,14 @@ START_TEST(damaged_programs_rebuilt)
     ck_assert(exists(path));
     flip_payload(path, file_size(path));
     mj_sort_desc b = tile_desc(256, 15, 256);
-    expect_build(build_sorter(dir, &b), 0, 2, 0, 1, "a flipped blocksort");
+    expect_build(build_sorter(dir, &b), 0, 3, "a flipped blocksort");
     expect_program_entry(dir, key, MJ_K_BLOCKSORT);
 
     /* The 4-way partition's, truncated: another blocksort compiles it again. */
     program_entry(dir, &a, MJ_K_PARTITION4, key, path, sizeof path);
     cut_in_half(path, file_size(path));
     mj_sort_desc c = tile_desc(128, 15, 512);
-    expect_build(build_sorter(dir, &c), 0, 1, 0, 1, "a truncated partition4");
+    expect_build(build_sorter(dir, &c), 0, 2, "a truncated partition4");
     expect_program_entry(dir, key, MJ_K_PARTITION4);
 
     /* An intact entry that holds the partition under the 4-way merge's key: a blocksort of
@@ -205,7 +199,7 @@ START_TEST(damaged_programs_rebuilt)
     ck_assert_int_eq(mj__cache_load(dir, key, &part, &size, NULL, err, sizeof err), MJ_CACHE_HIT);
     ck_assert_int_eq(mj__cache_store(dir, merge4, part, size, NULL, err, sizeof err), 0);
     free(part);
-    expect_build(build_sorter(dir, &d), 0, 1, 0, 1, "another kernel under merge4's key");
+    expect_build(build_sorter(dir, &d), 0, 2, "another kernel under merge4's key");
     expect_program_entry(dir, merge4, MJ_K_MERGE4);
     mjt_rmtree(dir);
     free(dir);
@@ -244,10 +238,10 @@ START_TEST(module_entries_unchanged)
     }
     ck_assert_uint_eq(entries_in(dir), 7); /* the module and its six programs */
 
-    /* The sorter's modules (of create, and later) are modules of their own, whose programs
-     * the whole one stored. */
-    expect_build(build_sorter(dir, &a), 1, 0, 1, 0, "modules from programs");
-    ck_assert_uint_eq(entries_in(dir), 9);
+    /* The sorter's module (without the 2-way partition) is a module of its own, whose
+     * programs the whole one stored. */
+    expect_build(build_sorter(dir, &a), 1, 0, "modules from programs");
+    ck_assert_uint_eq(entries_in(dir), 8);
 
     /* Without program entries: the modules alone. */
     char programs[FUSED_PROGRAMS][4096];
@@ -257,8 +251,8 @@ START_TEST(module_entries_unchanged)
     }
     program_entry(dir, &a, MJ_K_PARTITION, key, path, sizeof path);
     ck_assert_int_eq(unlink(path), 0);
-    expect_build(build_sorter(dir, &a), 1, 0, 1, 0, "modules alone");
-    ck_assert_uint_eq(entries_in(dir), 3);
+    expect_build(build_sorter(dir, &a), 1, 0, "modules alone");
+    ck_assert_uint_eq(entries_in(dir), 2);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -271,13 +265,13 @@ START_TEST(unwritable_cache)
     char *dir = mjt_tmpdir();
     mj_sort_desc a = tile_desc(128, 15, 256), b = tile_desc(256, 15, 256);
     mj__fault_write_errno = ENOSPC;
-    expect_build(build_sorter(dir, &a), 0, 2, 0, 3, "full");
-    expect_build(build_sorter(dir, &b), 0, 2, 0, 3, "full, another NT");
+    expect_build(build_sorter(dir, &a), 0, 5, "full");
+    expect_build(build_sorter(dir, &b), 0, 5, "full, another NT");
     ck_assert_uint_eq(entries_in(dir), 0);
     mj__fault_write_errno = 0;
-    expect_build(build_sorter(dir, &a), 0, 2, 0, 3, "room again");
-    expect_build(build_sorter(dir, &b), 0, 1, 0, 1, "room again, another NT");
-    ck_assert_uint_eq(entries_in(dir), 11);
+    expect_build(build_sorter(dir, &a), 0, 5, "room again");
+    expect_build(build_sorter(dir, &b), 0, 2, "room again, another NT");
+    ck_assert_uint_eq(entries_in(dir), 9);
     mjt_rmtree(dir);
     free(dir);
 }

@@ -342,7 +342,6 @@ static mj_context *open_device(const tune_opts *o, int *rc)
     opts.device = o->device;
     opts.tuning_file = "";
     opts.bundle = "";
-    opts.flags = MJ_CONTEXT_BUILD_ALL; /* no timed sort loads kernels */
     mj_context *ctx = NULL;
     mj_status st = mj_context_create(&opts, &ctx);
     if (st != MJ_OK) {

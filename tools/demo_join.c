@@ -192,7 +192,6 @@ int demo_join_run(mj_context *ctx, const demo_opts *o, size_t n)
                first < count ? (long long)br[first] : -2);
     else
         printf("check: %llu rows match the CPU's merge-join\n", (unsigned long long)count);
-    cli_print_later_build(j.s); /* the outer join's unmatched rows' kernel */
     float med = 0;
     rc = demo_time_runs(ctx, o, run_join, &j, times, &med);
     if (rc == CLI_OK && o->reps > 0)

@@ -60,8 +60,8 @@ void tune_reject(tuner *t, size_t i, tune_outcome why, const char *msg)
 
 /* A builder: compiles points, in the tuner's order, into the disk cache in a compile-only
  * context of its own (so its error messages are its own) and reads ptxas's figures. It builds
- * what the measuring context (MJ_CONTEXT_BUILD_ALL) loads, which is what a default sorter runs:
- * the kernels its sorts may launch, so no 2-way partition while 2-way passes are fused. A
+ * what the measuring context loads, which is what a default sorter runs: the kernels its
+ * sorts may launch, so no 2-way partition while 2-way passes are fused. A
  * kernel's program that another tile shares (the partitions for every tile, the blocksort for
  * one blocksort shape and VT) comes from the cache once one build stored it. */
 void *tune_builder(void *arg)
@@ -100,14 +100,12 @@ void *tune_builder(void *arg)
         mj_status st = cst ? cst : mj_sorter_create(ctx, &d, &s);
         int regs = -1;
         long spills = -1;
-        mj_build_times now, later;
+        mj_build_times now;
         int programs = 0;
         if (!st) {
             mj_sorter_resources(s, &regs, &spills);
             mj_sorter_build_times(s, &now);
             programs = now.programs;
-            if (mj_sorter_later_build(s, NULL, NULL, &later))
-                programs += later.programs;
         }
         mj_sorter_destroy(s);
 

@@ -203,9 +203,6 @@ static mj_status run(mj_sorter *s, const join_call *c, void *temp, size_t temp_b
         (st = layout_for(s, c->a_count, c->b_count, n, &l)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
-    /* Before anything is launched: a build that fails leaves the caller's data as it was. */
-    if (writes_unmatched(c) && (st = mj__sorter_build_later(s, 1u << MJ_K_JOIN_UNMATCHED)))
-        return st;
     const size_t align[ARRAYS] = {s->key_align, s->key_align, c->index_size, c->index_size,
                                   sizeof(uint64_t)};
     if ((st = mj__run_enter(s, arrays, align, ARRAYS))) return st;

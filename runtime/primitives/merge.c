@@ -80,6 +80,10 @@ mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values
     long long ac = (long long)a_count, bc = (long long)b_count;
     CUdeviceptr ak = DPTR(a_keys), bk = DPTR(b_keys), ok = DPTR(out_keys);
     CUdeviceptr av = DPTR(a_values), bv = DPTR(b_values), ov = DPTR(out_values);
+    /* The kernel reads a NULL a_values as "write positions" (index sorts' passes); an empty a
+     * may come without values, and then b's are what is written: any non-NULL pointer will
+     * do, since nothing of a is read. */
+    if (values && !av) av = bv;
     CUdeviceptr partitions = rn.base;
     void *mp[] = {&ak, &av, &ac, &bk, &bv, &bc, &ok, &ov, &partitions};
     if (!(st = mj__merge_partition_launch(s, ak, ac, bk, bc, tiles, partitions, rn.stream)))

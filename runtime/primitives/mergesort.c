@@ -119,20 +119,10 @@ static void pass_kernels(const mj_sorter *s, const plan *pl, int p, mj_kernel_id
     *merge = four ? MJ_K_MERGE4 : MJ_K_MERGE;
 }
 
-unsigned mj__mergesort_kernels(int fused) {
-    return mj__primitive_kernels(MJ_MERGESORT) & ~(fused ? 1u << MJ_K_PARTITION : 0u);
-}
-
-/* The kernels (bits 1 << MJ_K_*) the plan's sort launches, for the sorter to build those it
- * builds late before anything is launched. */
-static unsigned plan_kernels(const mj_sorter *s, const plan *pl) {
-    unsigned kernels = 1u << MJ_K_BLOCKSORT;
-    for (int p = 0; p < pl->passes; ++p) {
-        mj_kernel_id partition, merge;
-        pass_kernels(s, pl, p, &partition, &merge);
-        kernels |= 1u << merge | (partition == MJ_K_COUNT ? 0 : 1u << partition);
-    }
-    return kernels;
+unsigned mj__mergesort_kernels(int fused, int four_way) {
+    unsigned four = 1u << MJ_K_PARTITION4 | 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4;
+    return mj__primitive_kernels(MJ_MERGESORT) & ~(fused ? 1u << MJ_K_PARTITION : 0u) &
+           ~(four_way ? 0u : four);
 }
 
 mj_status mj__mergesort_passes(const mj_sorter *s, size_t n, mj_sort_pass *out, int capacity,
@@ -236,9 +226,7 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     mj_status st;
     if ((st = layout(s, n, indices, &t)) || (st = mj__run_check_temp(s, t.total, temp, temp_bytes)))
         return st;
-    /* Before anything is launched: a build that fails leaves the caller's data as it was. */
     plan pl = plan_of(s, (long long)n);
-    if ((st = mj__sorter_build_later(s, plan_kernels(s, &pl)))) return st;
     if ((st = mj__ctx_enter(ctx))) return st;
     if (n == 0) {
         mj__ctx_leave(ctx);

@@ -6,7 +6,6 @@
 #include <stdint.h>
 
 #include "core/context.h"
-#include "core/loader.h"
 #include "gen.h"
 
 size_t mj__temp_part(mj_temp_layout *t, size_t count, size_t size) {
@@ -31,56 +30,6 @@ mj_status mj__check_values(mj_sorter *s, const void *values, size_t n) {
     return MJ_OK;
 }
 
-/* The later modules published so far: *count of them, and the kernels they hold. */
-static unsigned later_built(mj_sorter *s, int *count) {
-    unsigned kernels = 0;
-    int i = 0;
-    for (; i < MJ_LATER_MOST; ++i) {
-        const mj_module *m = atomic_load_explicit(&s->later[i].mod, memory_order_acquire);
-        if (!m) break;
-        kernels |= m->kernels;
-    }
-    *count = i;
-    return kernels;
-}
-
-mj_status mj__sorter_build_later(mj_sorter *s, unsigned need) {
-    int count;
-    /* Not one of the later kernels, or in the module of create (a bundle's holds every one). */
-    need &= mj__primitive_later_kernels(s->primitive) & ~s->mod->kernels;
-    if (!(need & ~later_built(s, &count))) return MJ_OK;
-    mj_status st = MJ_OK;
-    pthread_mutex_lock(&s->later_lock);
-    unsigned missing = need & ~later_built(s, &count);
-    if (missing) {
-        /* A free slot (count < MJ_LATER_MOST): each module before it holds a later kernel that
-         * none before it has, and missing holds one more. */
-        mj_later_module *slot = &s->later[count];
-        const mj_module *m = NULL;
-        int source = 0;
-        double ms = 0;
-        st = mj__module_get(s->ctx, &s->spec, NULL, missing, &m, &source, &ms);
-        if (st == MJ_OK) {
-            slot->source = source;
-            slot->ms = ms;
-            atomic_store_explicit(&slot->mod, m, memory_order_release);
-        }
-    }
-    pthread_mutex_unlock(&s->later_lock);
-    return st;
-}
-
-/* The module holding kernel k: the one built at create, else a later one once built. */
-static const mj_module *module_of(mj_sorter *s, mj_kernel_id k) {
-    if (s->mod->kernels & (1u << k)) return s->mod;
-    for (int i = 0; i < MJ_LATER_MOST; ++i) {
-        const mj_module *m = atomic_load_explicit(&s->later[i].mod, memory_order_acquire);
-        if (!m) break;
-        if (m->kernels & (1u << k)) return m;
-    }
-    return NULL;
-}
-
 static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {
     if (r == CUDA_SUCCESS) return MJ_OK;
     char what[64];
@@ -88,16 +37,19 @@ static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {
     return mj__fail_cuda(s->ctx, r, what);
 }
 
-/* A kernel the sorter has not built is a bug of the caller (mj__sorter_build_later first). */
-static mj_status unbuilt(mj_sorter *s, mj_kernel_id k) {
-    return mj__fail(s->ctx, MJ_ERR_UNSUPPORTED, "launching %s: the sorter has not built it",
-                    mj__kernel_name(k));
+/* The sorter's module when it holds kernel k, else NULL after the message: a bug, since create
+ * builds every kernel a run may launch. */
+static const mj_module *module_of(mj_sorter *s, mj_kernel_id k) {
+    if (s->mod->kernels & (1u << k)) return s->mod;
+    mj__fail(s->ctx, MJ_ERR_UNSUPPORTED, "launching %s: the sorter has not built it",
+             mj__kernel_name(k));
+    return NULL;
 }
 
 mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                      void **params, CUstream stream) {
     const mj_module *m = module_of(s, k);
-    if (!m) return unbuilt(s, k);
+    if (!m) return MJ_ERR_UNSUPPORTED;
     return launched(s, k, s->ctx->cu->launch(m->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0,
                                              stream, params, NULL));
 }
@@ -105,7 +57,7 @@ mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned bloc
 mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                                 void **params, CUstream stream) {
     const mj_module *m = module_of(s, k);
-    if (!m) return unbuilt(s, k);
+    if (!m) return MJ_ERR_UNSUPPORTED;
     if (m->code_sm < 90 || !s->ctx->cu->launch_ex)
         return mj__launch(s, k, grid, block, params, stream);
     CUlaunchAttribute overlap = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};

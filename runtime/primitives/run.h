@@ -4,8 +4,6 @@
 #ifndef MJ_RUN_H
 #define MJ_RUN_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,26 +11,9 @@
 #include "gen.h"
 #include "mergejit.h"
 
-/* One module of a sorter's kernels built after create (gen.h: mj__primitive_later_kernels):
- * NULL until mj__sorter_build_later publishes it after source and ms (how it arrived, how long
- * that took). */
-typedef struct mj_later_module {
-    const mj_module *_Atomic mod;
-    int source;
-    double ms;
-} mj_later_module;
-
 struct mj_sorter {
     mj_context *ctx;
-    const mj_module *mod;  /* the kernels built at create */
-    /* The modules of the primitive's later kernels that mod lacks, built under later_lock
-     * from spec (its strings in spec_text) and published in order: those before the first
-     * NULL are built. Each holds at least one kernel none before it has, so there are at most
-     * MJ_LATER_MOST. */
-    mj_later_module later[MJ_LATER_MOST];
-    pthread_mutex_t later_lock;
-    mj_kernel_spec spec;
-    char *spec_text;
+    const mj_module *mod;  /* every kernel its runs may launch, built at create */
     mj_primitive primitive;
     size_t key_size, key_align;
     size_t value_size, value_align;
@@ -112,14 +93,6 @@ mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stre
 
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
-
-/* Makes sure the sorter has every kernel in `need` (bits 1 << MJ_K_*; a run asks for those it
- * launches): those of its later kernels that neither the module of create nor a later module
- * holds are built together as one new later module (or loaded from memory or the disk cache),
- * their programs at once; once however many threads ask at once. Call it before launching
- * anything. A failure returns its status with the context's message and publishes nothing,
- * so that the next call tries again. */
-mj_status mj__sorter_build_later(mj_sorter *s, unsigned need);
 
 mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
                      void **params, CUstream stream);

@@ -184,8 +184,12 @@ int mjt_cudart_load(mjt_cudart *rt) {
     *(void **)&rt->mem_alloc = dlsym(h, "cudaMalloc");
     *(void **)&rt->mem_free = dlsym(h, "cudaFree");
     *(void **)&rt->copy = dlsym(h, "cudaMemcpy");
+    *(void **)&rt->stream_create_flags = dlsym(h, "cudaStreamCreateWithFlags");
+    *(void **)&rt->launch_host_func = dlsym(h, "cudaLaunchHostFunc");
+    *(void **)&rt->memset_async = dlsym(h, "cudaMemsetAsync");
     if (rt->stream_create && rt->stream_sync && rt->stream_destroy && rt->mem_alloc &&
-        rt->mem_free && rt->copy)
+        rt->mem_free && rt->copy && rt->stream_create_flags && rt->launch_host_func &&
+        rt->memset_async)
         return 0;
     fprintf(stderr, "libcudart lacks a function this test needs\n");
     return -1;

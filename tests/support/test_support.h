@@ -48,6 +48,9 @@ typedef struct mjt_cudart {
     int (*mem_alloc)(void **p, size_t bytes);
     int (*mem_free)(void *p);
     int (*copy)(void *dst, const void *src, size_t bytes, int kind); /* 1 to, 2 from device */
+    int (*stream_create_flags)(void **stream, unsigned flags); /* 1: non-blocking */
+    int (*launch_host_func)(void *stream, void (*fn)(void *), void *data);
+    int (*memset_async)(void *p, int value, size_t bytes, void *stream);
 } mjt_cudart;
 /* Fills rt and returns 0; -1 after a line on stderr when libcudart or one of its functions is
  * missing. Usable outside a test (from main). */

@@ -169,10 +169,6 @@ void cli_sort_floats(float *v, size_t n);
 /* Prints the sorter's JIT cost and tile on one line of stdout:
  * "build: compiled with NVRTC in 812.3 ms; tile 256 threads x 15 values". */
 void cli_print_build(const mj_sorter *sorter);
-/* When the sorter built kernels after its create module (mj_sorter_later_build), prints those
- * builds, summed over their modules, on one line as cli_print_build does, "later build: compiled
- * with NVRTC in ..."; else nothing. */
-void cli_print_later_build(const mj_sorter *sorter);
 /* Creates the sorter for desc a second time in ctx, as an application that asks again does
  * (it comes from the context's memory), and prints "again: <source> in N us" (the whole
  * mj_sorter_create); nothing when that fails. */

@@ -159,16 +159,6 @@ void cli_print_build(const mj_sorter *sorter)
     printf("; tile %d threads x %d values per thread\n", nt, vt);
 }
 
-void cli_print_later_build(const mj_sorter *sorter)
-{
-    int source = 0;
-    double ms = 0;
-    mj_build_times t;
-    if (!mj_sorter_later_build(sorter, &source, &ms, &t)) return;
-    print_one_build("later build", source, ms, &t);
-    printf("\n");
-}
-
 void cli_print_again(mj_context *ctx, const mj_sort_desc *desc)
 {
     struct timespec t0, t1;
