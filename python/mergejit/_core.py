@@ -296,7 +296,9 @@ class Sorter:
         return r.value, sp.value
 
     def temp_size(self, n, indices=False):
-        """Bytes of temporary storage a run over n elements needs (see mj_sorter_temp_size)."""
+        """Bytes of temporary storage a run over n elements needs (see mj_sorter_temp_size):
+        what a run's temp= must hold, an empty one included (refused, not taken for none,
+        where the run needs any)."""
         out = ctypes.c_size_t()
         self._check(lib.mj_sorter_temp_size(self._handle(), n, int(indices), ctypes.byref(out)))
         return out.value
@@ -362,12 +364,20 @@ class Sorter:
             _writable(a, what)
         return a
 
-    @staticmethod
-    def _temp(temp, stream):
+    def _temp(self, temp, stream, n, indices=False):
+        """temp's pointer and bytes for a run over n elements (as temp_size). An empty temp's
+        pointer may be NULL, which the library reads as no temp (and then allocates): it is
+        refused here as too small when the run needs any, as the library refuses others."""
         if temp is None:
             return None, 0
         t = as_array(temp, "temp", stream)
-        return t.ptr, t.n * t.row_bytes
+        size = t.n * t.row_bytes
+        if not size:
+            need = self.temp_size(n, indices)
+            if need:
+                raise InvalidArgumentError("temporary storage of 0 bytes is too small: %d "
+                                           "needed" % need)
+        return t.ptr, size
 
     # ------------------------------------------------------------ runs
 
@@ -376,7 +386,7 @@ class Sorter:
         s = stream_handle(stream)
         k = self._keys(keys, "keys", s, writable=True)
         v = self._values(values, k.n, "values", s, writable=True)
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, k.n)
         self._check(lib.mj_sorter_sort(self._handle(), k.ptr, _ptr(v), k.n, tp, tb,
                                        call_stream(s, (k, v))))
         return keys if values is None else (keys, values)
@@ -394,7 +404,7 @@ class Sorter:
         _writable(o, "out")
         if o.dtype == np.int32 and k.n > 2**31 - 1:
             raise InvalidArgumentError("%d keys do not fit int32 indices: use int64" % k.n)
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, k.n, indices=True)
         self._check(lib.mj_sorter_sort_indices(self._handle(), k.ptr, o.ptr, k.n, tp, tb,
                                                call_stream(s, (k, o))))
         return out
@@ -410,10 +420,14 @@ class Sorter:
         va = self._values(a_values, ka.n, "a_values", s)
         vb = self._values(b_values, kb.n, "b_values", s)
         vo = self._values(out_values, ko.n, "out_values", s, writable=True)
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, ko.n)
+        strm = call_stream(s, (ka, kb, ko))
+        if not ka.n:
+            # A merge with an empty a is b: run as (b, a). The kernel takes a NULL a_values for
+            # an index merge (it writes positions), and an empty array's pointer may be NULL.
+            ka, va, kb, vb = kb, vb, ka, va
         self._check(lib.mj_sorter_merge(self._handle(), ka.ptr, _ptr(va), ka.n, kb.ptr, _ptr(vb),
-                                        kb.n, ko.ptr, _ptr(vo), tp, tb,
-                                        call_stream(s, (ka, kb, ko))))
+                                        kb.n, ko.ptr, _ptr(vo), tp, tb, strm))
         return out if out_values is None else (out, out_values)
 
     def segmented_sort(self, keys, segments, values=None, *, kind="offsets", temp=None,
@@ -436,7 +450,7 @@ class Sorter:
             if g.n * g.row_bytes < want:
                 raise InvalidArgumentError("segments (%s) has %d bytes; %d keys need %d"
                                            % (kind, g.n * g.row_bytes, k.n, want))
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, k.n)
         self._check(lib.mj_sorter_segmented_sort(self._handle(), k.ptr, _ptr(v), k.n,
                                                  ctypes.byref(seg), tp, tb,
                                                  call_stream(s, (k, v, g))))
@@ -449,7 +463,7 @@ class Sorter:
         o = self._keys(out, "out", s, writable=True)
         if o.n < 1:
             raise InvalidArgumentError("out needs one element")
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, a.n)
         self._check(lib.mj_sorter_reduce(self._handle(), a.ptr, a.n, o.ptr, tp, tb,
                                          call_stream(s, (a, o))))
         return out
@@ -466,7 +480,7 @@ class Sorter:
             t = self._keys(total, "total", s, writable=True)
             if t.n < 1:
                 raise InvalidArgumentError("total needs one element")
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, a.n)
         self._check(lib.mj_sorter_scan(self._handle(), a.ptr, o.ptr, a.n,
                                        _lib.SCAN_KINDS["inclusive" if inclusive else "exclusive"],
                                        _ptr(t), tp, tb, call_stream(s, (a, o))))
@@ -476,8 +490,8 @@ class Sorter:
                       a_counts=None, b_indices=None, b_matches=None, match_counts=None,
                       temp=None, stream=None):
         """Where each key of sorted a falls in sorted b and each of b in a (see
-        mj_sorter_sorted_search); writes the outputs given (at least one), returns them as a
-        SearchResult."""
+        mj_sorter_sorted_search); writes the outputs given (at least one; empty ones, for an
+        empty a or b, are left as they are), returns them as a SearchResult."""
         s = stream_handle(stream)
         ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
         outs = _lib.SearchOutputs()
@@ -486,7 +500,7 @@ class Sorter:
                      b_indices=b_indices, b_matches=b_matches, match_counts=match_counts)
         if all(v is None for v in given.values()):
             raise InvalidArgumentError("sorted_search needs at least one output")
-        index_size = None
+        index_size, writes = None, False
         for name, obj in given.items():
             if obj is None:
                 continue
@@ -507,8 +521,14 @@ class Sorter:
                 raise InvalidArgumentError("%s needs %d one-byte elements (got %s of %s)"
                                            % (name, n, o.shape, o.dtype))
             setattr(outs, name, o.ptr)
+            writes = writes or o.n * o.row_bytes > 0
         outs.index_size = index_size or 4
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, ka.n + kb.n)
+        if not writes:
+            # Nothing to write, and the library would take the outputs' pointers, NULL where
+            # empty, for no output at all.
+            self._handle()                  # a closed sorter still says so
+            return SearchResult(**given)
         self._check(lib.mj_sorter_sorted_search(self._handle(), ka.ptr, ka.n, kb.ptr, kb.n,
                                                 ctypes.byref(outs), tp, tb,
                                                 call_stream(s, (ka, kb))))
@@ -526,7 +546,7 @@ class Sorter:
         if ranks is not None:
             r = self._keys(ranks, "ranks", s, writable=True)
             _need_length(r, num_items, "ranks")
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, num_items + off.n)
         self._check(lib.mj_sorter_load_balance(self._handle(), off.ptr, off.n, num_items,
                                                obj.ptr, _ptr(r), tp, tb,
                                                call_stream(s, (off, obj))))
@@ -540,7 +560,7 @@ class Sorter:
         off = self._keys(offsets, "offsets", s)
         v = self._values(values, off.n, "values", s)
         o = self._values(out, num_items, "out", s, writable=True)
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, num_items + off.n)
         self._check(lib.mj_sorter_interval_expand(self._handle(), off.ptr, off.n, num_items,
                                                   v.ptr, o.ptr, tp, tb,
                                                   call_stream(s, (off, v, o))))
@@ -562,7 +582,12 @@ class Sorter:
                 _need_length(a, off.n, name)
         src = self._values(x, None, "x", s)
         o = self._values(out, None, "out", s, writable=True)
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, num_items + off.n)
+        if num_items and off.n and not (src.n and o.n):
+            # An empty x or out: every item is skipped. The library would refuse its pointer,
+            # NULL where empty (with no intervals it refuses the items: left to it).
+            self._handle()                  # a closed sorter still says so
+            return out
         self._check(lib.mj_sorter_interval_move(self._handle(), off.ptr, off.n, num_items,
                                                 _ptr(g), _ptr(sc), src.ptr, src.n, o.ptr, o.n,
                                                 tp, tb, call_stream(s, (off, src, o))))
@@ -583,7 +608,7 @@ class Sorter:
         _need_length(o, k.n - ix.n, "out")
         v = self._values(values, k.n, "values", s)
         vo = self._values(out_values, o.n, "out_values", s, writable=True)
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, k.n)
         self._check(lib.mj_sorter_bulk_remove(self._handle(), k.ptr, _ptr(v), k.n, ix.ptr, ix.n,
                                               index_size, o.ptr, _ptr(vo), tp, tb,
                                               call_stream(s, (k, ix, o))))
@@ -604,7 +629,7 @@ class Sorter:
         va = self._values(a_values, ka.n, "a_values", s)
         vb = self._values(b_values, kb.n, "b_values", s)
         vo = self._values(out_values, o.n, "out_values", s, writable=True)
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, ka.n + kb.n)
         self._check(lib.mj_sorter_bulk_insert(self._handle(), ka.ptr, _ptr(va), p.ptr, ka.n,
                                               index_size, kb.ptr, _ptr(vb), kb.n, o.ptr,
                                               _ptr(vo), tp, tb, call_stream(s, (ka, kb, o))))
@@ -630,7 +655,7 @@ class Sorter:
         vb = self._values(b_values, kb.n, "b_values", s)
         vo = self._values(out_values, None, "out_values", s, writable=True)
         _need_room(vo, bound, "out_values")
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, ka.n + kb.n)
         self._check(lib.mj_sorter_set_op(self._handle(), code, ka.ptr, _ptr(va), ka.n, kb.ptr,
                                          _ptr(vb), kb.n, o.ptr, _ptr(vo), c.ptr, tp, tb,
                                          call_stream(s, (ka, kb, o, c))))
@@ -645,7 +670,7 @@ class Sorter:
         ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
         c = as_array(count, "count", s)
         _count_array(c, "count")
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, ka.n + kb.n)
         self._check(lib.mj_sorter_join_count(self._handle(), code, ka.ptr, ka.n, kb.ptr, kb.n,
                                              c.ptr, tp, tb, call_stream(s, (ka, kb, c))))
         return count
@@ -670,7 +695,7 @@ class Sorter:
         _writable(rb, "b_rows")
         c = as_array(count, "count", s)
         _count_array(c, "count")
-        tp, tb = self._temp(temp, s)
+        tp, tb = self._temp(temp, s, ka.n + kb.n)
         self._check(lib.mj_sorter_join(self._handle(), code, ka.ptr, ka.n, kb.ptr, kb.n,
                                        index_size, ra.ptr, rb.ptr, ra.n, c.ptr, tp, tb,
                                        call_stream(s, (ka, kb, ra, rb, c))))
@@ -743,7 +768,8 @@ def argsort(keys, out=None, *, order="ascending", less=None, dtype=None, type_na
 
 def merge(a, b, out=None, *, a_values=None, b_values=None, out_values=None, order="ascending",
           less=None, dtype=None, type_name="record", stream=None, context=None):
-    """Merges sorted a and b (with their values) into out (default: a new array like a).
+    """Merges sorted a and b (with their values) into out (default: a new array like a;
+    out_values like a_values, or b_values when a_values is empty). Either may be empty.
     Returns out, or (out, out_values) with values."""
     st = stream_handle(stream)
     ka, kb = as_array(a, "a", st, dtype), as_array(b, "b", st, dtype)
@@ -777,7 +803,7 @@ def segmented_sort(keys, segments, values=None, *, kind="offsets", order="ascend
 def reduce(x, out=None, *, op=None, identity=None, dtype=None, type_name="record", stream=None,
            context=None):
     """x combined with op (default a + b) into out, a one-element device array (default: a
-    new one like x). Returns out."""
+    new one like x); the identity for an empty x. Returns out."""
     st = stream_handle(stream)
     a = as_array(x, "x", st, dtype)
     if out is None:
@@ -810,7 +836,8 @@ def sorted_search(a, b, *, bound="lower", order="ascending", less=None, dtype=No
     """Vectorized sorted search of sorted a in sorted b (and b in a). Outputs as keyword
     arguments (a_indices, a_matches, a_counts, b_indices, b_matches, match_counts); with none,
     a_indices is a new int64 array like a (numpy's searchsorted(b, a, side="left" for
-    bound="lower", "right" for "upper")). Returns a SearchResult."""
+    bound="lower", "right" for "upper"); empty for an empty a). Either may be empty: the
+    other's indices are then 0, its matches and counts 0. Returns a SearchResult."""
     st = stream_handle(stream)
     ka, kb = as_array(a, "a", st, dtype), as_array(b, "b", st, dtype)
     if not any(v is not None for v in outputs.values()):
@@ -892,8 +919,9 @@ def bulk_insert(a, positions, b, a_values=None, b_values=None, out=None, out_val
                 dtype=None, type_name="record", stream=None, context=None):
     """b with a's elements inserted: a[i] just before b[positions[i]] (4- or 8-byte integers,
     ascending, each at most len(b); len(b) appends), a's of equal position in their order;
-    values go together. out (out_values) default to new arrays like a (a_values). Any dtype
-    (moved as bytes). Returns out (or (out, out_values))."""
+    values go together. out (out_values) default to new arrays like a (a_values, or b_values
+    when a_values is empty). Any dtype (moved as bytes). Returns out (or (out,
+    out_values))."""
     st = stream_handle(stream)
     ka, kb = as_array(a, "a", st, dtype), as_array(b, "b", st, dtype)
     n = ka.n + kb.n
@@ -904,8 +932,8 @@ def bulk_insert(a, positions, b, a_values=None, b_values=None, out=None, out_val
         out_values = empty_like(va, (n,) + va.shape[1:], va.dtype, "out_values")
     s = _sorter(context, ka, dict(primitive="insert", type_name=type_name,
                                   value_size=va.row_bytes if va is not None else 0))
-    s.bulk_insert(ka, positions, kb, as_array(out, "out", st, dtype), va, b_values, out_values,
-                  stream=stream)
+    s.bulk_insert(ka, positions, kb, as_array(out, "out", st, dtype), a_values, b_values,
+                  out_values, stream=stream)
     return out if va is None else (out, out_values)
 
 
@@ -915,7 +943,8 @@ def set_operation(op, a, b, a_values=None, b_values=None, *, out=None, out_value
     """The multiset operation op of sorted a and b, as the C++ standard's set algorithms:
     "intersection", "union", "difference" (a - b) or "symmetric_difference"; the i-th copy of
     a key in a matches the i-th in b, and each element keeps its value (a matched pair a's).
-    out (out_values) default to new arrays like a (a_values) of the operation's bound.
+    out (out_values) default to new arrays like a (a_values, or b_values when a_values is
+    empty) of the operation's bound.
     Returns out trimmed to the count written (or (out, out_values) trimmed): the count is read
     back to the host in stream order, so this call waits for its stream."""
     st = stream_handle(stream)
@@ -933,7 +962,7 @@ def set_operation(op, a, b, a_values=None, b_values=None, *, out=None, out_value
     ko = as_array(out, "out", st, dtype)
     count = _new(ka, 1, np.int64, "count")
     strm = call_stream(st, (ka, kb, ko))
-    s.set_operation(op, ka, kb, ko, count, va, b_values, out_values, stream=strm)
+    s.set_operation(op, ka, kb, ko, count, a_values, b_values, out_values, stream=strm)
     n = _read_count(s, count, strm)
     keys = _trim(out, ko, n, st)
     return keys if out_values is None else (keys, out_values[:n])
@@ -974,10 +1003,16 @@ def _index_offsets(offsets, stream):
 
 
 def _paired_values(a_values, b_values, stream):
-    """a's value array, None without values; a_values and b_values come together."""
+    """The value array whose row (bytes, trailing shape) and dtype the output values take:
+    a_values, or b_values when a_values is empty (an empty a's values say nothing of the
+    rows: a (0,) array may go with b's (n, 3)); None without values. a_values and b_values
+    come together."""
     if (a_values is None) != (b_values is None):
         raise InvalidArgumentError("a_values and b_values go together")
-    return None if a_values is None else as_array(a_values, "a_values", stream)
+    if a_values is None:
+        return None
+    va = as_array(a_values, "a_values", stream)
+    return va if va.n else as_array(b_values, "b_values", stream)
 
 
 def _read_count(sorter, count, stream):

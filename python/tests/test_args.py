@@ -455,3 +455,71 @@ def test_interval_rules(compile_ctx):
     with pytest.raises(UnsupportedError):
         mergejit.interval_move(off, 20, x, FakeArray((60, 3), "f4", ptr=0x10000),
                                gather=gather, scatter=scatter, context=compile_ctx)
+
+
+# ---------------------------------------------------------------- empty arrays
+# An empty array's pointer may be NULL (CuPy's and PyTorch's are), which the library reads as
+# an array not given: the package decides from its arguments (None or not) instead.
+
+def empty(dtype, row=()):
+    return FakeArray((0,) + row, dtype, ptr=0)
+
+
+def test_empty_search_outputs_need_no_call(compile_ctx):
+    s = compile_ctx.sorter(np.uint32, primitive="search")
+    b, b_idx = fakes(((5,), "u4"), ((5,), "i8"))
+    out = empty("i8")
+    r = s.sorted_search(empty("u4"), b, a_indices=out)      # nothing to write: no call
+    assert r.a_indices is out and r.b_indices is None
+    r = mergejit.sorted_search(empty("u4"), empty("u4"), bound="upper", a_indices=out,
+                               a_matches=empty("u1"), context=compile_ctx)
+    assert r.a_indices is out and r.a_matches is not None
+    with pytest.raises(UnsupportedError, match="compile-only"):   # b's outputs are written
+        s.sorted_search(empty("u4"), b, a_indices=out, b_indices=b_idx)
+
+
+def test_merge_with_empty_a_runs_as_b(compile_ctx, monkeypatch):
+    calls = []
+    monkeypatch.setattr(mergejit._core.lib, "mj_sorter_merge",
+                        lambda *args: calls.append(args) or 0)
+    m = compile_ctx.sorter(np.float64, primitive="merge", value_size=8)
+    b, bv, out, ov = fakes(((5,), "f8"), ((5, 2), "u4"), ((5,), "f8"), ((5, 2), "u4"))
+    m.merge(empty("f8"), b, out, a_values=empty("u4"), b_values=bv, out_values=ov)
+    # (a_keys, a_values, a_count, b_keys, b_values, b_count, out_keys, out_values): b as a, so
+    # that the kernel, which takes a NULL a_values for an index merge, reads b's values.
+    assert calls[-1][1:9] == (at(b), at(bv), 5, 0, 0, 0, at(out), at(ov))
+    a, av = fakes(((3,), "f8"), ((3, 2), "u4"))
+    out3, ov3 = fakes(((3,), "f8"), ((3, 2), "u4"))
+    m.merge(a, empty("f8"), out3, a_values=av, b_values=empty("u4"), out_values=ov3)
+    assert calls[-1][1:9] == (at(a), at(av), 3, 0, 0, 0, at(out3), at(ov3))
+    # The function's sorter carries b's rows of two (8 bytes), not the 4 of a's (0,) values.
+    r = mergejit.merge(empty("f8"), b, out, a_values=empty("u4"), b_values=bv, out_values=ov,
+                       context=compile_ctx)
+    assert r[0] is out and r[1] is ov
+    assert calls[-1][1:9] == (at(b), at(bv), 5, 0, 0, 0, at(out), at(ov))
+
+
+def test_insert_into_b_takes_b_rows(compile_ctx):
+    b, bv, out, ov = fakes(((5,), "f4"), ((5, 2), "u4"), ((5,), "f4"), ((5, 2), "u4"))
+    with pytest.raises(UnsupportedError, match="compile-only"):   # past the package's checks
+        mergejit.bulk_insert(empty("f4"), empty("i8"), b, empty("u4"), bv, out=out,
+                             out_values=ov, context=compile_ctx)
+
+
+def test_move_from_or_to_nothing_skips_every_item(compile_ctx):
+    off, x, out = fakes(((4,), "i4"), ((50, 3), "f4"), ((20, 3), "f4"))
+    s = compile_ctx.sorter(np.int32, primitive="move", value_size=12)
+    nothing = empty("f4", (3,))
+    assert s.interval_move(off, 20, nothing, out) is out
+    assert mergejit.interval_move(off, 20, x, nothing, gather=off,
+                                  context=compile_ctx) is nothing
+    with pytest.raises(InvalidArgumentError, match="no intervals"):   # the library's refusal
+        s.interval_move(empty("i4"), 20, nothing, out)
+
+
+def test_empty_temp_is_not_none(compile_ctx, u32):
+    need = u32.temp_size(8)
+    with pytest.raises(InvalidArgumentError, match="0 bytes is too small: %d needed" % need):
+        u32.sort(FakeArray((8,), "u4"), temp=empty("u1"))
+    with pytest.raises(UnsupportedError, match="compile-only"):    # a temp of its own: passed
+        u32.sort(FakeArray((8,), "u4"), temp=FakeArray((need,), "u1", ptr=0x10000))

@@ -2,8 +2,9 @@
 copy: every function in place and zero-copy (the data pointer stays, nothing goes through the
 host); int8..uint64, bool, float16/32/64 with -0/NaN mixes, bfloat16; the framework's current
 stream and stream=; the __cuda_array_interface__ and __dlpack__ paths each; non-contiguous
-views refused; records as bytes and, where CuPy holds them, as a structured dtype; the README's
-CuPy examples as written. Each framework's tests skip where it cannot be imported or sees no
+views refused; records as bytes and, where CuPy holds them, as a structured dtype; every
+function with each input empty in turn and all empty (test_empty_*); the README's CuPy
+examples as written. Each framework's tests skip where it cannot be imported or sees no
 GPU."""
 import os
 import re
@@ -321,6 +322,208 @@ def test_set_operation(fw, gpu, op):
     assert isinstance(keys, fw.array_type) and keys.shape[0] == len(ref)
     assert same_bits(fw.get(keys), pick(ref, a, b))
     assert np.array_equal(fw.get(vals), pick(ref, av, bv))
+
+
+# ---------------------------------------------------------------- empty inputs
+# Every function with each input empty in turn and all empty, keys and values, against numpy.
+# An empty CuPy array's or PyTorch tensor's data pointer is NULL, which the library reads as
+# an array not given (issue 49). Values are float32 rows of two (8 bytes: the size the merge
+# kernel would fill with positions for a NULL a_values), an empty side's given as a (0,) array.
+
+SIDES = {"a": (0, 3000), "b": (3000, 0), "both": (0, 0)}
+
+
+def ints(n, descending=False):
+    """n sorted int32 keys with ties."""
+    k = np.sort(RNG.integers(-300, 300, n)).astype(np.int32)
+    return k[::-1].copy() if descending else k
+
+
+def value_rows(n, base):
+    """n float32 rows of two, all distinct; (0,) when n is 0."""
+    if not n:
+        return np.zeros(0, np.float32)
+    return (np.arange(2 * n, dtype=np.float32) + base).reshape(n, 2)
+
+
+def rows(x):
+    return x.reshape(-1, 2)
+
+
+def test_empty_sort_and_argsort(fw, gpu):
+    x = fw.array(np.zeros(0, np.float32))
+    assert mergejit.sort(x, context=gpu) is x and fw.get(x).shape == (0,)
+    for locality in (False, True):
+        k, v = fw.array(np.zeros(0, np.int64)), fw.array(np.zeros((0, 3), np.float32))
+        r = mergejit.sort_by_key(k, v, locality=locality, context=gpu)
+        assert r[0] is k and r[1] is v
+        assert fw.get(k).shape == (0,) and fw.get(v).shape == (0, 3)
+    idx = mergejit.argsort(fw.array(np.zeros(0, np.float64)), context=gpu)
+    assert isinstance(idx, fw.array_type)
+    assert fw.get(idx).dtype == np.int64 and fw.get(idx).shape == (0,)
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+@pytest.mark.parametrize("side", SIDES)
+def test_empty_merge(fw, gpu, side, order):
+    na, nb = SIDES[side]
+    desc = order == "descending"
+    a, b = ints(na, desc), ints(nb, desc)
+    both = np.concatenate([a, b])
+    o = stable_order(both, desc)                              # a's first on ties
+    for av, bv, width in ((value_rows(na, 0.5), value_rows(nb, 1e5 + 0.25), 2),
+                          (np.arange(na, dtype=np.int64), np.arange(nb, dtype=np.int64) + 10**7,
+                           1)):
+        out, out_v = mergejit.merge(fw.array(a), fw.array(b), a_values=fw.array(av),
+                                    b_values=fw.array(bv), order=order, context=gpu)
+        assert fw.get(out).dtype == np.int32 and same_bits(fw.get(out), both[o])
+        got = fw.get(out_v)
+        want = np.concatenate([av.reshape(-1, width), bv.reshape(-1, width)])[o]
+        assert got.dtype == av.dtype and np.array_equal(got.reshape(-1, width), want)
+    out = mergejit.merge(fw.array(a), fw.array(b), order=order, context=gpu)
+    assert same_bits(fw.get(out), both[o])
+
+
+@pytest.mark.parametrize("bound", ["lower", "upper"])
+@pytest.mark.parametrize("side", SIDES)
+def test_empty_sorted_search(fw, gpu, side, bound):
+    na, nb = SIDES[side]
+    a, b = ints(na), ints(nb)
+    sa, sb = ("left", "right") if bound == "lower" else ("right", "left")   # b: the other
+    r = mergejit.sorted_search(fw.array(a), fw.array(b), bound=bound, context=gpu)
+    assert isinstance(r.a_indices, fw.array_type) and r.b_indices is None
+    got = fw.get(r.a_indices)
+    assert got.dtype == np.int64 and np.array_equal(got, np.searchsorted(b, a, sa))
+    outs = dict(a_indices=np.full(na, 7, np.int64), a_matches=np.full(na, 7, np.uint8),
+                a_counts=np.full(na, 7, np.int64), b_indices=np.full(nb, 7, np.int64),
+                b_matches=np.full(nb, 7, np.uint8), match_counts=np.full(2, 7, np.int64))
+    r = mergejit.sorted_search(fw.array(a), fw.array(b), bound=bound, context=gpu,
+                               **{name: fw.array(x) for name, x in outs.items()})
+    a_matches, b_matches = np.isin(a, b), np.isin(b, a)
+    want = dict(a_indices=np.searchsorted(b, a, sa), a_matches=a_matches,
+                a_counts=np.searchsorted(b, a, "right") - np.searchsorted(b, a, "left"),
+                b_indices=np.searchsorted(a, b, sb), b_matches=b_matches,
+                match_counts=[a_matches.sum(), b_matches.sum()])
+    for name, x in want.items():
+        got = fw.get(getattr(r, name))
+        assert got.dtype == outs[name].dtype and np.array_equal(got, x), name
+
+
+# An empty side's segments: two empty segments (CSR offsets) of no keys, no heads (one
+# segment from element 0: the whole array) of keys, no offsets of no keys.
+EMPTY_SEGMENTS = {"keys": (np.zeros(3, np.int32), "offsets"),
+                  "segments": (np.zeros(0, np.int64), "heads"),
+                  "both": (np.zeros(0, np.int64), "offsets")}
+
+
+@pytest.mark.parametrize("side", EMPTY_SEGMENTS)
+def test_empty_segmented_sort(fw, gpu, side):
+    n = 2000 if side == "segments" else 0
+    keys = RNG.integers(-1000, 1000, n).astype(np.int32)
+    vals = value_rows(n, 0.5).reshape(n, 2)
+    segments, kind = EMPTY_SEGMENTS[side]
+    k, v = fw.array(keys), fw.array(vals)
+    r = mergejit.segmented_sort(k, fw.array(segments), v, kind=kind, context=gpu)
+    assert r[0] is k and r[1] is v
+    o = stable_order(keys)
+    assert same_bits(fw.get(k), keys[o]) and same_bits(fw.get(v), vals[o])
+
+
+def test_empty_reduce_and_scan(fw, gpu):
+    x = fw.array(np.zeros(0, np.int32))
+    total = mergejit.reduce(x, context=gpu)
+    assert fw.get(total).dtype == np.int32 and fw.get(total).tolist() == [0]
+    mx = mergejit.reduce(x, op="max(a, b)", identity="-2147483647 - 1", context=gpu)
+    assert fw.get(mx).tolist() == [-2**31]
+    for inclusive in (False, True):
+        t = fw.array(np.full(1, 7, np.int32))
+        out = mergejit.scan(x, inclusive=inclusive, total=t, context=gpu)
+        assert fw.get(out).dtype == np.int32 and fw.get(out).shape == (0,)
+        assert fw.get(t).tolist() == [0]                   # the identity
+    assert mergejit.scan(x, x, context=gpu) is x
+
+
+@pytest.mark.parametrize("objects", [0, 3])
+def test_empty_load_balance_and_expand(fw, gpu, objects):
+    off = fw.array(np.zeros(objects, np.int32))        # no items: each object's count 0
+    objs, ranks = mergejit.load_balance(off, 0, ranks=fw.array(np.zeros(0, np.int32)),
+                                        context=gpu)
+    assert fw.get(objs).dtype == np.int32 and fw.get(objs).shape == (0,)
+    assert fw.get(ranks).shape == (0,)
+    vals = fw.array(value_rows(objects, 0.5).reshape(objects, 2))
+    out = mergejit.interval_expand(off, 0, vals, context=gpu)
+    assert fw.get(out).dtype == np.float32 and fw.get(out).shape == (0, 2)
+
+
+@pytest.mark.parametrize("side", ["x", "out", "both"])
+def test_empty_interval_move(fw, gpu, side):
+    off, gather, scatter = (np.array(v, np.int32) for v in ([0, 4, 9], [0, 10, 20], [0, 5, 10]))
+    x = value_rows(0 if side != "out" else 30, 0.5).reshape(-1, 2)
+    out = np.full((0 if side != "x" else 20, 2), -1, np.float32)
+    d = fw.array(out)
+    r = mergejit.interval_move(fw.array(off), 12, fw.array(x), d, gather=fw.array(gather),
+                               scatter=fw.array(scatter), context=gpu)
+    assert r is d and same_bits(fw.get(d), out)        # every item skipped
+    r = mergejit.interval_move(fw.array(np.zeros(0, np.int64)), 0, fw.array(x), context=gpu)
+    assert fw.get(r).dtype == np.float32 and fw.get(r).shape == (0, 2)
+
+
+@pytest.mark.parametrize("side", ["keys", "indices", "out"])
+def test_empty_bulk_remove(fw, gpu, side):
+    n = 0 if side == "keys" else 3000
+    keys, vals = RNG.integers(-1 << 40, 1 << 40, n), value_rows(n, 0.5)
+    idx = np.arange(n, dtype=np.int32) if side == "out" else np.zeros(0, np.int32)
+    out, out_v = mergejit.bulk_remove(fw.array(keys), fw.array(idx), fw.array(vals),
+                                      context=gpu)
+    keep = np.ones(n, bool)
+    keep[idx] = False
+    assert fw.get(out).dtype == np.int64 and same_bits(fw.get(out), keys[keep])
+    assert fw.get(out_v).dtype == np.float32
+    assert np.array_equal(rows(fw.get(out_v)), rows(vals)[keep])
+    assert same_bits(fw.get(mergejit.bulk_remove(fw.array(keys), fw.array(idx), context=gpu)),
+                     keys[keep])
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_empty_bulk_insert(fw, gpu, side):
+    na, nb = SIDES[side]
+    a, b = RNG.integers(-1000, 1000, na).astype(np.int32), ints(nb)
+    pos = np.sort(RNG.integers(0, nb + 1, na))
+    av, bv = value_rows(na, 0.5), value_rows(nb, 1e5 + 0.25)
+    out, out_v = mergejit.bulk_insert(fw.array(a), fw.array(pos), fw.array(b), fw.array(av),
+                                      fw.array(bv), context=gpu)
+    assert fw.get(out).dtype == np.int32 and same_bits(fw.get(out), np.insert(b, pos, a))
+    assert fw.get(out_v).dtype == np.float32
+    assert np.array_equal(rows(fw.get(out_v)), np.insert(rows(bv), pos, rows(av), axis=0))
+    out = mergejit.bulk_insert(fw.array(a), fw.array(pos), fw.array(b), context=gpu)
+    assert same_bits(fw.get(out), np.insert(b, pos, a))
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("op", SET_OPS)
+def test_empty_set_operation(fw, gpu, op, side):
+    na, nb = SIDES[side]
+    a, b = ints(na), ints(nb)
+    av, bv = value_rows(na, 0.5), value_rows(nb, 1e5 + 0.25)
+    ref = set_reference(op, a, b)
+    keys, vals = mergejit.set_operation(op, fw.array(a), fw.array(b), fw.array(av),
+                                        fw.array(bv), context=gpu)
+    assert fw.get(keys).dtype == np.int32 and same_bits(fw.get(keys), pick(ref, a, b))
+    assert fw.get(vals).dtype == np.float32
+    assert np.array_equal(rows(fw.get(vals)), pick(ref, rows(av), rows(bv)))
+    keys = mergejit.set_operation(op, fw.array(a), fw.array(b), context=gpu)
+    assert same_bits(fw.get(keys), pick(ref, a, b))
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("kind", ["inner", "left", "right", "outer"])
+def test_empty_join(fw, gpu, kind, side):
+    na, nb = SIDES[side]
+    a, b = ints(na), ints(nb)
+    a_rows, b_rows = mergejit.join(fw.array(a), fw.array(b), kind, context=gpu)
+    assert fw.get(a_rows).dtype == np.int64 and fw.get(b_rows).dtype == np.int64
+    got = list(zip(fw.get(a_rows).tolist(), fw.get(b_rows).tolist()))
+    assert got == merge_join(kind, a, b, -1)
 
 
 # ---------------------------------------------------------------- streams
