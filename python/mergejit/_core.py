@@ -214,7 +214,10 @@ SearchResult = namedtuple("SearchResult",
 class Sorter:
     """Kernels built once for one primitive, key dtype and order (or comparator), run many
     times. Building compiles with NVRTC or loads from the disk cache, the context's memory or
-    its bundle.
+    its bundle, every kernel the runs may launch: building is the step that may wait for the
+    GPU (loading a module waits for the work already queued on it), and the runs then return
+    once their work is queued. The module-level functions build their sorter on first use (the
+    context keeps it), so a first call may wait where later ones do not.
 
     dtype: the key (element) dtype: a numpy built-in (bool sorts as uint8; bfloat16 from
     ml_dtypes) or a structured dtype, which becomes `struct <type_name> {...}` in CUDA.
@@ -421,13 +424,9 @@ class Sorter:
         vb = self._values(b_values, kb.n, "b_values", s)
         vo = self._values(out_values, ko.n, "out_values", s, writable=True)
         tp, tb = self._temp(temp, s, ko.n)
-        strm = call_stream(s, (ka, kb, ko))
-        if not ka.n:
-            # A merge with an empty a is b: run as (b, a). The kernel takes a NULL a_values for
-            # an index merge (it writes positions), and an empty array's pointer may be NULL.
-            ka, va, kb, vb = kb, vb, ka, va
         self._check(lib.mj_sorter_merge(self._handle(), ka.ptr, _ptr(va), ka.n, kb.ptr, _ptr(vb),
-                                        kb.n, ko.ptr, _ptr(vo), tp, tb, strm))
+                                        kb.n, ko.ptr, _ptr(vo), tp, tb,
+                                        call_stream(s, (ka, kb, ko))))
         return out if out_values is None else (out, out_values)
 
     def segmented_sort(self, keys, segments, values=None, *, kind="offsets", temp=None,
