@@ -216,6 +216,70 @@ START_TEST(custom_type)
 }
 END_TEST
 
+/* Bulk remove and insert move a custom key as its bytes (issue 43: a struct assignment of the
+ * type left the output's padding unwritten): mj_key is an opaque struct of the type's size in
+ * the widest word its size and alignment allow, the type's source and its asserts stay. Every
+ * other primitive that takes the custom key keeps the type itself as mj_key, and bulk modules
+ * of built-in keys their unsigned type: those sources are as before. */
+START_TEST(bulk_custom_keys_move_bytes)
+{
+    static const struct {
+        const char *source, *name;
+        size_t size, align;
+        const char *key; /* bulk's mj_key */
+    } types[] = {
+        {"struct padded { unsigned char a; unsigned long long b; };\n", "padded", 16, 8,
+         "struct mj_key { mj_u64 w[2]; };\n"},
+        {"struct tail { unsigned int a; unsigned short b; };\n", "tail", 8, 4,
+         "struct mj_key { mj_u32 w[2]; };\n"},
+        {"struct odd { unsigned char c[3]; };\n", "odd", 3, 1, "struct mj_key { mj_u8 w[3]; };\n"},
+        {"struct __align__(16) wide { unsigned int a; unsigned char b; };\n", "wide", 16, 16,
+         "struct __align__(16) mj_key { mj_u64 w[2]; };\n"},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof *types; ++i)
+        for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+            mj_kernel_spec s = custom_spec();
+            s.primitive = (mj_primitive)p;
+            s.type_source = types[i].source;
+            s.type_name = types[i].name;
+            s.type_size = types[i].size;
+            s.type_align = types[i].align;
+            s.less = "a.a < b.a";
+            s.nt = 128;
+            s.vt = 5;
+            char err[512], typedef_line[64], size_assert[96], align_assert[96];
+            if (mj__spec_check(&s, err, sizeof err)) continue; /* reduce, scan, lbs family */
+            char *src = gen_ok(&s, NULL);
+            int bulk = mj__is_bulk(s.primitive);
+            const char *what = mj_primitive_name(s.primitive);
+            snprintf(typedef_line, sizeof typedef_line, "typedef %s mj_key;\n", types[i].name);
+            snprintf(size_assert, sizeof size_assert, "static_assert(sizeof(%s) == %zu, ",
+                     bulk ? types[i].name : "mj_key", types[i].size);
+            snprintf(align_assert, sizeof align_assert, "static_assert(alignof(%s) == %zu, ",
+                     bulk ? types[i].name : "mj_key", types[i].align);
+            ck_assert_msg(strstr(src, types[i].source), "%s %s: no type source", what,
+                          types[i].name);
+            ck_assert_msg((strstr(src, typedef_line) == NULL) == bulk, "%s %s: '%s' %s", what,
+                          types[i].name, typedef_line, bulk ? "present" : "missing");
+            ck_assert_msg(!strstr(src, types[i].key) == !bulk, "%s %s: '%s' %s", what,
+                          types[i].name, types[i].key, bulk ? "missing" : "present");
+            ck_assert_msg(has_line_starting(src, size_assert), "%s: no '%s'", what, size_assert);
+            ck_assert_msg(has_line_starting(src, align_assert), "%s: no '%s'", what, align_assert);
+            ck_assert_msg((strstr(src, "mj_less(") == NULL) == bulk, "%s: comparator", what);
+            free(src);
+        }
+    for (int key = MJ_KEY_U8; key <= MJ_KEY_U64; key += 2) {
+        mj_kernel_spec s = primitive_spec(MJ_BULK_INSERT, (mj_key_kind)key, 4, 128, 5);
+        char *src = gen_ok(&s, NULL), want[64];
+        static const char *const words[] = {"mj_u8", "mj_u16", "mj_u32", "mj_u64"};
+        snprintf(want, sizeof want, "\ntypedef %s mj_key;\ntypedef mj_u32 mj_value;\n",
+                 words[(key - MJ_KEY_U8) / 2]);
+        ck_assert_msg(strstr(src, want), "%s bulk insert: no '%s'", mj_key_kind_name(key), want);
+        free(src);
+    }
+}
+END_TEST
+
 static int count_of(const char *text, const char *needle) {
     int n = 0;
     for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle)) ++n;
@@ -382,6 +446,7 @@ static Suite *gen_suite(void) {
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("custom");
     tcase_add_test(tcc, custom_type);
+    tcase_add_test(tcc, bulk_custom_keys_move_bytes);
     suite_add_tcase(s, tcc);
     return s;
 }
