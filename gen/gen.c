@@ -215,6 +215,14 @@ static int maps_keys(const mj_kernel_spec *spec) {
            builtin_keys[spec->key].format;
 }
 
+/* A custom key is held as its bytes (emit_bytes_type) by every primitive but reduce and scan,
+ * whose operator builds keys of the type: a copy of the type's struct, in registers, shared
+ * memory or to the output, would move its fields and leave the padding bytes unwritten (issue
+ * 43); the words move every byte, and the comparator sees the type through a bit cast. */
+static int keys_as_bytes(const mj_kernel_spec *spec) {
+    return spec->key == MJ_KEY_CUSTOM && !mj__is_reduce_or_scan(spec->primitive);
+}
+
 /* The minimum resident blocks per multiprocessor (a launch bound) of a kernel of nt threads
  * whose registers are capped at `threads` a multiprocessor, where such caps were measured:
  * 4-byte keys on sm_90. Custom comparators take them too (a 4-byte struct compared by one
@@ -423,10 +431,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         mj__sb_puts(&sb, "#line 1 \"type_source\"\n");
         mj__sb_puts(&sb, spec->type_source);
         mj__sb_puts(&sb, "\n#line 1 \"mergejit_spec\"\n");
-        /* Bulk remove and insert only move keys: a struct assignment of the type would copy
-         * its fields and leave the output's padding bytes unwritten, so they move the type's
-         * bytes instead (the asserts still check the declaration). */
-        int bytes = mj__is_bulk(spec->primitive);
+        int bytes = keys_as_bytes(spec);
         const char *checked = bytes ? spec->type_name : "mj_key";
         if (!bytes) mj__sb_printf(&sb, "typedef %s mj_key;\n", spec->type_name);
         mj__sb_printf(&sb, "static_assert(sizeof(%s) == %zu, \"mergejit: sizeof(%s) is not "
@@ -435,7 +440,12 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         mj__sb_printf(&sb, "static_assert(alignof(%s) == %zu, \"mergejit: alignof(%s) is not "
                           "%zu as declared\");\n",
                      checked, spec->type_align, spec->type_name, spec->type_align);
-        if (bytes) emit_bytes_type(&sb, "mj_key", spec->type_size, spec->type_align);
+        if (bytes) {
+            mj__sb_printf(&sb, "static_assert(__is_trivially_copyable(%s), \"mergejit: %s is "
+                              "moved as bytes: it must be trivially copyable\");\n",
+                         spec->type_name, spec->type_name);
+            emit_bytes_type(&sb, "mj_key", spec->type_size, spec->type_align);
+        }
     } else {
         mj__sb_printf(&sb, "typedef %s mj_key;\n", maps_keys(spec)
                                                           ? builtin_keys[spec->key].ordinal
@@ -450,7 +460,15 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     /* No comparator for lbs, expand and move (offsets compare as integers), nor for bulk
      * remove and insert (elements are only moved). */
     if (mj__is_lbs(spec->primitive) || mj__is_bulk(spec->primitive)) goto primitive;
-    mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
+    if (keys_as_bytes(spec)) {
+        /* The comparator sees the type: a bit cast of the key's bytes, in registers. */
+        mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &mj_a, const mj_key &mj_b) {\n");
+        mj__sb_printf(&sb, "    const %s &a = __builtin_bit_cast(%s, mj_a), "
+                          "&b = __builtin_bit_cast(%s, mj_b);\n",
+                     spec->type_name, spec->type_name, spec->type_name);
+    } else {
+        mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
+    }
     if (spec->less) {
         mj__sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");
         mj__sb_puts(&sb, spec->less);
