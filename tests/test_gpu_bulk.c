@@ -5,11 +5,11 @@
  * random ones; insert all at 0, all at the end, everything at one position, random positions,
  * and into an empty b. Every output lies between guard bytes, which must stay as they were,
  * also for indices and positions that break the contract (duplicates, unsorted, out of range),
- * whose output is otherwise unspecified. Custom keys move as bytes: the input's padding holds
- * PAD_BYTE, the output starts as GUARD_BYTE, and the output must equal the input's bytes,
- * padding included (issue 43), also through the one-call functions. One assertion a case. The
- * one-call functions, a caller's temporary buffer. Skips (exit 77) where there is no GPU.
- * MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
+ * whose output is otherwise unspecified. Custom keys move as bytes (issue 43): the input's
+ * padding holds PAD_BYTE (0x5A), the output starts as GUARD_BYTE (0xA5), and the output must
+ * equal the input's bytes, padding included, also through the one-call functions. One
+ * assertion a case. The one-call functions, a caller's temporary buffer. Skips (exit 77) where
+ * there is no GPU. MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 
 #include "api/devmem.h"
 #include "gpu_primitives_support.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
 /* A custom key type; `layout` has a character a byte: 'p' for padding, '.' for a field's. */
@@ -39,9 +40,6 @@ static const key_type mix24 = {"mix24",
 static const key_type wide16 = {"wide16",
                                 "struct __align__(16) wide16 { unsigned a; unsigned char b; };",
                                 16, 16, ".....ppppppppppp"};
-
-/* The input's padding bytes; the outputs start as GUARD_BYTE (0xA5). */
-#define PAD_BYTE 0x5A
 
 typedef struct config {
     mj_key_kind key;

@@ -10,6 +10,7 @@
 #include "api/devmem.h"
 #include "cli.h"
 #include "gpu_primitives_support.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
 /* ---------------------------------------------------------------- merge */
@@ -286,6 +287,13 @@ START_TEST(test_wrong_calls) {
 }
 END_TEST
 
+/* Padded custom keys keep every byte (padded_keys_support.h; issue 43), keys alone and with
+ * values, sorter and one-call forms. */
+START_TEST(test_padded_keys) {
+    padk_run(ctx, MJ_MERGE, 0, -1, 0, small);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpu_merge");
     TCase *tc = tcase_create("primitives");
@@ -294,6 +302,7 @@ int main(void) {
     tcase_add_test(tc, test_merge);
     tcase_add_test(tc, test_merge_floats);
     tcase_add_test(tc, test_merge_reused_temp);
+    tcase_add_test(tc, test_padded_keys);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_merge", s);
 }
