@@ -210,6 +210,14 @@ static int maps_keys(const mj_kernel_spec *spec) {
            builtin_keys[spec->key].format;
 }
 
+/* A custom key is held as its bytes (emit_bytes_type) by every primitive but reduce and scan,
+ * whose operator builds keys of the type: a copy of the type's struct, in registers, shared
+ * memory or to the output, would move its fields and leave the padding bytes unwritten (issue
+ * 43); the words move every byte, and the comparator sees the type through a bit cast. */
+static int keys_as_bytes(const mj_kernel_spec *spec) {
+    return spec->key == MJ_KEY_CUSTOM && !mj__is_reduce_or_scan(spec->primitive);
+}
+
 /* The minimum resident blocks per multiprocessor (a launch bound) of a kernel of nt threads
  * whose registers are capped at `threads` a multiprocessor, where such caps were measured:
  * 4-byte keys on sm_90. Custom comparators take them too (a 4-byte struct compared by one
@@ -267,6 +275,17 @@ static void append_template(mj_strbuf *sb, const mj_template *t) {
     }
 }
 
+/* A struct `name` of opaque bytes, size of them, moved in words of the widest size (up to 8)
+ * that divides both size and align: a copy writes every byte, padding of the type it stands
+ * for included. An alignment over 8 is declared, so that copies may take 16-byte words. */
+static void emit_bytes_type(mj_strbuf *sb, const char *name, size_t size, size_t align) {
+    size_t w = 8;
+    while (size % w || align % w) w /= 2;
+    mj__sb_puts(sb, "struct ");
+    if (align > w) mj__sb_printf(sb, "__align__(%zu) ", align);
+    mj__sb_printf(sb, "%s { mj_u%zu w[%zu]; };\n", name, w * 8, size / w);
+}
+
 static void emit_value_type(mj_strbuf *sb, size_t v) {
     switch (v) {
     case 0:
@@ -276,9 +295,10 @@ static void emit_value_type(mj_strbuf *sb, size_t v) {
     case 8: mj__sb_puts(sb, "typedef mj_u64 mj_value;\n"); return;
     case 16: mj__sb_puts(sb, "struct __align__(16) mj_value { mj_u64 lo, hi; };\n"); return;
     default: {
-        /* Opaque bytes moved in the widest word that divides the size. */
-        size_t w = v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
-        mj__sb_printf(sb, "struct mj_value { mj_u%zu w[%zu]; };\n", w * 8, v / w);
+        /* Element i of a value array lies at i * v bytes: aligned to the largest power of two
+         * dividing v, taken up to a word. */
+        size_t align = v & (0 - v);
+        emit_bytes_type(sb, "mj_value", v, align < 8 ? align : 8);
     }
     }
 }
@@ -406,13 +426,21 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         mj__sb_puts(&sb, "#line 1 \"type_source\"\n");
         mj__sb_puts(&sb, spec->type_source);
         mj__sb_puts(&sb, "\n#line 1 \"mergejit_spec\"\n");
-        mj__sb_printf(&sb, "typedef %s mj_key;\n", spec->type_name);
-        mj__sb_printf(&sb, "static_assert(sizeof(mj_key) == %zu, \"mergejit: sizeof(%s) is not "
+        int bytes = keys_as_bytes(spec);
+        const char *checked = bytes ? spec->type_name : "mj_key";
+        if (!bytes) mj__sb_printf(&sb, "typedef %s mj_key;\n", spec->type_name);
+        mj__sb_printf(&sb, "static_assert(sizeof(%s) == %zu, \"mergejit: sizeof(%s) is not "
                           "%zu as declared\");\n",
-                     spec->type_size, spec->type_name, spec->type_size);
-        mj__sb_printf(&sb, "static_assert(alignof(mj_key) == %zu, \"mergejit: alignof(%s) is not "
+                     checked, spec->type_size, spec->type_name, spec->type_size);
+        mj__sb_printf(&sb, "static_assert(alignof(%s) == %zu, \"mergejit: alignof(%s) is not "
                           "%zu as declared\");\n",
-                     spec->type_align, spec->type_name, spec->type_align);
+                     checked, spec->type_align, spec->type_name, spec->type_align);
+        if (bytes) {
+            mj__sb_printf(&sb, "static_assert(__is_trivially_copyable(%s), \"mergejit: %s is "
+                              "moved as bytes: it must be trivially copyable\");\n",
+                         spec->type_name, spec->type_name);
+            emit_bytes_type(&sb, "mj_key", spec->type_size, spec->type_align);
+        }
     } else {
         mj__sb_printf(&sb, "typedef %s mj_key;\n", maps_keys(spec)
                                                           ? builtin_keys[spec->key].ordinal
@@ -427,7 +455,15 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     /* No comparator for lbs, expand and move (offsets compare as integers), nor for bulk
      * remove and insert (elements are only moved). */
     if (mj__is_lbs(spec->primitive) || mj__is_bulk(spec->primitive)) goto primitive;
-    mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
+    if (keys_as_bytes(spec)) {
+        /* The comparator sees the type: a bit cast of the key's bytes, in registers. */
+        mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &mj_a, const mj_key &mj_b) {\n");
+        mj__sb_printf(&sb, "    const %s &a = __builtin_bit_cast(%s, mj_a), "
+                          "&b = __builtin_bit_cast(%s, mj_b);\n",
+                     spec->type_name, spec->type_name, spec->type_name);
+    } else {
+        mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
+    }
     if (spec->less) {
         mj__sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");
         mj__sb_puts(&sb, spec->less);

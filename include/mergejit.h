@@ -225,7 +225,12 @@ typedef struct mj_sort_desc {
                                 order). Required for MJ_KEY_CUSTOM. One expression with
                                 balanced brackets: ';', '#', comments, string literals and line
                                 continuations are refused (MJ_ERR_INVALID_ARGUMENT). */
-    /* MJ_KEY_CUSTOM only: */
+    /* MJ_KEY_CUSTOM only. Every primitive but reduce and scan moves a custom key as its
+     * type_size bytes, padding included: an output key equals, byte for byte, the input key
+     * it comes from (records compare with memcmp). The type must be trivially copyable
+     * (checked by a static_assert); `less` sees a bit copy of the bytes as the type. Reduce
+     * and scan build keys with the operator: padding bytes of their outputs are
+     * unspecified. */
     const char *type_name;   /* the type's name as used in type_source, e.g. "rec" */
     const char *type_source; /* CUDA source defining it (no #include of toolkit headers) */
     size_t type_size;        /* its sizeof, checked by a static_assert in the generated code */
@@ -560,7 +565,7 @@ MJ_API mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_c
                                          size_t temp_bytes, void *stream);
 /* Bulk remove and bulk insert (sorters built for MJ_BULK_REMOVE and MJ_BULK_INSERT): array
  * surgery by index. The key is the element type, any kind including MJ_KEY_CUSTOM (moved as
- * bytes: order and less are not used), with values of value_size 0..64 bytes moved alongside;
+ * bytes, padding included: order and less are not used), with values of value_size 0..64 bytes moved alongside;
  * values are given exactly when the sorter has value_size > 0. Indices and positions are
  * device memory of index_size 4 (uint32_t) or 8 (uint64_t) bytes each. Outputs must not
  * overlap inputs. */

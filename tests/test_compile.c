@@ -6,10 +6,11 @@
  * search over built-in keys and a 16-byte struct; bulk remove and insert; set operations over
  * built-in keys and a 16-byte struct with 0- to 64-byte values); custom types; comparator and
  * type errors reported with NVRTC's log; mergesort's waits for the kernel before it (sm_90 PTX:
- * ahead of every global access); the choice of target; the cache key; the ptxas report parser;
- * and the module's build (core/loader.c), its kernels as separate programs on several threads:
- * the same bytes as one after another, a compile error reported once, a program that spills
- * under the register caps built again without them. Needs NVRTC (required on CI), no GPU. */
+ * ahead of every global access); custom keys stored as words, padding included (sm_90 PTX);
+ * the choice of target; the cache key; the ptxas report parser; and the module's build
+ * (core/loader.c), its kernels as separate programs on several threads: the same bytes as one
+ * after another, a compile error reported once, a program that spills under the register caps
+ * built again without them. Needs NVRTC (required on CI), no GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,6 +594,55 @@ START_TEST(mergesort_overlap_instructions)
 }
 END_TEST
 
+/* Custom keys move as bytes (issue 43): for a struct of a byte, 7 bytes of padding and an
+ * 8-byte field, the kernels that write keys store 8-byte words (sm_90 PTX), padding included,
+ * never the byte field alone (st.global.u8, as a copy of the struct did). */
+START_TEST(custom_keys_store_words)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    char err[ERR_CAP / 8];
+    static const struct {
+        mj_primitive p;
+        const char *kernels[3];
+    } cases[] = {
+        {MJ_MERGESORT, {"mj_blocksort", "mj_merge", "mj_merge4"}},
+        {MJ_MERGE, {"mj_merge_arrays"}},
+        {MJ_SEGMENTED_SORT, {"mj_queue_work"}},
+        {MJ_LOCALITY_SORT, {"mj_queue_work"}},
+        {MJ_SET_OPS, {"mj_setop_tiles"}},
+        {MJ_BULK_REMOVE, {"mj_remove_tiles"}},
+        {MJ_BULK_INSERT, {"mj_insert_tiles"}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        mj_kernel_spec s = primitive_spec(cases[c].p, MJ_KEY_CUSTOM, MJ_ASCENDING, 0, 90);
+        s.type_name = "padded";
+        s.type_source = "struct padded { unsigned char a; unsigned long long b; };";
+        s.type_size = 16;
+        s.type_align = 8;
+        s.less = "a.a < b.a || (a.a == b.a && a.b < b.b)";
+        mj__default_tile(s.primitive, 90, 16, 0, &s.nt, &s.vt, &s.bs_nt);
+        char *src = gen(&s);
+        mj_target t = {90, 1};
+        void *bin = NULL;
+        size_t size = 0;
+        const char *name = mj_primitive_name(s.primitive);
+        mj_status st = mj__compile(nv, src, t, &bin, &size, NULL, err, sizeof err);
+        ck_assert_msg(st == MJ_OK, "%s: %s: %s", name, mj_status_name(st), err);
+        for (size_t k = 0; k < 3 && cases[c].kernels[k]; ++k) {
+            char *body = ptx_entry(bin, cases[c].kernels[k]);
+            ck_assert_msg(body != NULL, "%s: no %s in the PTX", name, cases[c].kernels[k]);
+            ck_assert_msg(strstr(body, "st.global.u64") || strstr(body, "st.global.v2.u64"),
+                          "%s %s: no 8-byte stores", name, cases[c].kernels[k]);
+            ck_assert_msg(!strstr(body, "st.global.u8"), "%s %s: stores single bytes", name,
+                          cases[c].kernels[k]);
+            free(body);
+        }
+        free(bin);
+        free(src);
+    }
+}
+END_TEST
+
 START_TEST(compile_key)
 {
     const mj_nvrtc_api *nv = nvrtc();
@@ -927,6 +977,7 @@ static Suite *compile_suite(void) {
     tcase_add_test(tx, custom_wrong_size);
     tcase_add_test(tx, compile_to_ptx);
     tcase_add_test(tx, mergesort_overlap_instructions);
+    tcase_add_test(tx, custom_keys_store_words);
     suite_add_tcase(s, tx);
     TCase *tt = tcase_create("targets");
     tcase_set_timeout(tt, 120);

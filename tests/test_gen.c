@@ -192,10 +192,11 @@ START_TEST(custom_type)
     char *b = gen_ok(&s, &n2);
     ck_assert(outputs_equal(a, n1, b, n2));
     ck_assert_msg(strstr(a, custom_source) != NULL, "the type's source is missing");
-    ck_assert_msg(strstr(a, "typedef pair128 mj_key;") != NULL, "the typedef is missing");
-    ck_assert_msg(strstr(a, "static_assert(sizeof(mj_key) == 16") != NULL,
+    ck_assert_msg(strstr(a, "struct mj_key { mj_u64 w[2]; };") != NULL, "the key's bytes are "
+                  "missing");
+    ck_assert_msg(strstr(a, "static_assert(sizeof(pair128) == 16") != NULL,
                   "the sizeof static_assert is missing");
-    ck_assert_msg(strstr(a, "static_assert(alignof(mj_key) == 8") != NULL,
+    ck_assert_msg(strstr(a, "static_assert(alignof(pair128) == 8") != NULL,
                   "the alignof static_assert is missing");
     ck_assert(strstr(a, custom_less) != NULL);
     ck_assert(strstr(a, "as declared") != NULL);
@@ -208,11 +209,88 @@ START_TEST(custom_type)
     t.type_align = 16;
     t.vt = 5; /* 256 x 7 tiles of 32-byte keys would not fit in shared memory */
     char *c = gen_ok(&t, NULL);
-    ck_assert(strstr(c, "static_assert(sizeof(mj_key) == 32") != NULL);
-    ck_assert(strstr(c, "static_assert(alignof(mj_key) == 16") != NULL);
+    ck_assert(strstr(c, "static_assert(sizeof(pair128) == 32") != NULL);
+    ck_assert(strstr(c, "static_assert(alignof(pair128) == 16") != NULL);
+    ck_assert(strstr(c, "struct __align__(16) mj_key { mj_u64 w[4]; };") != NULL);
     free(a);
     free(b);
     free(c);
+}
+END_TEST
+
+/* A custom key is held as its bytes (issue 43: a struct assignment of the type left the
+ * output's padding bytes unwritten): every primitive but reduce and scan declares mj_key as an
+ * opaque struct of the type's size in the widest word its size and alignment allow, keeps the
+ * type's source and asserts, and compares through a bit cast to the type. Reduce and scan,
+ * whose operator builds keys, keep the type; built-in keys keep their own types (every such
+ * source is as before). */
+START_TEST(custom_keys_move_bytes)
+{
+    static const struct {
+        const char *source, *name;
+        size_t size, align;
+        const char *key; /* the bytes' mj_key */
+    } types[] = {
+        {"struct padded { unsigned char a; unsigned long long b; };\n", "padded", 16, 8,
+         "struct mj_key { mj_u64 w[2]; };\n"},
+        {"struct tail { unsigned int a; unsigned short b; };\n", "tail", 8, 4,
+         "struct mj_key { mj_u32 w[2]; };\n"},
+        {"struct odd { unsigned char a[3]; };\n", "odd", 3, 1, "struct mj_key { mj_u8 w[3]; };\n"},
+        {"struct __align__(16) wide { unsigned int a; unsigned char b; };\n", "wide", 16, 16,
+         "struct __align__(16) mj_key { mj_u64 w[2]; };\n"},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof *types; ++i)
+        for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+            mj_kernel_spec s = custom_spec();
+            s.primitive = (mj_primitive)p;
+            s.type_source = types[i].source;
+            s.type_name = types[i].name;
+            s.type_size = types[i].size;
+            s.type_align = types[i].align;
+            s.less = "a.a < b.a";
+            s.nt = 128;
+            s.vt = 5;
+            int fold = mj__is_reduce_or_scan(s.primitive);
+            if (fold) {
+                s.op = "a";
+                s.identity = "a";
+                s.bs_nt = 128;
+            }
+            char err[512], want[160];
+            if (mj__spec_check(&s, err, sizeof err)) {
+                ck_assert_msg(mj__is_lbs(s.primitive), "%s: %s", mj_primitive_name(p), err);
+                continue; /* lbs, expand and move take index keys */
+            }
+            char *src = gen_ok(&s, NULL);
+            const char *what = mj_primitive_name(s.primitive), *t = types[i].name;
+            ck_assert_msg(strstr(src, types[i].source), "%s %s: no type source", what, t);
+            snprintf(want, sizeof want, "typedef %s mj_key;\n", t);
+            ck_assert_msg(!strstr(src, want) == !fold, "%s: '%s'", what, want);
+            ck_assert_msg((strstr(src, types[i].key) == NULL) == fold, "%s: '%s'", what, types[i].key);
+            snprintf(want, sizeof want, "static_assert(sizeof(%s) == %zu, ", fold ? "mj_key" : t,
+                     types[i].size);
+            ck_assert_msg(has_line_starting(src, want), "%s: no '%s'", what, want);
+            snprintf(want, sizeof want, "static_assert(alignof(%s) == %zu, ",
+                     fold ? "mj_key" : t, types[i].align);
+            ck_assert_msg(has_line_starting(src, want), "%s: no '%s'", what, want);
+            snprintf(want, sizeof want, "static_assert(__is_trivially_copyable(%s), ", t);
+            ck_assert_msg(has_line_starting(src, want) == !fold, "%s: '%s'", what, want);
+            /* Bulk remove and insert only move keys: no comparator. */
+            snprintf(want, sizeof want, "    const %s &a = __builtin_bit_cast(%s, mj_a), "
+                                        "&b = __builtin_bit_cast(%s, mj_b);\n", t, t, t);
+            int compares = mj__primitive_traits(s.primitive)->comparator;
+            ck_assert_msg(!strstr(src, want) == !compares, "%s: '%s'", what, want);
+            ck_assert_msg(!strstr(src, "mj_less(") == !compares, "%s: mj_less", what);
+            free(src);
+        }
+    for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+        mj_kernel_spec s = primitive_spec((mj_primitive)p, MJ_KEY_I32, 0, 128, 5);
+        if (mj__primitive_traits(s.primitive)->values == MJ_VALUES_REQUIRED) s.value_size = 4;
+        char *src = gen_ok(&s, NULL);
+        ck_assert(strstr(src, "\ntypedef int mj_key;\ntypedef mj_u32 mj_value;\n"));
+        ck_assert(!strstr(src, "__builtin_bit_cast"));
+        free(src);
+    }
 }
 END_TEST
 
@@ -371,6 +449,7 @@ static Suite *gen_suite(void) {
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("custom");
     tcase_add_test(tcc, custom_type);
+    tcase_add_test(tcc, custom_keys_move_bytes);
     suite_add_tcase(s, tcc);
     return s;
 }

@@ -1,12 +1,15 @@
-/* Bulk remove and bulk insert on the GPU against a CPU reference: u32, u64 and a 12-byte
- * struct, keys only and with 4-, 12- and 64-byte values; 4- and 8-byte indices; sizes 0, 1,
- * the tile edges, many tiles and 10^7 (not with MJ_TEST_SMALL); remove none, all, every other,
- * a dense run and random ones; insert all at 0, all at the end, everything at one position,
- * random positions, and into an empty b. Every output lies between guard bytes, which must
- * stay as they were, also for indices and positions that break the contract (duplicates,
- * unsorted, out of range), whose output is otherwise unspecified. One assertion a case. The
- * one-call functions, a caller's temporary buffer. Skips (exit 77) where there is no GPU.
- * MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
+/* Bulk remove and bulk insert on the GPU against a CPU reference: u32, u64, a 12-byte struct
+ * and structs with padding (inside, at the end, both, and one aligned to 16), keys only and
+ * with 4-, 12- and 64-byte values; 4- and 8-byte indices; sizes 0, 1, the tile edges, many
+ * tiles and 10^7 (not with MJ_TEST_SMALL); remove none, all, every other, a dense run and
+ * random ones; insert all at 0, all at the end, everything at one position, random positions,
+ * and into an empty b. Every output lies between guard bytes, which must stay as they were,
+ * also for indices and positions that break the contract (duplicates, unsorted, out of range),
+ * whose output is otherwise unspecified. Custom keys move as bytes (issue 43): the input's
+ * padding holds PAD_BYTE (0x5A), the output starts as GUARD_BYTE (0xA5), and the output must
+ * equal the input's bytes, padding included, also through the one-call functions. One
+ * assertion a case. The one-call functions, a caller's temporary buffer. Skips (exit 77) where
+ * there is no GPU. MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,28 +17,57 @@
 
 #include "api/devmem.h"
 #include "gpu_primitives_support.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
+/* A custom key type; `layout` has a character a byte: 'p' for padding, '.' for a field's. */
+typedef struct key_type {
+    const char *name, *source;
+    size_t size, align;
+    const char *layout;
+} key_type;
+
+static const key_type rec12 = {"rec12", "struct rec12 { unsigned a, b, c; };", 12, 4,
+                               "............"};
+static const key_type pad16 = {"pad16", "struct pad16 { unsigned char a; unsigned long long b; };",
+                               16, 8, ".ppppppp........"};
+static const key_type tail8 = {"tail8", "struct tail8 { unsigned a; unsigned short b; };", 8, 4,
+                               "......pp"};
+static const key_type mix24 = {"mix24",
+                               "struct mix24 { unsigned long long a; unsigned char b; unsigned c; "
+                               "unsigned char d; };",
+                               24, 8, ".........ppp.....ppppppp"};
+static const key_type wide16 = {"wide16",
+                                "struct __align__(16) wide16 { unsigned a; unsigned char b; };",
+                                16, 16, ".....ppppppppppp"};
+
 typedef struct config {
-    mj_key_kind key; /* MJ_KEY_CUSTOM: rec12 */
+    mj_key_kind key;
+    const key_type *type; /* MJ_KEY_CUSTOM */
     size_t ks, vs, index_size;
 } config;
 
 static const config configs[] = {
-    {MJ_KEY_U32, 4, 0, 4},      {MJ_KEY_U32, 4, 4, 8},      {MJ_KEY_U64, 8, 0, 8},
-    {MJ_KEY_U64, 8, 12, 4},     {MJ_KEY_CUSTOM, 12, 0, 4},  {MJ_KEY_CUSTOM, 12, 64, 8},
-    {MJ_KEY_CUSTOM, 12, 12, 4},
+    {MJ_KEY_U32, NULL, 4, 0, 4},       {MJ_KEY_U32, NULL, 4, 4, 8},
+    {MJ_KEY_U64, NULL, 8, 0, 8},       {MJ_KEY_U64, NULL, 8, 12, 4},
+    {MJ_KEY_CUSTOM, &rec12, 12, 0, 4}, {MJ_KEY_CUSTOM, &rec12, 12, 64, 8},
+    {MJ_KEY_CUSTOM, &rec12, 12, 12, 4}, {MJ_KEY_CUSTOM, &pad16, 16, 0, 4},
+    {MJ_KEY_CUSTOM, &pad16, 16, 12, 8}, {MJ_KEY_CUSTOM, &tail8, 8, 4, 4},
+    {MJ_KEY_CUSTOM, &mix24, 24, 0, 8},  {MJ_KEY_CUSTOM, &mix24, 24, 64, 4},
+    {MJ_KEY_CUSTOM, &wide16, 16, 4, 8},
 };
 #define CONFIGS (int)(sizeof configs / sizeof *configs)
+/* The configs of padded keys: from PADDED on. */
+#define PADDED 7
 
 static mj_sort_desc desc_for(const config *c, mj_primitive p) {
     mj_sort_desc d;
     mj_sort_desc_init(&d, c->key, MJ_ASCENDING);
-    if (c->key == MJ_KEY_CUSTOM) {
-        d.type_name = "rec12";
-        d.type_source = "struct rec12 { unsigned a, b, c; };";
-        d.type_size = 12;
-        d.type_align = 4;
+    if (c->type) {
+        d.type_name = c->type->name;
+        d.type_source = c->type->source;
+        d.type_size = c->type->size;
+        d.type_align = c->type->align;
     }
     d.primitive = p;
     d.value_size = c->vs;
@@ -55,6 +87,16 @@ static unsigned char *random_bytes(size_t bytes, uint64_t seed) {
     ck_assert_ptr_nonnull(h);
     uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
     for (size_t i = 0; i < bytes; ++i) h[i] = (unsigned char)mjt_rand(&rng);
+    return h;
+}
+
+/* Random keys of c, their padding bytes PAD_BYTE (malloc'd). */
+static unsigned char *random_keys(const config *c, size_t n, uint64_t seed) {
+    unsigned char *h = random_bytes(n * c->ks, seed);
+    if (c->type)
+        for (size_t i = 0; i < n; ++i)
+            for (size_t b = 0; b < c->ks; ++b)
+                if (c->type->layout[b] == 'p') h[i * c->ks + b] = PAD_BYTE;
     return h;
 }
 
@@ -89,18 +131,23 @@ static uint64_t *remove_indices(remove_pattern p, size_t n, size_t *k, uint64_t 
 }
 
 /* One run of remove on indices ix[0, k) over n elements; with `exact`, the output must equal
- * the reference (indices that keep the contract), else only the guards must hold. */
+ * the reference (indices that keep the contract), else only the guards must hold. s NULL: the
+ * one-call mj_bulk_remove with c's description. */
 static void run_remove(mj_sorter *s, const config *c, size_t n, const uint64_t *ix, size_t k,
                        int exact, void *temp, size_t temp_bytes, const char *what) {
     say(what);
     size_t ks = c->ks, vs = c->vs, m = n - k;
-    unsigned char *keys = random_bytes(n * ks, n + k), *vals = random_bytes(n * vs, n * 3 + k);
+    unsigned char *keys = random_keys(c, n, n + k), *vals = random_bytes(n * vs, n * 3 + k);
     void *d_keys = upload(keys, n * ks), *d_vals = upload(vals, n * vs);
     void *d_ix = upload_indices(ix, k, c->index_size);
     void *d_ok = guarded(m * ks), *d_ov = vs ? guarded(m * vs) : NULL;
-    mj_status st = mj_sorter_bulk_remove(s, n ? d_keys : NULL, vs && n ? d_vals : NULL, n, d_ix,
-                                         k, c->index_size, m ? d_ok : NULL, vs && m ? d_ov : NULL,
-                                         temp, temp_bytes, NULL);
+    mj_sort_desc d = desc_for(c, MJ_BULK_REMOVE);
+    mj_status st = s ? mj_sorter_bulk_remove(s, n ? d_keys : NULL, vs && n ? d_vals : NULL, n,
+                                             d_ix, k, c->index_size, m ? d_ok : NULL,
+                                             vs && m ? d_ov : NULL, temp, temp_bytes, NULL)
+                     : mj_bulk_remove(ctx, &d, n ? d_keys : NULL, vs && n ? d_vals : NULL, vs, n,
+                                      d_ix, k, c->index_size, m ? d_ok : NULL,
+                                      vs && m ? d_ov : NULL, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st), mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     size_t overrun = 0;
@@ -192,24 +239,29 @@ static const char *const insert_names[] = {"all at 0", "all at the end", "all at
                                            "random", "into an empty b"};
 
 /* One run of insert of a_count elements at positions pos into b_count; with `exact` against
- * the reference merge (a before equal b), else the guards only. */
+ * the reference merge (a before equal b), else the guards only. s NULL: the one-call
+ * mj_bulk_insert with c's description. */
 static void run_insert(mj_sorter *s, const config *c, const uint64_t *pos, size_t a_count,
                        size_t b_count, int exact, void *temp, size_t temp_bytes,
                        const char *what) {
     say(what);
     size_t ks = c->ks, vs = c->vs, n = a_count + b_count;
-    unsigned char *ak = random_bytes(a_count * ks, a_count + 1);
+    unsigned char *ak = random_keys(c, a_count, a_count + 1);
     unsigned char *av = random_bytes(a_count * vs, a_count + 2);
-    unsigned char *bk = random_bytes(b_count * ks, b_count + 3);
+    unsigned char *bk = random_keys(c, b_count, b_count + 3);
     unsigned char *bv = random_bytes(b_count * vs, b_count + 4);
     void *d_ak = upload(ak, a_count * ks), *d_av = upload(av, a_count * vs);
     void *d_bk = upload(bk, b_count * ks), *d_bv = upload(bv, b_count * vs);
     void *d_pos = upload_indices(pos, a_count, c->index_size);
     void *d_ok = guarded(n * ks), *d_ov = vs ? guarded(n * vs) : NULL;
-    mj_status st = mj_sorter_bulk_insert(s, d_ak, vs ? d_av : NULL, d_pos, a_count,
-                                         c->index_size, d_bk, vs ? d_bv : NULL, b_count,
-                                         n ? d_ok : NULL, vs && n ? d_ov : NULL, temp,
-                                         temp_bytes, NULL);
+    mj_sort_desc d = desc_for(c, MJ_BULK_INSERT);
+    mj_status st = s ? mj_sorter_bulk_insert(s, d_ak, vs ? d_av : NULL, d_pos, a_count,
+                                             c->index_size, d_bk, vs ? d_bv : NULL, b_count,
+                                             n ? d_ok : NULL, vs && n ? d_ov : NULL, temp,
+                                             temp_bytes, NULL)
+                     : mj_bulk_insert(ctx, &d, d_ak, vs ? d_av : NULL, d_pos, a_count,
+                                      c->index_size, d_bk, vs ? d_bv : NULL, b_count,
+                                      n ? d_ok : NULL, vs && n ? d_ov : NULL, vs, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st), mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     size_t overrun = 0;
@@ -379,6 +431,38 @@ START_TEST(test_temp_and_one_call)
 }
 END_TEST
 
+/* Padded keys through the one-call functions: 1, the edges of the primitive's tiles and 10^6
+ * elements, random removals and positions; the output's bytes are the input's, padding
+ * included. */
+START_TEST(test_padded_one_call)
+{
+    const config *c = &configs[PADDED + _i];
+    for (int insert = 0; insert < 2; ++insert) {
+        mj_sorter *s = make(c, insert ? MJ_BULK_INSERT : MJ_BULK_REMOVE); /* for its tile */
+        size_t nv = tile_of(s);
+        mj_sorter_destroy(s);
+        size_t sizes[] = {1, nv - 1, nv, nv + 1, 2 * nv + 1, small ? 200000 : 1000000};
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; ++z) {
+            size_t n = sizes[z], k, a_count = n / 3 + 1;
+            char what[160];
+            if (insert) {
+                uint64_t *pos = insert_positions(I_RANDOM, a_count, n - a_count, 13u + z);
+                snprintf(what, sizeof what, "mj_bulk_insert of %zu into %zu %s keys, %zu-byte "
+                         "values", a_count, n - a_count, c->type->name, c->vs);
+                run_insert(NULL, c, pos, a_count, n - a_count, 1, NULL, 0, what);
+                free(pos);
+            } else {
+                uint64_t *ix = remove_indices(R_RANDOM, n, &k, 11u + z);
+                snprintf(what, sizeof what, "mj_bulk_remove of %zu %s keys, %zu-byte values", n,
+                         c->type->name, c->vs);
+                run_remove(NULL, c, n, ix, k, 1, NULL, 0, what);
+                free(ix);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpu_bulk");
     TCase *tc = tcase_create("primitives");
@@ -388,6 +472,7 @@ int main(void) {
     tcase_add_loop_test(tc, test_insert, 0, CONFIGS);
     tcase_add_loop_test(tc, test_insert_contract_break, 0, CONFIGS);
     tcase_add_test(tc, test_temp_and_one_call);
+    tcase_add_loop_test(tc, test_padded_one_call, 0, CONFIGS - PADDED);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_bulk", s);
 }

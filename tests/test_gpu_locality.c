@@ -7,6 +7,7 @@
 
 #include "api/devmem.h"
 #include "gpu_primitives_support.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
 /* ---------------------------------------------------------------- locality sort */
@@ -87,11 +88,19 @@ START_TEST(test_locality) {
 }
 END_TEST
 
+/* Padded custom keys keep every byte (padded_keys_support.h; issue 43), keys alone and with
+ * values, sorter and one-call forms. */
+START_TEST(test_padded_keys) {
+    padk_run(ctx, MJ_LOCALITY_SORT, 0, -1, 0, small);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpu_locality");
     TCase *tc = tcase_create("primitives");
     tcase_set_timeout(tc, 1200);
     tcase_add_test(tc, test_locality);
+    tcase_add_test(tc, test_padded_keys);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_locality", s);
 }

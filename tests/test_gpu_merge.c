@@ -1,8 +1,9 @@
 /* Merge on the GPU against a CPU reference: u32 and u64 keys, with and without values, five
  * distributions and sizes from empty lists up; f16, bf16, f32 and f64 keys in both orders with
- * NaNs of both signs and many payloads; an empty side without values; a temporary buffer
- * reused across runs; and the calls that merge and segmented sort sorters refuse. Skips (exit 77) where there is no GPU.
- * MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
+ * NaNs of both signs and many payloads; an empty side without values; padded custom keys kept
+ * byte for byte; a temporary buffer reused across runs; and the calls that merge and segmented
+ * sort sorters refuse. Skips (exit 77) where there is no GPU. MJ_TEST_SMALL=1 runs smaller
+ * sizes (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "api/devmem.h"
 #include "cli.h"
 #include "gpu_primitives_support.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
 /* ---------------------------------------------------------------- merge */
@@ -333,6 +335,13 @@ START_TEST(test_wrong_calls) {
 }
 END_TEST
 
+/* Padded custom keys keep every byte (padded_keys_support.h; issue 43), keys alone and with
+ * values, sorter and one-call forms. */
+START_TEST(test_padded_keys) {
+    padk_run(ctx, MJ_MERGE, 0, -1, 0, small);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpu_merge");
     TCase *tc = tcase_create("primitives");
@@ -342,6 +351,7 @@ int main(void) {
     tcase_add_test(tc, test_merge_floats);
     tcase_add_test(tc, test_merge_reused_temp);
     tcase_add_test(tc, test_merge_empty_side_without_values);
+    tcase_add_test(tc, test_padded_keys);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_merge", s);
 }

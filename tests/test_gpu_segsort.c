@@ -8,6 +8,7 @@
 
 #include "api/devmem.h"
 #include "gpu_primitives_support.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
 /* ---------------------------------------------------------------- segmented sort */
@@ -151,12 +152,20 @@ START_TEST(test_segsort_every_length) {
 }
 END_TEST
 
+/* Padded custom keys keep every byte (padded_keys_support.h; issue 43), in segments of 777,
+ * keys alone and with values, sorter and one-call forms. */
+START_TEST(test_padded_keys) {
+    padk_run(ctx, MJ_SEGMENTED_SORT, 777, -1, 0, small);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpu_segsort");
     TCase *tc = tcase_create("primitives");
     tcase_set_timeout(tc, 1200);
     tcase_add_test(tc, test_segsort_every_length);
     tcase_add_test(tc, test_segsort_lengths);
+    tcase_add_test(tc, test_padded_keys);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_segsort", s);
 }

@@ -19,6 +19,7 @@
 #include "api/devmem.h"
 #include "cli.h"
 #include "gpu_primitives_support.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
 typedef enum kind { U32, I64, F32, REC } kind;
@@ -391,6 +392,13 @@ START_TEST(test_temp_and_one_call)
 }
 END_TEST
 
+/* Padded custom keys keep every byte (padded_keys_support.h; issue 43) through each operation,
+ * keys alone and with values, sorter and one-call forms. */
+START_TEST(test_padded_keys) {
+    padk_run(ctx, MJ_SET_OPS, 0, _i, 0, small);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpu_setops");
     TCase *tc = tcase_create("primitives");
@@ -399,6 +407,7 @@ int main(void) {
     tcase_add_test(tc, test_large);
     tcase_add_loop_test(tc, test_unsorted, 0, CONFIGS);
     tcase_add_test(tc, test_temp_and_one_call);
+    tcase_add_loop_test(tc, test_padded_keys, MJ_SET_INTERSECTION, MJ_SET_SYMMETRIC_DIFFERENCE + 1);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_setops", s);
 }

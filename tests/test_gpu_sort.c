@@ -12,6 +12,7 @@
 #include "gen.h"
 #include "primitives/run.h"
 #include "shared/merge_frame.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
 static mj_context *ctx;
@@ -710,6 +711,13 @@ START_TEST(test_bad_arguments) {
 }
 END_TEST
 
+/* Padded custom keys keep every byte (padded_keys_support.h; issue 43), keys alone and with
+ * values, sorter and one-call forms, up to 2 10^6 keys: past 32 MiB, so 4-way merge passes. */
+START_TEST(test_padded_keys) {
+    padk_run(ctx, MJ_MERGESORT, 0, -1, 2000000, small);
+}
+END_TEST
+
 int main(void) {
     small = mjt_small();
     ctx = mjt_gpu_context_or_skip("test_gpu_sort");
@@ -718,6 +726,7 @@ int main(void) {
     tcase_set_timeout(tc, 1200);
     tcase_add_loop_test(tc, test_every_kind, 0, MJ_KEY_CUSTOM);
     tcase_add_test(tc, test_custom_struct);
+    tcase_add_test(tc, test_padded_keys);
     tcase_add_test(tc, test_indices);
     tcase_add_test(tc, test_runtime_interop);
     tcase_add_test(tc, test_bad_arguments);
