@@ -324,7 +324,7 @@ START_TEST(mergesort_parts)
         char *dir = mjt_tmpdir();
         ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", fused ? "" : "0", 1), 0);
         mj_sort_desc desc = u32_desc();
-        unsigned later_kernels = mj__primitive_later_kernels(MJ_MERGESORT) &
+        mj_kernel_set later_kernels = mj__primitive_later_kernels(MJ_MERGESORT) &
                                  ~(fused ? 1u << MJ_K_PARTITION : 0u);
         int programs = fused ? 3 : 4;
         mj_context *ctx = NULL;
@@ -388,7 +388,7 @@ START_TEST(join_parts)
     desc.primitive = MJ_JOIN;
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
-    unsigned unmatched = 1u << MJ_K_JOIN_UNMATCHED;
+    mj_kernel_set unmatched = 1u << MJ_K_JOIN_UNMATCHED;
     ck_assert_uint_eq(s->mod->kernels, mj__primitive_kernels(MJ_JOIN) & ~unmatched);
     mj_build_times later;
     int source = -1;
@@ -452,7 +452,7 @@ END_TEST
 /* A compile-only sorter's later build asked for `need` (mj__sorter_build_later). */
 typedef struct later_ask {
     mj_sorter *sorter;
-    unsigned need;
+    mj_kernel_set need;
 } later_ask;
 
 static void *build_later(void *arg) {
@@ -472,8 +472,8 @@ static void unbuild_later(mj_sorter *s) {
 
 /* The kernels of the sorter's later modules, published one after another, and *count of them;
  * each holds some of the later kernels, none that create's module or another holds. */
-static unsigned later_modules(mj_sorter *s, int *count) {
-    unsigned all = 0;
+static mj_kernel_set later_modules(mj_sorter *s, int *count) {
+    mj_kernel_set all = 0;
     int n = 0, gap = 0;
     for (int i = 0; i < MJ_LATER_MOST; ++i) {
         const mj_module *m = atomic_load(&s->later[i].mod);
@@ -520,8 +520,8 @@ START_TEST(later_build_threads)
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
     unbuild_later(s);
-    unsigned create = 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE, merge4 = 1u << MJ_K_MERGE4;
-    unsigned group = 1u << MJ_K_PARTITION4, one = 1u << MJ_K_PARTITION4_ONE;
+    mj_kernel_set create = 1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE, merge4 = 1u << MJ_K_MERGE4;
+    mj_kernel_set group = 1u << MJ_K_PARTITION4, one = 1u << MJ_K_PARTITION4_ONE;
     int count = -1;
     later_ask nothing = {s, create};
     ask_at_once(&nothing, 1);
@@ -533,7 +533,7 @@ START_TEST(later_build_threads)
     ask_at_once(sorts, 2);
     ck_assert_uint_eq(later_modules(s, &count), merge4 | group | one);
     ck_assert_int_eq(count, 2);
-    unsigned first = atomic_load(&s->later[0].mod)->kernels;
+    mj_kernel_set first = atomic_load(&s->later[0].mod)->kernels;
     ck_assert(first == (merge4 | group) || first == (merge4 | one));
 
     later_ask all = {s, mj__primitive_later_kernels(MJ_MERGESORT)};
@@ -571,7 +571,7 @@ START_TEST(sort_builds_its_parts)
     static const struct {
         const char *fused, *ways;
         int runs, extra; /* n = runs * run + extra, or with runs -1 n = extra merge tiles */
-        unsigned built;  /* the later kernels the sort builds */
+        mj_kernel_set built; /* the later kernels the sort builds */
     } cases[] = {
         {"1", "2", 4, 3, 0},     {"0", "2", 1, -1, 0},    {"0", "2", 0, 0, 0},
         {"0", "2", 4, 3, P},     {"1", "4", 4, 3, G | M}, {"1", "4", 3, 0, G | M},
@@ -597,7 +597,7 @@ START_TEST(sort_builds_its_parts)
         mj_status st = mj_sorter_sort(s, (void *)(uintptr_t)4096, NULL, (size_t)n, NULL, 0, NULL);
         mjt_expect(ctx, st, MJ_ERR_UNSUPPORTED, "compile-only", "a compile-only sort");
         int count = -1;
-        unsigned built = later_modules(s, &count);
+        mj_kernel_set built = later_modules(s, &count);
         ck_assert_msg(built == cases[c].built && count == (built != 0),
                       "case %zu (fused %s, ways %s, n %lld): built %#x in %d modules, not %#x",
                       c, cases[c].fused, cases[c].ways, n, built, count, cases[c].built);

@@ -32,9 +32,10 @@ static const char *const expected[] = {
     NULL,
 };
 
-/* ---- Today's tables, read through the generator's interface. */
+/* ---- The tables, read through the catalogue (gen/catalog.h). */
 
 typedef struct kernel_info {
+    int index; /* in the primitive's row */
     const char *name;
     int weight;
     unsigned uses;
@@ -42,14 +43,15 @@ typedef struct kernel_info {
 } kernel_info;
 
 /* The primitive's kernels in their module's order; their count. */
-static int kernels_of(mj_primitive p, kernel_info out[32]) {
+static int kernels_of(mj_primitive p, kernel_info out[MJ_KERNELS_MAX]) {
     int n = 0;
-    unsigned all = mj__primitive_kernels(p), later = mj__primitive_later_kernels(p);
-    for (int k = 0; k < MJ_K_COUNT; ++k) {
+    mj_kernel_set all = mj__primitive_kernels(p), later = mj__primitive_later_kernels(p);
+    for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
         if (!(all & (1u << k))) continue;
-        out[n].name = mj__kernel_name((mj_kernel_id)k);
-        out[n].weight = mj__kernel_build_weight((mj_kernel_id)k);
-        out[n].uses = mj__kernel_tile_uses(p, (mj_kernel_id)k);
+        out[n].index = k;
+        out[n].name = mj__kernel_name(p, k);
+        out[n].weight = mj__kernel_build_weight(p, k);
+        out[n].uses = mj__kernel_tile_uses(p, k);
         out[n].later = !!(later & (1u << k));
         ++n;
     }
@@ -58,24 +60,15 @@ static int kernels_of(mj_primitive p, kernel_info out[32]) {
 
 /* The kernel whose grid the loader sizes by the blocks resident at once, or NULL. */
 static const char *resident_kernel(mj_primitive p) {
-    unsigned all = mj__primitive_kernels(p);
-    if (all & (1u << MJ_K_SEARCH)) return mj__kernel_name(MJ_K_SEARCH);
-    if (all & (1u << MJ_K_REDUCE)) return mj__kernel_name(MJ_K_REDUCE);
-    if (all & (1u << MJ_K_MERGE_ARRAYS)) return mj__kernel_name(MJ_K_MERGE_ARRAYS);
-    return NULL;
+    return mj__kernel_name(p, mj__resident_kernel(p));
 }
 
-/* Kernel i (of kernels_of's order) of the primitive's program source. */
-static char *program_of(const mj_kernel_spec *s, int i) {
-    unsigned all = mj__primitive_kernels(s->primitive);
-    for (int k = 0; k < MJ_K_COUNT; ++k) {
-        if (!(all & (1u << k)) || i--) continue;
-        char err[512] = "", *out = NULL;
-        ck_assert_msg(mj__gen_program_source(s, (mj_kernel_id)k, &out, NULL, err, sizeof err) == 0,
-                      "%s", err);
-        return out;
-    }
-    return NULL;
+/* The program of the kernel for spec. */
+static char *program_of(const mj_kernel_spec *s, const kernel_info *k) {
+    char err[512] = "", *out = NULL;
+    ck_assert_msg(mj__gen_program_source(s, k->index, &out, NULL, err, sizeof err) == 0, "%s",
+                  err);
+    return out;
 }
 
 /* ---- The lines. */
@@ -129,10 +122,10 @@ static void spec_line(const mj_kernel_spec *s, const char *key_label) {
     /* Every program's name, source digest and cache key, in module order, as one digest. */
     mj_sha256 h;
     mj__sha256_init(&h);
-    kernel_info k[32];
+    kernel_info k[MJ_KERNELS_MAX];
     int n = kernels_of(s->primitive, k);
     for (int i = 0; i < n; ++i) {
-        char *prog = program_of(s, i);
+        char *prog = program_of(s, &k[i]);
         uint8_t pd[32], pk[32];
         mj__sha256_hash(prog, strlen(prog), pd);
         mj__program_key(&nv, target, prog, pk);
@@ -282,7 +275,7 @@ static void table_lines(mj_primitive p) {
     line("traits %s blocksort=%d comparator=%d op=%d index_key=%d moves=%d fixed_nt=%d "
          "values=%d", name, t->blocksort, t->comparator, t->op, t->index_key, t->moves,
          t->fixed_nt, t->values);
-    kernel_info k[32];
+    kernel_info k[MJ_KERNELS_MAX];
     int n = kernels_of(p, k);
     for (int i = 0; i < n; ++i)
         line("kernel %s %d %s weight=%d uses=%u later=%d", name, i, k[i].name, k[i].weight,

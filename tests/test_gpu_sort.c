@@ -338,12 +338,13 @@ static int u32_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Modules of the context that hold exactly `kernels` (exact), or any of them. */
-static int modules_with(mj_context *c, unsigned kernels, int exact) {
+/* Mergesort modules of the context that hold exactly `kernels` (exact), or any of them. */
+static int modules_with(mj_context *c, mj_kernel_set kernels, int exact) {
     int count = 0;
     pthread_mutex_lock(&c->lock);
     for (const mj_module *m = c->modules; m; m = m->next)
-        count += exact ? m->kernels == kernels : (m->kernels & kernels) != 0;
+        if (m->primitive == MJ_MERGESORT)
+            count += exact ? m->kernels == kernels : (m->kernels & kernels) != 0;
     pthread_mutex_unlock(&c->lock);
     return count;
 }
@@ -375,7 +376,7 @@ enum {
 static const struct {
     const char *ways, *fused;
     int nt, many;
-    unsigned built;
+    mj_kernel_set built;
 } later_variants[] = {
     {"4", "", 0, 0, LATER_G | LATER_M},            /* a fused 2-way pass, then a 4-way one */
     {"2", "0", 0, 0, LATER_P},                     /* unfused 2-way passes */
@@ -454,7 +455,7 @@ START_TEST(test_later_kernels) {
         ck_assert_int_eq(j->source, 0);
         ck_assert(j->ms == jobs[0].ms && j->ms > 0);
     }
-    unsigned built = later_variants[_i].built;
+    mj_kernel_set built = later_variants[_i].built;
     ck_assert_int_eq(mj_sorter_later_build(s, NULL, NULL, &t), 1);
     ck_assert_int_eq(t.programs, __builtin_popcount(built));
     ck_assert_uint_eq(atomic_load(&s->later[0].mod)->kernels, built);

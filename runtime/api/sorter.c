@@ -75,7 +75,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
      * or the context asks for everything now: every kernel its runs may launch, as one module
      * (a mergesort with fused 2-way passes never launches the 2-way partition, so no context
      * builds it). */
-    unsigned later = mj__primitive_later_kernels(desc->primitive);
+    mj_kernel_set later = mj__primitive_later_kernels(desc->primitive);
     st = mj__module_get(ctx, &spec, entry, mj__primitive_kernels(desc->primitive) & ~later,
                         &s->mod, &s->source, &s->build_ms);
     if (desc->primitive == MJ_MERGESORT) later &= mj__mergesort_kernels(fused);

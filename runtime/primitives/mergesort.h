@@ -24,10 +24,10 @@
 mj_status mj__mergesort_env(mj_context *ctx, size_t element_bytes, int *ways, int *fused,
                             int *pdl, int *serpentine);
 
-/* The kernels (bits 1 << MJ_K_*) a mergesort sorter's sorts may launch: every one of its
+/* The kernels (a set of its row's) a mergesort sorter's sorts may launch: every one of its
  * primitive's but mj_partition when its 2-way passes are fused (fused, as mj__mergesort_env
  * reads it at create), which the sorter then never builds. */
-unsigned mj__mergesort_kernels(int fused);
+mj_kernel_set mj__mergesort_kernels(int fused);
 
 /* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n
  * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */

@@ -32,8 +32,8 @@ mj_status mj__check_values(mj_sorter *s, const void *values, size_t n) {
 }
 
 /* The later modules published so far: *count of them, and the kernels they hold. */
-static unsigned later_built(mj_sorter *s, int *count) {
-    unsigned kernels = 0;
+static mj_kernel_set later_built(mj_sorter *s, int *count) {
+    mj_kernel_set kernels = 0;
     int i = 0;
     for (; i < MJ_LATER_MOST; ++i) {
         const mj_module *m = atomic_load_explicit(&s->later[i].mod, memory_order_acquire);
@@ -44,14 +44,14 @@ static unsigned later_built(mj_sorter *s, int *count) {
     return kernels;
 }
 
-mj_status mj__sorter_build_later(mj_sorter *s, unsigned need) {
+mj_status mj__sorter_build_later(mj_sorter *s, mj_kernel_set need) {
     int count;
     /* Not one of the later kernels, or in the module of create (a bundle's holds every one). */
     need &= mj__primitive_later_kernels(s->primitive) & ~s->mod->kernels;
     if (!(need & ~later_built(s, &count))) return MJ_OK;
     mj_status st = MJ_OK;
     pthread_mutex_lock(&s->later_lock);
-    unsigned missing = need & ~later_built(s, &count);
+    mj_kernel_set missing = need & ~later_built(s, &count);
     if (missing) {
         /* A free slot (count < MJ_LATER_MOST): each module before it holds a later kernel that
          * none before it has, and missing holds one more. */
@@ -71,7 +71,8 @@ mj_status mj__sorter_build_later(mj_sorter *s, unsigned need) {
 }
 
 /* The module holding kernel k: the one built at create, else a later one once built. */
-static const mj_module *module_of(mj_sorter *s, mj_kernel_id k) {
+static const mj_module *module_of(mj_sorter *s, int k) {
+    if ((unsigned)k >= MJ_KERNELS_MAX) return NULL;
     if (s->mod->kernels & (1u << k)) return s->mod;
     for (int i = 0; i < MJ_LATER_MOST; ++i) {
         const mj_module *m = atomic_load_explicit(&s->later[i].mod, memory_order_acquire);
@@ -81,28 +82,28 @@ static const mj_module *module_of(mj_sorter *s, mj_kernel_id k) {
     return NULL;
 }
 
-static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {
+static mj_status launched(mj_sorter *s, int k, CUresult r) {
     if (r == CUDA_SUCCESS) return MJ_OK;
     char what[64];
-    snprintf(what, sizeof what, "launching %s", mj__kernel_name(k));
+    snprintf(what, sizeof what, "launching %s", mj__kernel_name(s->primitive, k));
     return mj__fail_cuda(s->ctx, r, what);
 }
 
 /* A kernel the sorter has not built is a bug of the caller (mj__sorter_build_later first). */
-static mj_status unbuilt(mj_sorter *s, mj_kernel_id k) {
+static mj_status unbuilt(mj_sorter *s, int k) {
     return mj__fail(s->ctx, MJ_ERR_UNSUPPORTED, "launching %s: the sorter has not built it",
-                    mj__kernel_name(k));
+                    mj__kernel_name(s->primitive, k));
 }
 
-mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                     void **params, CUstream stream) {
+mj_status mj__launch(mj_sorter *s, int k, long long grid, unsigned block, void **params,
+                     CUstream stream) {
     const mj_module *m = module_of(s, k);
     if (!m) return unbuilt(s, k);
     return launched(s, k, s->ctx->cu->launch(m->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0,
                                              stream, params, NULL));
 }
 
-mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+mj_status mj__launch_overlapped(mj_sorter *s, int k, long long grid, unsigned block,
                                 void **params, CUstream stream) {
     const mj_module *m = module_of(s, k);
     if (!m) return unbuilt(s, k);

@@ -13,7 +13,7 @@
 #include "gen.h"
 #include "mergejit.h"
 
-/* One module of a sorter's kernels built after create (gen.h: mj__primitive_later_kernels):
+/* One module of a sorter's kernels built after create (catalog.h: mj__primitive_later_kernels):
  * NULL until mj__sorter_build_later publishes it after source and ms (how it arrived, how long
  * that took). */
 typedef struct mj_later_module {
@@ -113,16 +113,17 @@ mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stre
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 
-/* Makes sure the sorter has every kernel in `need` (bits 1 << MJ_K_*; a run asks for those it
+/* Makes sure the sorter has every kernel in `need` (a set of its primitive's; a run asks for those it
  * launches): those of its later kernels that neither the module of create nor a later module
  * holds are built together as one new later module (or loaded from memory or the disk cache),
  * their programs at once; once however many threads ask at once. Call it before launching
  * anything. A failure returns its status with the context's message and publishes nothing,
  * so that the next call tries again. */
-mj_status mj__sorter_build_later(mj_sorter *s, unsigned need);
+mj_status mj__sorter_build_later(mj_sorter *s, mj_kernel_set need);
 
-mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                     void **params, CUstream stream);
+/* Launches kernel k (its index in the sorter's primitive's row, catalog.h: MJ_K_*). */
+mj_status mj__launch(mj_sorter *s, int k, long long grid, unsigned block, void **params,
+                     CUstream stream);
 /* mj__launch, but the kernel may start before the kernel ahead of it in the stream has ended,
  * once every block of that one has called mj_allow_next_kernel (mj_common.cuh; programmatic
  * dependent launch when the module's code was compiled for sm_90 or newer, a plain launch
@@ -131,7 +132,7 @@ mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned bloc
  * cuLaunchKernelEx). The kernel itself must wait for
  * what it reads of the other's output, and call mj_await_prior_kernels before it ends, so
  * that later work in the stream finds both kernels over. */
-mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+mj_status mj__launch_overlapped(mj_sorter *s, int k, long long grid, unsigned block,
                                 void **params, CUstream stream);
 
 #endif
