@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tile_rules.h"
+
 /* ---- Templates. */
 
 /* Before the spec: what the spec's types and comparator use, and (host_device.h) what every
@@ -134,68 +136,37 @@ static const mj_kernel_row setop = {"mj_setop_tiles", 0, 0, 0};
 #undef VT
 #undef BS
 
-/* ---- Shared memory of a tile, by rule (mj__tile_smem). */
+/* ---- Tuned tiles. */
 
-/* The merge tile's VT keys past its end (copies of its last key: cta_merge.cuh), counted for
- * the blocksort's tile too; + 16: room for the padding that aligns the second array. */
-static size_t smem_sort(int nt, int vt, size_t key_size, size_t value_size) {
-    size_t nv = (size_t)nt * (size_t)vt;
-    return (nv + (size_t)vt) * key_size + 4 * (value_size ? nv : 1) + 16;
-}
-/* A segmented sort's: the sort's and a head range per thread. */
-static size_t smem_segsort(int nt, int vt, size_t key_size, size_t value_size) {
-    return smem_sort(nt, vt, key_size, value_size) + 4 * (size_t)nt;
-}
-/* The tile, two sets of warp totals (reduce) or one and the tile's prefix (scan). */
-static size_t smem_op(int nt, int vt, size_t key_size, size_t value_size) {
-    (void)value_size;
-    return ((size_t)nt * (size_t)vt + 2 * (size_t)(nt / 32) + 1) * key_size + 16;
-}
-static size_t smem_lbs(int nt, int vt, size_t key_size, size_t value_size) {
-    (void)value_size;
-    size_t nv = (size_t)nt * (size_t)vt;
-    return (nv + 1) * key_size + 4 * nv + 16;
-}
-static size_t smem_move(int nt, int vt, size_t key_size, size_t value_size) {
-    (void)value_size;
-    size_t nv = (size_t)nt * (size_t)vt;
-    return (nv + 1) * (key_size + 16) + 4 * nv + 16;
-}
-/* The tile's keys with the one before and the one after, and an int result per key. */
-static size_t smem_search(int nt, int vt, size_t key_size, size_t value_size) {
-    (void)value_size;
-    size_t nv = (size_t)nt * (size_t)vt;
-    return (nv + 2) * key_size + 4 * nv + 16;
-}
-/* Join: the search's tile, or the larger of its lbs tile (8-byte offsets, one more than a
- * tile, and an owner per row) and its scans' (a count a slot). */
-static size_t smem_join(int nt, int vt, size_t key_size, size_t value_size) {
-    size_t nv = (size_t)nt * (size_t)vt;
-    size_t search = smem_search(nt, vt, key_size, value_size), lbs = 8 * (nv + 1) + 4 * nv + 16;
-    return search > lbs ? search : lbs;
-}
-/* Set operations: the tile's keys with three more and VT of slack, an output position per key
- * with values or keys over 4 bytes, a path start per thread and the tile's end, the warp
- * totals, the tile's range and a few words, and room for the arrays' alignment. Values go
- * from global memory to global memory. */
-static size_t smem_setops(int nt, int vt, size_t key_size, size_t value_size) {
-    size_t nv = (size_t)nt * (size_t)vt;
-    return (nv + 3 + (size_t)vt) * key_size + (value_size || key_size > 4 ? 4 * nv : 4) +
-           4 * (size_t)(nt + 1) + 4 * (size_t)(nt / 32) + 128;
-}
-/* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one more
- * than a tile) and a source per output. Elements go straight to global memory. */
-static size_t smem_remove(int nt, int vt, size_t key_size, size_t value_size) {
-    (void)key_size;
-    (void)value_size;
-    return 4 * (size_t)nt * (size_t)vt + 4 * (size_t)(nt / 32) + 16;
-}
-static size_t smem_insert(int nt, int vt, size_t key_size, size_t value_size) {
-    (void)key_size;
-    (void)value_size;
-    size_t nv = (size_t)nt * (size_t)vt;
-    return 8 * (nv + 1) + 4 * nv + 16;
-}
+/* The winners of `mergejit tune` on an H100 (sm_90) where they beat the primitive's rule
+ * (tile_rules.c) by 3% or more (or, within a few percent of the winner, a tile that compiles
+ * in less time or does not spill), for sm_90 and newer: key and value bytes, NT x VT,
+ * blocksort threads. Sizes not listed, and older sms, take the rule. Where each entry comes
+ * from, and the winners left out: docs/TUNING.md. */
+static const mj_tile_row mergesort_sm90[] = {
+    {4, 8, 256, 19, 256},  {8, 0, 256, 21, 256},  {8, 4, 128, 17, 128}, {8, 8, 128, 17, 128},
+    {16, 0, 128, 13, 128}, {16, 4, 128, 17, 128}, {16, 8, 128, 17, 128}, {0},
+};
+static const mj_tile_row merge_sm90[] = {
+    {4, 0, 512, 15, 512},  {4, 4, 512, 7, 512}, {8, 0, 512, 7, 512}, {16, 0, 128, 19, 128},
+    {16, 4, 128, 19, 128}, {0},
+};
+static const mj_tile_row segsort_sm90[] = {
+    {4, 4, 128, 11, 256}, {4, 8, 128, 7, 256},  {8, 0, 256, 13, 256}, {8, 4, 128, 11, 256},
+    {8, 8, 128, 7, 256},  {16, 0, 128, 7, 256}, {16, 4, 128, 5, 256}, {16, 8, 128, 5, 256},
+    {0},
+};
+static const mj_tile_row locality_sm90[] = {
+    {4, 4, 128, 9, 256},  {8, 0, 128, 15, 256}, {8, 4, 256, 5, 512}, {8, 8, 128, 9, 256},
+    {16, 0, 128, 7, 256}, {16, 8, 128, 5, 256}, {0},
+};
+static const mj_tile_row scan_sm90[] = {{4, 0, 128, 47, 128}, {8, 0, 128, 31, 128}, {0}};
+static const mj_tile_row lbs_sm90[] = {{4, 0, 128, 19, 128}, {0}};
+static const mj_tile_row expand_sm90[] = {
+    {4, 4, 128, 15, 128}, {8, 4, 128, 13, 128}, {8, 8, 64, 7, 64}, {0}};
+static const mj_tile_row move_sm90[] = {{4, 4, 128, 7, 128}, {0}};
+static const mj_tile_row insert_sm90[] = {{4, 4, 256, 7, 256}, {0}};
+static const mj_tile_row setops_sm90[] = {{4, 0, 256, 23, 256}, {4, 4, 128, 19, 128}, {0}};
 
 /* ---- Primitives. */
 
@@ -210,14 +181,18 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
                     [MJ_K_MERGE] = &merge, [MJ_K_PARTITION4] = &partition4,
                     [MJ_K_PARTITION4_ONE] = &partition4_one, [MJ_K_MERGE4] = &merge4},
         .later = K(MJ_K_PARTITION) | K(MJ_K_PARTITION4) | K(MJ_K_PARTITION4_ONE) | K(MJ_K_MERGE4),
-        .smem = smem_sort,
+        .smem = mj__smem_sort,
+        .tile = mj__tile_mergesort,
+        .sm90 = mergesort_sm90,
     },
     [MJ_MERGE] = {
         .name = "merge",
         .traits = {.comparator = 1, .values = MJ_VALUES_ANY},
         .templates = merge_templates,
         .kernels = {[MJ_K_MERGE_PARTITION] = &merge_partition, [MJ_K_MERGE_ARRAYS] = &merge_arrays},
-        .smem = smem_sort,
+        .smem = mj__smem_sort,
+        .tile = mj__tile_merge,
+        .sm90 = merge_sm90,
     },
     [MJ_SEGMENTED_SORT] = {
         .name = "segsort",
@@ -227,7 +202,9 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
                     [MJ_K_HEADS_INDICES] = &heads_indices,
                     [MJ_K_QUEUE_PARTITION] = &queue_partition, [MJ_K_QUEUE_WORK] = &queue_work,
                     [MJ_K_QUEUE_FINISH] = &queue_finish},
-        .smem = smem_segsort,
+        .smem = mj__smem_segsort,
+        .tile = mj__tile_segsort,
+        .sm90 = segsort_sm90,
     },
     [MJ_LOCALITY_SORT] = {
         .name = "locality",
@@ -235,63 +212,78 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .templates = locality_templates,
         .kernels = {[MJ_K_BLOCKSORT] = &blocksort, [MJ_K_QUEUE_PARTITION] = &queue_partition,
                     [MJ_K_QUEUE_WORK] = &queue_work, [MJ_K_QUEUE_FINISH] = &queue_finish},
-        .smem = smem_sort,
+        .smem = mj__smem_sort,
+        .tile = mj__tile_locality,
+        .sm90 = locality_sm90,
     },
     [MJ_REDUCE] = {
         .name = "reduce",
         .traits = {.op = 1, .fixed_nt = 1, .values = MJ_VALUES_NONE},
         .templates = reduce_templates,
         .kernels = {[MJ_K_REDUCE] = &reduce},
-        .smem = smem_op,
+        .smem = mj__smem_op,
+        .tile = mj__tile_op,
     },
     [MJ_SCAN] = {
         .name = "scan",
         .traits = {.op = 1, .fixed_nt = 1, .values = MJ_VALUES_NONE},
         .templates = scan_templates,
         .kernels = {[MJ_K_SCAN] = &scan},
-        .smem = smem_op,
+        .smem = mj__smem_op,
+        .tile = mj__tile_op,
+        .sm90 = scan_sm90,
     },
     [MJ_LOAD_BALANCE] = {
         .name = "lbs",
         .traits = {.index_key = 1, .fixed_nt = 1, .values = MJ_VALUES_NONE},
         .templates = lbs_templates,
         .kernels = {[MJ_K_LBS_PARTITION] = &lbs_partition, [MJ_K_LBS] = &lbs},
-        .smem = smem_lbs,
+        .smem = mj__smem_lbs,
+        .tile = mj__tile_lbs,
+        .sm90 = lbs_sm90,
     },
     [MJ_INTERVAL_EXPAND] = {
         .name = "expand",
         .traits = {.index_key = 1, .fixed_nt = 1, .values = MJ_VALUES_REQUIRED},
         .templates = expand_templates,
         .kernels = {[MJ_K_LBS_PARTITION] = &lbs_partition, [MJ_K_EXPAND] = &expand},
-        .smem = smem_lbs,
+        .smem = mj__smem_lbs,
+        .tile = mj__tile_lbs,
+        .sm90 = expand_sm90,
     },
     [MJ_SORTED_SEARCH] = {
         .name = "search",
         .traits = {.comparator = 1, .fixed_nt = 1, .values = MJ_VALUES_NONE},
         .templates = search_templates,
         .kernels = {[MJ_K_MERGE_PARTITION] = &merge_partition, [MJ_K_SEARCH] = &search},
-        .smem = smem_search,
+        .smem = mj__smem_search,
+        .tile = mj__tile_search,
     },
     [MJ_BULK_REMOVE] = {
         .name = "remove",
         .traits = {.moves = 1, .fixed_nt = 1, .values = MJ_VALUES_ANY},
         .templates = remove_templates,
         .kernels = {[MJ_K_REMOVE_PARTITION] = &remove_partition, [MJ_K_REMOVE] = &remove_tiles},
-        .smem = smem_remove,
+        .smem = mj__smem_remove,
+        .tile = mj__tile_remove,
     },
     [MJ_BULK_INSERT] = {
         .name = "insert",
         .traits = {.moves = 1, .fixed_nt = 1, .values = MJ_VALUES_ANY},
         .templates = insert_templates,
         .kernels = {[MJ_K_INSERT_PARTITION] = &insert_partition, [MJ_K_INSERT] = &insert},
-        .smem = smem_insert,
+        .smem = mj__smem_insert,
+        .tile = mj__tile_insert,
+        .sm90 = insert_sm90,
     },
     [MJ_INTERVAL_MOVE] = {
         .name = "move",
         .traits = {.index_key = 1, .fixed_nt = 1, .values = MJ_VALUES_REQUIRED},
         .templates = move_templates,
         .kernels = {[MJ_K_LBS_PARTITION] = &lbs_partition, [MJ_K_MOVE] = &move},
-        .smem = smem_move,
+        .smem = mj__smem_move,
+        .tile = mj__tile_lbs,
+        .sm90 = move_sm90,
     },
     [MJ_JOIN] = {
         .name = "join",
@@ -303,14 +295,17 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
                     [MJ_K_JOIN_UNMATCHED] = &join_unmatched,
                     [MJ_K_JOIN_PARTITION] = &join_partition, [MJ_K_JOIN_TILES] = &join_tiles},
         .later = K(MJ_K_JOIN_UNMATCHED),
-        .smem = smem_join,
+        .smem = mj__smem_join,
+        .tile = mj__tile_search,
     },
     [MJ_SET_OPS] = {
         .name = "setops",
         .traits = {.comparator = 1, .fixed_nt = 1, .values = MJ_VALUES_ANY},
         .templates = setops_templates,
         .kernels = {[MJ_K_SETOP_PARTITION] = &setop_partition, [MJ_K_SETOP] = &setop},
-        .smem = smem_setops,
+        .smem = mj__smem_setops,
+        .tile = mj__tile_setops,
+        .sm90 = setops_sm90,
     },
 };
 #undef K
@@ -370,6 +365,21 @@ const mj_primitive_traits *mj__primitive_traits(mj_primitive p) {
 size_t mj__tile_smem(mj_primitive p, int nt, int vt, size_t key_size, size_t value_size) {
     const mj_primitive_row *row = mj__primitive_row(p);
     return row ? row->smem(nt, vt, key_size, value_size) : SIZE_MAX;
+}
+
+void mj__default_tile(mj_primitive p, int sm, size_t key_size, size_t value_size, int *nt,
+                      int *vt, int *bs_nt) {
+    const mj_primitive_row *row = mj__primitive_row(p);
+    *nt = *vt = *bs_nt = 0;
+    if (!row) return;
+    for (const mj_tile_row *t = row->sm90; sm >= 90 && t && t->key_size; ++t)
+        if (t->key_size == key_size && t->value_size == value_size) {
+            *nt = t->nt;
+            *vt = t->vt;
+            *bs_nt = t->bs_nt;
+            return;
+        }
+    row->tile(row->smem, sm, key_size, value_size, nt, vt, bs_nt);
 }
 
 const char *mj_primitive_name(mj_primitive primitive) {

@@ -1,5 +1,5 @@
 /* The primitive catalogue, the ground of gen/: a row per primitive (its name, traits, templates,
- * kernels, later kernels and shared-memory rule) and a row per kernel (its name, build weight,
+ * kernels, later kernels, shared-memory rule and default tiles) and a row per kernel (its name, build weight,
  * the tile parameters it ignores, and whether its grid is sized by the blocks resident at
  * once). A kernel is named by its index in its primitive's row, and a set of a primitive's
  * kernels is a mask of those indexes, so kernels have no global numbering and no ceiling but a
@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "mergejit.h"
+#include "tile_rules.h"
 
 /* A primitive's kernels are indexes 0..MJ_KERNELS_MAX-1 of its row. */
 #define MJ_KERNELS_MAX 16
@@ -89,6 +90,12 @@ typedef struct mj_primitive_traits {
     unsigned char values;     /* mj_values_rule (mergejit.h): what value_size may be */
 } mj_primitive_traits;
 
+/* A tuned tile: for keys and values of these sizes, NT x VT and blocksort threads. */
+typedef struct mj_tile_row {
+    unsigned char key_size, value_size; /* key_size 0 ends a list */
+    short nt, vt, bs_nt;
+} mj_tile_row;
+
 typedef struct mj_primitive_row {
     const char *name;                /* mj_primitive_name's */
     mj_primitive_traits traits;      /* exactly one of comparator, op, index_key and moves */
@@ -96,8 +103,9 @@ typedef struct mj_primitive_row {
                                         (NULL-terminated) */
     const mj_kernel_row *kernels[MJ_KERNELS_MAX]; /* by index; NULL where none */
     mj_kernel_set later;             /* mj__primitive_later_kernels */
-    /* Static shared memory a kernel of nt threads declares for the primitive's tile. */
-    size_t (*smem)(int nt, int vt, size_t key_size, size_t value_size);
+    mj_smem_rule *smem;              /* the static shared memory of its tile */
+    mj_tile_rule *tile;              /* its default tile where none is tuned */
+    const mj_tile_row *sm90;         /* its tuned tiles for sm_90 and newer, or NULL */
 } mj_primitive_row;
 
 /* The primitive's row, or NULL for an unknown primitive. */
@@ -141,14 +149,13 @@ static inline int mj__is_lbs(mj_primitive p) { return mj__primitive_traits(p)->i
 static inline int mj__is_bulk(mj_primitive p) { return mj__primitive_traits(p)->moves; }
 
 /* Static shared memory a kernel with nt threads and VT vt declares for the primitive's tile
- * (its row's rule): for the sorts and the merge, one tile of keys, a tile of int positions
- * when values are carried, alignment padding, and for segmented sorts a head range per thread;
- * for reduce and scan, a tile of keys and a few more per warp; for lbs and expand, a tile of
- * offsets and one more, and an int per item; for sorted search, a tile of keys and two more,
- * and an int per key; for bulk remove and insert, index bookkeeping only (no elements); for
- * move, lbs's and a source and a destination shift (8 bytes each) per offset; for set
- * operations, a tile of keys and one more, an int per key and two per thread. SIZE_MAX for
- * an unknown primitive. */
+ * (its row's rule, tile_rules.c); SIZE_MAX for an unknown primitive. */
 size_t mj__tile_smem(mj_primitive p, int nt, int vt, size_t key_size, size_t value_size);
+
+/* The default tile of the primitive for a key size and value size on an sm: the merge tile
+ * (nt x vt) and the blocksort's threads (bs_nt x vt); its row's tuned tile for those sizes on
+ * sm_90 and newer, else its rule's. 0s for an unknown primitive. */
+void mj__default_tile(mj_primitive p, int sm, size_t key_size, size_t value_size, int *nt,
+                      int *vt, int *bs_nt);
 
 #endif

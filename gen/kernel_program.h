@@ -27,8 +27,9 @@ unsigned mj__kernel_tile_uses(mj_primitive primitive, int k);
 void mj__program_spec(const mj_kernel_spec *spec, int k, mj_kernel_spec *out);
 
 /* The program of kernel k of spec's primitive: mj__gen_kernel_source of the source of
- * mj__program_spec. Returns 0 with *out (malloc'd, NUL-terminated) and *len (may be NULL); -1 with err for an
- * invalid spec or a kernel that its module does not define once; MJ_GEN_NO_MEMORY. */
+ * mj__program_spec. Returns 0 with *out (malloc'd, NUL-terminated) and *len (may be NULL); -1
+ * with err for an invalid spec or a kernel that its module does not define once;
+ * MJ_GEN_NO_MEMORY. */
 int mj__gen_program_source(const mj_kernel_spec *spec, int k, char **out, size_t *len,
                            char *err, size_t errcap);
 

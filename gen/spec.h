@@ -47,9 +47,6 @@ int mj__spec_bs_nt(const mj_kernel_spec *spec);
 /* The largest VT a segmented sort takes (a thread's head flags are one 32-bit word). */
 #define MJ_SEG_MAX_VT 32
 
-/* What a kernel may declare statically (without the dynamic-shared-memory opt-in). */
-#define MJ_STATIC_SMEM_LIMIT (48 * 1024)
-
 /* Checks a tile shape for a primitive and sizes (thread counts, VT range, static shared
  * memory; reduce and scan have no values and no blocksort: bs_nt is nt); 0 when usable, else
  * -1 with a message. Part of mj__spec_check. */
