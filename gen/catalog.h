@@ -1,9 +1,10 @@
-/* The primitive catalogue, the ground of gen/: a row per primitive (its name, traits, templates,
- * kernels, later kernels, shared-memory rule and default tiles) and a row per kernel (its name, build weight,
- * the tile parameters it ignores, and whether its grid is sized by the blocks resident at
- * once). A kernel is named by its index in its primitive's row, and a set of a primitive's
- * kernels is a mask of those indexes, so kernels have no global numbering and no ceiling but a
- * primitive's MJ_KERNELS_MAX. Everything below api/ that differs by primitive reads it here.
+/* The primitive catalogue, the ground of gen/: a row per primitive (its name, traits,
+ * templates, kernels, later kernels, shared-memory rule and default tiles) and a row per kernel
+ * (its name, build weight, the tile parameters it ignores, and whether its grid is sized by
+ * the blocks resident at once). A kernel is named by its index in its primitive's row, and a
+ * set of a primitive's kernels is a mask of those indexes, so kernels have no global numbering
+ * and no ceiling but a primitive's MJ_KERNELS_MAX. Everything below api/ that differs by
+ * primitive reads it here; only tile_rules.h (the arithmetic its rows name) lies below it.
  * Internal. */
 #ifndef MJ_CATALOG_H
 #define MJ_CATALOG_H

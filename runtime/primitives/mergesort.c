@@ -55,11 +55,19 @@ static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *
     return MJ_OK;
 }
 
-mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
+static mj_status temp_of(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
     temp_layout t;
     mj_status st = layout(s, n, indices, &t);
     if (st == MJ_OK) *bytes = t.total;
     return st;
+}
+
+mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+    return temp_of(s, n, 0, bytes);
+}
+
+mj_status mj__mergesort_index_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+    return temp_of(s, n, 1, bytes);
 }
 
 /* *out from the one-digit variable `name`: one of the two digits in `choices`, or `unset` when

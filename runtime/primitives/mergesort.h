@@ -29,9 +29,10 @@ mj_status mj__mergesort_env(mj_context *ctx, size_t element_bytes, int *ways, in
  * reads it at create), which the sorter then never builds. */
 mj_kernel_set mj__mergesort_kernels(int fused);
 
-/* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n
+/* Temporary bytes a mergesort of n elements needs, and an index sort of n, checking that n
  * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */
-mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes);
+mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, size_t *bytes);
+mj_status mj__mergesort_index_temp(const mj_sorter *s, size_t n, size_t *bytes);
 
 /* The passes of a mergesort of n elements (mj_sorter_sort_passes): *count of them, the first
  * min(*count, capacity) described in out (ms 0). MJ_ERR_TOO_LARGE as mj__mergesort_temp. */
