@@ -90,7 +90,7 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     int regs = -1;
     int kernels = mj__ptxas_report(log, &spills, &frame, &regs);
     /* The search's module, and the join's, also hold the merge's mj_merge_arrays, unused
-     * (gen.c says why). */
+     * (its template list in gen/catalog.c says why). */
     int want = __builtin_popcount(mj__primitive_kernels(s->primitive)) +
                (s->primitive == MJ_SORTED_SEARCH || s->primitive == MJ_JOIN);
     ck_assert_msg(kernels == want, "%s (sm_%d): ptxas reported %d kernels, not %d; log:\n%s",

@@ -251,7 +251,7 @@ START_TEST(primitives_generate)
     ck_assert_uint_ne(kernels, 0);
     /* Every primitive's kernels (the catalogue's): defined in this source exactly when they
      * are this primitive's. The search's source (and the join's) holds the merge's template
-     * whole, mj_merge_arrays too (gen.c). */
+     * whole, mj_merge_arrays too (its template list, catalog.c). */
     for (int q = 0; q < MJ_PRIMITIVE_COUNT; ++q)
         for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
             const char *name = mj__kernel_name((mj_primitive)q, k);
