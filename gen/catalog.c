@@ -175,7 +175,8 @@ static const mj_tile_row setops_sm90[] = {{4, 0, 256, 23, 256}, {4, 4, 128, 19, 
 static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
     [MJ_MERGESORT] = {
         .name = "mergesort",
-        .traits = {.blocksort = 1, .comparator = 1, .values = MJ_VALUES_ANY},
+        .traits = {.blocksort = 1, .comparator = 1, .values = MJ_VALUES_ANY, .merge4 = 1,
+                   .ordinals = 1, .capped_blocksort = 1},
         .templates = mergesort_templates,
         .kernels = {[MJ_K_BLOCKSORT] = &blocksort, [MJ_K_PARTITION] = &partition,
                     [MJ_K_MERGE] = &merge, [MJ_K_PARTITION4] = &partition4,
@@ -196,7 +197,7 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
     },
     [MJ_SEGMENTED_SORT] = {
         .name = "segsort",
-        .traits = {.blocksort = 1, .comparator = 1, .values = MJ_VALUES_ANY},
+        .traits = {.blocksort = 1, .comparator = 1, .values = MJ_VALUES_ANY, .segmented = 1},
         .templates = segsort_templates,
         .kernels = {[MJ_K_BLOCKSORT] = &blocksort_marking, [MJ_K_HEADS_FLAGS] = &heads_flags,
                     [MJ_K_HEADS_INDICES] = &heads_indices,

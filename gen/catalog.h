@@ -89,6 +89,12 @@ typedef struct mj_primitive_traits {
     unsigned char moves;      /* only moves elements, as bytes (no comparator, no operator) */
     unsigned char fixed_nt;   /* refuses blocksort threads other than NT */
     unsigned char values;     /* mj_values_rule (mergejit.h): what value_size may be */
+    /* What the generator and the tile checks do for one primitive alone (gen.c says why): */
+    unsigned char segmented;  /* sorts segments: MJ_SEGMENTED, VT up to MJ_SEG_MAX_VT */
+    unsigned char merge4;     /* merges four lists a pass above a size (merge4_log2), its 4-way
+                                 merge under a launch bound (MJ_MERGE4_MIN_BLOCKS) */
+    unsigned char ordinals;   /* holds built-in float keys as their ordinals */
+    unsigned char capped_blocksort; /* its blocksort takes the register caps of 4-byte keys */
 } mj_primitive_traits;
 
 /* A tuned tile: for keys and values of these sizes, NT x VT and blocksort threads. */

@@ -28,7 +28,7 @@ static const struct {
  * caller keeps them (their partitions, the searches): they map at each comparison
  * (mj_key_ord), in the same order. */
 static int maps_keys(const mj_kernel_spec *spec) {
-    return spec->primitive == MJ_MERGESORT && mj__spec_builtin_order(spec) &&
+    return mj__primitive_traits(spec->primitive)->ordinals && mj__spec_builtin_order(spec) &&
            builtin_keys[spec->key].format;
 }
 
@@ -69,7 +69,7 @@ static int merge4_min_blocks(const mj_kernel_spec *spec) {
  * 1.35 of CUB at 2^24 and from 1.42 to 1.45 at 2^27 (bench_sort), as fast as u32 keys.
  * Measured only on sm_90; values and wider keys keep no cap. */
 static int blocksort_min_blocks(const mj_kernel_spec *spec) {
-    if (spec->primitive != MJ_MERGESORT || spec->value_size) return 1;
+    if (!mj__primitive_traits(spec->primitive)->capped_blocksort || spec->value_size) return 1;
     return capped_blocks(spec, 1536, mj__spec_bs_nt(spec));
 }
 
@@ -198,6 +198,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
                    size_t errcap) {
     *out = NULL;
     if (mj__spec_check(spec, err, errcap)) return -1;
+    const mj_primitive_traits *traits = mj__primitive_traits(spec->primitive);
     mj_strbuf sb;
     mj__sb_init(&sb);
 
@@ -211,10 +212,10 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     mj__sb_printf(&sb, "#define MJ_BS_NT %d\n", mj__spec_bs_nt(spec));
     mj__sb_printf(&sb, "#define MJ_HAS_VALUES %d\n#define MJ_VALUE_IS_INDEX %d\n",
                   spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
-    mj__sb_printf(&sb, "#define MJ_SEGMENTED %d\n", spec->primitive == MJ_SEGMENTED_SORT);
+    mj__sb_printf(&sb, "#define MJ_SEGMENTED %d\n", traits->segmented);
     mj__sb_printf(&sb, "#define MJ_KEY_MAP %d\n", maps_keys(spec));
     mj__sb_printf(&sb, "#define MJ_BLOCKSORT_MIN_BLOCKS %d\n", blocksort_min_blocks(spec));
-    if (spec->primitive == MJ_MERGESORT)
+    if (traits->merge4)
         mj__sb_printf(&sb, "#define MJ_MERGE4_MIN_BLOCKS %d\n", merge4_min_blocks(spec));
 
     for (const char *const *name = mj__prelude_templates(); *name; ++name) {

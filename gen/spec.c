@@ -203,7 +203,7 @@ int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_s
         snprintf(err, errcap, "VT must be from 1 to %d, not %d", MJ_MAX_VT, vt);
         return -1;
     }
-    if (primitive == MJ_SEGMENTED_SORT && vt > MJ_SEG_MAX_VT) {
+    if (mj__primitive_traits(primitive)->segmented && vt > MJ_SEG_MAX_VT) {
         snprintf(err, errcap, "a segmented sort takes VT up to %d, not %d", MJ_SEG_MAX_VT, vt);
         return -1;
     }

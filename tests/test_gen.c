@@ -309,6 +309,11 @@ START_TEST(primitives_generate)
     const mj_primitive_traits *t = mj__primitive_traits(p);
     ck_assert_int_eq(t->comparator + t->op + t->index_key + t->moves, 1);
     ck_assert_int_eq(t->blocksort, has_kernel(p, "mj_blocksort"));
+    /* The traits of one primitive's generation go with the kernels that need them. */
+    ck_assert_int_eq(t->merge4, has_kernel(p, "mj_merge4"));
+    ck_assert_int_eq(t->segmented, has_kernel(p, "mj_heads_from_flags"));
+    ck_assert(!t->capped_blocksort || t->blocksort);
+    ck_assert(!t->ordinals || t->comparator);
     ck_assert_int_eq(mj__primitive_traits(MJ_PRIMITIVE_COUNT)->comparator, 0);
     /* The public view of the row, and the spec check keeping its value rule. */
     mj_primitive_info info;

@@ -121,7 +121,8 @@ static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t k
 }
 
 int mj__merge4_log2(const mj_context *ctx, const mj_sort_desc *desc, size_t key_size) {
-    if (desc->merge4_log2 || desc->primitive != MJ_MERGESORT) return desc->merge4_log2;
+    if (desc->merge4_log2 || !mj__primitive_traits(desc->primitive)->merge4)
+        return desc->merge4_log2;
     const mj_tuning_entry *e = record(ctx, desc->primitive, key_size, desc->value_size);
     return e ? e->merge4_log2 : 0;
 }
