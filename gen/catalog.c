@@ -97,40 +97,44 @@ static const char *const setops_templates[] = {
  * have no tile; the blocksort's tile is MJ_BS_NT x MJ_VT (but a segmented sort's marks merge
  * tiles); the merge and queue kernels have no blocksort; 0 (also for a new kernel) is "uses
  * every parameter". */
-static const mj_kernel_row blocksort = {"mj_blocksort", 248, NT, 0};
+static const mj_kernel_row blocksort = {.name = "mj_blocksort", .weight = 248, .ignores = NT};
 /* A segmented sort's blocksort marks the merge tiles (MJ_NV) its segments finish. */
-static const mj_kernel_row blocksort_marking = {"mj_blocksort", 248, 0, 0};
-static const mj_kernel_row partition = {"mj_partition", 109, NT | VT | BS, 0};
-static const mj_kernel_row merge = {"mj_merge", 224, BS, 0};
-static const mj_kernel_row partition4 = {"mj_partition4", 256, NT | VT | BS, 0};
-static const mj_kernel_row partition4_one = {"mj_partition4_one", 267, NT | VT | BS, 0};
-static const mj_kernel_row merge4 = {"mj_merge4", 340, BS, 0};
-static const mj_kernel_row merge_partition = {"mj_merge_partition", 0, 0, 0};
-static const mj_kernel_row merge_arrays = {"mj_merge_arrays", 0, 0, 1};
-static const mj_kernel_row heads_flags = {"mj_heads_from_flags", 0, NT | VT | BS, 0};
-static const mj_kernel_row heads_indices = {"mj_heads_from_indices", 0, NT | VT | BS, 0};
-static const mj_kernel_row queue_partition = {"mj_queue_partition", 0, BS, 0};
-static const mj_kernel_row queue_work = {"mj_queue_work", 0, BS, 0};
-static const mj_kernel_row queue_finish = {"mj_queue_finish", 0, BS, 0};
-static const mj_kernel_row reduce = {"mj_reduce_tiles", 0, 0, 1};
-static const mj_kernel_row scan = {"mj_scan_tiles", 0, 0, 0};
-static const mj_kernel_row lbs_partition = {"mj_lbs_partition", 0, 0, 0};
-static const mj_kernel_row lbs = {"mj_lbs_tiles", 0, 0, 0};
-static const mj_kernel_row expand = {"mj_expand_tiles", 0, 0, 0};
-static const mj_kernel_row search = {"mj_search_tiles", 0, 0, 1};
-static const mj_kernel_row remove_partition = {"mj_remove_partition", 0, 0, 0};
-static const mj_kernel_row remove_tiles = {"mj_remove_tiles", 0, 0, 0};
-static const mj_kernel_row insert_partition = {"mj_insert_partition", 0, 0, 0};
-static const mj_kernel_row insert = {"mj_insert_tiles", 0, 0, 0};
-static const mj_kernel_row move = {"mj_move_tiles", 0, 0, 0};
-static const mj_kernel_row join_reduce = {"mj_join_reduce", 0, 0, 0};
-static const mj_kernel_row join_spine = {"mj_join_spine", 0, 0, 0};
-static const mj_kernel_row join_offsets = {"mj_join_offsets", 0, 0, 0};
-static const mj_kernel_row join_unmatched = {"mj_join_unmatched", 0, 0, 0};
-static const mj_kernel_row join_partition = {"mj_join_partition", 0, 0, 0};
-static const mj_kernel_row join_tiles = {"mj_join_tiles", 0, 0, 0};
-static const mj_kernel_row setop_partition = {"mj_setop_partition", 0, 0, 0};
-static const mj_kernel_row setop = {"mj_setop_tiles", 0, 0, 0};
+static const mj_kernel_row blocksort_marking = {.name = "mj_blocksort", .weight = 248};
+static const mj_kernel_row partition = {
+    .name = "mj_partition", .weight = 109, .ignores = NT | VT | BS};
+static const mj_kernel_row merge = {.name = "mj_merge", .weight = 224, .ignores = BS};
+static const mj_kernel_row partition4 = {
+    .name = "mj_partition4", .weight = 256, .ignores = NT | VT | BS};
+static const mj_kernel_row partition4_one = {
+    .name = "mj_partition4_one", .weight = 267, .ignores = NT | VT | BS};
+static const mj_kernel_row merge4 = {.name = "mj_merge4", .weight = 340, .ignores = BS};
+static const mj_kernel_row merge_partition = {.name = "mj_merge_partition"};
+static const mj_kernel_row merge_arrays = {.name = "mj_merge_arrays", .resident = 1};
+static const mj_kernel_row heads_flags = {.name = "mj_heads_from_flags", .ignores = NT | VT | BS};
+static const mj_kernel_row heads_indices = {
+    .name = "mj_heads_from_indices", .ignores = NT | VT | BS};
+static const mj_kernel_row queue_partition = {.name = "mj_queue_partition", .ignores = BS};
+static const mj_kernel_row queue_work = {.name = "mj_queue_work", .ignores = BS};
+static const mj_kernel_row queue_finish = {.name = "mj_queue_finish", .ignores = BS};
+static const mj_kernel_row reduce = {.name = "mj_reduce_tiles", .resident = 1};
+static const mj_kernel_row scan = {.name = "mj_scan_tiles"};
+static const mj_kernel_row lbs_partition = {.name = "mj_lbs_partition"};
+static const mj_kernel_row lbs = {.name = "mj_lbs_tiles"};
+static const mj_kernel_row expand = {.name = "mj_expand_tiles"};
+static const mj_kernel_row search = {.name = "mj_search_tiles", .resident = 1};
+static const mj_kernel_row remove_partition = {.name = "mj_remove_partition"};
+static const mj_kernel_row remove_tiles = {.name = "mj_remove_tiles"};
+static const mj_kernel_row insert_partition = {.name = "mj_insert_partition"};
+static const mj_kernel_row insert = {.name = "mj_insert_tiles"};
+static const mj_kernel_row move = {.name = "mj_move_tiles"};
+static const mj_kernel_row join_reduce = {.name = "mj_join_reduce"};
+static const mj_kernel_row join_spine = {.name = "mj_join_spine"};
+static const mj_kernel_row join_offsets = {.name = "mj_join_offsets"};
+static const mj_kernel_row join_unmatched = {.name = "mj_join_unmatched"};
+static const mj_kernel_row join_partition = {.name = "mj_join_partition"};
+static const mj_kernel_row join_tiles = {.name = "mj_join_tiles"};
+static const mj_kernel_row setop_partition = {.name = "mj_setop_partition"};
+static const mj_kernel_row setop = {.name = "mj_setop_tiles"};
 
 #undef NT
 #undef VT
