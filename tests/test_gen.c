@@ -9,6 +9,7 @@
 
 #include "gen.h"
 #include "gen_support.h"
+#include "primitives/registry.h"
 #include "test_support.h"
 
 static const size_t value_sizes[] = {0, 1, 4, 8, 12, 16, 64};
@@ -436,6 +437,15 @@ START_TEST(catalogue_rows)
     for (size_t i = 0; i < sizeof shared / sizeof *shared; ++i)
         ck_assert_str_eq(mj__kernel_name(shared[i].p, shared[i].k), shared[i].name);
     ck_assert_ptr_null(mj__kernel_row(MJ_LOCALITY_SORT, MJ_K_HEADS_FLAGS));
+    /* Every primitive has its host row too (primitives/registry.c): a temp size; the sorts
+     * that mj_sorter_sort runs, a sort. */
+    for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+        const mj_primitive_entry *e = mj__primitive_entry((mj_primitive)p);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_ptr_nonnull(e->temp_size);
+        ck_assert_int_eq(e->sort != NULL, p == MJ_MERGESORT || p == MJ_LOCALITY_SORT);
+    }
+    ck_assert_ptr_null(mj__primitive_entry(MJ_PRIMITIVE_COUNT));
 }
 END_TEST
 
