@@ -211,13 +211,13 @@ int main(int argc, char **argv) {
     }
     double sum_ptx = 0, sum_cubin = 0, slowest = 0;
     int status = 0;
-    unsigned wanted = mj__primitive_kernels(spec.primitive);
-    for (int k = 0; k < MJ_K_COUNT; ++k) {
+    mj_kernel_set wanted = mj__primitive_kernels(spec.primitive);
+    for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
         if (!(wanted & (1u << k))) continue;
-        const char *name = mj__kernel_name((mj_kernel_id)k);
+        const char *name = mj__kernel_name(spec.primitive, k);
         if (!wanted_row(only, name)) continue;
         char *one = loaded_program(name);
-        if (!one && mj__gen_program_source(&spec, (mj_kernel_id)k, &one, NULL, err, sizeof err)) {
+        if (!one && mj__gen_program_source(&spec, k, &one, NULL, err, sizeof err)) {
             fprintf(stderr, "bench_frontend: %s\n", err);
             status = 1;
             continue;

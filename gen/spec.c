@@ -1,5 +1,6 @@
-/* Kernel specs: their key size, the checks of a spec and of a tile shape, and the shared
- * memory a tile declares. The generator (gen.c) writes source only for specs that pass. */
+/* Kernel specs: their key size and the checks of a spec and of a tile shape (against the
+ * primitive's row in catalog.c). The generator (gen.c) writes source only for specs that
+ * pass. */
 #include "spec.h"
 
 #include <stdio.h>
@@ -65,30 +66,6 @@ static int check_expression(const char *e, const char *what, const char *over, c
     return 0;
 }
 
-
-/* Merge has no blocksort but keeps the bs_nt it is given (its tile is the merge tile). */
-static const mj_primitive_traits primitive_traits[MJ_PRIMITIVE_COUNT + 1] = {
-    /*                     blocksort comparator op index_key moves fixed_nt values */
-    [MJ_MERGESORT] =       {1, 1, 0, 0, 0, 0, MJ_VALUES_ANY},
-    [MJ_MERGE] =           {0, 1, 0, 0, 0, 0, MJ_VALUES_ANY},
-    [MJ_SEGMENTED_SORT] =  {1, 1, 0, 0, 0, 0, MJ_VALUES_ANY},
-    [MJ_LOCALITY_SORT] =   {1, 1, 0, 0, 0, 0, MJ_VALUES_ANY},
-    [MJ_REDUCE] =          {0, 0, 1, 0, 0, 1, MJ_VALUES_NONE},
-    [MJ_SCAN] =            {0, 0, 1, 0, 0, 1, MJ_VALUES_NONE},
-    [MJ_LOAD_BALANCE] =    {0, 0, 0, 1, 0, 1, MJ_VALUES_NONE},
-    [MJ_INTERVAL_EXPAND] = {0, 0, 0, 1, 0, 1, MJ_VALUES_REQUIRED},
-    [MJ_SORTED_SEARCH] =   {0, 1, 0, 0, 0, 1, MJ_VALUES_NONE},
-    [MJ_BULK_REMOVE] =     {0, 0, 0, 0, 1, 1, MJ_VALUES_ANY},
-    [MJ_BULK_INSERT] =     {0, 0, 0, 0, 1, 1, MJ_VALUES_ANY},
-    [MJ_INTERVAL_MOVE] =   {0, 0, 0, 1, 0, 1, MJ_VALUES_REQUIRED},
-    [MJ_JOIN] =            {0, 1, 0, 0, 0, 1, MJ_VALUES_NONE},
-    [MJ_SET_OPS] =         {0, 1, 0, 0, 0, 1, MJ_VALUES_ANY},
-    /* [MJ_PRIMITIVE_COUNT]: all zero, for unknown primitives */
-};
-
-const mj_primitive_traits *mj__primitive_traits(mj_primitive p) {
-    return &primitive_traits[(unsigned)p < MJ_PRIMITIVE_COUNT ? p : MJ_PRIMITIVE_COUNT];
-}
 
 /* value_size against the primitive's rule (its traits row). */
 static int check_values(const mj_kernel_spec *spec, char *err, size_t errcap) {
@@ -226,7 +203,7 @@ int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_s
         snprintf(err, errcap, "VT must be from 1 to %d, not %d", MJ_MAX_VT, vt);
         return -1;
     }
-    if (primitive == MJ_SEGMENTED_SORT && vt > MJ_SEG_MAX_VT) {
+    if (mj__primitive_traits(primitive)->segmented && vt > MJ_SEG_MAX_VT) {
         snprintf(err, errcap, "a segmented sort takes VT up to %d, not %d", MJ_SEG_MAX_VT, vt);
         return -1;
     }
@@ -285,35 +262,3 @@ const char *mj__tile_bounds_check(mj_primitive primitive, long long key_size,
 }
 
 int mj__spec_bs_nt(const mj_kernel_spec *spec) { return spec->bs_nt ? spec->bs_nt : spec->nt; }
-
-size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
-                     size_t value_size) {
-    size_t nv = (size_t)nt * (size_t)vt;
-    /* The tile, two sets of warp totals (reduce) or one and the tile's prefix (scan). */
-    if (mj__is_reduce_or_scan(primitive)) return (nv + 2 * (size_t)(nt / 32) + 1) * key_size + 16;
-    if (primitive == MJ_INTERVAL_MOVE) return (nv + 1) * (key_size + 16) + 4 * nv + 16;
-    if (mj__is_lbs(primitive)) return (nv + 1) * key_size + 4 * nv + 16;
-    /* The tile's keys with the one before and the one after, and an int result per key. */
-    if (primitive == MJ_SORTED_SEARCH) return (nv + 2) * key_size + 4 * nv + 16;
-    /* Join: the search's tile, or the larger of its lbs tile (8-byte offsets, one more than a
-     * tile, and an owner per row) and its scans' (a count a slot). */
-    if (primitive == MJ_JOIN) {
-        size_t search = (nv + 2) * key_size + 4 * nv + 16, lbs = 8 * (nv + 1) + 4 * nv + 16;
-        return search > lbs ? search : lbs;
-    }
-    /* Set operations: the tile's keys with three more and VT of slack, an output position
-     * per key with values or keys over 4 bytes, a path start per thread and the tile's end,
-     * the warp totals, the tile's range and a few words, and room for the arrays' alignment.
-     * Values go from global memory to global memory. */
-    if (primitive == MJ_SET_OPS)
-        return (nv + 3 + (size_t)vt) * key_size + (value_size || key_size > 4 ? 4 * nv : 4) +
-               4 * (size_t)(nt + 1) + 4 * (size_t)(nt / 32) + 128;
-    /* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one
-     * more than a tile) and a source per output. Elements go straight to global memory. */
-    if (primitive == MJ_BULK_REMOVE) return 4 * nv + 4 * (size_t)(nt / 32) + 16;
-    if (primitive == MJ_BULK_INSERT) return 8 * (nv + 1) + 4 * nv + 16;
-    size_t heads = primitive == MJ_SEGMENTED_SORT ? 4 * (size_t)nt : 0;
-    /* The merge tile's VT keys past its end (copies of its last key: cta_merge.cuh), counted
-     * for the blocksort's tile too; + 16: room for the padding that aligns the second array */
-    return (nv + (size_t)vt) * key_size + 4 * (value_size ? nv : 1) + heads + 16;
-}

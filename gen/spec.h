@@ -4,6 +4,8 @@
 #define MJ_SPEC_H
 
 #include <stddef.h>
+
+#include "catalog.h"
 #include "mergejit.h"
 
 typedef struct mj_kernel_spec {
@@ -42,22 +44,8 @@ static inline int mj__spec_builtin_order(const mj_kernel_spec *spec) {
 /* Threads of the blocksort kernel (bs_nt, or nt when bs_nt is 0). */
 int mj__spec_bs_nt(const mj_kernel_spec *spec);
 
-/* Static shared memory a kernel with nt threads and the spec's VT declares: one tile of keys,
- * a tile of int positions when values are carried, alignment padding, and for segmented sorts
- * a head range per thread; for reduce and scan, a tile of keys and a few more per warp; for
- * lbs and expand, a tile of offsets and one more, and an int per item; for sorted search, a
- * tile of keys and two more, and an int per key; for bulk remove and insert, index
- * bookkeeping only (no elements); for move, lbs's and a source and a destination shift (8
- * bytes each) per offset; for set operations, a tile of keys and one more, an int per key and
- * two per thread. */
-size_t mj__tile_smem(mj_primitive primitive, int nt, int vt, size_t key_size,
-                     size_t value_size);
-
 /* The largest VT a segmented sort takes (a thread's head flags are one 32-bit word). */
 #define MJ_SEG_MAX_VT 32
-
-/* What a kernel may declare statically (without the dynamic-shared-memory opt-in). */
-#define MJ_STATIC_SMEM_LIMIT (48 * 1024)
 
 /* Checks a tile shape for a primitive and sizes (thread counts, VT range, static shared
  * memory; reduce and scan have no values and no blocksort: bs_nt is nt); 0 when usable, else
@@ -77,29 +65,5 @@ const char *mj__tile_bounds_check(mj_primitive primitive, long long key_size,
 
 /* Checks the spec; 0 when usable, else -1 with a message. */
 int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap);
-
-/* What sets a primitive apart, one row per primitive in spec.c, so that a new primitive is a
- * row there rather than another name in lists of primitives across the generator and the
- * tile rules. */
-typedef struct mj_primitive_traits {
-    unsigned char blocksort;  /* has a blocksort pass, whose threads may be NT times a power
-                                 of two (the others' tile is NT threads) */
-    unsigned char comparator; /* orders keys by order or less (a custom key needs less) */
-    unsigned char op;         /* combines with an operator and identity (no values) */
-    unsigned char index_key;  /* the key is the index type of offsets (i32 or i64) */
-    unsigned char moves;      /* only moves elements, as bytes (no comparator, no operator) */
-    unsigned char fixed_nt;   /* refuses blocksort threads other than NT */
-    unsigned char values;     /* mj_values_rule (mergejit.h): what value_size may be */
-} mj_primitive_traits;
-
-/* The primitive's row; an all-zero one for an unknown primitive (a known one has exactly one
- * of comparator, op, index_key and moves: test_gen). */
-const mj_primitive_traits *mj__primitive_traits(mj_primitive p);
-
-/* The primitives that combine with an operator, those whose key is an index type (offsets),
- * and those that only move elements (neither a comparator, an operator nor offsets). */
-static inline int mj__is_reduce_or_scan(mj_primitive p) { return mj__primitive_traits(p)->op; }
-static inline int mj__is_lbs(mj_primitive p) { return mj__primitive_traits(p)->index_key; }
-static inline int mj__is_bulk(mj_primitive p) { return mj__primitive_traits(p)->moves; }
 
 #endif

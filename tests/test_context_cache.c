@@ -321,13 +321,13 @@ START_TEST(mergesort_parts)
         const char *fused, *ways;
         int programs;
     } variants[] = {{"", "", 5}, {"0", "", 6}, {"", "2", 2}};
-    const unsigned four = 1u << MJ_K_PARTITION4 | 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4;
+    const mj_kernel_set four = 1u << MJ_K_PARTITION4 | 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4;
     for (int v = 0; v < 3; ++v) {
         char *dir = mjt_tmpdir();
         ck_assert_int_eq(setenv("MERGEJIT_FUSED_PARTITION", variants[v].fused, 1), 0);
         ck_assert_int_eq(setenv("MERGEJIT_MERGE_WAYS", variants[v].ways, 1), 0);
         mj_sort_desc desc = u32_desc();
-        unsigned kernels = mj__primitive_kernels(MJ_MERGESORT);
+        mj_kernel_set kernels = mj__primitive_kernels(MJ_MERGESORT);
         if (*variants[v].fused != '0') kernels &= ~(1u << MJ_K_PARTITION);
         if (*variants[v].ways == '2') kernels &= ~four;
         int programs = variants[v].programs;

@@ -9,6 +9,7 @@
 
 #include "gen.h"
 #include "gen_support.h"
+#include "primitives/registry.h"
 #include "test_support.h"
 
 static const size_t value_sizes[] = {0, 1, 4, 8, 12, 16, 64};
@@ -303,6 +304,13 @@ static int count_of(const char *text, const char *needle) {
 /* Each primitive's source defines exactly its kernels (and each kernel's program that one
  * alone), segmented code only for segmented sorts,
  * and its tile limits; names parse back. */
+/* Whether the primitive's row has a kernel of that name. */
+static int has_kernel(mj_primitive p, const char *name) {
+    for (int k = 0; k < MJ_KERNELS_MAX; ++k)
+        if (mj__kernel_name(p, k) && strcmp(mj__kernel_name(p, k), name) == 0) return 1;
+    return 0;
+}
+
 START_TEST(primitives_generate)
 {
     mj_primitive p = (mj_primitive)_i;
@@ -318,35 +326,42 @@ START_TEST(primitives_generate)
     size_t len = 0;
     ck_assert_msg(mj__gen_source(&s, &src, &len, err, sizeof err) == 0, "%s: %s",
                   mj_primitive_name(p), err);
-    unsigned kernels = mj__primitive_kernels(p);
+    mj_kernel_set kernels = mj__primitive_kernels(p);
     ck_assert_uint_ne(kernels, 0);
-    for (int k = 0; k < MJ_K_COUNT; ++k) {
-        char decl[96];
-        snprintf(decl, sizeof decl, "%s(", mj__kernel_name((mj_kernel_id)k));
-        int defined = 0;
-        for (const char *at = strstr(src, decl); at && !defined; at = strstr(at + 1, decl))
-            defined = at > src && (at[-1] == '\n' || at[-1] == ' '); /* not a call's prefix */
-        /* The search's source (and the join's) holds the merge's template whole,
-         * mj_merge_arrays too (gen.c). */
-        int want = !!(kernels & (1u << k)) ||
-                   ((p == MJ_SORTED_SEARCH || p == MJ_JOIN) && k == MJ_K_MERGE_ARRAYS);
-        ck_assert_msg(defined == want, "%s: kernel %s %s", mj_primitive_name(p),
-                      mj__kernel_name((mj_kernel_id)k), defined ? "defined" : "missing");
-    }
+    /* Every primitive's kernels (the catalogue's): defined in this source exactly when they
+     * are this primitive's. The search's source (and the join's) holds the merge's template
+     * whole, mj_merge_arrays too (its template list, catalog.c). */
+    for (int q = 0; q < MJ_PRIMITIVE_COUNT; ++q)
+        for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
+            const char *name = mj__kernel_name((mj_primitive)q, k);
+            if (!name) continue;
+            char decl[96];
+            snprintf(decl, sizeof decl, "%s(", name);
+            int defined = 0;
+            for (const char *at = strstr(src, decl); at && !defined; at = strstr(at + 1, decl))
+                defined = at > src && (at[-1] == '\n' || at[-1] == ' '); /* not a call's prefix */
+            int want = has_kernel(p, name) ||
+                       ((p == MJ_SORTED_SEARCH || p == MJ_JOIN) &&
+                        strcmp(name, "mj_merge_arrays") == 0);
+            ck_assert_msg(defined == want, "%s: kernel %s %s", mj_primitive_name(p), name,
+                          defined ? "defined" : "missing");
+            if (want) continue;
+            char *none = NULL;
+            ck_assert_int_eq(mj__gen_kernel_source(src, name, &none, NULL), -1);
+            ck_assert_ptr_null(none);
+        }
     /* Each kernel's own program (built at once with the others): the same lines, that kernel
      * the only extern "C" one, the others uninstantiated templates. */
     int lines = count_of(src, "\n"), definitions = count_of(src, "extern \"C\" __global__");
-    for (int k = 0; k < MJ_K_COUNT; ++k) {
-        const char *name = mj__kernel_name((mj_kernel_id)k);
+    for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
+        const char *name = mj__kernel_name(p, k);
+        if (!(kernels & (1u << k))) {
+            ck_assert_ptr_null(name);
+            continue;
+        }
         char *one = NULL;
         size_t one_len = 0;
         int rc = mj__gen_kernel_source(src, name, &one, &one_len);
-        if (!(kernels & (1u << k))) {
-            if (!((p == MJ_SORTED_SEARCH || p == MJ_JOIN) && k == MJ_K_MERGE_ARRAYS))
-                ck_assert_int_eq(rc, -1);
-            free(one);
-            continue;
-        }
         ck_assert_msg(rc == 0, "%s: no program for %s", mj_primitive_name(p), name);
         ck_assert_uint_eq(one_len, strlen(one));
         ck_assert_int_eq(count_of(one, "\n"), lines);
@@ -372,7 +387,12 @@ START_TEST(primitives_generate)
      * and a blocksort only where there is a blocksort kernel. */
     const mj_primitive_traits *t = mj__primitive_traits(p);
     ck_assert_int_eq(t->comparator + t->op + t->index_key + t->moves, 1);
-    ck_assert_int_eq(t->blocksort, !!(kernels & (1u << MJ_K_BLOCKSORT)));
+    ck_assert_int_eq(t->blocksort, has_kernel(p, "mj_blocksort"));
+    /* The traits of one primitive's generation go with the kernels that need them. */
+    ck_assert_int_eq(t->merge4, has_kernel(p, "mj_merge4"));
+    ck_assert_int_eq(t->segmented, has_kernel(p, "mj_heads_from_flags"));
+    ck_assert(!t->capped_blocksort || t->blocksort);
+    ck_assert(!t->ordinals || t->comparator);
     ck_assert_int_eq(mj__primitive_traits(MJ_PRIMITIVE_COUNT)->comparator, 0);
     /* The public view of the row, and the spec check keeping its value rule. */
     mj_primitive_info info;
@@ -410,14 +430,16 @@ END_TEST
  * kernel, weighs 0. */
 START_TEST(build_weights)
 {
-    static const mj_kernel_id order[] = {MJ_K_MERGE4,    MJ_K_PARTITION4_ONE, MJ_K_PARTITION4,
-                                         MJ_K_BLOCKSORT, MJ_K_MERGE,          MJ_K_PARTITION};
+    static const int order[] = {MJ_K_MERGE4,    MJ_K_PARTITION4_ONE, MJ_K_PARTITION4,
+                                MJ_K_BLOCKSORT, MJ_K_MERGE,          MJ_K_PARTITION};
     for (int i = 1; i < 6; ++i)
-        ck_assert_int_gt(mj__kernel_build_weight(order[i - 1]), mj__kernel_build_weight(order[i]));
-    ck_assert_int_gt(mj__kernel_build_weight(MJ_K_PARTITION), 0);
-    ck_assert_int_eq(mj__kernel_build_weight(MJ_K_SCAN), 0);
-    ck_assert_int_eq(mj__kernel_build_weight(MJ_K_COUNT), 0);
-    ck_assert_int_eq(mj__kernel_build_weight((mj_kernel_id)-1), 0);
+        ck_assert_int_gt(mj__kernel_build_weight(MJ_MERGESORT, order[i - 1]),
+                         mj__kernel_build_weight(MJ_MERGESORT, order[i]));
+    ck_assert_int_gt(mj__kernel_build_weight(MJ_MERGESORT, MJ_K_PARTITION), 0);
+    ck_assert_int_eq(mj__kernel_build_weight(MJ_SCAN, MJ_K_SCAN), 0);
+    ck_assert_int_eq(mj__kernel_build_weight(MJ_MERGESORT, MJ_KERNELS_MAX), 0);
+    ck_assert_int_eq(mj__kernel_build_weight(MJ_MERGESORT, -1), 0);
+    ck_assert_int_eq(mj__kernel_build_weight(MJ_PRIMITIVE_COUNT, MJ_K_BLOCKSORT), 0);
 }
 END_TEST
 
@@ -428,10 +450,69 @@ START_TEST(kernel_sets)
                       1u << MJ_K_BLOCKSORT | 1u << MJ_K_MERGE | 1u << MJ_K_PARTITION |
                           1u << MJ_K_PARTITION4 | 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4);
     ck_assert_uint_ne(mj__primitive_kernels(MJ_JOIN) & 1u << MJ_K_JOIN_UNMATCHED, 0);
-    ck_assert_str_eq(mj__kernel_name(MJ_K_PARTITION4), "mj_partition4");
-    ck_assert_str_eq(mj__kernel_name(MJ_K_PARTITION4_ONE), "mj_partition4_one");
-    for (int k = 0; k < MJ_K_COUNT; ++k) ck_assert_ptr_nonnull(mj__kernel_name((mj_kernel_id)k));
-    ck_assert_ptr_null(mj__kernel_name(MJ_K_COUNT));
+    ck_assert_str_eq(mj__kernel_name(MJ_MERGESORT, MJ_K_PARTITION4), "mj_partition4");
+    ck_assert_str_eq(mj__kernel_name(MJ_MERGESORT, MJ_K_PARTITION4_ONE), "mj_partition4_one");
+    ck_assert_ptr_null(mj__kernel_name(MJ_MERGESORT, MJ_KERNELS_MAX));
+    ck_assert_ptr_null(mj__kernel_name(MJ_MERGESORT, -1));
+    ck_assert_ptr_null(mj__kernel_name(MJ_PRIMITIVE_COUNT, 0));
+}
+END_TEST
+
+/* The catalogue's rows: a kernel at most once in a row, at most one sized by residency; the
+ * indexes that host files share between primitives (catalog.h) name the same kernel in each
+ * (queued.c launches the segmented and locality sorts' by one index, load_balance.c lbs's,
+ * expand's and move's, the search the merge's partition, the join the search's kernels). */
+START_TEST(catalogue_rows)
+{
+    for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+        int resident = 0;
+        for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
+            const mj_kernel_row *row = mj__kernel_row((mj_primitive)p, k);
+            if (!row) continue;
+            resident += row->resident;
+            for (int j = k + 1; j < MJ_KERNELS_MAX; ++j)
+                ck_assert_msg(!mj__kernel_name((mj_primitive)p, j) ||
+                                  strcmp(mj__kernel_name((mj_primitive)p, j), row->name) != 0,
+                              "%s has %s twice", mj_primitive_name((mj_primitive)p), row->name);
+        }
+        ck_assert_int_le(resident, 1);
+        ck_assert_int_eq(mj__resident_kernel((mj_primitive)p) >= 0, resident);
+    }
+    static const struct {
+        mj_primitive p;
+        int k;
+        const char *name;
+    } shared[] = {
+        {MJ_MERGESORT, MJ_K_BLOCKSORT, "mj_blocksort"},
+        {MJ_SEGMENTED_SORT, MJ_K_BLOCKSORT, "mj_blocksort"},
+        {MJ_LOCALITY_SORT, MJ_K_BLOCKSORT, "mj_blocksort"},
+        {MJ_SEGMENTED_SORT, MJ_K_QUEUE_PARTITION, "mj_queue_partition"},
+        {MJ_LOCALITY_SORT, MJ_K_QUEUE_PARTITION, "mj_queue_partition"},
+        {MJ_SEGMENTED_SORT, MJ_K_QUEUE_WORK, "mj_queue_work"},
+        {MJ_LOCALITY_SORT, MJ_K_QUEUE_WORK, "mj_queue_work"},
+        {MJ_SEGMENTED_SORT, MJ_K_QUEUE_FINISH, "mj_queue_finish"},
+        {MJ_LOCALITY_SORT, MJ_K_QUEUE_FINISH, "mj_queue_finish"},
+        {MJ_MERGE, MJ_K_MERGE_PARTITION, "mj_merge_partition"},
+        {MJ_SORTED_SEARCH, MJ_K_MERGE_PARTITION, "mj_merge_partition"},
+        {MJ_JOIN, MJ_K_MERGE_PARTITION, "mj_merge_partition"},
+        {MJ_SORTED_SEARCH, MJ_K_SEARCH, "mj_search_tiles"},
+        {MJ_JOIN, MJ_K_SEARCH, "mj_search_tiles"},
+        {MJ_LOAD_BALANCE, MJ_K_LBS_PARTITION, "mj_lbs_partition"},
+        {MJ_INTERVAL_EXPAND, MJ_K_LBS_PARTITION, "mj_lbs_partition"},
+        {MJ_INTERVAL_MOVE, MJ_K_LBS_PARTITION, "mj_lbs_partition"},
+    };
+    for (size_t i = 0; i < sizeof shared / sizeof *shared; ++i)
+        ck_assert_str_eq(mj__kernel_name(shared[i].p, shared[i].k), shared[i].name);
+    ck_assert_ptr_null(mj__kernel_row(MJ_LOCALITY_SORT, MJ_K_HEADS_FLAGS));
+    /* Every primitive has its host row too (primitives/registry.c): a temp size; the sorts
+     * that mj_sorter_sort runs, a sort. */
+    for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+        const mj_primitive_entry *e = mj__primitive_entry((mj_primitive)p);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_ptr_nonnull(e->temp_size);
+        ck_assert_int_eq(e->sort != NULL, p == MJ_MERGESORT || p == MJ_LOCALITY_SORT);
+    }
+    ck_assert_ptr_null(mj__primitive_entry(MJ_PRIMITIVE_COUNT));
 }
 END_TEST
 
@@ -446,6 +527,7 @@ static Suite *gen_suite(void) {
     tcase_add_loop_test(tc, primitives_generate, MJ_MERGESORT, MJ_PRIMITIVE_COUNT);
     tcase_add_test(tc, build_weights);
     tcase_add_test(tc, kernel_sets);
+    tcase_add_test(tc, catalogue_rows);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("custom");
     tcase_add_test(tcc, custom_type);

@@ -399,7 +399,7 @@ START_TEST(test_kernels_at_create) {
     }
     mj_sorter *s = NULL;
     ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
-    unsigned kernels = mj__primitive_kernels(MJ_MERGESORT);
+    mj_kernel_set kernels = mj__primitive_kernels(MJ_MERGESORT);
     if (strcmp(sort_variants[_i].fused, "0")) kernels &= ~K_P;
     if (!strcmp(sort_variants[_i].ways, "2")) kernels &= ~K_FOUR;
     mj_build_times t;

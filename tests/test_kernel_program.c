@@ -36,17 +36,17 @@ static mj_kernel_spec spec_of(mj_primitive p, mj_key_kind key, size_t values, in
 }
 
 /* Kernel k's program for spec: normalized (the library's), or from spec's own tile. */
-static char *program(const mj_kernel_spec *s, mj_kernel_id k, int normalized) {
+static char *program(const mj_kernel_spec *s, int k, int normalized) {
     char err[512] = "";
     char *out = NULL;
     if (normalized) {
         ck_assert_msg(mj__gen_program_source(s, k, &out, NULL, err, sizeof err) == 0, "%s: %s",
-                      mj__kernel_name(k), err);
+                      mj__kernel_name(s->primitive, k), err);
         return out;
     }
     char *src = NULL;
     ck_assert_msg(mj__gen_source(s, &src, NULL, err, sizeof err) == 0, "%s", err);
-    ck_assert_int_eq(mj__gen_kernel_source(src, mj__kernel_name(k), &out, NULL), 0);
+    ck_assert_int_eq(mj__gen_kernel_source(src, mj__kernel_name(s->primitive, k), &out, NULL), 0);
     free(src);
     return out;
 }
@@ -79,7 +79,7 @@ START_TEST(tile_uses_table)
     /* Kernels not in the table use everything (the merge's and the set operations' do). */
     ck_assert_uint_eq(mj__kernel_tile_uses(MJ_MERGE, MJ_K_MERGE_ARRAYS), all);
     ck_assert_uint_eq(mj__kernel_tile_uses(MJ_SET_OPS, MJ_K_SETOP), all);
-    ck_assert_uint_eq(mj__kernel_tile_uses(MJ_MERGESORT, MJ_K_COUNT), all);
+    ck_assert_uint_eq(mj__kernel_tile_uses(MJ_MERGESORT, MJ_KERNELS_MAX), all);
 }
 END_TEST
 
@@ -94,7 +94,7 @@ START_TEST(program_specs_valid)
     static const size_t values[] = {0, 4, 16};
     int normalized = 0;
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
-        unsigned kernels = mj__primitive_kernels((mj_primitive)p);
+        mj_kernel_set kernels = mj__primitive_kernels((mj_primitive)p);
         for (size_t t = 0; t < sizeof tiles / sizeof *tiles; ++t)
             for (size_t v = 0; v < sizeof values / sizeof *values; ++v) {
                 mj_kernel_spec s = spec_of((mj_primitive)p, MJ_KEY_U64, values[v], tiles[t].nt,
@@ -102,15 +102,15 @@ START_TEST(program_specs_valid)
                 if (mj__is_lbs((mj_primitive)p)) s.key = MJ_KEY_I64;
                 char err[256];
                 if (mj__spec_check(&s, err, sizeof err)) continue; /* not a tile for p */
-                for (int k = 0; k < MJ_K_COUNT; ++k) {
+                for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
                     if (!(kernels & (1u << k))) continue;
-                    unsigned uses = mj__kernel_tile_uses(s.primitive, (mj_kernel_id)k);
+                    unsigned uses = mj__kernel_tile_uses(s.primitive, k);
                     mj_kernel_spec n, again;
-                    mj__program_spec(&s, (mj_kernel_id)k, &n);
+                    mj__program_spec(&s, k, &n);
                     ck_assert_msg(mj__spec_check(&n, err, sizeof err) == 0, "%s %s: %s",
                                   mj_primitive_name(s.primitive),
-                                  mj__kernel_name((mj_kernel_id)k), err);
-                    mj__program_spec(&n, (mj_kernel_id)k, &again);
+                                  mj__kernel_name(s.primitive, k), err);
+                    mj__program_spec(&n, k, &again);
                     ck_assert_int_eq(again.nt, n.nt);
                     ck_assert_int_eq(again.vt, n.vt);
                     ck_assert_int_eq(mj__spec_bs_nt(&again), mj__spec_bs_nt(&n));
@@ -139,19 +139,19 @@ START_TEST(program_sources_shared)
 {
     for (size_t p = 0; p < PRIMITIVES; ++p) {
         mj_kernel_spec b = spec_of(primitives[p], MJ_KEY_U32, 4, base.nt, base.vt, base.bs_nt);
-        unsigned kernels = mj__primitive_kernels(b.primitive);
-        for (int k = 0; k < MJ_K_COUNT; ++k) {
+        mj_kernel_set kernels = mj__primitive_kernels(b.primitive);
+        for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
             if (!(kernels & (1u << k))) continue;
-            unsigned uses = mj__kernel_tile_uses(b.primitive, (mj_kernel_id)k);
-            char *one = program(&b, (mj_kernel_id)k, 1);
+            unsigned uses = mj__kernel_tile_uses(b.primitive, k);
+            char *one = program(&b, k, 1);
             for (int v = 0; v < 3; ++v) {
                 mj_kernel_spec o = spec_of(b.primitive, b.key, 4, variants[v].nt, variants[v].vt,
                                            variants[v].bs_nt);
-                char *other = program(&o, (mj_kernel_id)k, 1);
+                char *other = program(&o, k, 1);
                 int same = strcmp(one, other) == 0;
                 ck_assert_msg(same == !(uses & variants[v].param),
                               "%s %s: the programs of %dx%dx%d and %dx%dx%d are %s",
-                              mj_primitive_name(b.primitive), mj__kernel_name((mj_kernel_id)k),
+                              mj_primitive_name(b.primitive), mj__kernel_name(b.primitive, k),
                               base.nt, base.vt, base.bs_nt, variants[v].nt, variants[v].vt,
                               variants[v].bs_nt, same ? "the same" : "different");
                 free(other);
@@ -196,15 +196,15 @@ START_TEST(ptx_depends_on_what_is_used)
     const mj_nvrtc_api *nv = nvrtc();
     mj_primitive prim = primitives[_i];
     mj_kernel_spec b = spec_of(prim, MJ_KEY_U32, 4, base.nt, base.vt, base.bs_nt);
-    unsigned kernels = mj__primitive_kernels(prim);
-    for (int k = 0; k < MJ_K_COUNT; ++k) {
+    mj_kernel_set kernels = mj__primitive_kernels(prim);
+    for (int k = 0; k < MJ_KERNELS_MAX; ++k) {
         if (!(kernels & (1u << k))) continue;
-        const char *name = mj__kernel_name((mj_kernel_id)k);
-        unsigned uses = mj__kernel_tile_uses(prim, (mj_kernel_id)k);
-        char *src = program(&b, (mj_kernel_id)k, 0);
+        const char *name = mj__kernel_name(prim, k);
+        unsigned uses = mj__kernel_tile_uses(prim, k);
+        char *src = program(&b, k, 0);
         char *ptx = ptx_of(nv, src, name);
         free(src);
-        src = program(&b, (mj_kernel_id)k, 1);
+        src = program(&b, k, 1);
         char *normal = ptx_of(nv, src, name);
         free(src);
         ck_assert_msg(strcmp(ptx, normal) == 0, "%s %s: the normalized program's PTX differs",
@@ -213,7 +213,7 @@ START_TEST(ptx_depends_on_what_is_used)
         for (int v = 0; v < 3; ++v) {
             mj_kernel_spec o = spec_of(prim, b.key, 4, variants[v].nt, variants[v].vt,
                                        variants[v].bs_nt);
-            src = program(&o, (mj_kernel_id)k, 0);
+            src = program(&o, k, 0);
             char *other = ptx_of(nv, src, name);
             free(src);
             int same = strcmp(ptx, other) == 0;

@@ -1,5 +1,6 @@
 /* Sorters (public: mergejit.h): building one from a description, its getters, and the
- * dispatch of mj_sorter_temp_size and mj_sorter_sort to the primitives. */
+ * dispatch of mj_sorter_temp_size and mj_sorter_sort to the primitives' entry points
+ * (primitives/registry.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,14 +10,9 @@
 #include "core/tile_choice.h"
 #include "gen.h"
 #include "mergejit.h"
-#include "primitives/join.h"
-#include "primitives/load_balance.h"
-#include "primitives/merge.h"
 #include "primitives/mergesort.h"
-#include "primitives/queued.h"
+#include "primitives/registry.h"
 #include "primitives/run.h"
-#include "primitives/scan.h"
-#include "primitives/setops.h"
 
 /* The alignment the generated value type needs (see gen.c's value types). */
 static size_t value_alignment(size_t v) {
@@ -53,7 +49,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
      * builds or loads anything: loading a module waits for the work queued on the device
      * (cuModuleLoadDataEx does, whatever the loading mode) and holds up other threads'
      * launches meanwhile, so a run that loaded one would stall its caller's pipeline. */
-    unsigned kernels = desc->primitive == MJ_MERGESORT
+    mj_kernel_set kernels = desc->primitive == MJ_MERGESORT
                            ? mj__mergesort_kernels(fused, s->merge_ways != 2)
                            : mj__primitive_kernels(desc->primitive);
     st = mj__module_get(ctx, &spec, entry, kernels, &s->mod, &s->source, &s->build_ms);
@@ -103,31 +99,16 @@ void mj_sorter_resources(const mj_sorter *s, int *registers, long *spill_bytes) 
 
 mj_status mj_sorter_temp_size(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
     if (!s || !bytes) return MJ_ERR_INVALID_ARGUMENT;
-    switch (s->primitive) {
-    case MJ_MERGE:
-    case MJ_SORTED_SEARCH: return mj__merge_temp(s, n, bytes);
-    case MJ_SEGMENTED_SORT:
-    case MJ_LOCALITY_SORT: return mj__queued_temp(s, n, bytes);
-    case MJ_REDUCE: return mj__reduce_temp(s, n, bytes);
-    case MJ_SCAN: return mj__scan_temp(s, n, bytes);
-    case MJ_LOAD_BALANCE:
-    case MJ_INTERVAL_EXPAND:
-    case MJ_INTERVAL_MOVE:
-    case MJ_BULK_REMOVE:
-    case MJ_BULK_INSERT: return mj__lbs_temp(s, n, bytes);
-    case MJ_JOIN: return mj__join_temp(s, n, bytes);
-    case MJ_SET_OPS: return mj__setops_temp(s, n, bytes);
-    default: return mj__mergesort_temp(s, n, indices, bytes);
-    }
+    const mj_primitive_entry *e = mj__primitive_entry(s->primitive);
+    return indices && e->index_temp_size ? e->index_temp_size(s, n, bytes)
+                                         : e->temp_size(s, n, bytes);
 }
 
 mj_status mj_sorter_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,
                          size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
-    mj_status st = mj__sorter_expect(s, 1u << MJ_MERGESORT | 1u << MJ_LOCALITY_SORT,
-                                     "mj_sorter_sort");
+    const mj_primitive_entry *e = mj__primitive_entry(s->primitive);
+    mj_status st = mj__sorter_expect(s, e->sort ? 1u << s->primitive : 0, "mj_sorter_sort");
     if (st || (st = mj__check_values(s, values, n))) return st;
-    if (s->primitive == MJ_LOCALITY_SORT)
-        return mj__locality_sort(s, keys, values, n, temp, temp_bytes, stream);
-    return mj__mergesort_sort(s, keys, values, n, temp, temp_bytes, stream, NULL);
+    return e->sort(s, keys, values, n, temp, temp_bytes, stream);
 }

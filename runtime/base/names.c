@@ -1,4 +1,5 @@
-/* Names of statuses, key kinds and primitives, and the version (all public: mergejit.h). */
+/* Names of statuses and key kinds, and the version (all public: mergejit.h; primitives are
+ * named by their rows, gen/catalog.c). */
 #include <string.h>
 
 #include "mergejit.h"
@@ -48,33 +49,6 @@ mj_key_kind mj_key_kind_parse(const char *name) {
 
 size_t mj_key_kind_size(mj_key_kind kind) {
     return (unsigned)kind < MJ_KEY_KIND_COUNT ? kinds[kind].size : 0;
-}
-
-static const char *const primitive_names[MJ_PRIMITIVE_COUNT] = {
-    [MJ_MERGESORT] = "mergesort",
-    [MJ_MERGE] = "merge",
-    [MJ_SEGMENTED_SORT] = "segsort",
-    [MJ_LOCALITY_SORT] = "locality",
-    [MJ_REDUCE] = "reduce",
-    [MJ_SCAN] = "scan",
-    [MJ_LOAD_BALANCE] = "lbs",
-    [MJ_INTERVAL_EXPAND] = "expand",
-    [MJ_SORTED_SEARCH] = "search",
-    [MJ_BULK_REMOVE] = "remove",
-    [MJ_BULK_INSERT] = "insert",
-    [MJ_INTERVAL_MOVE] = "move",
-    [MJ_JOIN] = "join",
-    [MJ_SET_OPS] = "setops",
-};
-
-const char *mj_primitive_name(mj_primitive primitive) {
-    return (unsigned)primitive < MJ_PRIMITIVE_COUNT ? primitive_names[primitive] : NULL;
-}
-
-mj_primitive mj_primitive_parse(const char *name) {
-    for (int p = 0; name && p < MJ_PRIMITIVE_COUNT; ++p)
-        if (strcmp(primitive_names[p], name) == 0) return (mj_primitive)p;
-    return MJ_PRIMITIVE_COUNT;
 }
 
 void mj_sort_desc_init(mj_sort_desc *desc, mj_key_kind kind, mj_order order) {

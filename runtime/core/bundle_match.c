@@ -33,8 +33,9 @@ static void request_key(const mj_kernel_spec *spec, int ptx, uint8_t out[32]) {
     hash_num(&h, custom ? (long long)spec->type_size : 0);
     hash_num(&h, custom ? (long long)spec->type_align : 0);
     hash_num(&h, (long long)spec->value_size);
-    /* Only reduce and scan have an operator: the sorts' keys stay those of older bundles. */
-    if (spec->primitive == MJ_REDUCE || spec->primitive == MJ_SCAN) {
+    /* Only reduce and scan (the op trait) have an operator: the sorts' keys stay those of
+     * older bundles. */
+    if (mj__is_reduce_or_scan(spec->primitive)) {
         hash_str(&h, spec->op);
         hash_str(&h, spec->identity);
     }
@@ -117,7 +118,7 @@ const mj_bundle_entry *mj__bundle_lookup(const mj_context *ctx, const mj_kernel_
 
 void mj__bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap) {
     const char *type = spec->key == MJ_KEY_CUSTOM ? spec->type_name : mj_key_kind_name(spec->key);
-    if (spec->primitive == MJ_REDUCE || spec->primitive == MJ_SCAN)
+    if (mj__is_reduce_or_scan(spec->primitive))
         snprintf(out, cap, "%s: %s, %s", type ? type : "?", spec->op ? spec->op : "a + b",
                  spec->identity ? spec->identity : "0");
     else if (spec->less)

@@ -32,12 +32,13 @@ typedef struct mj_module {
     uint8_t key[32];
     uint8_t spec_key[32];  /* the spec it was first asked for (core/loader.c), if has_spec_key */
     int has_spec_key;
-    CUmodule images[MJ_K_COUNT]; /* one per kernel image (store/kernel_pack.h); none in
-                                    compile-only contexts */
+    CUmodule images[MJ_KERNELS_MAX]; /* one per kernel image (store/kernel_pack.h); none in
+                                        compile-only contexts */
     int image_count;
-    unsigned kernels;      /* bit k: fn[k] is set (all of the primitive's kernels, or the
-                              part of them a sorter asked for: core/loader.h) */
-    CUfunction fn[MJ_K_COUNT];
+    mj_primitive primitive; /* whose row its kernels index */
+    mj_kernel_set kernels; /* bit k: fn[k] is set, for kernel k of the primitive's row (all of
+                              its kernels, or the part a sorter asked for: core/loader.h) */
+    CUfunction fn[MJ_KERNELS_MAX];
     int source;            /* MJ_SOURCE_COMPILED, _DISK, _BUNDLE or _BUNDLE_PTX: how it
                               first arrived */
     int code_sm;           /* the sm its code was compiled for, which may be older than the
@@ -47,9 +48,9 @@ typedef struct mj_module {
     size_t binary_size;
     int registers;         /* ptxas's figures; -1 unknown */
     long spill_bytes;
-    int resident;          /* blocks of the module's one-block-a-tile kernel resident on the
-                              device at once (0 unknown): mj_search_tiles, mj_merge_arrays or
-                              mj_reduce_tiles (loader.c) */
+    int resident;          /* blocks of the module's kernel sized by residency (catalog.h:
+                              mj__resident_kernel) resident on the device at once (0 unknown
+                              or none) */
 } mj_module;
 
 struct mj_context {

@@ -68,13 +68,14 @@ static mj_status load_image(mj_context *ctx, const mj_kernel_image *image, CUmod
  * looks up the kernels, and for merges and sorted searches counts the tile blocks the GPU
  * holds at once. */
 static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
-                             const mj_kernel_spec *spec, unsigned wanted, mj_module *m) {
+                             const mj_kernel_spec *spec, mj_kernel_set wanted, mj_module *m) {
+    m->primitive = spec->primitive;
     m->kernels = wanted;
     if (!ctx->cu) return MJ_OK; /* compile-only: nothing to load */
     mj_kernel_image images[MJ_PACK_MAX];
     char err[256];
     int count = mj__unpack_kernels(binary, size, images, err, sizeof err);
-    if (count < 0 || count > MJ_K_COUNT)
+    if (count < 0 || count > MJ_KERNELS_MAX)
         return mj__fail(ctx, MJ_ERR_CUDA, "cannot load the module: %s",
                         count < 0 ? err : "more images than kernels");
     mj_status st = mj__ctx_enter(ctx);
@@ -90,9 +91,9 @@ static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
     }
     CUresult r = CUDA_SUCCESS;
     const char *what = "cuModuleGetFunction";
-    for (int k = 0; k < MJ_K_COUNT && r == CUDA_SUCCESS; ++k) {
+    for (int k = 0; k < MJ_KERNELS_MAX && r == CUDA_SUCCESS; ++k) {
         if (!(wanted & (1u << k))) continue;
-        what = mj__kernel_name((mj_kernel_id)k);
+        what = mj__kernel_name(spec->primitive, k);
         r = CUDA_ERROR_NOT_FOUND; /* unless an image holds it */
         for (int i = 0; i < count && r != CUDA_SUCCESS; ++i)
             if (!images[i].kernel || strcmp(images[i].kernel, what) == 0)
@@ -103,13 +104,10 @@ static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
         mj__ctx_leave(ctx);
         return mj__fail_cuda(ctx, r, what);
     }
-    /* The kernel whose grid is sized by what fits at once: the search's or the merge's (after
-     * the merge partitions), or the reduce's (one wave of blocks over the input). */
-    mj_kernel_id tiles = wanted & (1u << MJ_K_SEARCH)  ? MJ_K_SEARCH
-                         : wanted & (1u << MJ_K_REDUCE) ? MJ_K_REDUCE
-                                                        : MJ_K_MERGE_ARRAYS;
-    int per_sm = 0;
-    if ((wanted & (1u << tiles)) &&
+    /* The kernel whose grid is sized by what fits at once (the search's or the merge's, after
+     * the merge partitions; the reduce's, one wave of blocks over the input). */
+    int tiles = mj__resident_kernel(spec->primitive), per_sm = 0;
+    if (tiles >= 0 && (wanted & (1u << tiles)) &&
         ctx->cu->occupancy(&per_sm, m->fn[tiles], spec->nt, 0) == CUDA_SUCCESS)
         m->resident = per_sm * ctx->sm_count;
     mj__ctx_leave(ctx);
@@ -127,7 +125,7 @@ static mj_module *remembered(mj_context *ctx, const uint8_t key[32]) {
 /* A digest of everything the generated source of spec's kernels in `kernels` depends on (the
  * spec's fields; the templates and NVRTC are fixed within a process): the table's key for a
  * module asked for again, which skips generating and hashing tens of kB of source. */
-static void spec_key(const mj_kernel_spec *spec, unsigned kernels, uint8_t key[32]) {
+static void spec_key(const mj_kernel_spec *spec, mj_kernel_set kernels, uint8_t key[32]) {
     mj_sha256 h;
     mj__sha256_init(&h);
     long long num[] = {spec->primitive, spec->key, spec->order, (long long)spec->type_size,
@@ -157,7 +155,7 @@ static mj_module *remembered_spec(mj_context *ctx, const uint8_t key[32]) {
 /* Loads binary as a new module and adds it to the table, found again by key and, when skey is
  * not NULL, by that spec key (spec_key); when another thread added the same key meanwhile,
  * keeps that one. */
-static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
+static mj_status remember(mj_context *ctx, const mj_kernel_spec *spec, mj_kernel_set kernels,
                           const uint8_t key[32], const uint8_t *skey, const void *binary,
                           size_t size, const mj_cache_meta *meta,
                           const mj_build_times *times, int source, int code_sm, double t0,
@@ -221,7 +219,7 @@ void mj__program_key(const mj_nvrtc_api *nv, mj_target target, const char *progr
 
 /* One kernel's program in a module's build. */
 typedef struct program {
-    mj_kernel_id kernel;
+    int kernel; /* its index in the primitive's row */
     char *source;
     uint8_t key[32];
     mj_kernel_image image; /* its binary: in entry, or a compile job's */
@@ -316,14 +314,14 @@ static mj_status rebuild_uncapped(const mj_nvrtc_api *nv, mj_target target,
 }
 
 /* A module's images, one a kernel, are one kernel pack. */
-_Static_assert(MJ_K_COUNT <= MJ_PACK_MAX, "a kernel pack holds every kernel of a module");
+_Static_assert(MJ_KERNELS_MAX <= MJ_PACK_MAX, "a kernel pack holds every kernel of a module");
 
 mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_kernel_spec *spec,
-                           unsigned kernels, const char *cache_dir, int threads, mj_binary *out,
-                           char *why, size_t whycap) {
-    program progs[MJ_K_COUNT];
-    mj_compile_job jobs[MJ_K_COUNT];
-    int todo[MJ_K_COUNT], weight[MJ_K_COUNT]; /* the programs to compile, and their weights */
+                           mj_kernel_set kernels, const char *cache_dir, int threads,
+                           mj_binary *out, char *why, size_t whycap) {
+    program progs[MJ_KERNELS_MAX];
+    mj_compile_job jobs[MJ_KERNELS_MAX];
+    int todo[MJ_KERNELS_MAX], weight[MJ_KERNELS_MAX]; /* the programs to compile, and weights */
     int count = 0, compiled = 0;
     int use_cache = cache_dir && cache_dir[0];
     mj_status st = MJ_OK;
@@ -333,15 +331,15 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
     out->meta.registers = -1;
     out->meta.spill_bytes = -1;
     out->times = no_times;
-    for (int k = 0; k < MJ_K_COUNT && st == MJ_OK; ++k) {
+    for (int k = 0; k < MJ_KERNELS_MAX && st == MJ_OK; ++k) {
         if (!(kernels & (1u << k))) continue;
         program *p = &progs[count];
         memset(p, 0, sizeof *p);
-        p->kernel = (mj_kernel_id)k;
-        p->image.kernel = mj__kernel_name((mj_kernel_id)k);
+        p->kernel = k;
+        p->image.kernel = mj__kernel_name(spec->primitive, k);
         p->meta.registers = -1;
         p->meta.spill_bytes = -1;
-        int rc = mj__gen_program_source(spec, (mj_kernel_id)k, &p->source, NULL, why, whycap);
+        int rc = mj__gen_program_source(spec, k, &p->source, NULL, why, whycap);
         if (rc) {
             st = mj__gen_status(rc);
             break;
@@ -350,7 +348,7 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
         if (!use_cache || !program_from_cache(cache_dir, p)) {
             /* Compiled heaviest first (a stable insertion sort by weight), so that on fewer
              * threads than programs the longest does not start last. */
-            int w = mj__kernel_build_weight((mj_kernel_id)k), j = compiled++;
+            int w = mj__kernel_build_weight(spec->primitive, k), j = compiled++;
             for (; j > 0 && weight[j - 1] < w; --j) {
                 todo[j] = todo[j - 1];
                 weight[j] = weight[j - 1];
@@ -378,7 +376,7 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
         }
         if (use_cache) store_program(cache_dir, p);
     }
-    mj_kernel_image images[MJ_K_COUNT];
+    mj_kernel_image images[MJ_KERNELS_MAX];
     for (int i = 0; i < count && st == MJ_OK; ++i) {
         if (!target.ptx) add_meta(&out->meta, &progs[i].meta);
         images[i] = progs[i].image;
@@ -394,14 +392,15 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
     return st;
 }
 
-/* A part's key: the whole module's with the part's kernels hashed in. */
-static void part_key(unsigned kernels, uint8_t key[32]) {
+/* A part's key: the whole module's with the part's kernels (indexes in the primitive's row)
+ * hashed in. */
+static void part_key(mj_kernel_set kernels, uint8_t key[32]) {
     char part[32];
     int n = snprintf(part, sizeof part, "|kernels %#x", kernels);
     tag_key(key, part, (size_t)n);
 }
 
-mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
+mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, mj_kernel_set kernels,
                          int need_data, int ptx, mj_binary *out) {
     memset(out, 0, sizeof *out);
     char err[1024];
@@ -482,7 +481,7 @@ static mj_status from_bundle(mj_context *ctx, const mj_kernel_spec *spec,
 }
 
 mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
-                         const mj_bundle_entry *entry, unsigned kernels,
+                         const mj_bundle_entry *entry, mj_kernel_set kernels,
                          const mj_module **out, int *source, double *ms) {
     double t0 = mj__now_ms();
     mj_status st;

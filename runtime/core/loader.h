@@ -34,7 +34,7 @@ typedef struct mj_binary {
  * stored. ptx: PTX for compute_<spec's sm> (MJ_ERR_UNSUPPORTED when NVRTC does not know that
  * sm), for bundles; else a cubin for spec's sm, or PTX for the newest sm NVRTC knows when that
  * is older. */
-mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, unsigned kernels,
+mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, mj_kernel_set kernels,
                          int need_data, int ptx, mj_binary *out);
 
 /* A program's disk cache key: its compile key (mj__compile_key of the program's source), hashed
@@ -56,8 +56,8 @@ void mj__program_key(const mj_nvrtc_api *nv, mj_target target, const char *progr
  * -1). The bytes depend neither on threads nor on that order. MJ_OK, or a status with the
  * reason (one NVRTC log) in why. Leaves out->key alone. */
 mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_kernel_spec *spec,
-                           unsigned kernels, const char *cache_dir, int threads, mj_binary *out,
-                           char *why, size_t whycap);
+                           mj_kernel_set kernels, const char *cache_dir, int threads,
+                           mj_binary *out, char *why, size_t whycap);
 
 /* The module of spec's kernels in the set `kernels` (as mj__binary_get): from the context's
  * bundle (entry: its record for spec's request, or NULL; a bundle's module holds all of the
@@ -65,7 +65,7 @@ mj_status mj__module_build(const mj_nvrtc_api *nv, mj_target target, const mj_ke
  * which (MJ_SOURCE_*), *ms how long this call took. The module joins the context's table
  * (core/context.h), which frees it. */
 mj_status mj__module_get(mj_context *ctx, const mj_kernel_spec *spec,
-                         const mj_bundle_entry *entry, unsigned kernels,
+                         const mj_bundle_entry *entry, mj_kernel_set kernels,
                          const mj_module **out, int *source, double *ms);
 
 #endif

@@ -1,5 +1,6 @@
-/* Tile shapes: the built-in defaults per sm, the tuning file's records, and the order in
- * which a sorter's tile is chosen; and the spec a description asks for. */
+/* Tile shapes: the tuning file's records and the order in which a sorter's tile is chosen
+ * (the built-in defaults are the catalogue's, gen/catalog.h); and the spec a description
+ * asks for. */
 #include "core/tile_choice.h"
 
 #include <stdio.h>
@@ -77,169 +78,6 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
     return MJ_OK;
 }
 
-/* The winners of `mergejit tune` on an H100 (sm_90) where they beat the rule below by 3% or
- * more (or, within a few percent of the winner, a tile that compiles in less time or does not
- * spill): NT x VT, blocksort threads. Sizes not listed, and other sms, take the rule. Where each
- * entry comes from, and the winners left out: docs/TUNING.md. */
-static const struct {
-    mj_primitive primitive;
-    unsigned char key_size, value_size;
-    short nt, vt, bs_nt;
-} sm90_tiles[] = {
-    {MJ_MERGESORT, 4, 8, 256, 19, 256},     {MJ_MERGESORT, 8, 0, 256, 21, 256},
-    {MJ_MERGESORT, 8, 4, 128, 17, 128},     {MJ_MERGESORT, 8, 8, 128, 17, 128},
-    {MJ_MERGESORT, 16, 0, 128, 13, 128},    {MJ_MERGESORT, 16, 4, 128, 17, 128},
-    {MJ_MERGESORT, 16, 8, 128, 17, 128},    {MJ_MERGE, 4, 0, 512, 15, 512},
-    {MJ_MERGE, 4, 4, 512, 7, 512},          {MJ_MERGE, 8, 0, 512, 7, 512},
-    {MJ_MERGE, 16, 0, 128, 19, 128},        {MJ_MERGE, 16, 4, 128, 19, 128},
-    {MJ_SEGMENTED_SORT, 4, 4, 128, 11, 256},
-    {MJ_SEGMENTED_SORT, 4, 8, 128, 7, 256}, {MJ_SEGMENTED_SORT, 8, 0, 256, 13, 256},
-    {MJ_SEGMENTED_SORT, 8, 4, 128, 11, 256}, {MJ_SEGMENTED_SORT, 8, 8, 128, 7, 256},
-    {MJ_SEGMENTED_SORT, 16, 0, 128, 7, 256}, {MJ_SEGMENTED_SORT, 16, 4, 128, 5, 256},
-    {MJ_SEGMENTED_SORT, 16, 8, 128, 5, 256}, {MJ_LOCALITY_SORT, 4, 4, 128, 9, 256},
-    {MJ_LOCALITY_SORT, 8, 0, 128, 15, 256}, {MJ_LOCALITY_SORT, 8, 4, 256, 5, 512},
-    {MJ_LOCALITY_SORT, 8, 8, 128, 9, 256},  {MJ_LOCALITY_SORT, 16, 0, 128, 7, 256},
-    {MJ_LOCALITY_SORT, 16, 8, 128, 5, 256},
-    {MJ_SCAN, 4, 0, 128, 47, 128},          {MJ_SCAN, 8, 0, 128, 31, 128},
-    {MJ_LOAD_BALANCE, 4, 0, 128, 19, 128},  {MJ_INTERVAL_EXPAND, 4, 4, 128, 15, 128},
-    {MJ_INTERVAL_EXPAND, 8, 4, 128, 13, 128}, {MJ_INTERVAL_EXPAND, 8, 8, 64, 7, 64},
-    {MJ_INTERVAL_MOVE, 4, 4, 128, 7, 128},  {MJ_BULK_INSERT, 4, 4, 256, 7, 256},
-    {MJ_SET_OPS, 4, 0, 256, 23, 256},      {MJ_SET_OPS, 4, 4, 128, 19, 128},
-};
-
-/* Reduce and scan read each element once and are bound by memory: 256 threads, and per
- * thread about 60 bytes of 4-byte keys (15, odd: the warp's transposition through shared
- * memory is then free of bank conflicts), fewer of larger keys, whose registers (VT keys and
- * the shuffled words) must not spill (ptxas, sm_75 to sm_90: test_compile). Not yet tuned
- * on a GPU. */
-static void scan_tile(mj_primitive primitive, size_t key_size, int *nt, int *vt) {
-    *nt = 256;
-    if (key_size <= 2)
-        *vt = 23;
-    else if (key_size <= 4)
-        *vt = 15;
-    else if (key_size <= 8)
-        *vt = 9;
-    else if (key_size <= 16)
-        *vt = 5;
-    else if (key_size <= 32)
-        *vt = 3;
-    else
-        *vt = 1;
-    while (*nt > 32 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
-        *nt /= 2;
-}
-
-/* Odd VT keeps a thread's run of 4-byte keys off the shared-memory bank of its neighbours;
- * larger keys and values take fewer per thread so that registers (keys, positions and values)
- * fit without spilling and the tile fits in static shared memory. */
-void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
-                      int *nt, int *vt, int *bs_nt) {
-    if (sm >= 90)
-        for (size_t i = 0; i < sizeof sm90_tiles / sizeof *sm90_tiles; ++i)
-            if (sm90_tiles[i].primitive == primitive && sm90_tiles[i].key_size == key_size &&
-                sm90_tiles[i].value_size == value_size) {
-                *nt = sm90_tiles[i].nt;
-                *vt = sm90_tiles[i].vt;
-                *bs_nt = sm90_tiles[i].bs_nt;
-                return;
-            }
-    if (mj__is_reduce_or_scan(primitive)) {
-        scan_tile(primitive, key_size, nt, vt);
-        *bs_nt = *nt;
-        return;
-    }
-    /* Load-balancing search, expand and move: the seed's 128 x 11 (a thread's serial walk of
-     * 11 steps over items and offsets; registers hold no keys across it); the sm_90 table has
-     * the tuner's winners where they beat it (docs/TUNING.md). Move's tile of i64 offsets
-     * takes 39 KB of shared memory, 5 blocks an SM on an H100. */
-    if (mj__is_lbs(primitive)) {
-        *nt = *bs_nt = 128;
-        *vt = 11;
-        return;
-    }
-    /* Sorted search, and the join whose first kernels are the search's: the lbs tile, 128 x 11,
-     * for keys up to 8 bytes (a thread holds VT keys and positions through its walk), fewer
-     * steps for larger keys; within static shared memory (the tile's keys and an int result
-     * each). Not yet tuned. */
-    if (primitive == MJ_SORTED_SEARCH || primitive == MJ_JOIN) {
-        *nt = *bs_nt = 128;
-        *vt = key_size <= 8 ? 11 : key_size <= 16 ? 7 : key_size <= 32 ? 5 : 3;
-        while (*vt > 1 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
-            *vt -= 2;
-        while (*nt > 32 && mj__tile_smem(primitive, *nt, *vt, key_size, 0) > MJ_STATIC_SMEM_LIMIT)
-            *nt /= 2;
-        *bs_nt = *nt;
-        return;
-    }
-    /* Set operations: the seed's 128 x 11 for keys and values up to 8 bytes (a thread walks
-     * 11 slots, holding the key of each and, with values, its position, then has its 11
-     * values in flight), fewer steps for larger ones; within static shared memory (the tile's
-     * keys, and an int each with values). The sm_90 table has 4-byte keys measured, alone
-     * and with 4-byte values (docs/TUNING.md). */
-    if (primitive == MJ_SET_OPS) {
-        size_t widest = key_size > value_size ? key_size : value_size;
-        *nt = 128;
-        *vt = widest <= 8 ? 11 : widest <= 16 ? 7 : widest <= 32 ? 5 : 3;
-        while (*vt > 1 &&
-               mj__tile_smem(primitive, *nt, *vt, key_size, value_size) > MJ_STATIC_SMEM_LIMIT)
-            *vt -= 2;
-        while (*nt > 32 &&
-               mj__tile_smem(primitive, *nt, *vt, key_size, value_size) > MJ_STATIC_SMEM_LIMIT)
-            *nt /= 2;
-        *bs_nt = *nt;
-        return;
-    }
-    /* Bulk remove and insert copy each element once, through registers (a thread's MJ_VT
-     * elements in flight at once): fewer per thread as they grow, so that the registers of the
-     * larger of key and value fit. Not yet tuned. */
-    if (mj__is_bulk(primitive)) {
-        size_t widest = key_size > value_size ? key_size : value_size;
-        *nt = *bs_nt = primitive == MJ_BULK_REMOVE ? 256 : 128;
-        *vt = widest <= 8 ? 11 : widest <= 16 ? 7 : widest <= 32 ? 5 : 3;
-        return;
-    }
-    size_t bytes = key_size + value_size;
-    *nt = 256;
-    /* Measured with bench_sort on an H100 (sm_90) at 2^24 and 2^27 (MERGEJIT_TILE sweep):
-     * 4-byte keys alone are bound by instructions, not bytes, and gain from long runs per
-     * thread; pairs and 8-byte keys peak near 9 to 11. */
-    if (bytes <= 4)
-        *vt = 23;
-    else if (bytes <= 8)
-        *vt = value_size ? 11 : 9;
-    else if (bytes <= 16)
-        *vt = 7;
-    else if (bytes <= 32)
-        *vt = 5;
-    else
-        *vt = 3;
-    /* Segmented and locality sorts of 4-byte values with f32 or 8-byte keys spilled at these VT
-     * under the register cap of the old persistent queue kernel (ptxas, sm_75 to sm_90): two
-     * fewer. The one-merge-a-block kernel has no such cap; the rule stays until a tuning run
-     * shows what these tiles should be without it. */
-    if ((primitive == MJ_LOCALITY_SORT || primitive == MJ_SEGMENTED_SORT) && value_size == 4 &&
-        key_size <= 8)
-        *vt -= 2;
-    /* Keep the tile within static shared memory. */
-#define SMEM(threads, v) mj__tile_smem(primitive, (threads), (v), key_size, value_size)
-    while (*vt > 1 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *vt -= 2;
-    while (*nt > 32 && SMEM(*nt, *vt) > MJ_STATIC_SMEM_LIMIT) *nt /= 2;
-    /* The blocksort takes twice the merge tile where it fits: one more round in shared memory
-     * instead of one more global pass. A segmented sort's head ranges take a little more
-     * shared memory; it gives up two values per thread for the bigger blocksort. Before sm_80
-     * a multiprocessor has 64 KB of shared memory: a guess, not measured, is that the doubled
-     * blocksort pays only while two of its blocks fit there. */
-    size_t bs_limit = sm < 80 ? 32 * 1024 : MJ_STATIC_SMEM_LIMIT;
-    *bs_nt = *nt;
-    if (primitive == MJ_MERGE) return; /* no blocksort */
-    if (primitive == MJ_SEGMENTED_SORT && *vt > 2 && SMEM(2 * *nt, *vt) > bs_limit &&
-        SMEM(2 * *nt, *vt - 2) <= bs_limit)
-        *vt -= 2;
-    if (SMEM(2 * *nt, *vt) <= bs_limit) *bs_nt *= 2;
-#undef SMEM
-}
-
 /* MERGEJIT_TILE=NTxVT or NTxVTxBS overrides the tile shapes (BS: blocksort threads, else
  * NT), for tuning experiments. A bad shape is caught by the generator's spec check. */
 static int tile_override(int *nt, int *vt, int *bs_nt) {
@@ -283,7 +121,8 @@ static void context_tile(const mj_context *ctx, mj_primitive primitive, size_t k
 }
 
 int mj__merge4_log2(const mj_context *ctx, const mj_sort_desc *desc, size_t key_size) {
-    if (desc->merge4_log2 || desc->primitive != MJ_MERGESORT) return desc->merge4_log2;
+    if (desc->merge4_log2 || !mj__primitive_traits(desc->primitive)->merge4)
+        return desc->merge4_log2;
     const mj_tuning_entry *e = record(ctx, desc->primitive, key_size, desc->value_size);
     return e ? e->merge4_log2 : 0;
 }

@@ -1,5 +1,6 @@
-/* Tile shapes: the built-in defaults per sm, the tuning file's records, and the order in
- * which a sorter's tile is chosen; and the spec a description asks for. Internal. */
+/* Tile shapes: the tuning file's records and the order in which a sorter's tile is chosen
+ * (the built-in defaults are the catalogue's, gen/catalog.h: mj__default_tile); and the spec
+ * a description asks for. Internal. */
 #ifndef MJ_TILE_CHOICE_H
 #define MJ_TILE_CHOICE_H
 
@@ -9,11 +10,6 @@
 #include "gen.h"
 #include "mergejit.h"
 #include "store/bundle_file.h"
-
-/* Default tile shapes for a key size and value size on an sm: the merge tile (nt x vt) and
- * the blocksort's threads (bs_nt x vt). */
-void mj__default_tile(mj_primitive primitive, int sm, size_t key_size, size_t value_size,
-                      int *nt, int *vt, int *bs_nt);
 
 /* Checks desc and fills spec from it for the context's sm, without a tile. */
 mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec);

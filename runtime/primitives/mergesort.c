@@ -55,11 +55,19 @@ static mj_status layout(const mj_sorter *s, size_t n, int indices, temp_layout *
     return MJ_OK;
 }
 
-mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
+static mj_status temp_of(const mj_sorter *s, size_t n, int indices, size_t *bytes) {
     temp_layout t;
     mj_status st = layout(s, n, indices, &t);
     if (st == MJ_OK) *bytes = t.total;
     return st;
+}
+
+mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+    return temp_of(s, n, 0, bytes);
+}
+
+mj_status mj__mergesort_index_temp(const mj_sorter *s, size_t n, size_t *bytes) {
+    return temp_of(s, n, 1, bytes);
 }
 
 /* *out from the one-digit variable `name`: one of the two digits in `choices`, or `unset` when
@@ -92,7 +100,7 @@ mj_status mj__mergesort_env(mj_context *ctx, size_t element_bytes, int *ways, in
 typedef struct plan {
     long long nv, runs, tiles;
     int levels, ways, passes;
-    mj_kernel_id partition4;
+    int partition4;
     int lanes4;
 } plan;
 
@@ -110,17 +118,18 @@ static plan plan_of(const mj_sorter *s, long long n) {
     return p;
 }
 
-/* Pass p's kernels: its partition kernel (MJ_K_COUNT for a fused 2-way pass, whose merge
+/* Pass p's kernels: its partition kernel (NO_PARTITION for a fused 2-way pass, whose merge
  * finds its own splits) and its merge kernel. */
-static void pass_kernels(const mj_sorter *s, const plan *pl, int p, mj_kernel_id *partition,
-                         mj_kernel_id *merge) {
+#define NO_PARTITION (-1)
+static void pass_kernels(const mj_sorter *s, const plan *pl, int p, int *partition,
+                         int *merge) {
     int four = mj_pass_ways(p, pl->levels, pl->ways) == 4;
-    *partition = four ? pl->partition4 : s->fused ? MJ_K_COUNT : MJ_K_PARTITION;
+    *partition = four ? pl->partition4 : s->fused ? NO_PARTITION : MJ_K_PARTITION;
     *merge = four ? MJ_K_MERGE4 : MJ_K_MERGE;
 }
 
-unsigned mj__mergesort_kernels(int fused, int four_way) {
-    unsigned four = 1u << MJ_K_PARTITION4 | 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4;
+mj_kernel_set mj__mergesort_kernels(int fused, int four_way) {
+    mj_kernel_set four = 1u << MJ_K_PARTITION4 | 1u << MJ_K_PARTITION4_ONE | 1u << MJ_K_MERGE4;
     return mj__primitive_kernels(MJ_MERGESORT) & ~(fused ? 1u << MJ_K_PARTITION : 0u) &
            ~(four_way ? 0u : four);
 }
@@ -137,11 +146,11 @@ mj_status mj__mergesort_passes(const mj_sorter *s, size_t n, mj_sort_pass *out, 
     if (__builtin_mul_overflow(n, 2 * element, &bytes)) bytes = SIZE_MAX; /* cannot fit anyway */
     *count = 1 + p.passes;
     for (int i = 0; i < *count && i < capacity; ++i) {
-        mj_kernel_id partition = MJ_K_COUNT, merge = MJ_K_BLOCKSORT;
+        int partition = NO_PARTITION, merge = MJ_K_BLOCKSORT;
         if (i > 0) pass_kernels(s, &p, i - 1, &partition, &merge);
         out[i].kind = i == 0 ? MJ_PASS_BLOCKSORT : merge == MJ_K_MERGE4 ? MJ_PASS_MERGE4
                                                                        : MJ_PASS_MERGE2;
-        out[i].launches = partition == MJ_K_COUNT ? 1 : 2;
+        out[i].launches = partition == NO_PARTITION ? 1 : 2;
         out[i].ms = 0;
         out[i].bytes = bytes;
     }
@@ -178,7 +187,7 @@ static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
     int levels = pl->levels, ways = pl->ways, passes = pl->passes;
     int cur = passes & 1;
     int fused = s->fused;
-    mj_status (*launch_pass)(mj_sorter *, mj_kernel_id, long long, unsigned, void **, CUstream) =
+    mj_status (*launch_pass)(mj_sorter *, int, long long, unsigned, void **, CUstream) =
         s->pdl ? mj__launch_overlapped : mj__launch;
     mj_status st;
 
@@ -191,14 +200,14 @@ static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
     int lanes = mj_search_lanes(tiles), lanes4 = pl->lanes4;
     for (int p = 0; p < passes; ++p) {
         long long coop = mj_pass_frame(p, levels, ways, runs);
-        mj_kernel_id partition, merge;
+        int partition, merge;
         pass_kernels(s, pl, p, &partition, &merge);
         int four = merge == MJ_K_MERGE4;
         /* The partitions take the tile size as an argument (one program for every tile). */
         void *pp2[] = {&k[cur], &n, &nv, &coop, &tiles, &partitions, &lanes};
         void *pp4[] = {&k[cur], &n, &nv, &coop, &tiles, &partitions, &lanes4};
         long long threads = tiles * (four ? lanes4 : lanes);
-        if (partition != MJ_K_COUNT &&
+        if (partition != NO_PARTITION &&
             (st = launch_pass(s, partition,
                               (threads + MJ_PARTITION_THREADS - 1) / MJ_PARTITION_THREADS,
                               MJ_PARTITION_THREADS, four ? pp4 : pp2, stream)))

@@ -24,15 +24,16 @@
 mj_status mj__mergesort_env(mj_context *ctx, size_t element_bytes, int *ways, int *fused,
                             int *pdl, int *serpentine);
 
-/* The kernels (bits 1 << MJ_K_*) a mergesort sorter's sorts may launch, which it builds at
+/* The kernels (a set of its row's) a mergesort sorter's sorts may launch, which it builds at
  * create: every one of its primitive's but mj_partition when its 2-way passes are fused
  * (fused, as mj__mergesort_env reads it at create), and but the 4-way passes' three when no
  * sort of it merges four lists (four_way 0: MERGEJIT_MERGE_WAYS=2). */
-unsigned mj__mergesort_kernels(int fused, int four_way);
+mj_kernel_set mj__mergesort_kernels(int fused, int four_way);
 
-/* Temporary bytes a mergesort of n elements needs (indices: an index sort), checking that n
+/* Temporary bytes a mergesort of n elements needs, and an index sort of n, checking that n
  * fits memory and a grid (MJ_ERR_TOO_LARGE otherwise). */
-mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, int indices, size_t *bytes);
+mj_status mj__mergesort_temp(const mj_sorter *s, size_t n, size_t *bytes);
+mj_status mj__mergesort_index_temp(const mj_sorter *s, size_t n, size_t *bytes);
 
 /* The passes of a mergesort of n elements (mj_sorter_sort_passes): *count of them, the first
  * min(*count, capacity) described in out (ms 0). MJ_ERR_TOO_LARGE as mj__mergesort_temp. */

@@ -30,31 +30,31 @@ mj_status mj__check_values(mj_sorter *s, const void *values, size_t n) {
     return MJ_OK;
 }
 
-static mj_status launched(mj_sorter *s, mj_kernel_id k, CUresult r) {
+static mj_status launched(mj_sorter *s, int k, CUresult r) {
     if (r == CUDA_SUCCESS) return MJ_OK;
     char what[64];
-    snprintf(what, sizeof what, "launching %s", mj__kernel_name(k));
+    snprintf(what, sizeof what, "launching %s", mj__kernel_name(s->primitive, k));
     return mj__fail_cuda(s->ctx, r, what);
 }
 
 /* The sorter's module when it holds kernel k, else NULL after the message: a bug, since create
  * builds every kernel a run may launch. */
-static const mj_module *module_of(mj_sorter *s, mj_kernel_id k) {
-    if (s->mod->kernels & (1u << k)) return s->mod;
+static const mj_module *module_of(mj_sorter *s, int k) {
+    if ((unsigned)k < MJ_KERNELS_MAX && (s->mod->kernels & (1u << k))) return s->mod;
     mj__fail(s->ctx, MJ_ERR_UNSUPPORTED, "launching %s: the sorter has not built it",
-             mj__kernel_name(k));
+             mj__kernel_name(s->primitive, k));
     return NULL;
 }
 
-mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                     void **params, CUstream stream) {
+mj_status mj__launch(mj_sorter *s, int k, long long grid, unsigned block, void **params,
+                     CUstream stream) {
     const mj_module *m = module_of(s, k);
     if (!m) return MJ_ERR_UNSUPPORTED;
     return launched(s, k, s->ctx->cu->launch(m->fn[k], (unsigned)grid, 1, 1, block, 1, 1, 0,
                                              stream, params, NULL));
 }
 
-mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+mj_status mj__launch_overlapped(mj_sorter *s, int k, long long grid, unsigned block,
                                 void **params, CUstream stream) {
     const mj_module *m = module_of(s, k);
     if (!m) return MJ_ERR_UNSUPPORTED;

@@ -94,8 +94,9 @@ mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stre
 /* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
 mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 
-mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
-                     void **params, CUstream stream);
+/* Launches kernel k (its index in the sorter's primitive's row, catalog.h: MJ_K_*). */
+mj_status mj__launch(mj_sorter *s, int k, long long grid, unsigned block, void **params,
+                     CUstream stream);
 /* mj__launch, but the kernel may start before the kernel ahead of it in the stream has ended,
  * once every block of that one has called mj_allow_next_kernel (mj_common.cuh; programmatic
  * dependent launch when the module's code was compiled for sm_90 or newer, a plain launch
@@ -104,7 +105,7 @@ mj_status mj__launch(mj_sorter *s, mj_kernel_id k, long long grid, unsigned bloc
  * cuLaunchKernelEx). The kernel itself must wait for
  * what it reads of the other's output, and call mj_await_prior_kernels before it ends, so
  * that later work in the stream finds both kernels over. */
-mj_status mj__launch_overlapped(mj_sorter *s, mj_kernel_id k, long long grid, unsigned block,
+mj_status mj__launch_overlapped(mj_sorter *s, int k, long long grid, unsigned block,
                                 void **params, CUstream stream);
 
 #endif

@@ -106,9 +106,9 @@ const char *mj__tuning_check_tile(mj_primitive primitive, long long key_size,
 const char *mj__tuning_check_merge4(mj_primitive primitive, long long merge4_log2, char *why,
                                     size_t cap)
 {
-    if (merge4_log2 == 0 || (primitive == MJ_MERGESORT && merge4_log2 >= 1 && merge4_log2 <= 62))
-        return NULL;
-    if (primitive == MJ_MERGESORT)
+    int merge4 = mj__primitive_traits(primitive)->merge4;
+    if (merge4_log2 == 0 || (merge4 && merge4_log2 >= 1 && merge4_log2 <= 62)) return NULL;
+    if (merge4)
         snprintf(why, cap, "merge4_log2 %lld is out of range (0, or 1 to 62)", merge4_log2);
     else
         snprintf(why, cap, "merge4_log2 is for mergesort only (%s takes 0, not %lld)",
