@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives' cases of bulk remove and bulk insert, against what a CUB or Thrust user
 // writes. Included once, by bench_primitives.cu, after its helpers (DevBuf, upload, download,
 // race, same_or_die, sorter, g_stream).

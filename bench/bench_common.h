@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Shared by the benchmark programs: error checks that exit with the failing call's text, the
 // input generator and the median of timed runs.
 #ifndef MJ_BENCH_COMMON_H

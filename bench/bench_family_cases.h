@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives' cases of the merge-path family beyond sorting: reduce and scan against
 // cub::DeviceReduce and cub::DeviceScan, load-balancing search and interval expand against
 // Thrust. Included once, by bench_primitives.cu, after its helpers (DevBuf, upload, download,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where NVRTC's time goes in one sorter's build, program by program (issue 21).
  *
  *   bench_frontend [--primitive P] [--type T] [--values B] [--order asc|desc] [--sm SM]

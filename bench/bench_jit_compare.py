@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Build latency of a merge sorter: mergejit beside NVIDIA's cuda.compute (the cuda-cccl
 package's run-time JIT of CUB), on the GPU.
 

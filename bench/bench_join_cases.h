@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives' relational join cases: an inner join of two sorted u32 key columns of 2^lg
 // keys each, drawn from 2^lg / 4 values (each value about 4 times a side: about 16 rows a
 // value, 4 x 2^lg rows), 4-byte rows, against what a Thrust user writes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives' interval move cases (gather only, scatter only, both) against the Thrust
 // composition a user writes today: thrust::upper_bound of the item indices (a counting
 // iterator) over the offsets for each item's interval, then one thrust::for_each_n computing

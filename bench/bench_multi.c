@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_multi: mj_multi_sort across P = 1 .. G GPUs over NCCL, beside (a) the one-GPU mergejit
  * sort of the same total (where it fits) and (b) the baseline that gathers every shard to rank
  * 0 with NCCL and sorts there; u32 and u64 keys and u32 keys with u32 values, random, at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives: mergejit's merge, segmented sort and locality sort, side by side in one
 // process on the same inputs and stream:
 //   merge     against cub::DeviceMerge::MergeKeys / MergePairs (sorted random halves);

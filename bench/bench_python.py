@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Python package's costs beside the C library's, on the GPU:
 
   overhead    host time per call of mergejit.sort on 2^10 u32 keys against the C library's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives' sorted-search cases, against what a Thrust user writes with the same sorted
 // needles (a, half the keys) and haystack (b, the other half), random keys below n / 2 (so
 // about half of them have a match):

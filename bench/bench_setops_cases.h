@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives' multiset cases: each of the four operations over two sorted arrays of
 // 2^lg u32 keys each, drawn from [0, 2^(lg + 1)) (so about 40% of each side's keys have a
 // match in the other), against thrust::set_intersection, set_union, set_difference and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench_sort: mergejit's merge sort against cub::DeviceMergeSort, in one process, on the same
 // inputs, on the same stream.
 //

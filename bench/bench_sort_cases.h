@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The cases bench_sort measures: the key types and their orders, the CUB side, the case table,
 // the input of a case and mergejit's sorter for it. Kept apart from the measurement
 // (bench_sort.cu), so that adding a case touches this file only. Included by bench_sort.cu.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Cold, disk-cache and in-memory build times of a sorter of every primitive (mergesort of a
 # few key types and values) through `mergejit demo` (on a machine without a GPU it builds in a
 # compile-only context; with one it also runs on 1000 keys): for each sorter, R runs each with

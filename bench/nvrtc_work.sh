@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # NVRTC's work for each kernel program of one sorter, counted in millions of CPU instructions
 # by valgrind's cachegrind: as PTX (the front end and NVIDIA's optimizer) and as a cubin
 # (ptxas too), each less the same process generating that program without compiling it.

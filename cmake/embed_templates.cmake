@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUT, a C file holding each file of FILES as a NUL-terminated byte array and an index
 # table, so the library carries its CUDA templates without reading files at run time. Each is
 # indexed by its file name without the folder; a name found twice fails the build.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The primitive catalogue: see catalog.h. The template lists, kernel rows and primitive rows
  * below are what the generator, the tile checks and the loader read for each primitive. */
 #include "catalog.h"

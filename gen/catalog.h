@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The primitive catalogue, the ground of gen/: a row per primitive (its name, traits,
  * templates, kernels, shared-memory rule and default tiles) and a row per kernel
  * (its name, build weight, the tile parameters it ignores, and whether its grid is sized by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The code generator: a kernel spec in, one self-contained CUDA translation unit out, the same
  * bytes every time for the same spec. Pure C; no CUDA needed. Internal. */
 #ifndef MJ_GEN_H

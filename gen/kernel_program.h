@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each kernel's NVRTC program: the module's source generated for the spec normalized to the
  * tile parameters that kernel's code uses, with the module's other kernels left uninstantiated
  * templates. Tiles that differ only in what a kernel does not use then give that kernel the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel specs: their key size and the checks of a spec and of a tile shape (against the
  * primitive's row in catalog.c). The generator (gen.c) writes source only for specs that
  * pass. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A kernel spec (what the generator is asked for) and its checks. Internal; gen.h includes
  * it. */
 #ifndef MJ_SPEC_H

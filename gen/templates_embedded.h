@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA templates embedded at build time (cmake/embed_templates.cmake). Internal. */
 #ifndef MJ_TEMPLATES_EMBEDDED_H
 #define MJ_TEMPLATES_EMBEDDED_H

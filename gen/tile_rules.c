@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The rules of a tile: see tile_rules.h. */
 #include "tile_rules.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The rules a primitive's tile follows, which its row in the catalogue names (catalog.c): the
  * static shared memory a tile declares, and the default tile shape on an sm where no tuned one
  * is listed. Pure arithmetic over sizes; several primitives share a rule. Internal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mergejit: merge-path sorting primitives generated, compiled and launched at run time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bulk remove and bulk insert without a GPU: the generator's checks (value sizes, tiles, no
  * comparator), the request key (order, less and the built-in kind of one size not used), the
  * API's argument checks in a compile-only context, which all come before the missing device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of bulk remove and bulk insert: the tile arithmetic the kernels run
  * (templates/shared/bulk_remove.h; load_balance.h for insert), each tile's marks, numbering
  * and stores as kernel_remove.cuh makes them, and insert's partition and per-thread walks as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deployment bundles without a GPU: the builder, contexts served from a bundle without
  * compiling, what a bundle lacks, damaged and foreign bundles, and the tool sorting from a
  * bundle with NVRTC unavailable. */

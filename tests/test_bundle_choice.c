@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which bundle entry a device loads (core/bundle_match.h): the choice as a pure function over
  * targets, then through compile-only contexts of several sms served from bundles of cubins
  * and PTX (no GPU: a compile-only context takes the entry without loading it), what a bundle

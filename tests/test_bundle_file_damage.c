@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deployment bundle files the reader must refuse (store/bundle_read.h): every header and record
  * byte and bit changed, damaged payloads, truncated, foreign and future files, and wrong records
  * that carry a matching index hash. CPU only. */

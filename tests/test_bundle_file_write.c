@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deployment bundle files written and read back (store/bundle_write.h, store/bundle_read.h):
  * round trips with their exact layout, lookups, empty bundles and payloads, the writer's
  * refusals and failures, which leave nothing behind, and overwriting. CPU only. */

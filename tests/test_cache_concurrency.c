@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel cache under contention (store/cache.h): processes and threads storing one key
  * while another reads it see a miss or one whole payload, never a mix, and leave one entry and
  * no temporary file. CPU only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The on-disk kernel cache's entries (store/cache.h): round trips with and without ptxas's
  * figures, every kind of damaged entry, clearing and statistics, and the default directory.
  * CPU only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where the kernel cache refuses or fails (store/cache.h): directories other users could write
  * to and entries of another owner, a full disk, and stores that cannot complete, which leave no
  * temporary file behind. CPU only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVRTC compiles the generated source (runtime/driver/compile.h): every built-in key kind for
  * sm_75, sm_80 and sm_90 with the default tiles, ptxas reporting every kernel of the primitive
  * and no spills or stack frame (mergesort for every kind; merge, segmented and locality sort

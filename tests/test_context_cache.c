@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The module/cache path of compile-only contexts, without a GPU: sorters built by NVRTC, from
  * the context's memory and from disk, damaged entries rebuilt, clearing, a cache directory others
  * could write to, a full disk, no disk cache, and two processes sharing a cache directory. */

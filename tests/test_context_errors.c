@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What contexts refuse without a GPU: the clean "no driver" path, sorting in a compile-only
  * context, each run function given another primitive's sorter or bad arguments, invalid
  * descriptors and comparators, and a machine without NVRTC.

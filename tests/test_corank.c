@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The 4-way split of mergesort's passes (templates/shared/corank.h) against a brute-force
  * stable 4-way merge: at every diagonal, for random keys, few distinct keys, all equal, sorted
  * runs that do not interleave, lists of unequal lengths and empty lists; a comparator that is

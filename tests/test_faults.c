@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Faults forced through the library's test hooks, without a GPU (compile-only contexts):
  *  - every host allocation of the main paths failing in turn (context creation with a tuning
  *    file and a bundle, sorters from the disk cache and from a bundle, saving tiles, building

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The built-in float orders as the kernels compute them (templates/shared/float_order.h, the
  * one definition, compiled here as C): for f16 and bf16 over every bit pattern, for f32 and
  * f64 over edge patterns, their neighbours, a sweep and random patterns. Each map is a

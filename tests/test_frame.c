@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The merge passes' arithmetic (templates/shared/merge_frame.h) against a CPU model. The model
  * runs a GPU schedule on the CPU with the very same functions the kernels use: a stable sort of
  * every tile (mj_blocksort), then for each pass the partitions and the merges. Mergesort's

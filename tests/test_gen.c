@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The code generator (gen/gen.h): every built-in key kind and a range of value sizes generate
  * a self-contained, deterministic translation unit; the spec's fields reach the output; custom
  * types are pasted with their static_asserts; each primitive's source defines exactly its

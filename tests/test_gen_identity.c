@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The generator's output, pinned: for a broad set of kernel specs (every primitive, built-in
  * and custom keys, with and without values, both orders, default and other tiles, several sm
  * targets) the SHA-256 of the generated source, of each kernel's program and of the disk cache

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specs the code generator refuses (gen/gen.h), each with a message from both mj__spec_check
  * and mj__gen_source: tile sizes, key kinds and sizes, custom types and comparators, and the
  * comparators it accepts. CPU only. */

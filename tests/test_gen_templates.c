@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The code generator's template lists (gen/gen.h): each primitive's list holds what its
  * templates include, in an order that satisfies it, and the check that says so catches a missing
  * file, a wrong order, a conditional include and a missing prelude. CPU only. */

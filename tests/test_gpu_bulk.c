@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bulk remove and bulk insert on the GPU against a CPU reference: u32, u64, a 12-byte struct
  * and structs with padding (inside, at the end, both, and one aligned to 16), keys only and
  * with 4-, 12- and 64-byte values; 4- and 8-byte indices; sizes 0, 1, the tile edges, many

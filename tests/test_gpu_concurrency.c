@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Concurrency and device memory on the GPU. Skips (exit 77) where there is no GPU.
  *  - one context used from eight host threads at once, each on its own stream, building
  *    sorters of the same and of different kinds at the same moment (the context's cache

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* On a GPU: a quick `mergejit tune` end to end (its tiles read back by a context and used by
  * a sorter), every primitive sorting correctly from a bundle with NVRTC unavailable, and from
  * a bundle built for an older major version than the device's: through its PTX, which the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Relational join on the GPU against a C merge-join: u32, i64, f32 (with -inf, -0, +0, +inf and
  * NaNs of both signs: the header's total order), u32 and f32 descending, and a custom 12-byte
  * struct whose comparator reads two of its fields (keys that differ in the third are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Load-balancing search and interval expand on the GPU against a CPU reference: one object
  * owning every item (the others empty), long runs of empty objects, all counts 1, random
  * counts; sizes 0, 1, the tile edges, many tiles and 10^7 (not with MJ_TEST_SMALL); i32 and

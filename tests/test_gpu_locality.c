@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Locality sort on the GPU against a CPU reference: nearly sorted, block-shuffled, reversed and
  * random input of u32 pairs and u64 keys. Skips (exit 77) where there is no GPU.
  * MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */

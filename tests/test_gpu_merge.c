@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Merge on the GPU against a CPU reference: u32 and u64 keys, with and without values, five
  * distributions and sizes from empty lists up; f16, bf16, f32 and f64 keys in both orders with
  * NaNs of both signs and many payloads; an empty side without values; padded custom keys kept

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Interval move on the GPU against a CPU reference: neither gather nor scatter, gather only,
  * scatter only, both; i32 and i64 offsets; 1-, 4-, 8-, 12- and 64-byte elements; sizes 0, 1,
  * the tile edges, many tiles and 10^7 (not with MJ_TEST_SMALL); one interval owning every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sort across GPUs over NCCL, against a CPU stable sort. Uses every visible GPU (P = the
  * device count, at most 8, capped by $MJ_TEST_GPUS; P = 1 runs the same path over a one-rank
  * communicator), one host thread a rank, communicators from mj_multi_comms_create. Key kinds:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The mergesort pass profile on the GPU: mj_sorter_sort_profiled sorts as the CPU reference
  * does, at tile and run edges with MERGEJIT_MERGE_WAYS=2 and 4 and under the other schedule
  * switches, its passes are the schedule's model (tests/support/sort_passes_support.h) with a

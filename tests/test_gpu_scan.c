@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reduce and scan on the GPU against a CPU reference: u32 sum (wrapping), i64 sum, u32 max,
  * f64 max (exact) and a 12-byte struct under composition of affine maps mod 2^32 (associative,
  * not commutative: any reordering shows); sizes 0, 1, every tile edge, many tiles (look-backs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sorted search on the GPU against a CPU reference: u32, i64, f32 (with -inf, -0, +0, +inf
  * and NaNs of both signs: the header's total order), f32 and u32 descending, and a custom
  * 12-byte struct whose comparator reads two of its fields (keys that differ in the third are

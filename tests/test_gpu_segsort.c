@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Segmented sort on the GPU against a CPU reference: fixed, random, power-law and empty
  * segments in all four forms of segment description, and every segment length around the tile
  * sizes. Skips (exit 77) where there is no GPU. MJ_TEST_SMALL=1 runs smaller sizes (for

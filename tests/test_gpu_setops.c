@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Multiset operations on the GPU against a C reference of std::set_intersection, set_union,
  * set_difference and set_symmetric_difference over multisets: every operation, keys only and with
  * 4- and 12-byte values; u32 (ascending and descending), i64, f32 with NaNs of both signs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sorting on the GPU against a CPU stable sort. Skips (exit 77) where there is no GPU.
  * MJ_TEST_SMALL=1 runs a small subset (for compute-sanitizer). */
 #include <pthread.h>

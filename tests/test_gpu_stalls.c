@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* No hidden host stalls: after mj_sorter_create returns, no run call on that sorter waits for
  * the device. A non-blocking stream held closed by a host function (the gate) with large
  * memsets queued behind it stands for an application's pipeline. Every primitive is called on
@@ -11,7 +12,7 @@
  * rows. Inputs are zeros, which every primitive takes (sorted keys, offsets of empty objects
  * but the last); results are checked by the primitives' own tests. Skips (exit 77) where there
  * is no GPU. MJ_TEST_SMALL=1 (compute-sanitizer, which may serialise the stream) runs the calls
- * and checks their status only. */
+ * on an open stream and checks their status only. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,7 @@ static void gate(void *arg) {
 static void hold(void) {
     atomic_store(&gate_state, 0);
     atomic_store(&gate_open, 0);
+    if (small) return; /* under a sanitizer, which may serialise: the calls alone */
     ck_assert_int_eq(rt.launch_host_func(stream, gate, NULL), 0);
     for (int i = 0; i < 8; ++i)
         ck_assert_int_eq(rt.memset_async(buf[SCRATCH], i, BUFFER_BYTES, stream), 0);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Relational join without a GPU: the generator's checks (no values, a comparator for custom
  * keys, no blocksort, shared memory, default tiles), the temporary storage, and every argument
  * check of mj_sorter_join_count, mj_sorter_join and mj_join in a compile-only context, which

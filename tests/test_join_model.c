@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of the relational join (templates/shared/relational_join.h and load_balance.h,
  * the arithmetic the kernels of kernel_join.cuh run): the scans' runs of tiles, the three
  * scan kernels' sums, spine and per-run prefixes, the load-balancing search over the rows in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel pack (store/kernel_pack.h), the payload of a module built as one program per
  * kernel: images round-trip with their names, aligned; a payload without the magic is one
  * image of every kernel (bundles of format version 1); damaged packs are refused; packing

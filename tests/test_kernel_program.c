@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each kernel's program (gen/kernel_program.h): its spec normalized to the tile parameters
  * the kernel uses, so that tiles differing only in others share the program. Checked for
  * mergesort, locality and segmented sort (the primitives with a blocksort, whose tiles have

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Load-balancing search and interval expand without a GPU: the generator's checks (index
  * type, value sizes, tiles), the request key (order and less not used), the API's argument
  * checks in a compile-only context, which all come before the missing device is noticed, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of load-balancing search (templates/shared/load_balance.h, the arithmetic the
  * kernels run): the partition search, each tile's range and every thread's serial walk as
  * cta_load_balance.cuh does it, against a sequential reference, for skewed and random counts

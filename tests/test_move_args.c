@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Interval move without a GPU: the generator's checks (index type, value sizes, the tile's
  * shared memory with the shifts), the API's argument checks in a compile-only context, which
  * all come before the missing device is noticed, the temporary size (lbs's layout), and a

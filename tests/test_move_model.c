@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of interval move's index arithmetic (templates/shared/interval_move.h, the code
  * the kernel runs): for i32 and i64 entries at and near their extremes, offsets and items in
  * the contract (0 <= off <= item < 2^62) and counts up to 2^63 - 1, the wrapped index passes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the multi-GPU sort refuses without a GPU: a missing NCCL (MERGEJIT_NCCL naming no file,
  * or a library that is not NCCL) is MJ_ERR_UNSUPPORTED with a message naming what was tried;
  * bad arguments (NULL context, description, output or communicator, another primitive) are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of the sample sort across ranks (primitives/multi_plan.h, the plan api/multi*.c
  * runs over NCCL): P = 1..8 simulated ranks with integer keys and a host comparator. Each rank
  * sorts its shard stably, samples it where the plan says, the samples are ordered by a stable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Names of statuses and key kinds, their parsing and sizes, the version, and the defaults of
  * mj_sort_desc_init. CPU only. */
 #include <string.h>

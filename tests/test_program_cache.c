@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Programs in the disk cache (core/loader.c, gen/kernel_program.h), with compile-only
  * contexts and NVRTC, no GPU: a module that is not in the cache takes each of its kernels'
  * programs from an entry of its own where a module of another tile stored it, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The queued passes of segmented and locality sort (templates/shared/work_queue.h) against a CPU
  * model. The model runs the GPU schedule on the CPU with the functions the kernels use: a
  * segmented stable sort of every blocksort tile with its head range, then per pass the

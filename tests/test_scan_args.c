@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reduce and scan without a GPU: the generator's checks of the operator and identity (the same
  * refusals as the comparator's), their place in the source and in the bundle request key (the
  * sorts' sources and keys unchanged), the API's argument checks in a compile-only context,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of the single-pass scan (templates/kernels/kernel_scan.cuh and
  * block/cta_scan.cuh): worker threads stand for blocks, take tile ids from an atomic counter,
  * publish each tile's aggregate and inclusive prefix with a status, and look back over windows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sorted search without a GPU: the generator's checks (no values, a comparator for custom keys,
  * no blocksort, shared memory), the request key (order and less are part of it), the API's
  * argument checks in a compile-only context, which all come before the missing device is

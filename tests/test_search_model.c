@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of sorted search (templates/shared/sorted_search.h and mj_lbs_tile_range, the
  * arithmetic the kernel runs): the merge partitions with ties to the first array, each tile's
  * range and halos, every thread's merge path and serial walk as kernel_search.cuh does them,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Multiset operations without a GPU: the generator's checks (values of 0 to 64 bytes, a
  * comparator for custom keys, no blocksort, shared memory), the request key (order and less
  * are part of it), mj_set_op_bound, the API's argument checks in a compile-only context,

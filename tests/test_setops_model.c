@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of the multiset operations (templates/shared/balanced_path.h, the arithmetic the
  * kernels run, with thread/balanced_search.cuh's searches and kernel_setops.cuh's tile and
  * thread walks written out over ints): the balanced path's crossing of every diagonal against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 (base/sha256.h), which names every cache entry: the standard vectors, a million 'a's
  * fed in uneven chunks, and the hex digits. CPU only. */
 #include <check.h>

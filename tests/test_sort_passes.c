@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The mergesort pass profile without a GPU: mj_sorter_sort_passes against the schedule's model
  * (tests/support/sort_passes_support.h) at tile and run edges under each MERGEJIT_MERGE_WAYS
  * and MERGEJIT_FUSED_PARTITION, what mj_sorter_sort_profiled refuses before it touches the

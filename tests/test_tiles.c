@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tiles without a GPU: shape checks, the tuning file as contexts read and write it, ptxas's
  * figures kept with binaries (spill rejection), and the autotuner's candidate plan and the
  * order it builds and measures them in. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The mergejit tool's exit statuses and messages without a GPU: --help, the demo building for
  * the target, saying on one line that there is no GPU, with its build split per program, then
  * loading from the disk cache; and bad command lines. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit join` without a GPU: --help, bad command lines (exit 2 with a message), input files
  * that are not whole keys or not sorted (exit 1, naming the file and the first key out of
  * order, before any device is needed), and a valid join that then finds no driver. CPU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's result checks (tools/cli/tune_check.c) on host data built here: every
  * primitive's right output passes and a wrong one fails with its message; and the checking
  * threads (tune_checker.c) hand verdicts back in queue order whatever order the checks end in.

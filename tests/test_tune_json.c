@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The autotuner's JSON report (tools/cli/tune_report.c): valid JSON by a strict validator,
  * every point in order, escapes, NaN and infinity written as 0, and the outcome names it uses.
  * CPU only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The autotuner's progress line (tools/cli/tune_report.c): nothing when the output is not a
  * terminal; on a pseudo-terminal, one line redrawn in place with a bar, the count and the ETA.
  * CPU only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The autotuner's SVG drawing (tools/cli/tune_svg.c): a self-contained file with escaped text,
  * panels in order, a line per measured NT and the winners marked; and both reports refusing a
  * missing directory. CPU only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit tune` end to end without a GPU: the tool runs on a driver that runs nothing
  * (support/fake_cuda.c), so its builders really compile (NVRTC, ptxas's spill report) while
  * the measuring loop, the checks on their threads, the verdicts and the reports work on

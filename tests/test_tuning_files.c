@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuning file on disk (store/tuning_parse.h, store/tuning_write.h): reading missing, odd,
  * bad and foreign files; writing into missing, read-only and busy places and refusing tables
  * that would not read back, with no temporary file left; and the default path. CPU only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsing the tuning file's text (store/tuning_parse.h): what a person might write, every kind
  * of bad line, foreign files and other format versions. CPU only. */
 #include <check.h>

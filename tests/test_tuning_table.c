@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuning table (store/tuning_file.h): a round trip through a file with its exact layout,
  * and lookups and replacements by device, sm, primitive and sizes. CPU only. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit cache stats|clear`: the disk cache of compiled kernels. Works without a GPU: it
  * uses a compile-only context, which needs neither driver nor device. */
 #include <stdio.h>

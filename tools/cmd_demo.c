@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
  * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c,
  * set operations in demo_setops.c, move

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit gen`: writes a deployment bundle (cubins for sm targets and PTX for compute
  * capabilities x key types x value sizes x primitives, and custom types and comparators from
  * a spec file), or lists one. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit info`: versions, the device, its target and the disk cache. Informational: it exits
  * 0 whatever it finds (only a bad command line gives 2). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit join`: the relational join of two sorted binary key files on the GPU. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit sort`: sort a binary file of keys (and, optionally, a file of values) on the GPU. */
 #include <stdio.h>
 #include <stdlib.h>

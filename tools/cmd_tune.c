@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit tune`: the autotuner. For each primitive, key size and value size it sweeps NT and
  * odd VT on the present GPU, compiling candidates on host threads while the GPU measures,
  * and writes the winners to the tuning file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The mergejit tool's commands (tools/cmd_*.c), dispatched by main.c. Their helpers are the
  * mergejit_cli library (cli/cli.h). */
 #ifndef MERGEJIT_TOOLS_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo`'s host side (demo_host.c), used by cmd_demo.c: the options, the input it
  * generates, the CPU reference it checks against and the report of a mismatch. */
 #ifndef MERGEJIT_TOOLS_DEMO_H

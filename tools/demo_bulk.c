@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo --primitive remove|insert` (cmd_demo.c hands these over after opening the
  * device): remove a random quarter of n elements, or insert n / 4 elements at random positions
  * into the other n - n / 4; keys (and --values bytes) are random bytes, checked element by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo`'s host side: the primitive's input from random keys, the CPU stable sort the
  * result is checked against, the report of a mismatch, and for the merge-path family's demos
  * their sorter, timed runs, verdict and release. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo --primitive join` (cmd_demo.c hands it over after opening the device): two
  * sorted columns of n / 2 keys of --type each, drawn from n / 4 distinct values (about two of
  * each a side, so runs of duplicates join as small products), joined (--join, default outer;

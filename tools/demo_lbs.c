@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo --primitive lbs|expand` (cmd_demo.c hands these over after opening the
  * device): random counts for n / 8 + 1 objects, the run checked item by item against the CPU
  * (each item's object and rank, or its object's value), then timed. The option rules cover

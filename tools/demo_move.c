@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo --primitive move` (cmd_demo.c hands it over after opening the device): n
  * items in n / 8 + 1 intervals of random counts; each interval reads from a random place in
  * `in` (n elements) and lands in a random permutation of the intervals laid end to end in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo --gpus N` (cmd_demo.c hands it over): a sort of n random keys (and --values)
  * across N GPUs over NCCL, one host thread a rank. The keys are cut into N shards in order;
  * each rank sorts its shard with mj_multi_sort into an output of the documented bound, the

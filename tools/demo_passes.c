@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo`'s pass line for mergesort: one profiled sort (mj_sorter_sort_profiled) and
  * the bandwidth of each kind of pass beside a device-to-device copy of the same bytes. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo --primitive search` (cmd_demo.c hands it over after opening the device): n
  * random keys of --type, the first half and the second each sorted on the CPU, searched in one
  * another with every output (lower bound, 8-byte indices), checked key by key against binary

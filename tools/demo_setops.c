@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo --primitive setops` (cmd_demo.c hands it over after opening the device): n
  * random keys of --type, a the first half and b the second, where about half of b's keys are
  * copies of a's (so that about half are in common), each half sorted on the CPU, with --values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The mergejit command: dispatch to a command, global --help and --version. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's timing: every candidate run --reps times per size on its configuration's inputs
  * (tune_inputs.c; the median taken), and the first run's output read back and queued for its
  * check (tools/cli/tune_checker.c), which runs beside the next timings; and mergesort's 4-way

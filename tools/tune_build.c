@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's compiling threads: each builds candidates into the disk cache in a compile-only
  * context of its own, reads ptxas's figures and rejects the tiles that fail or spill, while
  * the GPU measures the ones already built. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's inputs: each configuration's generated on the host (random keys, sorted runs,
  * offsets), the next configuration's on a thread of its own while the GPU times the current
  * one, then uploaded to the device. */

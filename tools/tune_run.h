@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's parts inside the command (tools/cmd_tune.c runs them): the candidates'
  * compiling threads (tune_build.c) and the timing of each on the device (tune_bench.c). The
  * plan and the reports, which need no GPU, are in the library (cli/tune.h). */

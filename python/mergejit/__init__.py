@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """mergejit: GPU sorting of any dtype, structured ones included, with kernels generated and
 compiled at run time (Modern GPU's merge-path algorithms, NVRTC, a disk cache).
 

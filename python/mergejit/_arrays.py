@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Device arrays from __cuda_array_interface__ (v2, v3) or __dlpack__, used in place, and the
 stream a call runs on."""
 import ctypes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Contexts, sorters and the one-call functions over libmergejit.so."""
 import ctypes
 import os

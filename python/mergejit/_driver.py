@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The one device transfer the package makes itself: a count read back to the host, on the stream
 of the run that wrote it (set_operation and join size their outputs with it).
 

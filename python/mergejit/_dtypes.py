@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """numpy dtypes to mergejit key kinds, and structured dtypes to CUDA struct declarations.
 
 A structured dtype becomes a C struct whose members sit at numpy's offsets: fields in offset

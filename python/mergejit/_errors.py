@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One exception class per mj_status, all under MergejitError."""
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes declarations of include/mergejit.h (the parts the package uses).
 
 libmergejit.so opens libcuda and libnvrtc itself, so loading it needs neither. The library is

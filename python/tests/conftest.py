@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures: a compile-only context (CPU tests: NVRTC, no driver), and the GPU context, whose
 tests skip where mergejit finds no driver or no device."""
 import os

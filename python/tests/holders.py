@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Array holders for the tests: device memory from libcuda through ctypes, shown to mergejit as
 __cuda_array_interface__ (DeviceArray) or as a DLPack capsule (DLPackArray), and fake ones
 (FakeArray) with made-up addresses for the CPU tests, which never reach the device; and a Gate

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """CPU references for the GPU tests, over numpy: the library's orders as stable numpy sorts, the
 C++ standard's multiset operations and a merge-join."""
 import numpy as np

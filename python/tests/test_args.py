@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Argument errors, array interfaces, streams and compile errors, without a GPU: arrays are fake
 (their addresses are never touched) and sorters are built in a compile-only context."""
 import itertools

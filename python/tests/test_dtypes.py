@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """numpy dtypes to key kinds and CUDA structs (CPU only)."""
 import numpy as np
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """mergejit on CuPy arrays and PyTorch tensors, checked against numpy's stable sorts of the host
 copy: every function in place and zero-copy (the data pointer stays, nothing goes through the
 host); int8..uint64, bool, float16/32/64 with -0/NaN mixes, bfloat16; the framework's current

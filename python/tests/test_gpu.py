@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every function on the GPU, checked against numpy (stable sorts). Skipped without a driver or
 device. Arrays are DeviceArray holders (cuMemAlloc, __cuda_array_interface__) unless a test
 says otherwise."""

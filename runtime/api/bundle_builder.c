@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bundle builder behind `mergejit gen` and the listing of a bundle (public: mergejit.h).
  * The file format is store/bundle_file.h's; request and source keys are core/bundle_match.c's. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device memory, copies and timing through the library's driver handle, for the tool, tests
  * and benchmarks (which must not link the CUDA runtime). Internal, but exported from the
  * static library. */

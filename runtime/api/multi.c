@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The multi-GPU sorter (public: mergejit.h): building one over a communicator, its getters,
  * and the collective step and verdict its phases (multi_sort.c) are made of. */
 #include "api/multi.h"

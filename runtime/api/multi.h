@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The multi-GPU sorter's insides (public: mergejit.h): its sorters, its communicator, the
  * small buffers its collectives use, the host copies of what they gather, and the plan kept
  * between the two phases; and the collective step that every phase is built of. Internal. */

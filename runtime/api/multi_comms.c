@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Communicators for programs that do not link NCCL (public: mergejit.h): all of one process's
  * devices through ncclCommInitAll, and their destruction. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The multi-GPU sort's phases (public: mergejit.h), each a chain of collective steps that carry
  * every rank's status (api/multi.c), with the plan's arithmetic in primitives/multi_plan.
  *   plan:   checks and allocations -> C0 headers -> local sort, sample -> C1 samples -> the

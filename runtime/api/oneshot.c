@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One-call functions: build (or find) the sorter, run it with library-allocated storage. */
 #include "core/context.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mj_primitive_query: a primitive's traits row (gen/spec.c), as the public header puts it. */
 #include "mergejit.h"
 #include "spec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A mergesort's passes (public: mergejit.h): the plan of a sort, a sort timed pass by pass
  * with events between the passes, and the passes in a few characters and their bandwidth for
  * people. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sorters (public: mergejit.h): building one from a description, its getters, and the
  * dispatch of mj_sorter_temp_size and mj_sorter_sort to the primitives' entry points
  * (primitives/registry.h). */

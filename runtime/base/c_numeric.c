@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The "C" numeric locale: see c_numeric.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* newlocale/uselocale when built on its own */

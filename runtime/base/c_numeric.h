@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Numbers in the "C" numeric locale on this thread, whatever the application has set, so that
  * a text file written under one locale reads under any other. Internal. Include it from a
  * file built with _GNU_SOURCE (newlocale, uselocale). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A monotonic clock for the build and load times a sorter reports. Internal. */
 #ifndef MJ_CLOCK_H
 #define MJ_CLOCK_H

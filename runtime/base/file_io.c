@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* File helpers shared by the on-disk formats: see file_io.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemp, pread, PATH_MAX, O_CLOEXEC/O_DIRECTORY when built on its own */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* File helpers shared by the on-disk formats (cache entries, bundles, tuning files): error
  * messages, little-endian fields, whole reads and writes, atomic replacement and private
  * directories. Internal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host memory for the library (runtime and generator): malloc, calloc and realloc with a test
  * hook that makes one chosen allocation fail, so that tests can walk every allocation path.
  * Memory from these is released with free(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Names of statuses and key kinds, and the version (all public: mergejit.h; primitives are
  * named by their rows, gen/catalog.c). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256, for cache keys and entry checks. Internal. */
 #ifndef MJ_SHA256_H
 #define MJ_SHA256_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "base/strbuf.h"
 #include "base/host_alloc.h"
 

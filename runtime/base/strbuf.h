@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A growable string for building generated source, messages and text files. Internal. */
 #ifndef MJ_STRBUF_H
 #define MJ_STRBUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Matching requests against the context's bundle: see bundle_match.h. The file format is
  * store/bundle_file.h's. */
 #include "core/bundle_match.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Matching requests against the context's bundle: the request and source keys, the lookup,
  * the check that an entry was compiled from this library's source, and the message for a
  * missing one. Internal. (The builder behind `mergejit gen` is api/bundle_builder.c.) */

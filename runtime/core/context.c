@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Contexts: device, primary context, cache directory, last error; the tuning records and the
  * bundle index read at creation, and the module table, which the context owns. */
 #include "core/context.h"

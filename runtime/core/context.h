@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The context's insides: its state, lock and last error, entering its primary context, and
  * the table of loaded modules that it owns. Internal. */
 #ifndef MJ_CONTEXT_H

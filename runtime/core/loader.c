@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Getting a module for a kernel spec: the context's bundle, its table, the disk cache, then
  * NVRTC. Each step calls only down; the context owns the table the modules join. */
 #include "core/loader.h"
@@ -90,6 +91,9 @@ static mj_status load_module(mj_context *ctx, const void *binary, size_t size,
         ++m->image_count;
     }
     CUresult r = CUDA_SUCCESS;
+    /* Each kernel is loaded onto the device here, at create: cuModuleGetFunction loads it even
+     * under lazy module loading (cuFuncIsLoaded says so, H200 and CUDA 13), so its first launch
+     * neither loads it nor waits, and needs no cuFuncLoad. */
     const char *what = "cuModuleGetFunction";
     for (int k = 0; k < MJ_KERNELS_MAX && r == CUDA_SUCCESS; ++k) {
         if (!(wanted & (1u << k))) continue;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The loader: a module for a kernel spec from the context's table, its bundle, the disk cache,
  * or NVRTC, in that order, each step calling only down. Internal. */
 #ifndef MJ_LOADER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tile shapes: the tuning file's records and the order in which a sorter's tile is chosen
  * (the built-in defaults are the catalogue's, gen/catalog.h); and the spec a description
  * asks for. */

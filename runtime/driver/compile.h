@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVRTC compilation of a generated translation unit, and the choice of target. Internal. */
 #ifndef MJ_COMPILE_H
 #define MJ_COMPILE_H

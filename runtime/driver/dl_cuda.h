@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA driver API, opened with dlopen at first use so that the library loads and runs on
  * machines without a driver. cuda.h is used for its types only. Internal.
  * MERGEJIT_LIBCUDA names another library file to open (tests use it to simulate a machine

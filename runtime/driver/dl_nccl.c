@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "driver/dl_nccl.h"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL, opened with dlopen at first use, so that the library loads and runs without it; only
  * the multi-GPU sort (api/multi.c) needs it. nccl.h is not included (a CUDA toolkit need not
  * ship it): the few types used are declared here with NCCL's documented values, which have

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVRTC, opened with dlopen at first use: a program that only loads cached or bundled
  * binaries needs no compiler. nvrtc.h is used for its types only. Internal.
  * MERGEJIT_LIBNVRTC names another library file to open (tests use it to simulate a machine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Opening a library with dlopen at first use, and finding its entry points: what the loaders
  * of libcuda, NVRTC and NCCL (dl_cuda.c, dl_nvrtc.c, dl_nccl.c) share. Internal. */
 #ifndef MJ_DL_OPEN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of bulk remove (kernel_remove.cuh) and bulk insert (kernel_insert.cuh):
  * argument checks, then a partition kernel and one block per tile. Every check comes before
  * the first launch. Their temporary storage is lbs's (mj__lbs_temp): one 8-byte partition

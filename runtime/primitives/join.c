@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of the relational join (kernel_join.cuh, after the sorted search's kernels):
  * argument checks, the temporary storage, then the search, the scans of the counts and the
  * load-balancing search over the rows, all in stream order with no host synchronisation (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of the relational join. Internal. */
 #ifndef MJ_JOIN_PRIM_H
 #define MJ_JOIN_PRIM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of load-balancing search, interval expand and interval move
  * (kernel_lbs_partition.cuh, kernel_lbs.cuh, kernel_expand.cuh, kernel_move.cuh): temporary
  * storage, argument checks, then a partition kernel and one block per tile. Every check comes

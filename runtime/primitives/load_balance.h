@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of load-balancing search, interval expand and interval move. Internal. */
 #ifndef MJ_LOAD_BALANCE_PRIM_H
 #define MJ_LOAD_BALANCE_PRIM_H

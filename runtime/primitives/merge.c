@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of the merge primitive: partitions of the output into tiles, then one block
  * per tile, started while the partitions are still being found (mj__launch_overlapped). */
 #include "primitives/merge.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of the merge primitive, and its partitions for the sorted search. Internal. */
 #ifndef MJ_MERGE_H
 #define MJ_MERGE_H

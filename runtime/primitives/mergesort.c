@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of mergesort: temporary storage, the pass schedule (a blocksort, then merge
  * passes of four lists or two, each a partition and a merge kernel of its kind, or a 2-way
  * pass's merge kernel alone finding its own partitions) and the launches. */

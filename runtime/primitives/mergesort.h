@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of mergesort. Internal. */
 #ifndef MJ_MERGESORT_H
 #define MJ_MERGESORT_H

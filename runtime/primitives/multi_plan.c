@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sample sort's plan across ranks: samples, splitters, splits, receives, the merge tree.
  * The reasoning and the balance bound are in multi_plan.h. */
 #include "primitives/multi_plan.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host-side plan of the sample sort across ranks (api/multi*.c runs it over NCCL): where
  * each rank samples its sorted shard, which samples become splitters, where each shard splits,
  * what each rank receives, and the merge tree over the runs a rank receives. Pure arithmetic:

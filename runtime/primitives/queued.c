@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of the queued sorts, segmented sort and locality sort: the blocksort in place,
  * then mergesort's passes, each a partition kernel that queues merge jobs and a merge kernel
  * that works them off, between the caller's buffer and scratch; then the tiles left in

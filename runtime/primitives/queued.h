@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of the queued sorts, segmented sort and locality sort. Internal. */
 #ifndef MJ_QUEUED_H
 #define MJ_QUEUED_H

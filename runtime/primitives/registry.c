@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each primitive's host entry points: see registry.h. */
 #include "primitives/registry.h"
 

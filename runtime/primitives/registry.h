@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each primitive's host entry points, a row per primitive (the host half of the catalogue,
  * gen/catalog.h): what api/sorter.c dispatches to instead of naming primitives. Internal. */
 #ifndef MJ_REGISTRY_H

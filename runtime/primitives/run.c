@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run machinery every primitive's host side shares: argument and pointer checks,
  * temporary storage (layout, allocation in stream order), launches. */
 #include "primitives/run.h"

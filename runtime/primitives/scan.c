@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of reduce and scan (kernel_reduce.cuh, kernel_scan.cuh): temporary storage,
  * argument checks, launches. Every check comes before the first launch. */
 #include "primitives/scan.h"

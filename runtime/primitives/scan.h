@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of reduce and scan. Internal. */
 #ifndef MJ_SCAN_H
 #define MJ_SCAN_H

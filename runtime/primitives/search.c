@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of sorted search (kernel_search.cuh): argument checks, then for each pass the
  * merge partitions (merge.c) and one block per tile. A pass merges a and b with a first on ties
  * (a's lower bound) or b first (its upper bound); a_counts, upper minus lower, takes a pass of

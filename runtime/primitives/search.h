@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of sorted search: its passes, for the join too. Internal. */
 #ifndef MJ_SEARCH_PRIM_H
 #define MJ_SEARCH_PRIM_H

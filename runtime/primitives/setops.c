@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of the multiset operations (kernel_setops.cuh): argument checks, then the
  * balanced-path partitions and one pass of the tiles (which scan their counts as they go and
  * write the total). Every check comes before the first launch. */

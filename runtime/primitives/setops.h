@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of the multiset operations. Internal. */
 #ifndef MJ_SETOPS_PRIM_H
 #define MJ_SETOPS_PRIM_H

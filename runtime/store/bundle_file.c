@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deployment bundles: the helpers the reader and the writer share. See bundle_file.h for the
  * contract and bundle_layout.h for the byte layout. */
 #include "store/bundle_file.h"

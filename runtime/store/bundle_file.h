@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deployment bundles: many compiled kernel binaries in one versioned file. Internal.
  *
  * Layout, integers little-endian:

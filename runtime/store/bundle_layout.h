@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The byte layout of bundle files, shared by the reader (bundle_read.c) and the writer
  * (bundle_write.c); the header is described in bundle_file.h. Internal to store/.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading deployment bundle files: see bundle_file.h for the contract and bundle_layout.h for
  * the byte layout. */
 #ifndef _GNU_SOURCE

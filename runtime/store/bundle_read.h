@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a deployment bundle (the format: bundle_file.h). Internal. */
 #ifndef MJ_BUNDLE_READ_H
 #define MJ_BUNDLE_READ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The on-disk cache of compiled kernel binaries: see cache.h for the contract.
  *
  * Entry layout, integers little-endian:

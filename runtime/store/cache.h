@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The on-disk cache of compiled kernel binaries. Internal.
  *
  * An entry is one file, <dir>/<64 hex digits of the key>.mjc, holding a header (magic,

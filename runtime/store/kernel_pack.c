@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A module's binaries, one per kernel, in one payload: see kernel_pack.h for the layout. */
 #include "store/kernel_pack.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A module's binaries, one per kernel, as the one payload that the disk cache and bundles
  * keep for it: the kernels of a module are compiled as separate NVRTC programs (so that they
  * build at once on several threads) and loaded as one CUmodule each. Internal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuning file: see tuning_file.h for the contract and the format. This file holds what
  * the reader (tuning_parse.c) and the writer (tuning_write.c) share: the entries, the rules an
  * entry obeys, and the default path.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuning file: tile shapes measured by `mergejit tune`, keyed by device name, sm,
  * primitive, key size and value size. Internal.
  *

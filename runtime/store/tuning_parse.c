@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the tuning file: see tuning_file.h for the contract and the format. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* newlocale/uselocale, O_CLOEXEC when built on its own */

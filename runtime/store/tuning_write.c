@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing the tuning file: see tuning_file.h for the contract and the format. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* newlocale/uselocale, PATH_MAX when built on its own */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing a tuning file (the format: tuning_file.h). Internal. */
 #ifndef MJ_TUNING_WRITE_H
 #define MJ_TUNING_WRITE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A program that uses the installed mergejit as a user's program would; run.sh builds it with
  * find_package(mergejit) and with pkg-config. It needs no GPU: a compile-only context says which
  * tile it would use, and a device context opens or says why it cannot. */

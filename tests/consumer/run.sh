@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The installed package, used as a user would: installs the build into a fresh prefix under
 # WORK_DIR, moves that prefix (so that nothing may point at where it was installed), then builds
 # consumer.c against it twice, with CMake's find_package(mergejit) (CMakeLists.txt beside this
@@ -34,6 +35,9 @@ step "cmake --install $build --prefix $work/staged, then moved to $prefix"
 "$cmake" --install "$build" --prefix "$work/staged" --config "$config" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log" >&2; fail "install"; }
 mv "$work/staged" "$prefix"
+for f in LICENSE NOTICE; do
+    [ -n "$(find "$prefix" -path "*/doc/mergejit/$f" -type f)" ] || fail "no doc/mergejit/$f under $prefix"
+done
 
 # find_package: the shared and the static library.
 step "find_package(mergejit) with CMAKE_PREFIX_PATH=$prefix"

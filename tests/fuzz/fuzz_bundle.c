@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the deployment-bundle reader (mj__bundle_read_index, then
  * mj__bundle_read_payload for every entry). The input is read three ways: as given; with the
  * header's index hash recomputed, so that the fuzzer reaches the record checks; and with every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the cache-entry reader (mj__cache_load). The input is the entry file of a
  * fixed key in a private cache directory, read as given and then with the key, payload size
  * and checksum fields set to match (so that the fuzzer also reaches hits). Any result is fine;

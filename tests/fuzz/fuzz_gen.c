@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the code generator's inputs. Input layout:
  *   byte 0   type size and alignment: align = 1 << (b % 4), size = 1 + b % 64 rounded up to
  *            a multiple of align

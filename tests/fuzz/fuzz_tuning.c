@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the tuning-file reader (mj__tuning_parse), and the round trip through the
  * writer: whatever parses, written with mj__tuning_write and read back, gives the same entries
  * (gkeys as the writer's two decimals give it back). */

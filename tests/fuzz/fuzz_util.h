@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the libFuzzer targets: a private temporary directory per process (under
  * $MJ_FUZZ_TMPDIR, else /tmp), removed at exit (a crash leaves it behind for inspection), and
  * whole-file writes. */

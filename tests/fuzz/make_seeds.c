@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writes seed inputs for fuzz_bundle and fuzz_cache into the corpus directories given:
  *   make_seeds BUNDLE_CORPUS_DIR CACHE_CORPUS_DIR
  * Run by hand when the formats change, after tools/fuzz-run has built the library, e.g.:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the primitives' tests without a GPU (test_*_args.c): a context in a directory of
  * its own, a description of one primitive, and the checks each primitive repeats: request
  * keys, the tile a sorter gets, a bundle that serves what it holds, tuning records. Header-only,

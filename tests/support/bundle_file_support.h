@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the bundle file's tests (test_bundle_file_*.c): the byte layout, entries whose
  * fields all differ, writes and reads that fail the test on error, and a fixture of three
  * entries written to a fresh directory. Header-only, so that the support library's sources stay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the kernel cache's tests (test_cache_*.c): scratch directories under g_root, keys,
  * payloads, stores and loads that fail the test on error, and the runner that removes g_root
  * whatever the tests did. Header-only, so that the support library's sources stay as they are;

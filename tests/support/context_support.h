@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the tests of contexts without a GPU (test_context_*.c, test_program_cache.c): the
  * descriptor they build sorters for, damage to cache entries, the cache's figures, and the
  * runner that gives each test a process of its own. Header-only, so that

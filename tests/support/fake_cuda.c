@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CUDA driver with one device that runs nothing, for tests of the tool's host side (the
  * tuner's pipeline: builders, measuring loop, checks, reports) on machines without a GPU.
  * Loaded through MERGEJIT_LIBCUDA. Device memory is host memory, copies are memcpy, modules

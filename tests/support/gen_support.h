@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the code generator's tests (test_gen*.c, test_*_args.c): a valid spec for a
  * built-in key kind, one for a custom 16-byte key and one of any primitive and tile, and the
  * generator's answer to a spec (its source, or a refusal with a message). Header-only, so that

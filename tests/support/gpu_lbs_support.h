@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the GPU tests of load-balancing search, expand and move (test_gpu_lbs.c,
  * test_gpu_move.c): offsets of work items in skewed and random patterns, and device buffers.
  * After gpu_primitives_support.h (ctx, small). Header-only and static, as that one. */

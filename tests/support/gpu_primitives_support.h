@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the GPU tests of the primitives (test_gpu_*.c but sort, concurrency and deploy):
  * the context, device copies, outputs between guard bytes, tile sizes, keys of 4 or 8 bytes,
  * the 12-byte struct key, reference items and the comparison of a result against them, and the

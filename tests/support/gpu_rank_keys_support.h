@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Keys made from ranks, for the GPU tests of sorted search and join (test_gpu_search.c,
  * test_gpu_join.c): u32, i64, f32 (with -inf, -0, +0, +inf and NaNs of both signs: the
  * header's total order), f32 and u32 descending, and the rec struct. Each kind's map from a

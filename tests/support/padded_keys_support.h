@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A custom key with padding, for the GPU tests that every byte of a custom key arrives (issue
  * 43: custom keys move as bytes). padk has 7 padding bytes inside (after hi) and 4 at the end
  * (after tag); it is compared by hi then lo, and tag (not compared) names the input element.

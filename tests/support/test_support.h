@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the test programs. */
 #ifndef MJ_TEST_SUPPORT_H
 #define MJ_TEST_SUPPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the autotuner report tests (test_tune_*.c): a sample sweep with every outcome, its
  * run information, and counting in text and directories. Header-only, so that the support
  * library's sources stay as they are; static inline, so that a program leaving some of them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the tuning file's tests (test_tuning_*.c): entries built field by field, a sample
  * table, and comparisons that fail the test. Header-only, so that the support library's sources
  * stay as they are; static inline, so that a program leaving some of them unused compiles

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command lines: the option tables every command declares, and the --help test. */
 #include <string.h>
 

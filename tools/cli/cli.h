@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mergejit_cli: the command-line tool's library (tools/cli/), linked by the tool and by the
  * tests. Each section names the file that implements it. It uses the public API (mergejit.h),

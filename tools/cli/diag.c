@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Messages: usage errors, runtime failures, and small formatting helpers (and the sort of
  * timings that the reported medians come from). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */

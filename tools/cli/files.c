@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whole-file reads and atomic writes for the commands: the runtime's reader and writer
  * (base/file_io.h), with the tool's error messages. */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)

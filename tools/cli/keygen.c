@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Keys for the demo and for verification: random keys per built-in type, the built-in orders
  * as integer ranks (mj_order's rules), a CPU stable sort (LSD radix on the ranks, stable by

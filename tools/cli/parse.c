@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsing of option values: counts, integers, seeds, orders, key types, targets. */
 #include <ctype.h>
 #include <errno.h>

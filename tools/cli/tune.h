@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The autotuner's pieces that need no GPU: the candidate plan (tune_plan.c), the measured
  * points and their reports (tune_report.c, tune_svg.c). The command and its device side are
  * tools/cmd_tune.c and tools/tune_run.h. Uses the public API only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's result checks on the host: each primitive's output, as read back, against the
  * input it was given. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's result checks, on the host: what each primitive's run must have written, checked
  * against its input (tune_check.c), and the threads that run those checks beside the GPU's
  * timing, handing their verdicts back in the order the checks were queued (tune_checker.c).

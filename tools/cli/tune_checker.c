@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's checking threads: outputs queued in slots, checked on threads of their own,
  * their verdicts handed back in the order they were queued (so that a failed check rejects a
  * point before any later point's verdict is taken, as when the checks ran in line). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The autotuner's candidate tiles for one configuration, what a rejection rules out, and
  * mergesort's 4-way threshold from its winner's timings. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The autotuner's outcome names, its JSON report of every point, and a progress line for
  * terminals. The JSON, like the SVG (tune_svg.c), is built in memory and then written through
  * a temporary file and a rename, so a reader never sees half a report. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuner's SVG report: a panel per configuration (primitive, key size, value size),
  * throughput against VT, one line per NT, the default shape and the winner marked, rejected
  * tiles as marks on the VT axis. Self-contained: no script, no web font. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The reports' text buffer and shared helpers: see tune_text.h. */
 #include <math.h>
 #include <stdarg.h>

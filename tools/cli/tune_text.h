@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the tuner's two reports (tune_report.c: JSON; tune_svg.c: SVG) share: a growing text
  * buffer written out atomically, and small helpers over points. Internal to mergejit_cli. */
 #ifndef MERGEJIT_TOOLS_TUNE_TEXT_H
