@@ -114,20 +114,27 @@ def _dl_dtype(t, what):
     return np.dtype("?" if kind == "b" else "%s%d" % (kind, bits // 8))
 
 
+def _not_on_gpu(obj, what, device_type):
+    """The error for an array outside device memory, saying how to move it there: a NumPy
+    array (or a CPU tensor) is the usual one, and passes DLPack's checks up to its device."""
+    return InvalidArgumentError(
+        "%s is a %s.%s in host memory (DLPack device type %d), and mergejit sorts GPU arrays: "
+        "move it with cupy.asarray(x) or torch.as_tensor(x, device='cuda')"
+        % (what, type(obj).__module__.split(".")[0], type(obj).__name__, device_type))
+
+
 def _from_dlpack(obj, stream, what):
     dev = getattr(obj, "__dlpack_device__", None)
     if dev is not None:
         dtype_, _ = dev()
         if dtype_ not in (_DL_CUDA, _DL_CUDA_MANAGED):
-            raise InvalidArgumentError("%s is not in CUDA device memory (DLPack device type "
-                                       "%d): mergejit sorts GPU arrays" % (what, dtype_))
+            raise _not_on_gpu(obj, what, dtype_)
     # The producer orders its pending work before the consumer's stream: 1 is CUDA's legacy
     # default stream (0 is not allowed in the protocol).
     capsule = obj.__dlpack__(stream=stream or 1)
     t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
     if t.device.device_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
-        raise InvalidArgumentError("%s is not in CUDA device memory (DLPack device type %d)"
-                                   % (what, t.device.device_type))
+        raise _not_on_gpu(obj, what, t.device.device_type)
     dtype = _dl_dtype(t, what)
     shape = tuple(t.shape[i] for i in range(t.ndim))
     strides = None
@@ -167,7 +174,8 @@ def as_array(obj, what, stream=None, dtype=None):
         a = _from_dlpack(obj, stream, what)
     else:
         raise TypeError("%s: %s is not a GPU array (it has neither __cuda_array_interface__ "
-                        "nor __dlpack__)" % (what, type(obj).__name__))
+                        "nor __dlpack__): make one with cupy.asarray(x) or "
+                        "torch.as_tensor(x, device='cuda')" % (what, type(obj).__name__))
     if dtype is not None:
         dt = np.dtype(dtype)
         if dt != a.dtype:
