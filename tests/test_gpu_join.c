@@ -246,15 +246,6 @@ START_TEST(test_temp_and_one_call)
 }
 END_TEST
 
-/* Modules the context holds. */
-static int modules_in(mj_context *c) {
-    int count = 0;
-    pthread_mutex_lock(&c->lock);
-    for (const mj_module *m = c->modules; m; m = m->next) ++count;
-    pthread_mutex_unlock(&c->lock);
-    return count;
-}
-
 /* The kernel that writes b's unmatched rows is built at create with the others (one module of
  * every join kernel), so that right and full joins build and load nothing: the context's
  * modules stay as they were through joins of every kind. */
@@ -263,12 +254,12 @@ START_TEST(test_unmatched_built_at_create)
     const kind *k = &kinds[0];
     mj_sorter *s = make(k);
     ck_assert_uint_eq(s->mod->kernels, mj__primitive_kernels(MJ_JOIN));
-    int modules = modules_in(ctx);
+    int modules = mjt_context_modules(ctx);
     size_t nv = tile_of(s), ac = 3 * nv + 1, bc = 2 * nv + 5;
     check(s, k, RANDOM, ac, bc, MJ_JOIN_INNER, 4, ROOM_ALL, NULL, 31);
     check(s, k, NO_MATCH, ac, bc, MJ_JOIN_RIGHT, 8, ROOM_ALL, NULL, 34);
     check(s, k, RANDOM, ac, bc, MJ_JOIN_OUTER, 4, ROOM_FEWER, NULL, 35);
-    ck_assert_int_eq(modules_in(ctx), modules);
+    ck_assert_int_eq(mjt_context_modules(ctx), modules);
     mj_sorter_destroy(s);
 }
 END_TEST
@@ -296,7 +287,7 @@ START_TEST(test_create_build_fails)
     ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
     ck_assert_ptr_null(s);
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
-    ck_assert_int_eq(modules_in(c), 0);
+    ck_assert_int_eq(mjt_context_modules(c), 0);
 
     ck_assert_int_eq(mj_sorter_create(c, &d, &s), MJ_OK);
     const uint32_t a[] = {1, 2, 3}, b[] = {2, 5};

@@ -339,15 +339,6 @@ static int u32_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The modules the context holds. */
-static int modules_in(mj_context *c) {
-    int count = 0;
-    pthread_mutex_lock(&c->lock);
-    for (const mj_module *m = c->modules; m; m = m->next) ++count;
-    pthread_mutex_unlock(&c->lock);
-    return count;
-}
-
 /* A new context on the test's device, with its own empty cache directory. */
 static mj_context *fresh_context(const char *dir, unsigned flags) {
     mj_context_options o;
@@ -410,7 +401,7 @@ START_TEST(test_kernels_at_create) {
     ck_assert_int_eq(mj_sorter_source(s), 0);
     ck_assert_int_eq(t.programs, __builtin_popcount(kernels));
     ck_assert_uint_eq(s->mod->kernels, kernels);
-    int modules = modules_in(c);
+    int modules = mjt_context_modules(c);
     ck_assert_int_eq(modules, 1);
 
     size_t run = (size_t)s->bs_nt * (size_t)s->vt, nv = (size_t)s->nt * (size_t)s->vt;
@@ -451,7 +442,7 @@ START_TEST(test_kernels_at_create) {
             free(j->out[i]);
         }
     }
-    ck_assert_int_eq(modules_in(c), modules);
+    ck_assert_int_eq(mjt_context_modules(c), modules);
     int regs = 0;
     long spills = -1;
     mj_sorter_resources(s, &regs, &spills);
@@ -479,7 +470,7 @@ START_TEST(test_create_build_fails) {
     ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
     ck_assert_ptr_null(s);
     ck_assert_ptr_nonnull(strstr(mj_context_last_error(c), "NVRTC_ERROR_OUT_OF_MEMORY"));
-    ck_assert_int_eq(modules_in(c), 0);
+    ck_assert_int_eq(mjt_context_modules(c), 0);
 
     ck_assert_int_eq(mj_sorter_create(c, &desc, &s), MJ_OK);
     size_t n = (size_t)MJ_MERGE4_MIN_BYTES / 4 + 5;

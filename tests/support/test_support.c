@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/context.h"
+
 int mjt_small(void) {
     const char *v = getenv("MJ_TEST_SMALL");
     return v && atoi(v);
@@ -194,4 +196,12 @@ int mjt_cudart_load(mjt_cudart *rt) {
         return 0;
     fprintf(stderr, "libcudart lacks a function this test needs\n");
     return -1;
+}
+
+int mjt_context_modules(mj_context *ctx) {
+    int count = 0;
+    pthread_mutex_lock(&ctx->lock);
+    for (const mj_module *m = ctx->modules; m; m = m->next) ++count;
+    pthread_mutex_unlock(&ctx->lock);
+    return count;
 }

@@ -57,6 +57,9 @@ typedef struct mjt_cudart {
  * missing. Usable outside a test (from main). */
 int mjt_cudart_load(mjt_cudart *rt);
 
+/* The modules the context holds (its table: every module a sorter of it built or loaded). */
+int mjt_context_modules(mj_context *ctx);
+
 /* Writes n bytes to path, replacing it; fails the test on error. */
 void mjt_write_file(const char *path, const void *data, size_t n);
 /* The whole file (malloc'd, with a NUL after its bytes, so text can be read as a string);
