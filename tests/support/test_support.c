@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/context.h"
+#include "driver/compile.h"
 
 int mjt_small(void) {
     const char *v = getenv("MJ_TEST_SMALL");
@@ -204,4 +205,18 @@ int mjt_context_modules(mj_context *ctx) {
     for (const mj_module *m = ctx->modules; m; m = m->next) ++count;
     pthread_mutex_unlock(&ctx->lock);
     return count;
+}
+
+mj_sorter *mjt_create_after_failed_build(mj_context *ctx, const mj_sort_desc *desc) {
+    mj_sorter *s = NULL;
+    mj__fault_nvrtc_result = NVRTC_ERROR_OUT_OF_MEMORY;
+    mj_status st = mj_sorter_create(ctx, desc, &s);
+    mj__fault_nvrtc_result = 0;
+    ck_assert_msg(st == MJ_ERR_HOST_MEMORY, "%s", mj_status_name(st));
+    ck_assert_ptr_null(s);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "NVRTC_ERROR_OUT_OF_MEMORY"));
+    ck_assert_int_eq(mjt_context_modules(ctx), 0);
+    st = mj_sorter_create(ctx, desc, &s);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+    return s;
 }

@@ -59,6 +59,11 @@ int mjt_cudart_load(mjt_cudart *rt);
 
 /* The modules the context holds (its table: every module a sorter of it built or loaded). */
 int mjt_context_modules(mj_context *ctx);
+/* The sorter for desc, after a first create that fails as NVRTC running out of memory
+ * (injected): that create gives MJ_ERR_HOST_MEMORY naming NVRTC's error, no sorter and no
+ * module in ctx (which starts with none and keeps no disk cache); the second builds. Fails the
+ * test otherwise. */
+mj_sorter *mjt_create_after_failed_build(mj_context *ctx, const mj_sort_desc *desc);
 
 /* Writes n bytes to path, replacing it; fails the test on error. */
 void mjt_write_file(const char *path, const void *data, size_t n);
