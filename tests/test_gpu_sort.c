@@ -707,23 +707,30 @@ int main(void) {
     small = mjt_small();
     ctx = mjt_gpu_context_or_skip("test_gpu_sort");
     Suite *s = suite_create("gpu_sort");
-    TCase *tc = tcase_create("sort");
-    tcase_set_timeout(tc, 1200);
-    tcase_add_loop_test(tc, test_every_kind, 0, MJ_KEY_CUSTOM);
-    tcase_add_test(tc, test_custom_struct);
-    tcase_add_test(tc, test_padded_keys);
-    tcase_add_test(tc, test_indices);
-    tcase_add_test(tc, test_runtime_interop);
-    tcase_add_test(tc, test_bad_arguments);
-    tcase_add_loop_test(tc, test_merge_ways, 0, 3);
-    tcase_add_loop_test(tc, test_schedules, 0, 4);
-    tcase_add_loop_test(tc, test_kernels_at_create, 0, small ? SORT_VARIANTS - 1 : SORT_VARIANTS);
-    tcase_add_test(tc, test_create_build_fails);
-    if (!small) {
-        tcase_add_test(tc, test_large);
-        tcase_add_test(tc, test_over_2g);
+    /* Four cases, so that a sanitizer can run them side by side (CK_RUN_CASE; tools/gpu-check
+     * does): racecheck over the whole suite takes longer than a device command may. */
+    TCase *kinds = tcase_create("kinds"), *passes = tcase_create("passes"),
+          *create = tcase_create("create"), *misc = tcase_create("misc");
+    TCase *cases[] = {kinds, passes, create, misc};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        tcase_set_timeout(cases[i], 1200);
+        suite_add_tcase(s, cases[i]);
     }
-    suite_add_tcase(s, tc);
+    tcase_add_loop_test(kinds, test_every_kind, 0, MJ_KEY_CUSTOM);
+    tcase_add_test(kinds, test_custom_struct);
+    tcase_add_test(kinds, test_padded_keys);
+    tcase_add_loop_test(passes, test_merge_ways, 0, 3);
+    tcase_add_loop_test(passes, test_schedules, 0, 4);
+    tcase_add_loop_test(create, test_kernels_at_create, 0,
+                        small ? SORT_VARIANTS - 1 : SORT_VARIANTS);
+    tcase_add_test(create, test_create_build_fails);
+    tcase_add_test(misc, test_indices);
+    tcase_add_test(misc, test_runtime_interop);
+    tcase_add_test(misc, test_bad_arguments);
+    if (!small) {
+        tcase_add_test(misc, test_large);
+        tcase_add_test(misc, test_over_2g);
+    }
     int rc = mjt_run(s, 0);
     mj_context_destroy(ctx);
     return rc;
