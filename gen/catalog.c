@@ -79,7 +79,7 @@ static const char *const move_templates[] = {
 
 static const char *const setops_templates[] = {
     "merge_frame.h", "balanced_path.h", "merge_path.cuh", "balanced_search.cuh", "tile_io.cuh",
-    "cta_count_scan.cuh", "kernel_setops.cuh", NULL,
+    "cta_count_scan.cuh", "cta_count_look_back.cuh", "kernel_setops.cuh", NULL,
 };
 
 /* ---- Kernels. */

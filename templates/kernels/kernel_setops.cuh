@@ -15,6 +15,7 @@
 #include "thread/balanced_search.cuh"
 #include "block/tile_io.cuh"
 #include "block/cta_count_scan.cuh"
+#include "block/cta_count_look_back.cuh"
 
 /* partitions[t] for t in [0, tiles]: the balanced path's crossing of diagonal t * MJ_NV
  * (mj_bp_entry). A group of `lanes` threads an entry finds the merge path's split
@@ -151,40 +152,6 @@ MJ_DEVICE mj_setop_mask mj_setop_walk(const mj_key *a, const mj_key *b, const mj
      * way at 2^24). */
     if (ext) return mj_setop_steps<false>(s, ia, ib, end, a_len, b_end, keep, keys, pos);
     return mj_setop_steps<true>(s, ia, ib, end, a_len, b_end, keep, keys, pos);
-}
-
-/* A tile's state for the look-back: its count (AGGREGATE) or the count of every tile up to
- * and including it (PREFIX) in the low 62 bits, the status in the top two; a 64-bit word is
- * written and read whole, so a status is never seen without its count. */
-#define MJ_COUNT_AGGREGATE (1ull << 62)
-#define MJ_COUNT_PREFIX (2ull << 62)
-#define MJ_COUNT_BITS (MJ_COUNT_AGGREGATE - 1)
-
-/* Warp 0 of tile `tile`'s block (tiles numbered in the order their blocks started, so every
- * earlier tile's block is running or done): publishes the tile's count, sums the counts of
- * the tiles before it, 32 tiles a round, back to the nearest one whose prefix is known,
- * publishes its own prefix and returns the sum (in every lane). */
-MJ_DEVICE mj_u64 mj_count_look_back(mj_u64 *states, mj_i64 tile, mj_u64 count, int lane) {
-    volatile mj_u64 *st = states;
-    if (lane == 0) st[tile] = (tile == 0 ? MJ_COUNT_PREFIX : MJ_COUNT_AGGREGATE) | count;
-    if (tile == 0) return 0;
-    mj_u64 before = 0;
-    for (mj_i64 end = tile;; end -= 32) {
-        mj_i64 pred = end - 32 + lane;
-        mj_u64 w;
-        do {
-            w = pred >= 0 ? st[pred] : MJ_COUNT_PREFIX; /* before the first tile: nothing */
-        } while (__any_sync(0xFFFFFFFFu, (w >> 62) == 0));
-        unsigned prefixes = __ballot_sync(0xFFFFFFFFu, (w & MJ_COUNT_PREFIX) != 0);
-        int stop = prefixes ? 31 - __clz(prefixes) : 0;
-        mj_u64 v = lane >= stop ? w & MJ_COUNT_BITS : 0;
-#pragma unroll
-        for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, d);
-        before += v;
-        if (prefixes) break;
-    }
-    if (lane == 0) st[tile] = MJ_COUNT_PREFIX | (before + count);
-    return before;
 }
 
 /* One block a tile, numbered in the order the blocks start (the counter after the states;
