@@ -52,7 +52,8 @@ static const char *const expand_templates[] = {
     NULL,
 };
 static const char *const remove_templates[] = {
-    "bulk_remove.h", "index_array.cuh", "cta_count_scan.cuh", "kernel_remove.cuh", NULL,
+    "bulk_remove.h", "index_array.cuh", "cta_count_scan.cuh", "cta_move_kept.cuh",
+    "kernel_remove.cuh", NULL,
 };
 static const char *const insert_templates[] = {
     "load_balance.h", "index_array.cuh", "cta_load_balance.cuh", "kernel_insert.cuh", NULL,
@@ -80,6 +81,10 @@ static const char *const move_templates[] = {
 static const char *const setops_templates[] = {
     "merge_frame.h", "balanced_path.h", "merge_path.cuh", "balanced_search.cuh", "tile_io.cuh",
     "cta_count_scan.cuh", "cta_count_look_back.cuh", "kernel_setops.cuh", NULL,
+};
+static const char *const select_templates[] = {
+    "tile_io.cuh", "cta_count_scan.cuh", "cta_count_look_back.cuh", "cta_move_kept.cuh",
+    "kernel_select.cuh", NULL,
 };
 
 /* ---- Kernels. */
@@ -135,6 +140,7 @@ static const mj_kernel_row join_partition = {.name = "mj_join_partition"};
 static const mj_kernel_row join_tiles = {.name = "mj_join_tiles"};
 static const mj_kernel_row setop_partition = {.name = "mj_setop_partition"};
 static const mj_kernel_row setop = {.name = "mj_setop_tiles"};
+static const mj_kernel_row select_tiles = {.name = "mj_select_tiles", .ignores = BS};
 
 #undef NT
 #undef VT
@@ -309,6 +315,14 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .smem = mj__smem_setops,
         .tile = mj__tile_setops,
         .sm90 = setops_sm90,
+    },
+    [MJ_SELECT] = {
+        .name = "select",
+        .traits = {.comparator = 1, .predicate = 1, .fixed_nt = 1, .values = MJ_VALUES_ANY},
+        .templates = select_templates,
+        .kernels = {[MJ_K_SELECT] = &select_tiles},
+        .smem = mj__smem_select,
+        .tile = mj__tile_select,
     },
 };
 #undef K

@@ -57,6 +57,7 @@ enum { MJ_K_REDUCE = 0, MJ_K_SCAN = 0 };
 enum { MJ_K_LBS_PARTITION = 0, MJ_K_LBS = 1, MJ_K_EXPAND = 1, MJ_K_MOVE = 1 };
 enum { MJ_K_REMOVE_PARTITION = 0, MJ_K_REMOVE = 1, MJ_K_INSERT_PARTITION = 0, MJ_K_INSERT = 1 };
 enum { MJ_K_SETOP_PARTITION = 0, MJ_K_SETOP = 1 };
+enum { MJ_K_SELECT = 0 };
 
 /* The tile parameters a kernel's code may depend on. */
 enum {
@@ -86,6 +87,8 @@ typedef struct mj_primitive_traits {
                                  of two (the others' tile is NT threads) */
     unsigned char comparator; /* orders keys by order or less (a custom key needs less) */
     unsigned char op;         /* combines with an operator and identity (no values) */
+    unsigned char predicate;  /* orders keys (comparator) and may also take a selection
+                                 operator over one key (mj_sort_desc.op), no identity */
     unsigned char index_key;  /* the key is the index type of offsets (i32 or i64) */
     unsigned char moves;      /* only moves elements, as bytes (no comparator, no operator) */
     unsigned char fixed_nt;   /* refuses blocksort threads other than NT */
@@ -138,6 +141,12 @@ const char *const *mj__primitive_templates(mj_primitive p);
 
 /* The primitive's traits; an all-zero row for an unknown primitive. */
 const mj_primitive_traits *mj__primitive_traits(mj_primitive p);
+
+/* Whether the spec's op (and identity) are part of what the primitive's source is made of:
+ * an operator (reduce, scan) or a selection operator (select). */
+static inline int mj__takes_op(mj_primitive p) {
+    return mj__primitive_traits(p)->op || mj__primitive_traits(p)->predicate;
+}
 
 /* The primitives that combine with an operator, those whose key is an index type (offsets),
  * and those that only move elements (neither a comparator, an operator nor offsets). */

@@ -166,6 +166,21 @@ static void emit_operator(mj_strbuf *sb, const mj_kernel_spec *spec) {
     mj__sb_puts(sb, "\n    );\n}\n");
 }
 
+/* Select: mj_select_op, the selection operator over one key, seen as the type as mj_less
+ * sees it. Without one the sorter only runs unique (the host refuses a selection). */
+static void emit_select_op(mj_strbuf *sb, const mj_kernel_spec *spec) {
+    if (keys_as_bytes(spec)) {
+        mj__sb_puts(sb, "MJ_DEVICE bool mj_select_op(const mj_key &mj_a) {\n");
+        mj__sb_printf(sb, "    const %s &a = __builtin_bit_cast(%s, mj_a);\n", spec->type_name,
+                      spec->type_name);
+    } else {
+        mj__sb_puts(sb, "MJ_DEVICE bool mj_select_op(const mj_key &a) {\n");
+    }
+    mj__sb_puts(sb, "#line 1 \"selection operator\"\n    return (bool)(");
+    mj__sb_puts(sb, spec->op ? spec->op : "false");
+    mj__sb_puts(sb, "\n    );\n}\n");
+}
+
 /* The kernel a definition starting at `at` (just past `extern "C" __global__ void`) defines:
  * its name's start and length (0 when the text is not a definition of that form). */
 static size_t kernel_name_at(const char *at, const char **name) {
@@ -296,6 +311,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         emit_builtin_less(&sb, spec);
     }
     mj__sb_puts(&sb, "}\n");
+    if (mj__primitive_traits(spec->primitive)->predicate) emit_select_op(&sb, spec);
 
 primitive:
     /* mj__spec_check took the primitive: its list is not NULL. */

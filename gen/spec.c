@@ -179,6 +179,14 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
     } else if (spec->less && check_expression(spec->less, "comparator", " over a and b", err,
                                               errcap)) {
         return -1;
+    } else if (mj__primitive_traits(spec->primitive)->predicate) {
+        if (spec->identity) {
+            snprintf(err, errcap, "%s takes no identity (its op is a selection operator)",
+                     mj_primitive_name(spec->primitive));
+            return -1;
+        }
+        if (spec->op && check_expression(spec->op, "selection operator", " over a", err, errcap))
+            return -1;
     }
     return mj__tile_shape_check(spec->primitive, mj__spec_key_size(spec), spec->value_size,
                                 spec->nt, spec->vt, mj__spec_bs_nt(spec), err, errcap);

@@ -66,6 +66,14 @@ size_t mj__smem_insert(int nt, int vt, size_t key_size, size_t value_size) {
     return 8 * (nv + 1) + 4 * nv + 16;
 }
 
+/* Select: the tile's keys, a destination slot per element and the warp totals (and the tile
+ * number and output base). Values go from global memory straight to their slots. */
+size_t mj__smem_select(int nt, int vt, size_t key_size, size_t value_size) {
+    (void)value_size;
+    size_t nv = (size_t)nt * (size_t)vt;
+    return nv * key_size + 4 * nv + 4 * (size_t)(nt / 32) + 16;
+}
+
 /* ---- Default tiles. */
 
 /* Keeps shrinking VT by two, then halving the threads, while the tile is over the static
@@ -170,6 +178,19 @@ void mj__tile_insert(mj_smem_rule *smem, int sm, size_t key_size, size_t value_s
     (void)smem;
     (void)sm;
     bulk_tile(128, key_size, value_size, nt, vt, bs_nt);
+}
+
+/* Select reads each element once and writes the kept ones once, bound by memory: 256
+ * threads, each with 15 4-byte keys in flight as reduce and scan have, fewer of larger keys
+ * (odd, so that a thread's consecutive slots in shared memory spread over the banks); within
+ * static shared memory. Not yet tuned on a GPU. */
+void mj__tile_select(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,
+                     int *vt, int *bs_nt) {
+    (void)sm;
+    *nt = 256;
+    *vt = key_size <= 4 ? 15 : key_size <= 8 ? 11 : key_size <= 16 ? 7 : key_size <= 32 ? 5 : 3;
+    fit_tile(smem, key_size, value_size, nt, vt);
+    *bs_nt = *nt;
 }
 
 /* The sorts and the merge. Odd VT keeps a thread's run of 4-byte keys off the shared-memory

@@ -33,6 +33,8 @@ size_t mj__smem_setops(int nt, int vt, size_t key_size, size_t value_size);
 size_t mj__smem_remove(int nt, int vt, size_t key_size, size_t value_size);
 /* bulk insert */
 size_t mj__smem_insert(int nt, int vt, size_t key_size, size_t value_size);
+/* select */
+size_t mj__smem_select(int nt, int vt, size_t key_size, size_t value_size);
 
 /* The default tile for a key size and value size on an sm: the merge tile (*nt x *vt) and the
  * blocksort's threads (*bs_nt), within the static shared memory that smem (the primitive's
@@ -62,6 +64,8 @@ void mj__tile_setops(mj_smem_rule *smem, int sm, size_t key_size, size_t value_s
 void mj__tile_remove(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,
                      int *vt, int *bs_nt);
 void mj__tile_insert(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,
+                     int *vt, int *bs_nt);
+void mj__tile_select(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,
                      int *vt, int *bs_nt);
 
 #endif

@@ -188,11 +188,13 @@ typedef enum mj_primitive {
     MJ_JOIN = 12,          /* mj_sorter_join: the relational join of two sorted key columns */
     MJ_SET_OPS = 13,       /* mj_sorter_set_op: intersection, union, difference or symmetric
                               difference of two sorted multisets */
+    MJ_SELECT = 14,        /* mj_sorter_select: the elements a predicate keeps, or the first of
+                              each run of equivalent keys (unique), in order */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
 /* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search",
- * "remove", "insert", "move", "join", "setops"; NULL for an unknown primitive. */
+ * "remove", "insert", "move", "join", "setops", "select"; NULL for an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -252,6 +254,10 @@ typedef struct mj_sort_desc {
      * no `less`; they must be copyable as bytes (they move through shared memory and warp
      * shuffles). */
     const char *op;
+    /* MJ_SELECT reads op as its selection operator instead: a CUDA boolean expression over
+     * `a` (`const KEY &`), true for the elements to keep, e.g. "a > 10" or "a.weight != 0"
+     * (custom keys); same rules as `less`. NULL: the sorter runs MJ_SELECT_UNIQUE only.
+     * identity must then be NULL. */
     /* The operator's identity, a CUDA expression giving a KEY (op(identity, x) == op(x,
      * identity) == x), e.g. "0", "-INFINITY" (defined for these expressions) or "rec{0, 0}"
      * (custom keys name their type): an exclusive scan's first output, the reduction of no
@@ -688,6 +694,31 @@ MJ_API mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys
                                   void *out_values, void *out_count, void *temp,
                                   size_t temp_bytes, void *stream);
 
+/* Select (sorters built for MJ_SELECT; any key, including custom keys, whose order or less
+ * decides what unique takes as equivalent; values of 0 to 64 bytes, moved with their keys).
+ * What to keep is chosen per call. */
+typedef enum mj_select_kind {
+    MJ_SELECT_IF = 0,    /* the elements whose key satisfies the sorter's op (mj_sort_desc.op,
+                            a predicate over `a`), as CUB's DeviceSelect::If */
+    MJ_SELECT_UNIQUE = 1 /* the first element of each run of adjacent equivalent keys (neither
+                            ordered before the other by order or less; built-in float keys are
+                            equivalent only with equal bits: -0 and +0 differ, a NaN is
+                            equivalent to a NaN of the same bits), as DeviceSelect::Unique */
+} mj_select_kind;
+
+/* Copies the n elements of keys (and values) that `kind` keeps to out_keys (and out_values),
+ * in their order, and writes how many to *out_count, one uint64_t in device memory, in stream
+ * order (no host synchronization). out_keys (and out_values) must hold n elements (the most
+ * that can be kept); nothing is written past the count. Keys move as their bytes, padding
+ * included. Values are given exactly when the sorter has value_size > 0 (NULL allowed for
+ * n == 0). MJ_SELECT_IF on a sorter built without op is refused (MJ_ERR_INVALID_ARGUMENT).
+ * Outputs must not overlap the inputs or one another. The temporary storage is
+ * mj_sorter_temp_size(s, n, 0): one 8-byte word a tile of the input. */
+MJ_API mj_status mj_sorter_select(mj_sorter *s, mj_select_kind kind, const void *keys,
+                                  const void *values, size_t n, void *out_keys,
+                                  void *out_values, void *out_count, void *temp,
+                                  size_t temp_bytes, void *stream);
+
 /* ---------------------------------------------------------------- one-call functions */
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
@@ -758,6 +789,11 @@ MJ_API mj_status mj_set_op_run(mj_context *ctx, const mj_sort_desc *desc, mj_set
                                const void *b_keys, const void *b_values, size_t b_count,
                                void *out_keys, void *out_values, void *out_count,
                                size_t value_size, void *stream);
+
+/* desc's primitive is set by this (MJ_SELECT; value_size too: 0 with NULL values). */
+MJ_API mj_status mj_select(mj_context *ctx, const mj_sort_desc *desc, mj_select_kind kind,
+                           const void *keys, const void *values, size_t n, void *out_keys,
+                           void *out_values, void *out_count, size_t value_size, void *stream);
 
 /* desc's primitive is set by this (MJ_JOIN). mj_sorter_join over caller buffers with
  * library-allocated temporary storage; a_rows and b_rows may be NULL with capacity 0 (a count

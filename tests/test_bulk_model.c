@@ -61,7 +61,7 @@ static void model_remove(const long long *ix, long long k, long long n, long lon
         for (long long i = 0; i < r.len; ++i) {
             if (dest[i] < 0) continue;
             long long o = r.out_base + dest[i];
-            if (mj_remove_store_ok(o, m)) out[o] = r.base + i;
+            if (o >= 0 && o < m) out[o] = r.base + i; /* mj_move_kept stores only there */
         }
     }
     free(dest);

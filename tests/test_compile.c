@@ -264,11 +264,12 @@ START_TEST(search_compile_clean)
 }
 END_TEST
 
-/* Set operations: 1-, 2-, 4- and 8-byte built-in keys in both orders and a 16-byte struct
- * with a two-field comparator, alone and with 4-, 12- and 64-byte values, with the default
- * tiles on every target: no spills. */
+/* Set operations and select (_i): 1-, 2-, 4- and 8-byte built-in keys in both orders and a
+ * 16-byte struct with a two-field comparator, alone and with 4-, 12- and 64-byte values, with
+ * the default tiles on every target: no spills. Select with a selection operator. */
 START_TEST(setops_compile_clean)
 {
+    mj_primitive primitive = (mj_primitive)_i;
     const mj_nvrtc_api *nv = nvrtc();
     static const int sms[] = {75, 80, 90};
     static const struct {
@@ -282,19 +283,23 @@ START_TEST(setops_compile_clean)
     for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
         for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
             size_t vs = cases[c].value_size;
-            mj_kernel_spec s = primitive_spec(MJ_SET_OPS, cases[c].key, cases[c].order, vs,
+            mj_kernel_spec s = primitive_spec(primitive, cases[c].key, cases[c].order, vs,
                                               sms[i]);
+            if (primitive == MJ_SELECT)
+                s.op = cases[c].key == MJ_KEY_F16      ? "a.bits != 0"
+                       : cases[c].key == MJ_KEY_CUSTOM ? "a.lo != 0"
+                                                       : "a != 0";
             if (cases[c].key == MJ_KEY_CUSTOM) {
                 s.type_name = "pair";
                 s.type_source = "struct pair { unsigned long long hi, lo; };\n";
                 s.type_size = 16;
                 s.type_align = 8;
                 s.less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
-                mj__default_tile(MJ_SET_OPS, sms[i], 16, vs, &s.nt, &s.vt, &s.bs_nt);
+                mj__default_tile(primitive, sms[i], 16, vs, &s.nt, &s.vt, &s.bs_nt);
             }
             char what[96];
-            snprintf(what, sizeof what, "setops of %s keys, %s, %zu-byte values",
-                     mj_key_kind_name(cases[c].key),
+            snprintf(what, sizeof what, "%s of %s keys, %s, %zu-byte values",
+                     mj_primitive_name(primitive), mj_key_kind_name(cases[c].key),
                      cases[c].order == MJ_DESCENDING ? "descending" : "ascending", vs);
             compile_clean(nv, &s, what);
         }
@@ -611,6 +616,7 @@ START_TEST(custom_keys_store_words)
         {MJ_SEGMENTED_SORT, {"mj_queue_work"}},
         {MJ_LOCALITY_SORT, {"mj_queue_work"}},
         {MJ_SET_OPS, {"mj_setop_tiles"}},
+        {MJ_SELECT, {"mj_select_tiles"}},
         {MJ_BULK_REMOVE, {"mj_remove_tiles"}},
         {MJ_BULK_INSERT, {"mj_insert_tiles"}},
     };
@@ -969,7 +975,7 @@ static Suite *compile_suite(void) {
     tcase_add_loop_test(tc, search_compile_clean, MJ_SORTED_SEARCH, MJ_SORTED_SEARCH + 1);
     tcase_add_loop_test(tc, search_compile_clean, MJ_JOIN, MJ_JOIN + 1);
     tcase_add_loop_test(tc, bulk_compile_clean, MJ_BULK_REMOVE, MJ_BULK_INSERT + 1);
-    tcase_add_test(tc, setops_compile_clean);
+    tcase_add_loop_test(tc, setops_compile_clean, MJ_SET_OPS, MJ_SELECT + 1);
     suite_add_tcase(s, tc);
     TCase *tx = tcase_create("custom and errors");
     tcase_set_timeout(tx, 300);

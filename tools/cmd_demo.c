@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
  * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c,
- * set operations in demo_setops.c, move
- * in demo_move.c) on random keys on the GPU, check the result against the CPU's, time it.
+ * set operations in demo_setops.c, select in demo_select.c, move in demo_move.c) on random keys on the GPU, check the result against the CPU's, time it.
  * Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
@@ -47,7 +46,10 @@ static const char usage[] =
     "                setops: the\n"
     "                intersection, union, difference and symmetric difference of the two\n"
     "                halves of the keys (about half of b copied from a), each sorted on\n"
-    "                the CPU (any --type, --values B)\n"
+    "                the CPU (any --type, --values B); select: keys in runs,\n"
+    "                those with an even low bit (floats: above zero) kept, then the first\n"
+    "                of each run (unique), each checked against the CPU (any --type,\n"
+    "                --values B)\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -493,6 +495,7 @@ int cmd_demo(int argc, char **argv)
         : demo_is_bulk(o.primitive)     ? demo_bulk_run
         : demo_is_join(o.primitive)     ? demo_join_run
         : demo_is_setops(o.primitive)   ? demo_setops_run
+        : demo_is_select(o.primitive)   ? demo_select_run
                                         : NULL;
     if (family) {
         rc = family(ctx, &o, n);

@@ -61,6 +61,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->key_size = key_size;
     s->key_align = desc->key == MJ_KEY_CUSTOM ? desc->type_align : key_size;
     s->value_size = desc->value_size;
+    s->has_op = desc->op != NULL;
     s->value_align = value_alignment(desc->value_size);
     s->nt = spec.nt;
     s->vt = spec.vt;

@@ -34,9 +34,9 @@ static void request_key(const mj_kernel_spec *spec, int ptx, uint8_t out[32]) {
     hash_num(&h, custom ? (long long)spec->type_size : 0);
     hash_num(&h, custom ? (long long)spec->type_align : 0);
     hash_num(&h, (long long)spec->value_size);
-    /* Only reduce and scan (the op trait) have an operator: the sorts' keys stay those of
-     * older bundles. */
-    if (mj__is_reduce_or_scan(spec->primitive)) {
+    /* Only reduce, scan and select have an operator: the sorts' keys stay those of older
+     * bundles. */
+    if (mj__takes_op(spec->primitive)) {
         hash_str(&h, spec->op);
         hash_str(&h, spec->identity);
     }
@@ -122,6 +122,10 @@ void mj__bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap)
     if (mj__is_reduce_or_scan(spec->primitive))
         snprintf(out, cap, "%s: %s, %s", type ? type : "?", spec->op ? spec->op : "a + b",
                  spec->identity ? spec->identity : "0");
+    else if (mj__takes_op(spec->primitive) && spec->op)
+        snprintf(out, cap, "%s: %s; keep %s", type ? type : "?",
+                 spec->less ? spec->less : spec->order == MJ_DESCENDING ? "desc" : "asc",
+                 spec->op);
     else if (spec->less)
         snprintf(out, cap, "%s: %s", type ? type : "?", spec->less);
     else

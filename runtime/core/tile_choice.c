@@ -61,6 +61,11 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
             spec->identity = "0";
         }
     }
+    /* Select: its selection operator, if any (identity is refused by the spec check). */
+    if (mj__primitive_traits(desc->primitive)->predicate) {
+        spec->op = desc->op;
+        spec->identity = desc->identity;
+    }
     /* Load-balancing search, expand and move compare offsets as integers: one kernel whatever
      * order and less say. */
     if (mj__is_lbs(desc->primitive)) {

@@ -27,6 +27,7 @@ struct mj_sorter {
     int merge4_log2;
     int source;
     double build_ms;
+    int has_op; /* select: built with a selection operator (mj_sort_desc.op) */
 };
 
 #define MJ_TEMP_ALIGN 256

@@ -22,5 +22,7 @@ MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) { return a < b; }
 /* Reduce and scan: the operator and its identity (the generator writes them only for those). */
 MJ_DEVICE mj_key mj_op(const mj_key &a, const mj_key &b) { return a + b; }
 MJ_DEVICE mj_key mj_identity() { return 0; }
+/* Select: the selection operator (the generator writes it only for select). */
+MJ_DEVICE bool mj_select_op(const mj_key &a) { return (a & 1) != 0; }
 
 #endif

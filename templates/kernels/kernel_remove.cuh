@@ -10,6 +10,7 @@
 #include "shared/bulk_remove.h"
 #include "thread/index_array.cuh"
 #include "block/cta_count_scan.cuh"
+#include "block/cta_move_kept.cuh"
 
 #define MJ_REMOVE_NV (MJ_NT * MJ_VT)
 
@@ -20,26 +21,6 @@ mj_remove_partition(const void *indices, int index_size, mj_i64 num_indices, mj_
     if (t > tiles) return;
     partitions[t] = mj_index_lower_bound(mj_indices(indices, index_size), num_indices,
                                          mj_remove_boundary(t, MJ_REMOVE_NV, n));
-}
-
-/* out[out_base + s_dest[i]] = in[i] for the tile's kept elements (s_dest[i] >= 0), in the
- * block-strided order (element tid + MJ_NT * k): every load is issued before the first store. */
-template <typename T>
-MJ_DEVICE void mj_remove_move(const T *in, T *out, mj_i64 out_base, mj_i64 out_count,
-                              const int *s_dest, int len, int tid) {
-    T x[MJ_VT];
-    int dest[MJ_VT];
-#pragma unroll
-    for (int k = 0; k < MJ_VT; ++k) {
-        int i = tid + MJ_NT * k;
-        dest[k] = i < len ? s_dest[i] : -1;
-        if (dest[k] >= 0) x[k] = in[i];
-    }
-#pragma unroll
-    for (int k = 0; k < MJ_VT; ++k) {
-        mj_i64 o = out_base + dest[k];
-        if (dest[k] >= 0 && mj_remove_store_ok(o, out_count)) out[o] = x[k];
-    }
 }
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
@@ -76,9 +57,9 @@ mj_remove_tiles(const mj_key *keys, const mj_value *values, mj_i64 n, const void
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) s_dest[tid * MJ_VT + k] = keep[k] ? slot++ : -1;
     __syncthreads();
-    mj_remove_move(keys + r.base, out_keys, r.out_base, out_count, s_dest, len, tid);
+    mj_move_kept(keys + r.base, out_keys, r.out_base, out_count, s_dest, len, tid);
     if (MJ_HAS_VALUES)
-        mj_remove_move(values + r.base, out_values, r.out_base, out_count, s_dest, len, tid);
+        mj_move_kept(values + r.base, out_values, r.out_base, out_count, s_dest, len, tid);
 }
 
 #endif

@@ -26,7 +26,7 @@ MJ_HD long long mj_remove_boundary(long long t, long long nv, long long n) {
 /* Tile `tile` from its partition entries p0 and p1. Indices that keep the contract (ascending,
  * distinct, below n) give p0 <= p1 <= p0 + len; others (duplicates, unsorted, out of range) can
  * give any p in [0, num_indices], so count is clamped to [0, len]; the kernel also drops
- * indices outside the tile and stores only inside the output (mj_remove_store_ok). */
+ * indices outside the tile and stores only inside the output (block/cta_move_kept.cuh). */
 MJ_HD mj_remove_range mj_remove_tile_range(long long tile, long long nv, long long n,
                                            long long p0, long long p1) {
     mj_remove_range r;
@@ -37,9 +37,5 @@ MJ_HD mj_remove_range mj_remove_tile_range(long long tile, long long nv, long lo
     r.out_base = r.base - p0;
     return r;
 }
-
-/* Whether a kept element's output slot o lies inside the output's out_count elements. Always
- * true for indices that keep the contract; the guard for those that do not. */
-MJ_HD int mj_remove_store_ok(long long o, long long out_count) { return o >= 0 && o < out_count; }
 
 #endif
