@@ -21,7 +21,9 @@
 //   join      an inner join against thrust::lower_bound, upper_bound, exclusive_scan and an
 //             expand by upper_bound over the rows (bench_join_cases.h; rates in output rows);
 //   setops    intersection, union, difference and symmetric difference against Thrust's
-//             set_* and set_*_by_key (bench_setops_cases.h).
+//             set_* and set_*_by_key (bench_setops_cases.h);
+//   select    a predicate keeping 1%, 50% or 99% against cub::DeviceSelect::If, and unique of
+//             keys in runs against cub::DeviceSelect::Unique (bench_select_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run.
@@ -33,7 +35,7 @@
 //
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
-//                           insert|move|join|setops]
+//                           insert|move|join|setops|select]
 //                    [--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] [--csv FILE]
 //
 // Sizes are 2^24 and 2^27 (2^24 alone with --quick; --lg picks one).
@@ -338,6 +340,7 @@ static void measure_copy()
 #include "bench_move_cases.h"
 #include "bench_join_cases.h"
 #include "bench_setops_cases.h"
+#include "bench_select_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -365,7 +368,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
-                            "remove|insert|move|join|setops] "
+                            "remove|insert|move|join|setops|select] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] "
                             "[--csv FILE]\n");
             return 2;
@@ -485,6 +488,18 @@ int main(int argc, char **argv)
                 if (want_case("pairs_u32"))
                     bench_setops<uint32_t, uint32_t>("pairs_u32", MJ_KEY_U32, lg, (mj_set_op)op);
             }
+        }
+    }
+    if (want("select")) {
+        for (int lg : {24, 27}) {
+            if (skip_lg(lg)) continue;
+            for (bool unique : {false, true})
+                for (int percent : {1, 50, 99}) {
+                    if (want_case("u32"))
+                        bench_select<uint32_t>("u32", MJ_KEY_U32, lg, percent, unique);
+                    if (want_case("u64"))
+                        bench_select<uint64_t>("u64", MJ_KEY_U64, lg, percent, unique);
+                }
         }
     }
     if (g_csv) fclose(g_csv);

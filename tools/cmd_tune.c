@@ -199,10 +199,13 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     if (nprims < 0)
         return cli_usage_error(CMD, "--primitives takes %s, each once, not '%s'",
                                cli_primitive_names(), a.prims);
+    /* Their timing and check are not written yet: they run their built-in tile rule. */
     for (int p = 0; p < nprims; p++)
-        if (list[p] == MJ_JOIN) /* its timing and check are not written yet */
-            return cli_usage_error(CMD, "join is not tuned yet (its default tile follows "
-                                        "the sorted search's built-in rule)");
+        if (list[p] == MJ_JOIN || list[p] == MJ_SELECT)
+            return cli_usage_error(CMD, "%s is not tuned yet (its default tile follows %s)",
+                                   mj_primitive_name(list[p]),
+                                   list[p] == MJ_JOIN ? "the sorted search's built-in rule"
+                                                      : "its built-in rule");
     for (int p = 0; p < nprims; p++) {
         mj_primitive_info info;
         mj_primitive_query(list[p], &info);
