@@ -19,7 +19,7 @@ _PRIMITIVE_ALIASES = {"sort": "mergesort", "segmented_sort": "segsort", "localit
                       "load_balance": "lbs", "sorted_search": "search",
                       "interval_expand": "expand", "interval_move": "move",
                       "bulk_remove": "remove", "bulk_insert": "insert",
-                      "set_operation": "setops"}
+                      "set_operation": "setops", "unique": "select"}
 _ORDER_ALIASES = {"asc": "ascending", "desc": "descending"}
 
 
@@ -224,13 +224,15 @@ class Sorter:
     ml_dtypes) or a structured dtype, which becomes `struct <type_name> {...}` in CUDA.
     primitive: "mergesort", "locality", "merge", "segsort", "reduce", "scan", "search", "lbs",
     "expand", "move" (keyed by the int32/int64 offsets), "remove", "insert" (any dtype, moved
-    as bytes: no order), "join", "setops" (or the functions' names: "interval_expand", ...).
+    as bytes: no order), "join", "setops", "select" (or the functions' names:
+    "interval_expand", ...; "unique" is "select").
     order: "ascending" or "descending" (floats: NaNs last in both, ordered by their bits;
     keys equal only with equal bits, so -0 and +0 differ), or less: a CUDA boolean
     expression over `a` and `b` (const KEY &), required for structured dtypes.
     value_size: bytes of the value carried with each key (0: none; 4 or 8 for argsort; for
     expand and move, the bytes of an element moved).
-    op, identity: reduce and scan (CUDA expressions; default a + b and 0).
+    op, identity: reduce and scan (CUDA expressions; default a + b and 0); select takes op
+    alone, its selection operator (a CUDA boolean expression over `a`, true to keep).
     tile: (nt, vt) or (nt, vt, bs_nt), for experiments; default the context's choice.
     merge4_log2: mergesort, the input size (2**merge4_log2 bytes of keys and values, 1 to 62)
     from which its passes merge four lists; default the context's choice (its tuning file,
@@ -661,6 +663,28 @@ class Sorter:
                                          call_stream(s, (ka, kb, o, c))))
         return out if out_values is None else (out, out_values)
 
+    def select(self, kind, keys, out, count, values=None, out_values=None, *, temp=None,
+               stream=None):
+        """The elements of keys (with their values) that kind keeps, in order, into out (and
+        out_values), which hold at least len(keys): "if" those whose key satisfies the
+        sorter's op, "unique" the first of each run of equivalent adjacent keys. The number
+        kept goes to count (one uint64, device memory) in stream order, not read back.
+        Returns out (or (out, out_values))."""
+        s = stream_handle(stream)
+        code = _choice(kind, _lib.SELECT_KINDS, "kind")
+        k = self._keys(keys, "keys", s)
+        o = self._keys(out, "out", s, writable=True)
+        _need_room(o, k.n, "out")
+        c = as_array(count, "count", s)
+        _count_array(c, "count")
+        v = self._values(values, k.n, "values", s)
+        vo = self._values(out_values, None, "out_values", s, writable=True)
+        _need_room(vo, k.n, "out_values")
+        tp, tb = self._temp(temp, s, k.n)
+        self._check(lib.mj_sorter_select(self._handle(), code, k.ptr, _ptr(v), k.n, o.ptr,
+                                         _ptr(vo), c.ptr, tp, tb, call_stream(s, (k, o, c))))
+        return out if out_values is None else (out, out_values)
+
     def join_count(self, a, b, count, *, kind="inner", temp=None, stream=None):
         """Writes the row count of the join of sorted key columns a and b (kind "inner",
         "left", "right" or "outer") to count (one uint64, device memory) in stream order, not
@@ -966,6 +990,50 @@ def set_operation(op, a, b, a_values=None, b_values=None, *, out=None, out_value
     n = _read_count(s, count, strm)
     keys = _trim(out, ko, n, st)
     return keys if out_values is None else (keys, out_values[:n])
+
+
+def _select(kind, keys, values, out, out_values, kw, dtype, stream, context):
+    """select and unique: the sorter of kw, new outputs like keys (and values) of len(keys)
+    unless given, the count read back, the outputs trimmed to it."""
+    st = stream_handle(stream)
+    k = as_array(keys, "keys", st, dtype)
+    v = as_array(values, "values", st) if values is not None else None
+    s = _sorter(context, k, dict(kw, primitive="select",
+                                 value_size=v.row_bytes if v is not None else 0))
+    if out is None:
+        out = _new(k, k.n, k.dtype, "out")
+    if v is not None and out_values is None:
+        out_values = empty_like(v, (k.n,) + v.shape[1:], v.dtype, "out_values")
+    ko = as_array(out, "out", st, dtype)
+    count = _new(k, 1, np.int64, "count")
+    strm = call_stream(st, (k, ko))
+    s.select(kind, k, ko, count, values, out_values, stream=strm)
+    n = _read_count(s, count, strm)
+    kept = _trim(out, ko, n, st)
+    return kept if out_values is None else (kept, out_values[:n])
+
+
+def select(keys, op, values=None, *, out=None, out_values=None, dtype=None, type_name="record",
+           stream=None, context=None):
+    """The elements of keys (and their values) for which op, a CUDA boolean expression over
+    `a` (const KEY &, e.g. "a > 0" or "a.weight != 0" for records), holds, in order (as
+    cub::DeviceSelect::If). out (out_values) default to new arrays like keys (values) of
+    len(keys). Returns out trimmed to the count kept (or (out, out_values) trimmed): the count
+    is read back to the host in stream order, so this call waits for its stream."""
+    if op is None:
+        raise InvalidArgumentError("select needs op, a CUDA boolean expression over a")
+    return _select("if", keys, values, out, out_values, dict(op=op, type_name=type_name), dtype,
+                   stream, context)
+
+
+def unique(keys, values=None, *, out=None, out_values=None, order="ascending", less=None,
+           dtype=None, type_name="record", stream=None, context=None):
+    """The first element of each run of adjacent equivalent keys (neither ordered before the
+    other by order or less: floats are equivalent only with equal bits, so -0 and +0 differ),
+    with its value, in order (as cub::DeviceSelect::Unique; sort first for distinct keys).
+    Outputs and the count as select's."""
+    return _select("unique", keys, values, out, out_values, _order_kw(order, less, type_name),
+                   dtype, stream, context)
 
 
 def join(a, b, kind="inner", *, index_dtype=np.int64, order="ascending", less=None, dtype=None,

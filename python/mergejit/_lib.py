@@ -54,6 +54,7 @@ SCAN_KINDS = {"exclusive": 0, "inclusive": 1}
 SEGMENT_KINDS = {"flags": 0, "flag_bits": 1, "heads": 2, "offsets": 3}
 JOIN_KINDS = {"inner": 0, "left": 1, "right": 2, "outer": 3}
 SET_OPS = {"intersection": 0, "union": 1, "difference": 2, "symmetric_difference": 3}
+SELECT_KINDS = {"if": 0, "unique": 1}
 
 _CTX, _SORTER = c_void_p, c_void_p
 _PROTOTYPES = {
@@ -117,6 +118,8 @@ _PROTOTYPES = {
     "mj_sorter_set_op": (c_int, [_SORTER, c_int, c_void_p, c_void_p, c_size_t, c_void_p,
                                  c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p,
                                  c_size_t, c_void_p]),
+    "mj_sorter_select": (c_int, [_SORTER, c_int, c_void_p, c_void_p, c_size_t, c_void_p,
+                                 c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]),
     "mj_driver_version": (c_int, []),
     "mj_nvrtc_version": (c_int, []),
 }
@@ -143,7 +146,7 @@ PATH = _library_path()
 
 PRIMITIVES = {n: lib.mj_primitive_parse(n.encode())
               for n in ("mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs",
-                        "expand", "search", "remove", "insert", "move", "join", "setops")}
+                        "expand", "search", "remove", "insert", "move", "join", "setops", "select")}
 KEY_KINDS = {n: lib.mj_key_kind_parse(n.encode())
              for n in ("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "bf16",
                        "f32", "f64", "custom")}

@@ -347,6 +347,32 @@ def at(fake, offset=0):
     return fake.__cuda_array_interface__["data"][0] + offset
 
 
+def test_select_rules(compile_ctx):
+    k, out, count = fakes(((5,), "u4"), ((5,), "u4"), ((1,), "u8"))
+    with pytest.raises(InvalidArgumentError, match="select needs op"):
+        mergejit.select(k, None, context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.select(k, "a > 3", context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.unique(k, context=compile_ctx)
+    s = compile_ctx.sorter(np.uint32, primitive="select", op="a > 3")
+    with pytest.raises(InvalidArgumentError, match="kind='all': one of if, unique"):
+        s.select("all", k, out, count)
+    with pytest.raises(InvalidArgumentError, match="out has 4 elements, at least 5"):
+        s.select("if", k, FakeArray((4,), "u4"), count)
+    with pytest.raises(InvalidArgumentError, match="count needs one uint64"):
+        s.select("if", k, out, FakeArray((1,), "u4"))
+    with pytest.raises(InvalidArgumentError, match="out_keys overlaps keys"):
+        s.select("unique", k, FakeArray((5,), "u4", ptr=at(k, 8)), count)
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        s.select("if", k, out, count)
+    u = compile_ctx.sorter(np.uint32, primitive="unique")
+    with pytest.raises(InvalidArgumentError, match="selection operator"):
+        u.select("if", k, out, count)
+    with pytest.raises(mergejit.CompileError):
+        compile_ctx.sorter(np.uint32, primitive="select", op="a >>> 3")
+
+
 def test_set_operation_rules(compile_ctx):
     a, b, out, count = fakes(((3,), "f4"), ((4,), "f4"), ((7,), "f4"), ((1,), "u8"))
     with pytest.raises(InvalidArgumentError, match="op='xor': one of difference, "

@@ -516,6 +516,13 @@ def test_empty_set_operation(fw, gpu, op, side):
     assert same_bits(fw.get(keys), pick(ref, a, b))
 
 
+def test_empty_select_and_unique(fw, gpu):
+    x, v = np.zeros(0, np.int32), np.zeros((0, 2), np.float32)
+    keys, vals = mergejit.select(fw.array(x), "a > 0", fw.array(v), context=gpu)
+    assert fw.get(keys).shape == (0,) and fw.get(vals).shape == (0, 2)
+    assert fw.get(mergejit.unique(fw.array(x), context=gpu)).shape == (0,)
+
+
 @pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("kind", ["inner", "left", "right", "outer"])
 def test_empty_join(fw, gpu, kind, side):

@@ -370,6 +370,42 @@ def test_set_operation_structs_and_sorter(gpu, alloc):
     assert count.get()[0] == want.size and np.array_equal(out.get()[:want.size], want)
 
 
+@pytest.mark.parametrize("n", [0, 1, 3839, 3840, 3841, 200001])
+def test_select_and_unique(gpu, alloc, n):
+    x = RNG.integers(0, 50, n).astype(np.int64)
+    x = np.repeat(x, RNG.integers(1, 4, n))[:n]       # runs of equal keys
+    v = np.arange(n, dtype=np.uint32)
+    keys, vals = mergejit.select(DeviceArray(x), "a % 3 == 0", DeviceArray(v), context=gpu)
+    keep = x % 3 == 0
+    assert np.array_equal(keys.get(), x[keep]) and np.array_equal(vals.get(), v[keep])
+    heads = np.ones(n, bool)
+    heads[1:] = x[1:] != x[:-1]
+    keys, vals = mergejit.unique(DeviceArray(x), DeviceArray(v), context=gpu)
+    assert np.array_equal(keys.get(), x[heads]) and np.array_equal(vals.get(), v[heads])
+
+
+def test_unique_floats_and_records(gpu, alloc):
+    # Floats are equivalent only with equal bits: -0 and +0 differ, one NaN pattern repeats.
+    x = np.array([1.5, 1.5, -0.0, 0.0, 0.0, np.nan, np.nan, -np.inf, 2.0], np.float32)
+    got = mergejit.unique(DeviceArray(x), context=gpu).get()
+    assert same_bits(got, x[[0, 2, 3, 5, 7, 8]])
+    # Records by the comparator: equal x, whatever id; the first of each run stays.
+    r = records(RNG, 5000)
+    r = r[record_order(r)]
+    got = mergejit.unique(DeviceArray(r), less="a.x < b.x", dtype=REC, context=gpu).get()
+    heads = np.ones(r.size, bool)
+    heads[1:] = r["x"][1:].view(np.uint32) != r["x"][:-1].view(np.uint32)
+    assert same_bits(got, r[heads])
+    got = mergejit.select(DeviceArray(r), "a.id % 2 == 1", dtype=REC, context=gpu).get()
+    assert same_bits(got, r[r["id"] % 2 == 1])
+    # The Sorter writes the count to the device and reads nothing back.
+    s = mergejit.Sorter(np.int32, primitive="select", op="a < 0", context=gpu)
+    y = np.arange(-500, 500, dtype=np.int32)
+    out, count = DeviceArray.empty(y.size, np.int32), DeviceArray.empty(1, np.uint64)
+    s.select("if", DeviceArray(y), out, count)
+    assert count.get()[0] == 500 and np.array_equal(out.get()[:500], y[:500])
+
+
 @pytest.mark.parametrize("kind", ["inner", "left", "right", "outer"])
 @pytest.mark.parametrize("index", [np.int64, np.uint32])
 @pytest.mark.parametrize("sizes", [(3000, 4000), (0, 500), (500, 0), (20000, 300)])
