@@ -390,7 +390,7 @@ MJ_API mj_status mj_sorter_sort(mj_sorter *sorter, void *keys, void *values, siz
 
 /* A mergesort's passes over device memory, for profiling (mj_sorter_sort_passes,
  * mj_sorter_sort_profiled). A sort of n > 0 elements runs one blocksort pass, then merge
- * passes of two or four lists (see MERGEJIT_MERGE_WAYS in the README); n == 0 runs none. */
+ * passes of two or four lists (see MERGEJIT_MERGE_WAYS in docs/TUNING.md); n == 0 runs none. */
 typedef enum mj_pass_kind {
     MJ_PASS_BLOCKSORT = 0, /* each block sorts its tile (or its run of tiles) */
     MJ_PASS_MERGE2 = 1,    /* 2-way merge pass: the sorted lists double in length */

@@ -60,6 +60,32 @@ START_TEST(tool)
     char cache_env[4200];
     snprintf(cache_env, sizeof cache_env, "MERGEJIT_CACHE_DIR=%s", cache);
     const char *const env[] = {"MERGEJIT_LIBCUDA=/nonexistent", cache_env, NULL};
+
+    /* info and cache stats as JSON: without a driver, the device's error and an empty cache
+     * (cache clear takes no --json: a bad command line). */
+    static const char *const info_json[] = {"info", "--json", NULL};
+    r = mjt_run_tool(info_json, env);
+    ck_assert_msg(r.status == 0, "info --json exited %d:\n%s", r.status, r.err);
+    ck_assert_msg(strncmp(r.out, "{\n  \"version\": \"", 16) == 0 &&
+                      strstr(r.out, "  \"driver\": null,\n") != NULL &&
+                      strstr(r.out, "  \"device\": null,\n") != NULL &&
+                      strstr(r.out, "\"device_error\": {\"status\": \"MJ_ERR_NO_DRIVER\", "
+                                    "\"message\": \"") != NULL &&
+                      strstr(r.out, "\"entries\": 0, \"bytes\": 0},\n") != NULL &&
+                      strstr(r.out, "  \"bundle\": null\n}\n") != NULL,
+                  "info --json printed:\n%s", r.out);
+    mjt_tool_run_free(&r);
+    static const char *const stats_json[] = {"cache", "stats", "--json", NULL};
+    r = mjt_run_tool(stats_json, env);
+    ck_assert_msg(r.status == 0 && strncmp(r.out, "{\"dir\": \"", 9) == 0 &&
+                      strstr(r.out, "\", \"entries\": 0, \"bytes\": 0}\n") != NULL,
+                  "cache stats --json exited %d:\n%s%s", r.status, r.out, r.err);
+    mjt_tool_run_free(&r);
+    static const char *const clear_json[] = {"cache", "clear", "--json", NULL};
+    r = mjt_run_tool(clear_json, env);
+    ck_assert_msg(r.status == 2 && strstr(r.err, "--json goes with stats") != NULL,
+                  "cache clear --json exited %d:\n%s", r.status, r.err);
+    mjt_tool_run_free(&r);
     static const char *const demo[] = {"demo", "--n", "1000", NULL};
     r = mjt_run_tool(demo, env);
     ck_assert_msg(r.status == 0, "demo exited %d:\n%s\n%s", r.status, r.out, r.err);

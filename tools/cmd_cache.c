@@ -9,7 +9,7 @@
 #define CMD "cache"
 
 static const char usage[] =
-    "Usage: mergejit cache stats [--dir DIR]\n"
+    "Usage: mergejit cache stats [--dir DIR] [--json]\n"
     "       mergejit cache clear [--dir DIR]\n"
     "\n"
     "The disk cache of compiled kernels (cubins). Needs no GPU.\n"
@@ -19,10 +19,12 @@ static const char usage[] =
     "Options:\n"
     "  --dir DIR     cache directory (default: $MERGEJIT_CACHE_DIR, else\n"
     "                $XDG_CACHE_HOME/mergejit, else ~/.cache/mergejit)\n"
+    "  --json        stats as one JSON object: {\"dir\": ..., \"entries\": N, \"bytes\": N}\n"
     "  -h, --help    show this help\n";
 
 typedef struct cache_opts {
     const char *dir, *action;
+    int json;
 } cache_opts;
 
 static int take_action(void *opts, const char *arg)
@@ -38,6 +40,7 @@ static int take_action(void *opts, const char *arg)
 
 static const cli_option options[] = {
     CLI_OPT_STRING("--dir", NULL, cache_opts, dir),
+    CLI_OPT_FLAG("--json", cache_opts, json),
     CLI_OPT_END,
 };
 
@@ -45,7 +48,7 @@ static const cli_syntax syntax = {CMD, options, take_action, 0, 0};
 
 int cmd_cache(int argc, char **argv)
 {
-    cache_opts o = {NULL, NULL};
+    cache_opts o = {NULL, NULL, 0};
 
     if (cli_wants_help(argc, argv)) {
         fputs(usage, stdout);
@@ -56,6 +59,8 @@ int cmd_cache(int argc, char **argv)
         return rc;
     if (o.action == NULL)
         return cli_usage_error(CMD, "expected an action: stats or clear");
+    if (o.json && strcmp(o.action, "stats") != 0)
+        return cli_usage_error(CMD, "--json goes with stats");
     const char *dir = o.dir, *action = o.action;
 
     mj_context_options opts;
@@ -77,6 +82,10 @@ int cmd_cache(int argc, char **argv)
         st = mj_cache_stats(ctx, &entries, &bytes);
         if (st != MJ_OK) {
             rc = cli_status_error(ctx, st);
+        } else if (o.json) {
+            printf("{\"dir\": ");
+            cli_put_json_string(stdout, mj_context_cache_dir(ctx));
+            printf(", \"entries\": %zu, \"bytes\": %llu}\n", entries, (unsigned long long)bytes);
         } else {
             printf("cache:   %s\n", mj_context_cache_dir(ctx));
             printf("entries: %zu\n", entries);

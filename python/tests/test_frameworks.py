@@ -4,7 +4,7 @@ copy: every function in place and zero-copy (the data pointer stays, nothing goe
 host); int8..uint64, bool, float16/32/64 with -0/NaN mixes, bfloat16; the framework's current
 stream and stream=; the __cuda_array_interface__ and __dlpack__ paths each; non-contiguous
 views refused; records as bytes and, where CuPy holds them, as a structured dtype; every
-function with each input empty in turn and all empty (test_empty_*); the README's CuPy
+function with each input empty in turn and all empty (test_empty_*); docs/python.md's CuPy
 examples as written. Each framework's tests skip where it cannot be imported or sees no
 GPU."""
 import os
@@ -693,39 +693,40 @@ def test_cupy_structured_dtype(gpu):
     assert np.array_equal(idx.get(), np.argsort(rec[record_order(rec)]["id"], kind="stable"))
 
 
-# ---------------------------------------------------------------- the README
+# ---------------------------------------------------------------- docs/python.md
 
-def readme_python_blocks():
-    """The ```python blocks of the README's "Using it from Python" section, as written."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+def docs_python_blocks():
+    """The ```python blocks of docs/python.md's "Using it from Python" section, as written."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                        "python.md")
     with open(path) as f:
         text = f.read()
     section = text[text.index("## Using it from Python"):]
-    section = section[:section.index("\n## ", 1)]
-    return re.findall(r"```python\n(.*?)```", section, re.S)
+    end = section.find("\n## ", 1)
+    return re.findall(r"```python\n(.*?)```", section if end < 0 else section[:end], re.S)
 
 
-def test_readme_three_lines_sort_a_cupy_array(gpu):
+def test_docs_three_lines_sort_a_cupy_array(gpu):
     cupy = Cupy().m
-    block = readme_python_blocks()[0]
+    block = docs_python_blocks()[0]
     lines = block.strip().splitlines()
     assert len(lines) == 3 and "mergejit.sort(" in lines[2]
     cupy.random.seed(20)
     ns = {}
-    exec(compile(block, "README.md", "exec"), ns)
+    exec(compile(block, "docs/python.md", "exec"), ns)
     cupy.random.seed(20)                                   # the keys the example sorted
     unsorted = {}
-    exec(compile("\n".join(lines[:2]), "README.md", "exec"), unsorted)
+    exec(compile("\n".join(lines[:2]), "docs/python.md", "exec"), unsorted)
     host = unsorted["x"].get()
     assert ns["x"].dtype == host.dtype and ns["x"].size == host.size
     assert same_bits(ns["x"].get(), host[stable_order(host, descending=True)])
 
 
-def test_readme_records(gpu):
+def test_docs_records(gpu):
     Cupy()
-    block = readme_python_blocks()[1]
+    block = docs_python_blocks()[1]
     ns = {}
-    exec(compile(block, "README.md", "exec"), ns)
+    exec(compile(block, "docs/python.md", "exec"), ns)
     host, rec = ns["host"], ns["rec"]
     got = ns["records"].get().view(rec)
     want = host[record_order(host)]

@@ -3,7 +3,8 @@
 # The installed package, used as a user would: installs the build into a fresh prefix under
 # WORK_DIR, moves that prefix (so that nothing may point at where it was installed), then builds
 # consumer.c against it twice, with CMake's find_package(mergejit) (CMakeLists.txt beside this
-# file) and with `pkg-config --cflags --libs mergejit` and the C compiler, and runs each program.
+# file) and with `pkg-config --cflags --libs mergejit` and the C compiler, and runs each program;
+# then builds examples/c and examples/deploy against it and runs them.
 # Nothing outside BUILD_DIR and WORK_DIR is read for mergejit: pkg-config sees only the prefix.
 #
 # usage: run.sh BUILD_DIR WORK_DIR CONFIG CMAKE GENERATOR C_COMPILER INSTALL_DIRS [C_FLAGS]
@@ -11,7 +12,7 @@
 #   LIBDIR and INCLUDEDIR, blank-separated; C_FLAGS: the build's, e.g. sanitizers)
 set -euo pipefail
 
-[ $# -ge 7 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
+[ $# -ge 7 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
 build=$1 work=$2 config=$3 cmake=$4 generator=$5 cc=$6 dirs=$7 cflags=${8:-}
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -75,4 +76,46 @@ step "$cc consumer.c $flags"
 step "running consumer_pc"
 LD_LIBRARY_PATH=$(pc --variable=libdir mergejit)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
     "$work/consumer_pc" || fail "consumer_pc exited $?"
-step "passed: find_package (shared, static) and pkg-config"
+
+# The examples, as a user builds them against the prefix: examples/c (u32 keys and a struct with
+# a comparator) and examples/deploy (deploy.sh: tune where there is a GPU, gen a bundle, sort
+# from it with NVRTC out of reach). Without a GPU sort_example exits 77 and says so, and
+# sort_from_bundle builds its sorter from the bundle in a compile-only context.
+examples=$(cd "$src/../../examples" && pwd)
+export MERGEJIT_CACHE_DIR=$work/cache # not the user's cache
+example_build() { # folder: 0 built, 1 no CUDA runtime library to link (said why)
+    local out=$work/example-$1
+    step "examples/$1 with find_package(mergejit) and find_package(CUDAToolkit)"
+    if ! "$cmake" -S "$examples/$1" -B "$out" "${gen[@]}" -DCMAKE_BUILD_TYPE="$config" \
+        -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cflags" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$out.log" 2>&1; then
+        if grep -q 'Could NOT find CUDAToolkit' "$out.log"; then
+            step "examples/$1 not built: CMake finds no CUDA toolkit with its runtime library"
+            return 1
+        fi
+        cat "$out.log" >&2
+        fail "configuring examples/$1"
+    fi
+    "$cmake" --build "$out" --config "$config" >>"$out.log" 2>&1 ||
+        { cat "$out.log" >&2; fail "building examples/$1"; }
+}
+built() { find "$work/example-$1" -name "$2" -type f -perm -u+x | head -n1; }
+if example_build c; then
+    step "running sort_example 100000"
+    rc=0
+    "$(built c sort_example)" 100000 >"$work/sort_example.log" 2>&1 || rc=$?
+    cat "$work/sort_example.log"
+    case $rc in
+        0) ;;
+        77) grep -q "no GPU here" "$work/sort_example.log" || fail "sort_example exited 77 without saying why" ;;
+        *) fail "sort_example exited $rc" ;;
+    esac
+fi
+if example_build deploy; then
+    tool=$(find "$prefix" -path "*/bin/mergejit" -type f | head -n1)
+    [ -n "$tool" ] || fail "no bin/mergejit under $prefix"
+    step "examples/deploy/deploy.sh with $tool"
+    bash "$examples/deploy/deploy.sh" "$work/deploy" "$tool" "$(built deploy sort_from_bundle)" ||
+        fail "deploy.sh exited $?"
+fi
+step "passed: find_package (shared, static), pkg-config and the examples"

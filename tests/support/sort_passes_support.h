@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The passes a mergesort should run, stated from the schedule's definition (README,
+/* The passes a mergesort should run, stated from the schedule's definition (docs/TUNING.md,
  * "Mergesort's passes") rather than from the library's arithmetic, for the pass profile's
  * tests with and without a GPU (test_sort_passes.c, test_gpu_profile.c). Header-only, so that
  * the support library's sources stay as they are. */

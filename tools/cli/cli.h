@@ -157,6 +157,12 @@ int cli_error(const char *fmt, ...)
  * trailing spaces are dropped. */
 void cli_put_one_line(FILE *f, const char *msg);
 
+/* One character of a JSON string as JSON writes it: itself, or escaped (\" \\ \u00XX for
+ * control characters); buf holds at least 8 bytes. */
+const char *cli_json_char(unsigned char c, char *buf);
+/* s as a JSON string on f ("null" for NULL). */
+void cli_put_json_string(FILE *f, const char *s);
+
 /* "13.0" from 13000 (driver and NVRTC versions); "not found" for 0. */
 const char *cli_format_version(int version, char *buf, size_t len);
 /* "2.28.5" from mj_nccl_version's 22805 (2708 for 2.7.8); "not found" for 0. */

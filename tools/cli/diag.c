@@ -66,6 +66,30 @@ int cli_error(const char *fmt, ...)
     return CLI_FAILURE;
 }
 
+const char *cli_json_char(unsigned char c, char *buf)
+{
+    if (c == '"' || c == '\\')
+        snprintf(buf, 8, "\\%c", c);
+    else if (c < 0x20)
+        snprintf(buf, 8, "\\u%04x", c);
+    else
+        snprintf(buf, 8, "%c", c);
+    return buf;
+}
+
+void cli_put_json_string(FILE *f, const char *s)
+{
+    char buf[8];
+    if (s == NULL) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s != '\0'; s++)
+        fputs(cli_json_char((unsigned char)*s, buf), f);
+    fputc('"', f);
+}
+
 void cli_put_one_line(FILE *f, const char *msg)
 {
     int pending_space = 0, started = 0;

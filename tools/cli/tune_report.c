@@ -37,16 +37,10 @@ const char *tune_outcome_name(tune_outcome o)
 /* A JSON string of at most `max` bytes of s (note[] need not end in a NUL). */
 static void json_string(tune_sbuf *b, const char *s, size_t max)
 {
+    char buf[8];
     tune_sb_putc(b, '"');
-    for (size_t i = 0; s != NULL && i < max && s[i] != '\0'; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            tune_sb_printf(b, "\\%c", c);
-        else if (c < 0x20)
-            tune_sb_printf(b, "\\u%04x", c);
-        else
-            tune_sb_putc(b, (char)c);
-    }
+    for (size_t i = 0; s != NULL && i < max && s[i] != '\0'; i++)
+        tune_sb_printf(b, "%s", cli_json_char((unsigned char)s[i], buf));
     tune_sb_putc(b, '"');
 }
 
