@@ -42,8 +42,8 @@ static const char *const locality_templates[] = {
 };
 static const char *const reduce_templates[] = {"warp_shfl.cuh", "cta_scan.cuh", "kernel_reduce.cuh",
                                                NULL};
-static const char *const scan_templates[] = {"warp_shfl.cuh", "cta_scan.cuh", "kernel_scan.cuh",
-                                             NULL};
+static const char *const scan_templates[] = {"warp_shfl.cuh", "cta_scan.cuh",
+                                             "cta_look_back.cuh", "kernel_scan.cuh", NULL};
 static const char *const lbs_templates[] = {
     "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_lbs.cuh", NULL,
 };
