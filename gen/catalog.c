@@ -81,6 +81,13 @@ static const char *const setops_templates[] = {
     "merge_frame.h", "balanced_path.h", "merge_path.cuh", "balanced_search.cuh", "tile_io.cuh",
     "cta_count_scan.cuh", "cta_count_look_back.cuh", "kernel_setops.cuh", NULL,
 };
+/* The segmented reduction walks lbs's merge of elements and offsets and carries its open
+ * segment across tiles by the scan's look-back (kernel_scan.cuh, whole: see DESIGN.md, known
+ * exceptions). */
+static const char *const segreduce_templates[] = {
+    "load_balance.h", "index_array.cuh", "warp_shfl.cuh", "cta_scan.cuh", "cta_load_balance.cuh",
+    "kernel_scan.cuh", "kernel_segreduce.cuh", NULL,
+};
 
 /* ---- Kernels. */
 
@@ -135,6 +142,8 @@ static const mj_kernel_row join_partition = {.name = "mj_join_partition"};
 static const mj_kernel_row join_tiles = {.name = "mj_join_tiles"};
 static const mj_kernel_row setop_partition = {.name = "mj_setop_partition"};
 static const mj_kernel_row setop = {.name = "mj_setop_tiles"};
+static const mj_kernel_row segreduce_partition = {.name = "mj_segreduce_partition"};
+static const mj_kernel_row segreduce = {.name = "mj_segreduce_tiles"};
 
 #undef NT
 #undef VT
@@ -310,11 +319,24 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .tile = mj__tile_setops,
         .sm90 = setops_sm90,
     },
+    /* The tile holds NV + 1 offsets as i64 and NV elements: interval move's rule bounds that
+     * (its 16 bytes an entry more than cover the block scan's slots), and the sorted
+     * search's rule (128 x 11, fewer steps for larger keys, within it) gives the tile. */
+    [MJ_SEGMENTED_REDUCE] = {
+        .name = "segreduce",
+        .traits = {.op = 1, .fixed_nt = 1, .values = MJ_VALUES_NONE},
+        .templates = segreduce_templates,
+        .kernels = {[MJ_K_SEGREDUCE_PARTITION] = &segreduce_partition,
+                    [MJ_K_SEGREDUCE] = &segreduce},
+        .smem = mj__smem_move,
+        .tile = mj__tile_search,
+    },
 };
 #undef K
 
+/* A number without a row (another branch's primitive, not yet merged) is unknown. */
 const mj_primitive_row *mj__primitive_row(mj_primitive p) {
-    return (unsigned)p < MJ_PRIMITIVE_COUNT ? &rows[p] : NULL;
+    return (unsigned)p < MJ_PRIMITIVE_COUNT && rows[p].name ? &rows[p] : NULL;
 }
 
 const mj_kernel_row *mj__kernel_row(mj_primitive p, int k) {
@@ -387,6 +409,6 @@ const char *mj_primitive_name(mj_primitive primitive) {
 
 mj_primitive mj_primitive_parse(const char *name) {
     for (int p = 0; name && p < MJ_PRIMITIVE_COUNT; ++p)
-        if (strcmp(rows[p].name, name) == 0) return (mj_primitive)p;
+        if (rows[p].name && strcmp(rows[p].name, name) == 0) return (mj_primitive)p;
     return MJ_PRIMITIVE_COUNT;
 }

@@ -188,11 +188,13 @@ typedef enum mj_primitive {
     MJ_JOIN = 12,          /* mj_sorter_join: the relational join of two sorted key columns */
     MJ_SET_OPS = 13,       /* mj_sorter_set_op: intersection, union, difference or symmetric
                               difference of two sorted multisets */
-    MJ_PRIMITIVE_COUNT
+    MJ_SEGMENTED_REDUCE = 15, /* mj_sorter_segmented_reduce: each segment combined with an
+                                 operator */
+    MJ_PRIMITIVE_COUNT = 16
 } mj_primitive;
 
 /* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search",
- * "remove", "insert", "move", "join", "setops"; NULL for an unknown primitive. */
+ * "remove", "insert", "move", "join", "setops", "segreduce"; NULL for an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -488,6 +490,26 @@ MJ_API mj_status mj_sorter_segmented_sort(mj_sorter *sorter, void *keys, void *v
 MJ_API mj_status mj_sorter_reduce(mj_sorter *sorter, const void *in, size_t n, void *out,
                                   void *temp, size_t temp_bytes, void *stream);
 
+/* Combines each segment of `in` (n elements) with the sorter's operator, in order, into
+ * out[i] for segment i (device memory, one KEY a segment): the same operator and identity as
+ * mj_sorter_reduce (associative, not assumed commutative; any key type, custom structs too).
+ * Segments are CSR offsets (MJ_SEGMENTS_OFFSETS, index_size 4 or 8, count = segments + 1 >= 1):
+ * segment i is in[offsets[i], offsets[i + 1]), and an empty one gives the identity (there is
+ * no separate initial value: combine one into out afterwards if needed). Elements before
+ * offsets[0] or from offsets[count - 1] on belong to no segment and are not read into any
+ * result (as in CUB). Other segment kinds are refused (MJ_ERR_INVALID_ARGUMENT). Offsets that
+ * decrease or pass n break the contract: the results are then unspecified, but no read or
+ * write leaves in, offsets and out. The work is balanced over elements and segments together
+ * (Modern GPU's segmented reduction: one giant segment and millions of empty ones cost alike).
+ * Floating-point sums follow the operator's association, not a fixed one: results may differ
+ * from a serial sum by rounding; a NaN in a segment reaches its result exactly when the
+ * operator propagates it (a + b does; fmaxf drops it unless both are NaN).
+ * out must not overlap in or the offsets. For sorters built for MJ_SEGMENTED_REDUCE; the
+ * temporary storage is mj_sorter_temp_size(sorter, n + segments->count, 0). */
+MJ_API mj_status mj_sorter_segmented_reduce(mj_sorter *sorter, const void *in, size_t n,
+                                            const mj_segments *segments, void *out, void *temp,
+                                            size_t temp_bytes, void *stream);
+
 typedef enum mj_scan_kind {
     MJ_SCAN_EXCLUSIVE = 0, /* out[0] = identity, out[i] = in[0] op ... op in[i - 1] */
     MJ_SCAN_INCLUSIVE = 1  /* out[i] = in[0] op ... op in[i] */
@@ -722,6 +744,10 @@ MJ_API mj_status mj_reduce(mj_context *ctx, const mj_sort_desc *desc, const void
                            void *out, void *stream);
 MJ_API mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, void *out,
                          size_t n, mj_scan_kind kind, void *total, void *stream);
+/* desc's primitive is set by this (MJ_SEGMENTED_REDUCE). */
+MJ_API mj_status mj_segmented_reduce(mj_context *ctx, const mj_sort_desc *desc, const void *in,
+                                     size_t n, const mj_segments *segments, void *out,
+                                     void *stream);
 
 /* desc's primitive is set by these (MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND, MJ_INTERVAL_MOVE;
  * value_size too). */
