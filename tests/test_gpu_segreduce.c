@@ -6,7 +6,8 @@
  * segments empty, one segment over everything, many empty segments among long ones, random
  * lengths, length 1, and offsets that leave elements before the first and after the last
  * segment; 4- and 8-byte offsets; every output between guard bytes. Also offsets that break
- * the contract (decreasing, past n: nothing outside the output is written), a caller's
+ * the contract (decreasing, past n: nothing outside the output is written), misaligned arrays
+ * refused with the output untouched, a caller's
  * temporary buffer reused over runs (stale tile states must not leak), a stream of its own
  * and the one-call mj_segmented_reduce. Skips (exit 77) where there is no GPU. MJ_TEST_SMALL=1
  * runs smaller sizes (for compute-sanitizer). */
@@ -370,6 +371,37 @@ START_TEST(test_broken_offsets)
 }
 END_TEST
 
+/* Misaligned arrays are refused with the output untouched. */
+START_TEST(test_misaligned)
+{
+    const etype *t = &types[1]; /* i64 sum */
+    mj_sorter *s = make(t);
+    uint64_t off[3] = {0, 5, 9};
+    unsigned char *h = random_input(t, 10, 3u);
+    unsigned char *din = dev_bytes(h, 10 * 8 + 8), *doff = dev_bytes(off, sizeof off + 8);
+    unsigned char *dout = guarded(2 * 8 + 8);
+    mj_segments sg = {MJ_SEGMENTS_OFFSETS, doff + 4, 3, 8};
+    mjt_expect(ctx, mj_sorter_segmented_reduce(s, din, 10, &sg, dout, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "offsets", "misaligned offsets");
+    sg.data = doff;
+    mjt_expect(ctx, mj_sorter_segmented_reduce(s, din + 4, 10, &sg, dout, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "in", "misaligned in");
+    mjt_expect(ctx, mj_sorter_segmented_reduce(s, din, 10, &sg, dout + 4, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "out", "misaligned out");
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    size_t overrun = 0;
+    unsigned char *got = fetch(dout, 2 * 8 + 8, &overrun);
+    for (size_t i = 0; i < 24; ++i) overrun += got[i] != GUARD_BYTE;
+    ck_assert_msg(overrun == 0, "a refused run wrote %zu bytes", overrun);
+    free(got);
+    free(h);
+    mj__dev_free(ctx, din);
+    mj__dev_free(ctx, doff);
+    free_guarded(dout);
+    mj_sorter_destroy(s);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpu_segreduce");
     TCase *tc = tcase_create("primitives");
@@ -379,6 +411,7 @@ int main(void) {
     tcase_add_test(tc, test_reused_temp);
     tcase_add_test(tc, test_stream_and_one_call);
     tcase_add_test(tc, test_broken_offsets);
+    tcase_add_test(tc, test_misaligned);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_segreduce", s);
 }
