@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The segmented reduction on the GPU against a CPU reference: u32 sum (wrapping), i64 sum, f32
- * sum and max with NaNs among the elements, and a 12-byte struct under composition of affine
+ * sum and max with NaNs among the elements, u8 sums past 2^31 elements, and a 12-byte struct under composition of affine
  * maps mod 2^32 (associative, not commutative: any reordering shows); element counts 0, 1,
  * tile edges, many tiles and 10^7 (2^27 for u32), each under every segment layout: all
  * segments empty, one segment over everything, many empty segments among long ones, random
@@ -123,7 +123,7 @@ static unsigned char *random_input(const etype *t, size_t n, uint64_t seed) {
 /* ---------------------------------------------------------------- segment layouts */
 
 enum {
-    ALL_EMPTY,   /* 1000 empty segments (at 0, at n/2 and at n) */
+    ALL_EMPTY,   /* 1000 empty segments at n/2 (no element in any segment) */
     ONE,         /* one segment over everything */
     EMPTY_LONG,  /* nine in ten empty, the others up to 5 tiles long */
     RANDOM,      /* lengths uniform in [0, 64] */
@@ -142,7 +142,7 @@ static uint64_t *layout_offsets(int layout, size_t n, size_t nv, uint64_t seed, 
     ck_assert_ptr_nonnull(off);
     switch (layout) {
     case ALL_EMPTY:
-        for (; k < 1000; ++k) off[k] = k < 300 ? 0 : k < 700 ? n / 2 : n;
+        for (; k < 1000; ++k) off[k] = n / 2;
         *count = k;
         return off;
     case ONE:
@@ -293,6 +293,45 @@ START_TEST(test_big)
 }
 END_TEST
 
+/* Past 2^31 elements (not with MJ_TEST_SMALL): u8 sums (mod 256) over 2^31 + 1000 bytes, with
+ * segments that end and start around 2^31 (64-bit element indices throughout). */
+START_TEST(test_beyond_2g)
+{
+    if (small) return;
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U8, MJ_ASCENDING);
+    d.primitive = MJ_SEGMENTED_REDUCE;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &s), MJ_OK);
+    size_t n = ((size_t)1 << 31) + 1000;
+    uint64_t off[] = {0, 1000, ((uint64_t)1 << 31) - 5, ((uint64_t)1 << 31) + 7,
+                      ((uint64_t)1 << 31) + 7, n};
+    size_t count = sizeof off / sizeof *off, segs = count - 1;
+    unsigned char *h = malloc(n);
+    ck_assert_ptr_nonnull(h);
+    for (size_t i = 0; i < n; ++i) h[i] = (unsigned char)((i * 2654435761u) >> 13);
+    void *din = dev_bytes(h, n), *doff = dev_bytes(off, sizeof off), *dout = guarded(segs);
+    mj_segments sg = {MJ_SEGMENTS_OFFSETS, doff, count, 8};
+    say("u8 sum past 2^31 elements");
+    ck_assert_int_eq(mj_sorter_segmented_reduce(s, din, n, &sg, dout, NULL, 0, NULL), MJ_OK);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    size_t overrun = 0;
+    unsigned char *got = fetch(dout, segs, &overrun);
+    ck_assert_uint_eq(overrun, 0);
+    for (size_t i = 0; i < segs; ++i) {
+        unsigned char want = 0;
+        for (uint64_t j = off[i]; j < off[i + 1]; ++j) want = (unsigned char)(want + h[j]);
+        ck_assert_msg(got[i] == want, "segment %zu: %u, expected %u", i, got[i], want);
+    }
+    free(got);
+    free(h);
+    mj__dev_free(ctx, din);
+    mj__dev_free(ctx, doff);
+    free_guarded(dout);
+    mj_sorter_destroy(s);
+}
+END_TEST
+
 /* One caller's buffer for runs of growing and shrinking sizes: each run must clear the tile
  * states the one before left. */
 START_TEST(test_reused_temp)
@@ -376,9 +415,9 @@ START_TEST(test_misaligned)
 {
     const etype *t = &types[1]; /* i64 sum */
     mj_sorter *s = make(t);
-    uint64_t off[3] = {0, 5, 9};
-    unsigned char *h = random_input(t, 10, 3u);
-    unsigned char *din = dev_bytes(h, 10 * 8 + 8), *doff = dev_bytes(off, sizeof off + 8);
+    uint64_t off[4] = {0, 5, 9, 0}; /* and room for the misaligned copy */
+    unsigned char *h = random_input(t, 11, 3u);
+    unsigned char *din = dev_bytes(h, 11 * 8), *doff = dev_bytes(off, sizeof off);
     unsigned char *dout = guarded(2 * 8 + 8);
     mj_segments sg = {MJ_SEGMENTS_OFFSETS, doff + 4, 3, 8};
     mjt_expect(ctx, mj_sorter_segmented_reduce(s, din, 10, &sg, dout, NULL, 0, NULL),
@@ -408,6 +447,7 @@ int main(void) {
     tcase_set_timeout(tc, 1800);
     tcase_add_loop_test(tc, test_layouts, 0, TYPE_COUNT);
     tcase_add_test(tc, test_big);
+    tcase_add_test(tc, test_beyond_2g);
     tcase_add_test(tc, test_reused_temp);
     tcase_add_test(tc, test_stream_and_one_call);
     tcase_add_test(tc, test_broken_offsets);
