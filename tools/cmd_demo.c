@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
  * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c,
- * set operations in demo_setops.c, move
+ * set operations in demo_setops.c, segmented reduction in demo_segreduce.c, move
  * in demo_move.c) on random keys on the GPU, check the result against the CPU's, time it.
  * Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
@@ -47,8 +47,9 @@ static const char usage[] =
     "                setops: the\n"
     "                intersection, union, difference and symmetric difference of the two\n"
     "                halves of the keys (about half of b copied from a), each sorted on\n"
-    "                the CPU (any --type, --values B)\n"
-    "  --seglen L    segment length for segsort (default 1000)\n"
+    "                the CPU (any --type, --values B); segreduce: segments of random\n"
+    "                lengths 0 to 2 x --seglen, each summed (a + b, wrapping; integer keys)\n"
+    "  --seglen L    segment length for segsort, mean length for segreduce (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
     "                are random 16-bit patterns\n"
@@ -462,7 +463,8 @@ int cmd_demo(int argc, char **argv)
     }
     if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
         return rc;
-    if (demo_is_scan(o.primitive) && (o.kind > MJ_KEY_I64 || o.value_size > 0))
+    if ((demo_is_scan(o.primitive) || demo_is_segreduce(o.primitive)) &&
+        (o.kind > MJ_KEY_I64 || o.value_size > 0))
         return cli_usage_error(CMD, "%s takes integer key types and no values (the demo "
                                     "checks exact sums)", mj_primitive_name(o.primitive));
     if (demo_is_lbs(o.primitive) && (rc = demo_lbs_opts(&o)) != CLI_OK)
@@ -493,6 +495,7 @@ int cmd_demo(int argc, char **argv)
         : demo_is_bulk(o.primitive)     ? demo_bulk_run
         : demo_is_join(o.primitive)     ? demo_join_run
         : demo_is_setops(o.primitive)   ? demo_setops_run
+        : demo_is_segreduce(o.primitive) ? demo_segreduce_run
                                         : NULL;
     if (family) {
         rc = family(ctx, &o, n);
