@@ -17,8 +17,8 @@ its tensors, else the legacy default stream; calls return once it is queued.
 from . import _lib
 from ._core import (Context, SearchResult, Sorter, argsort, bulk_insert, bulk_remove,
                     default_context, interval_expand, interval_move, join, load_balance, merge,
-                    reduce, scan, segmented_sort, set_operation, sort, sort_by_key,
-                    sorted_search)
+                    reduce, scan, segmented_reduce, segmented_sort, set_operation, sort,
+                    sort_by_key, sorted_search)
 from ._dtypes import KeyType, key_type, struct_source
 from ._errors import (CacheError, CompileError, CudaError, DeviceMemoryError, DtypeError,
                       FileError, HostMemoryError, InvalidArgumentError, MergejitError,
