@@ -21,7 +21,9 @@
 //   join      an inner join against thrust::lower_bound, upper_bound, exclusive_scan and an
 //             expand by upper_bound over the rows (bench_join_cases.h; rates in output rows);
 //   setops    intersection, union, difference and symmetric difference against Thrust's
-//             set_* and set_*_by_key (bench_setops_cases.h).
+//             set_* and set_*_by_key (bench_setops_cases.h);
+//   segreduce against cub::DeviceSegmentedReduce::Sum of u32 keys in segments of random
+//             lengths, mean 1, 8, 32, 1000 and 10^5 (bench_segreduce_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run.
@@ -33,7 +35,7 @@
 //
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
-//                           insert|move|join|setops]
+//                           insert|move|join|setops|segreduce]
 //                    [--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] [--csv FILE]
 //
 // Sizes are 2^24 and 2^27 (2^24 alone with --quick; --lg picks one).
@@ -338,6 +340,7 @@ static void measure_copy()
 #include "bench_move_cases.h"
 #include "bench_join_cases.h"
 #include "bench_setops_cases.h"
+#include "bench_segreduce_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -365,7 +368,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
-                            "remove|insert|move|join|setops] "
+                            "remove|insert|move|join|setops|segreduce] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] "
                             "[--csv FILE]\n");
             return 2;
@@ -485,6 +488,12 @@ int main(int argc, char **argv)
                 if (want_case("pairs_u32"))
                     bench_setops<uint32_t, uint32_t>("pairs_u32", MJ_KEY_U32, lg, (mj_set_op)op);
             }
+        }
+    }
+    if (want("segreduce") && want_case("u32")) {
+        for (int lg : {24, 27}) {
+            if (skip_lg(lg)) continue;
+            for (long mean : {1L, 8L, 32L, 1000L, 100000L}) bench_segreduce(lg, mean);
         }
     }
     if (g_csv) fclose(g_csv);
