@@ -371,7 +371,8 @@ MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *s
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
  * count for merges; num_items + num_objects for lbs, expand and move; a_count + b_count for
- * sorted searches, bulk inserts, joins and set operations); indices != 0 asks for
+ * sorted searches, bulk inserts, joins and set operations; n + segments->count for segmented
+ * reductions); indices != 0 asks for
  * mj_sorter_sort_indices. */
 MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
                                      size_t *bytes);
@@ -493,19 +494,20 @@ MJ_API mj_status mj_sorter_reduce(mj_sorter *sorter, const void *in, size_t n, v
 /* Combines each segment of `in` (n elements) with the sorter's operator, in order, into
  * out[i] for segment i (device memory, one KEY a segment): the same operator and identity as
  * mj_sorter_reduce (associative, not assumed commutative; any key type, custom structs too).
- * Segments are CSR offsets (MJ_SEGMENTS_OFFSETS, index_size 4 or 8, count = segments + 1 >= 1):
+ * Segments are CSR offsets (MJ_SEGMENTS_OFFSETS, index_size 4 or 8, count = segments + 1):
  * segment i is in[offsets[i], offsets[i + 1]), and an empty one gives the identity (there is
- * no separate initial value: combine one into out afterwards if needed). Elements before
- * offsets[0] or from offsets[count - 1] on belong to no segment and are not read into any
- * result (as in CUB). Other segment kinds are refused (MJ_ERR_INVALID_ARGUMENT). Offsets that
- * decrease or pass n break the contract: the results are then unspecified, but no read or
- * write leaves in, offsets and out. The work is balanced over elements and segments together
- * (Modern GPU's segmented reduction: one giant segment and millions of empty ones cost alike).
- * Floating-point sums follow the operator's association, not a fixed one: results may differ
- * from a serial sum by rounding; a NaN in a segment reaches its result exactly when the
- * operator propagates it (a + b does; fmaxf drops it unless both are NaN).
- * out must not overlap in or the offsets. For sorters built for MJ_SEGMENTED_REDUCE; the
- * temporary storage is mj_sorter_temp_size(sorter, n + segments->count, 0). */
+ * no initial value, unlike CUB's: combine one into out afterwards if needed); count 0 or 1 is
+ * no segments (nothing written, out may be NULL). Elements before offsets[0] or from
+ * offsets[count - 1] on belong to no segment (as in CUB). Other segment kinds (flags, heads)
+ * are refused (MJ_ERR_INVALID_ARGUMENT). Offsets that decrease or pass n break the contract:
+ * the results are then unspecified, but no read or write leaves in, offsets and out. The work
+ * is balanced over elements and segments together (Modern GPU's segmented reduction): one
+ * giant segment and millions of empty ones cost alike. Floating-point results follow the
+ * operator's association, not a serial one, and may differ from a serial sum by rounding;
+ * NaNs reach a result as the operator takes them: a + b propagates them, fmaxf(a, b) with
+ * identity -INFINITY ignores them (a segment of NaNs alone gives -inf). out must not overlap
+ * in or the offsets. For sorters built for MJ_SEGMENTED_REDUCE; the temporary storage is
+ * mj_sorter_temp_size(sorter, n + segments->count, 0). */
 MJ_API mj_status mj_sorter_segmented_reduce(mj_sorter *sorter, const void *in, size_t n,
                                             const mj_segments *segments, void *out, void *temp,
                                             size_t temp_bytes, void *stream);
