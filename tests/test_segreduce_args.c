@@ -17,6 +17,10 @@ START_TEST(catalogue)
 {
     ck_assert_str_eq(mj_primitive_name(MJ_SEGMENTED_REDUCE), "segreduce");
     ck_assert_int_eq(mj_primitive_parse("segreduce"), MJ_SEGMENTED_REDUCE);
+    mj_primitive_info info;
+    ck_assert_int_eq(mj_primitive_query(MJ_SEGMENTED_REDUCE, &info), MJ_OK);
+    ck_assert(info.op && !info.comparator && !info.index_keys);
+    ck_assert_int_eq(info.values, MJ_VALUES_NONE);
     static const size_t values[] = {0};
     default_tiles_fit(MJ_SEGMENTED_REDUCE, values, 1);
     /* Its tile's static shared memory covers NV + 1 i64 offsets and NV elements. */
