@@ -23,7 +23,9 @@
 //   setops    intersection, union, difference and symmetric difference against Thrust's
 //             set_* and set_*_by_key (bench_setops_cases.h);
 //   select    a predicate keeping 1%, 50% or 99% against cub::DeviceSelect::If, and unique of
-//             keys in runs against cub::DeviceSelect::Unique (bench_select_cases.h).
+//             keys in runs against cub::DeviceSelect::Unique (bench_select_cases.h);
+//   segreduce against cub::DeviceSegmentedReduce::Sum of u32 keys in segments of random
+//             lengths, mean 1, 8, 32, 1000 and 10^5 (bench_segreduce_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run.
@@ -35,7 +37,7 @@
 //
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
-//                           insert|move|join|setops|select]
+//                           insert|move|join|setops|select|segreduce]
 //                    [--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] [--csv FILE]
 //
 // Sizes are 2^24 and 2^27 (2^24 alone with --quick; --lg picks one).
@@ -341,6 +343,7 @@ static void measure_copy()
 #include "bench_join_cases.h"
 #include "bench_setops_cases.h"
 #include "bench_select_cases.h"
+#include "bench_segreduce_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -368,7 +371,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
-                            "remove|insert|move|join|setops|select] "
+                            "remove|insert|move|join|setops|select|segreduce] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] "
                             "[--csv FILE]\n");
             return 2;
@@ -500,6 +503,12 @@ int main(int argc, char **argv)
                     if (want_case("u64"))
                         bench_select<uint64_t>("u64", MJ_KEY_U64, lg, percent, unique);
                 }
+        }
+    }
+    if (want("segreduce") && want_case("u32")) {
+        for (int lg : {24, 27}) {
+            if (skip_lg(lg)) continue;
+            for (long mean : {1L, 8L, 32L, 1000L, 100000L}) bench_segreduce(lg, mean);
         }
     }
     if (g_csv) fclose(g_csv);

@@ -86,6 +86,12 @@ static const char *const select_templates[] = {
     "tile_io.cuh", "cta_count_scan.cuh", "cta_count_look_back.cuh", "cta_move_kept.cuh",
     "kernel_select.cuh", NULL,
 };
+/* The segmented reduction walks lbs's merge of elements and offsets and carries its open
+ * segment across tiles by the scan's look-back (cta_look_back.cuh). */
+static const char *const segreduce_templates[] = {
+    "load_balance.h", "index_array.cuh", "warp_shfl.cuh", "cta_scan.cuh", "cta_load_balance.cuh",
+    "cta_look_back.cuh", "kernel_segreduce.cuh", NULL,
+};
 
 /* ---- Kernels. */
 
@@ -141,6 +147,8 @@ static const mj_kernel_row join_tiles = {.name = "mj_join_tiles"};
 static const mj_kernel_row setop_partition = {.name = "mj_setop_partition"};
 static const mj_kernel_row setop = {.name = "mj_setop_tiles"};
 static const mj_kernel_row select_tiles = {.name = "mj_select_tiles", .ignores = BS};
+static const mj_kernel_row segreduce_partition = {.name = "mj_segreduce_partition"};
+static const mj_kernel_row segreduce = {.name = "mj_segreduce_tiles"};
 
 #undef NT
 #undef VT
@@ -324,11 +332,24 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .smem = mj__smem_select,
         .tile = mj__tile_select,
     },
+    /* The tile holds NV + 1 offsets as i64 and NV elements: interval move's rule bounds that
+     * (its 16 bytes an entry more than cover the block scan's slots), and the sorted
+     * search's rule (128 x 11, fewer steps for larger keys, within it) gives the tile. */
+    [MJ_SEGMENTED_REDUCE] = {
+        .name = "segreduce",
+        .traits = {.op = 1, .fixed_nt = 1, .values = MJ_VALUES_NONE},
+        .templates = segreduce_templates,
+        .kernels = {[MJ_K_SEGREDUCE_PARTITION] = &segreduce_partition,
+                    [MJ_K_SEGREDUCE] = &segreduce},
+        .smem = mj__smem_move,
+        .tile = mj__tile_search,
+    },
 };
 #undef K
 
+/* A number without a row (another branch's primitive, not yet merged) is unknown. */
 const mj_primitive_row *mj__primitive_row(mj_primitive p) {
-    return (unsigned)p < MJ_PRIMITIVE_COUNT ? &rows[p] : NULL;
+    return (unsigned)p < MJ_PRIMITIVE_COUNT && rows[p].name ? &rows[p] : NULL;
 }
 
 const mj_kernel_row *mj__kernel_row(mj_primitive p, int k) {
@@ -401,6 +422,6 @@ const char *mj_primitive_name(mj_primitive primitive) {
 
 mj_primitive mj_primitive_parse(const char *name) {
     for (int p = 0; name && p < MJ_PRIMITIVE_COUNT; ++p)
-        if (strcmp(rows[p].name, name) == 0) return (mj_primitive)p;
+        if (rows[p].name && strcmp(rows[p].name, name) == 0) return (mj_primitive)p;
     return MJ_PRIMITIVE_COUNT;
 }

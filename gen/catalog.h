@@ -58,6 +58,7 @@ enum { MJ_K_LBS_PARTITION = 0, MJ_K_LBS = 1, MJ_K_EXPAND = 1, MJ_K_MOVE = 1 };
 enum { MJ_K_REMOVE_PARTITION = 0, MJ_K_REMOVE = 1, MJ_K_INSERT_PARTITION = 0, MJ_K_INSERT = 1 };
 enum { MJ_K_SETOP_PARTITION = 0, MJ_K_SETOP = 1 };
 enum { MJ_K_SELECT = 0 };
+enum { MJ_K_SEGREDUCE_PARTITION = 0, MJ_K_SEGREDUCE = 1 };
 
 /* The tile parameters a kernel's code may depend on. */
 enum {

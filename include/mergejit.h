@@ -190,11 +190,14 @@ typedef enum mj_primitive {
                               difference of two sorted multisets */
     MJ_SELECT = 14,        /* mj_sorter_select: the elements a predicate keeps, or the first of
                               each run of equivalent keys (unique), in order */
+    MJ_SEGMENTED_REDUCE = 15, /* mj_sorter_segmented_reduce: each segment combined with an
+                                 operator */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
 /* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search",
- * "remove", "insert", "move", "join", "setops", "select"; NULL for an unknown primitive. */
+ * "remove", "insert", "move", "join", "setops", "select", "segreduce"; NULL for an unknown
+ * primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -375,7 +378,8 @@ MJ_API void mj_sorter_resources(const mj_sorter *sorter, int *registers, long *s
 
 /* Bytes of temporary device storage that a run of the sorter needs for n elements (the output
  * count for merges; num_items + num_objects for lbs, expand and move; a_count + b_count for
- * sorted searches, bulk inserts, joins and set operations); indices != 0 asks for
+ * sorted searches, bulk inserts, joins and set operations; n + segments->count for segmented
+ * reductions); indices != 0 asks for
  * mj_sorter_sort_indices. */
 MJ_API mj_status mj_sorter_temp_size(const mj_sorter *sorter, size_t n, int indices,
                                      size_t *bytes);
@@ -493,6 +497,27 @@ MJ_API mj_status mj_sorter_segmented_sort(mj_sorter *sorter, void *keys, void *v
  * covers the input): one pass writes a partial per block, a second block combines them. */
 MJ_API mj_status mj_sorter_reduce(mj_sorter *sorter, const void *in, size_t n, void *out,
                                   void *temp, size_t temp_bytes, void *stream);
+
+/* Combines each segment of `in` (n elements) with the sorter's operator, in order, into
+ * out[i] for segment i (device memory, one KEY a segment): the same operator and identity as
+ * mj_sorter_reduce (associative, not assumed commutative; any key type, custom structs too).
+ * Segments are CSR offsets (MJ_SEGMENTS_OFFSETS, index_size 4 or 8, count = segments + 1):
+ * segment i is in[offsets[i], offsets[i + 1]), and an empty one gives the identity (there is
+ * no initial value, unlike CUB's: combine one into out afterwards if needed); count 0 or 1 is
+ * no segments (nothing written, out may be NULL). Elements before offsets[0] or from
+ * offsets[count - 1] on belong to no segment (as in CUB). Other segment kinds (flags, heads)
+ * are refused (MJ_ERR_INVALID_ARGUMENT). Offsets that decrease or pass n break the contract:
+ * the results are then unspecified, but no read or write leaves in, offsets and out. The work
+ * is balanced over elements and segments together (Modern GPU's segmented reduction): one
+ * giant segment and millions of empty ones cost alike. Floating-point results follow the
+ * operator's association, not a serial one, and may differ from a serial sum by rounding;
+ * NaNs reach a result as the operator takes them: a + b propagates them, fmaxf(a, b) with
+ * identity -INFINITY ignores them (a segment of NaNs alone gives -inf). out must not overlap
+ * in or the offsets. For sorters built for MJ_SEGMENTED_REDUCE; the temporary storage is
+ * mj_sorter_temp_size(sorter, n + segments->count, 0). */
+MJ_API mj_status mj_sorter_segmented_reduce(mj_sorter *sorter, const void *in, size_t n,
+                                            const mj_segments *segments, void *out, void *temp,
+                                            size_t temp_bytes, void *stream);
 
 typedef enum mj_scan_kind {
     MJ_SCAN_EXCLUSIVE = 0, /* out[0] = identity, out[i] = in[0] op ... op in[i - 1] */
@@ -753,6 +778,10 @@ MJ_API mj_status mj_reduce(mj_context *ctx, const mj_sort_desc *desc, const void
                            void *out, void *stream);
 MJ_API mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, void *out,
                          size_t n, mj_scan_kind kind, void *total, void *stream);
+/* desc's primitive is set by this (MJ_SEGMENTED_REDUCE). */
+MJ_API mj_status mj_segmented_reduce(mj_context *ctx, const mj_sort_desc *desc, const void *in,
+                                     size_t n, const mj_segments *segments, void *out,
+                                     void *stream);
 
 /* desc's primitive is set by these (MJ_LOAD_BALANCE, MJ_INTERVAL_EXPAND, MJ_INTERVAL_MOVE;
  * value_size too). */

@@ -91,10 +91,12 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     long spills = -1, frame = -1;
     int regs = -1;
     int kernels = mj__ptxas_report(log, &spills, &frame, &regs);
-    /* The search's module, and the join's, also hold the merge's mj_merge_arrays, unused
-     * (its template list in gen/catalog.c says why). */
+    /* The search's module, and the join's, also hold the merge's mj_merge_arrays, unused, and
+     * the segmented reduction's the scan's mj_scan_tiles (their template lists in
+     * gen/catalog.c say why). */
     int want = __builtin_popcount(mj__primitive_kernels(s->primitive)) +
-               (s->primitive == MJ_SORTED_SEARCH || s->primitive == MJ_JOIN);
+               (s->primitive == MJ_SORTED_SEARCH || s->primitive == MJ_JOIN ||
+                s->primitive == MJ_SEGMENTED_REDUCE);
     ck_assert_msg(kernels == want, "%s (sm_%d): ptxas reported %d kernels, not %d; log:\n%s",
                   what, s->sm, kernels, want, log);
     ck_assert_msg(spills == 0, "%s (NT %d, VT %d, sm_%d): %ld bytes of spills; log:\n%s", what,
@@ -159,9 +161,9 @@ START_TEST(primitives_compile_clean)
 }
 END_TEST
 
-/* Reduce and scan: built-in keys with the default operator or max, and custom structs of 12
- * and 16 bytes with non-commutative operators (affine maps and 2x2 matrices over integers mod
- * 2^32), with the default tiles on every target: no spills. */
+/* Reduce, scan and the segmented reduction: built-in keys with the default operator or max,
+ * and custom structs of 12 and 16 bytes with non-commutative operators (affine maps and 2x2
+ * matrices over integers mod 2^32), with the default tiles on every target: no spills. */
 START_TEST(reduce_scan_compile_clean)
 {
     const mj_nvrtc_api *nv = nvrtc();
@@ -977,6 +979,11 @@ static Suite *compile_suite(void) {
     tcase_add_loop_test(tc, bulk_compile_clean, MJ_BULK_REMOVE, MJ_BULK_INSERT + 1);
     tcase_add_loop_test(tc, setops_compile_clean, MJ_SET_OPS, MJ_SELECT + 1);
     suite_add_tcase(s, tc);
+    TCase *tr = tcase_create("segmented reduce");
+    tcase_set_timeout(tr, 900);
+    tcase_add_loop_test(tr, reduce_scan_compile_clean, MJ_SEGMENTED_REDUCE,
+                        MJ_SEGMENTED_REDUCE + 1);
+    suite_add_tcase(s, tr);
     TCase *tx = tcase_create("custom and errors");
     tcase_set_timeout(tx, 300);
     tcase_add_test(tx, custom_struct_compiles);

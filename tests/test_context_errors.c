@@ -196,8 +196,9 @@ START_TEST(primitives_without_gpu)
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_compile_context(90, dir);
     void *fake = (void *)(uintptr_t)0x100000;
-    mj_sorter *s[MJ_PRIMITIVE_COUNT];
+    mj_sorter *s[MJ_PRIMITIVE_COUNT] = {0};
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+        if (!mj_primitive_name((mj_primitive)p)) continue; /* a number without a row yet */
         mj_sort_desc desc = u32_desc();
         desc.primitive = (mj_primitive)p;
         if (p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE)
@@ -256,6 +257,11 @@ START_TEST(primitives_without_gpu)
     mjt_expect(ctx, mj_sorter_merge(s[MJ_SET_OPS], fake, NULL, 5, fake, NULL, 5, fake, NULL,
                                     NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "setops", "merge with a setops sorter");
+    mj_segments offs = {MJ_SEGMENTS_OFFSETS, fake, 3, 4};
+    mjt_expect(ctx, mj_sorter_segmented_reduce(s[MJ_REDUCE], fake, 10, &offs, fake, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "reduce", "segmented reduce with a reduce sorter");
+    mjt_expect(ctx, mj_sorter_reduce(s[MJ_SEGMENTED_REDUCE], fake, 10, fake, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "segreduce", "reduce with a segreduce sorter");
     /* Argument checks come before the missing device. */
     mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
                                     NULL, NULL, 0, NULL),

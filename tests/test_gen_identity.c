@@ -324,6 +324,7 @@ static void all_lines(void) {
     const char *const *prelude = mj__prelude_templates();
     for (; *prelude; ++prelude) line("prelude %s", *prelude);
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
+        if (!mj_primitive_name((mj_primitive)p)) continue; /* a number without a row yet */
         line("primitive %d %s", p, mj_primitive_name((mj_primitive)p));
         table_lines((mj_primitive)p);
         spec_lines((mj_primitive)p);

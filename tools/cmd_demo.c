@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `mergejit demo`: run a primitive (mergesort, merge, segmented or locality sort, reduce, scan;
  * lbs and expand in demo_lbs.c, search in demo_search.c, remove and insert in demo_bulk.c,
- * set operations in demo_setops.c, select in demo_select.c, move in demo_move.c) on random keys on the GPU, check the result against the CPU's, time it.
+ * set operations in demo_setops.c, select in demo_select.c, segmented reduction in
+ * demo_segreduce.c, move in demo_move.c) on random keys on the GPU, check the result against
+ * the CPU's, time it.
  * Without a GPU it builds
  * the sorter in a compile-only context and reports the JIT cost. */
 #include <stdio.h>
@@ -49,8 +51,9 @@ static const char usage[] =
     "                the CPU (any --type, --values B); select: keys in runs,\n"
     "                those with an even low bit (floats: above zero) kept, then the first\n"
     "                of each run (unique), each checked against the CPU (any --type,\n"
-    "                --values B)\n"
-    "  --seglen L    segment length for segsort (default 1000)\n"
+    "                --values B); segreduce: segments of random lengths 0 to 2 x\n"
+    "                --seglen, each summed (a + b, wrapping; integer keys)\n"
+    "  --seglen L    segment length for segsort, mean length for segreduce (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
     "                are random 16-bit patterns\n"
@@ -464,7 +467,8 @@ int cmd_demo(int argc, char **argv)
     }
     if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
         return rc;
-    if (demo_is_scan(o.primitive) && (o.kind > MJ_KEY_I64 || o.value_size > 0))
+    if ((demo_is_scan(o.primitive) || demo_is_segreduce(o.primitive)) &&
+        (o.kind > MJ_KEY_I64 || o.value_size > 0))
         return cli_usage_error(CMD, "%s takes integer key types and no values (the demo "
                                     "checks exact sums)", mj_primitive_name(o.primitive));
     if (demo_is_lbs(o.primitive) && (rc = demo_lbs_opts(&o)) != CLI_OK)
@@ -496,6 +500,7 @@ int cmd_demo(int argc, char **argv)
         : demo_is_join(o.primitive)     ? demo_join_run
         : demo_is_setops(o.primitive)   ? demo_setops_run
         : demo_is_select(o.primitive)   ? demo_select_run
+        : demo_is_segreduce(o.primitive) ? demo_segreduce_run
                                         : NULL;
     if (family) {
         rc = family(ctx, &o, n);

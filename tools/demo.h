@@ -91,6 +91,11 @@ int demo_setops_run(mj_context *ctx, const demo_opts *o, size_t n);
  * the CPU and timed; CLI_OK on PASS. */
 int demo_is_select(mj_primitive primitive);
 int demo_select_run(mj_context *ctx, const demo_opts *o, size_t n);
+/* Segmented reduction (demo_segreduce.c): 1 for that primitive; and the whole run on ctx's
+ * device (integer --type, no values): n keys in segments of random lengths 0 to 2 x --seglen,
+ * each summed (wrapping), checked against the CPU, timed; CLI_OK on PASS. */
+int demo_is_segreduce(mj_primitive primitive);
+int demo_segreduce_run(mj_context *ctx, const demo_opts *o, size_t n);
 /* Interval move (demo_move.c): n items in n / 8 + 1 intervals of random counts, each
  * gathered from a random place in `in` and scattered to a random permutation of the
  * intervals in `out`, checked against the CPU, timed; CLI_OK on PASS. */

@@ -19,7 +19,8 @@ _PRIMITIVE_ALIASES = {"sort": "mergesort", "segmented_sort": "segsort", "localit
                       "load_balance": "lbs", "sorted_search": "search",
                       "interval_expand": "expand", "interval_move": "move",
                       "bulk_remove": "remove", "bulk_insert": "insert",
-                      "set_operation": "setops", "unique": "select"}
+                      "set_operation": "setops", "unique": "select",
+                      "segmented_reduce": "segreduce"}
 _ORDER_ALIASES = {"asc": "ascending", "desc": "descending"}
 
 
@@ -470,6 +471,25 @@ class Sorter:
                                          call_stream(s, (a, o))))
         return out
 
+    def segmented_reduce(self, x, offsets, out, *, temp=None, stream=None):
+        """Combines each segment of x with the operator into out: segment i is
+        x[offsets[i]:offsets[i + 1]] (offsets: segments + 1 CSR offsets, 4- or 8-byte
+        integers), the identity when empty; out holds one element a segment. Returns out."""
+        s = stream_handle(stream)
+        a = self._keys(x, "x", s)
+        g = as_array(offsets, "offsets", s)
+        seg = _lib.Segments()
+        seg.kind = _lib.SEGMENT_KINDS["offsets"]
+        seg.data = g.ptr
+        seg.index_size = _index_size(g, "offsets")
+        seg.count = g.n
+        o = self._keys(out, "out", s, writable=True)
+        _need_length(o, max(g.n - 1, 0), "out")
+        tp, tb = self._temp(temp, s, a.n + g.n)
+        self._check(lib.mj_sorter_segmented_reduce(self._handle(), a.ptr, a.n, ctypes.byref(seg),
+                                                   o.ptr, tp, tb, call_stream(s, (a, g, o))))
+        return out
+
     def scan(self, x, out, *, inclusive=False, total=None, temp=None, stream=None):
         """Scans x into out (out may be x); total (one element) gets the combination of all.
         Returns out."""
@@ -835,6 +855,23 @@ def reduce(x, out=None, *, op=None, identity=None, dtype=None, type_name="record
     s = _sorter(context, a, dict(primitive="reduce", op=op, identity=identity,
                                  type_name=type_name))
     s.reduce(a, as_array(out, "out", st, dtype), stream=stream)
+    return out
+
+
+def segmented_reduce(x, offsets, out=None, *, op=None, identity=None, dtype=None,
+                     type_name="record", stream=None, context=None):
+    """Each segment of x combined with op (default a + b, in order: op need not commute)
+    into out, one element a segment (default: a new array like x): segment i is
+    x[offsets[i]:offsets[i + 1]], offsets being segments + 1 CSR offsets (4- or 8-byte
+    integers, on the device), the identity for an empty segment. Returns out."""
+    st = stream_handle(stream)
+    a = as_array(x, "x", st, dtype)
+    g = as_array(offsets, "offsets", st)
+    if out is None:
+        out = _new(a, max(g.n - 1, 0), a.dtype, "out")
+    s = _sorter(context, a, dict(primitive="segreduce", op=op, identity=identity,
+                                 type_name=type_name))
+    s.segmented_reduce(a, g, as_array(out, "out", st, dtype), stream=stream)
     return out
 
 

@@ -91,6 +91,8 @@ _PROTOTYPES = {
                                          c_void_p]),
     "mj_sorter_reduce": (c_int, [_SORTER, c_void_p, c_size_t, c_void_p, c_void_p, c_size_t,
                                  c_void_p]),
+    "mj_sorter_segmented_reduce": (c_int, [_SORTER, c_void_p, c_size_t, ctypes.POINTER(Segments),
+                                           c_void_p, c_void_p, c_size_t, c_void_p]),
     "mj_sorter_scan": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_int, c_void_p,
                                c_void_p, c_size_t, c_void_p]),
     "mj_sorter_sorted_search": (c_int, [_SORTER, c_void_p, c_size_t, c_void_p, c_size_t,
@@ -146,7 +148,8 @@ PATH = _library_path()
 
 PRIMITIVES = {n: lib.mj_primitive_parse(n.encode())
               for n in ("mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs",
-                        "expand", "search", "remove", "insert", "move", "join", "setops", "select")}
+                        "expand", "search", "remove", "insert", "move", "join", "setops",
+                        "select", "segreduce")}
 KEY_KINDS = {n: lib.mj_key_kind_parse(n.encode())
              for n in ("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "bf16",
                        "f32", "f64", "custom")}

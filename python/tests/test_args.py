@@ -400,6 +400,31 @@ def test_set_operation_rules(compile_ctx):
         pairs.set_operation("intersection", a, b, out, count, av, bv, ov)
 
 
+def test_segmented_reduce_rules(compile_ctx):
+    x, off, out = fakes(((10,), "f4"), ((4,), "i8"), ((3,), "f4"))
+    with pytest.raises(DtypeError, match="offsets must be a 1-D array of 4- or 8-byte"):
+        mergejit.segmented_reduce(x, FakeArray((4,), "f4"), out=out, context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="out has 2 elements, expected 3"):
+        mergejit.segmented_reduce(x, off, out=FakeArray((2,), "f4"), context=compile_ctx)
+    with pytest.raises(DtypeError, match="out has dtype float64"):
+        mergejit.segmented_reduce(x, off, out=FakeArray((3,), "f8"), context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="out overlaps in"):
+        mergejit.segmented_reduce(x, off, out=FakeArray((3,), "f4", ptr=at(x, 4)),
+                                  context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="out overlaps offsets"):
+        mergejit.segmented_reduce(x, off, out=FakeArray((3,), "f4", ptr=at(off, 20)),
+                                  context=compile_ctx)
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        mergejit.segmented_reduce(x, off, out=out, op="fmaxf(a, b)", identity="-INFINITY",
+                                  context=compile_ctx)
+    s = compile_ctx.sorter(np.float32, primitive="segmented_reduce")
+    assert s.primitive == "segreduce"
+    with pytest.raises(InvalidArgumentError, match="cannot run a sorter built for reduce"):
+        compile_ctx.sorter(np.float32, primitive="reduce").segmented_reduce(x, off, out)
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        s.segmented_reduce(x, FakeArray((4,), "u4"), out)
+
+
 def test_join_rules(compile_ctx):
     a, b, ra, rb, count = fakes(((3,), "i8"), ((4,), "i8"), ((5,), "u4"), ((5,), "u4"),
                                 ((1,), "i8"))

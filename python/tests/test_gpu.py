@@ -208,6 +208,38 @@ def test_scan_struct_operator(gpu):
     assert same_bits(d.get(), want)
 
 
+def test_segmented_reduce(gpu):
+    x = RNG.integers(-1 << 31, 1 << 31, BIG, dtype=np.int64).astype(np.int32)
+    lens = RNG.integers(0, 40, BIG // 10)
+    lens[100:5000] = 0                                        # many empty segments
+    lens[7] = BIG // 3                                        # and a long one
+    off = np.minimum(np.concatenate([[0], np.cumsum(lens)]), BIG)
+    for dt in (np.int32, np.int64):
+        out = mergejit.segmented_reduce(DeviceArray(x), DeviceArray(off.astype(dt)),
+                                        out=DeviceArray.empty(off.size - 1, np.int32),
+                                        context=gpu)
+        want = [x[a:b].astype(np.int64).sum() & 0xFFFFFFFF for a, b in zip(off[:-1], off[1:])]
+        assert np.array_equal(out.get(), np.array(want).astype(np.int64).astype(np.int32))
+    # A non-commutative operator over records: maps composed in order within each segment.
+    aff = np.dtype([("m", "u4"), ("c", "u4")])
+    n = 20000
+    maps = np.zeros(n, aff)
+    maps["m"], maps["c"] = RNG.integers(0, 100, n), RNG.integers(0, 100, n)
+    off = np.array([0, 0, 3, 3000, 3001, 19000, n], np.int64)
+    out = DeviceArray.empty(off.size - 1, aff)
+    mergejit.segmented_reduce(DeviceArray(maps), DeviceArray(off), out,
+                              op="aff{a.m * b.m, a.c * b.m + b.c}", identity="aff{1, 0}",
+                              type_name="aff", context=gpu)
+    want = np.zeros(off.size - 1, aff)
+    with np.errstate(over="ignore"):
+        for s in range(off.size - 1):
+            m, c = np.uint32(1), np.uint32(0)
+            for i in range(off[s], off[s + 1]):
+                m, c = m * maps["m"][i], c * maps["m"][i] + maps["c"][i]
+            want[s] = (m, c)
+    assert same_bits(out.get(), want)
+
+
 def test_sorted_search(gpu):
     a = np.sort(RNG.integers(0, 5000, 20000).astype(np.float32))
     b = np.sort(RNG.integers(0, 5000, 30000).astype(np.float32))

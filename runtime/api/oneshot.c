@@ -231,3 +231,13 @@ mj_status mj_select(mj_context *ctx, const mj_sort_desc *desc, mj_select_kind ki
     mj_sorter_destroy(s);
     return st;
 }
+
+mj_status mj_segmented_reduce(mj_context *ctx, const mj_sort_desc *desc, const void *in,
+                              size_t n, const mj_segments *segments, void *out, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_SEGMENTED_REDUCE, 0, &s);
+    if (st) return st;
+    st = mj_sorter_segmented_reduce(s, in, n, segments, out, NULL, 0, stream);
+    mj_sorter_destroy(s);
+    return st;
+}

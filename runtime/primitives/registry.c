@@ -9,6 +9,7 @@
 #include "primitives/queued.h"
 #include "primitives/scan.h"
 #include "primitives/select.h"
+#include "primitives/segreduce.h"
 #include "primitives/setops.h"
 
 /* mj_sorter_sort's mergesort: not profiled. */
@@ -35,6 +36,7 @@ static const mj_primitive_entry entries[MJ_PRIMITIVE_COUNT] = {
     [MJ_JOIN] = {mj__join_temp, NULL, NULL},
     [MJ_SET_OPS] = {mj__setops_temp, NULL, NULL},
     [MJ_SELECT] = {mj__select_temp, NULL, NULL},
+    [MJ_SEGMENTED_REDUCE] = {mj__segreduce_temp, NULL, NULL},
 };
 
 const mj_primitive_entry *mj__primitive_entry(mj_primitive p) {

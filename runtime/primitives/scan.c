@@ -88,20 +88,26 @@ typedef struct scan_layout {
     size_t state_bytes, values, total;
 } scan_layout;
 
+size_t mj__look_back_parts(const mj_sorter *s, size_t tiles, mj_temp_layout *l,
+                           size_t *state_bytes, size_t *values) {
+    size_t words = (s->key_size + 3) / 4;
+    int packed = s->key_size <= 8;
+    size_t head = s->key_size <= 4 ? 8 : packed ? 16 : 8;
+    size_t per_tile = s->key_size <= 4 ? 8 : packed ? 16 : 4;
+    *state_bytes = tiles ? head + tiles * per_tile : 0;
+    size_t state = mj__temp_part(l, *state_bytes, 1);
+    *values = mj__temp_part(l, packed ? 0 : 2 * tiles, 4 * words);
+    return state;
+}
+
 static mj_status scan_layout_for(const mj_sorter *s, size_t n, scan_layout *t) {
     *t = (scan_layout){0, 0, 0, 0};
     t->tiles = tile_count(s, n);
     if (t->tiles < 0)
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements need more blocks than a grid has",
                         n);
-    size_t tiles = (size_t)t->tiles, words = (s->key_size + 3) / 4;
-    int packed = s->key_size <= 8;
-    size_t head = s->key_size <= 4 ? 8 : packed ? 16 : 8;
-    size_t per_tile = s->key_size <= 4 ? 8 : packed ? 16 : 4;
     mj_temp_layout l = {0, 0};
-    t->state_bytes = tiles ? head + tiles * per_tile : 0;
-    mj__temp_part(&l, t->state_bytes, 1);
-    t->values = mj__temp_part(&l, packed ? 0 : 2 * tiles, 4 * words);
+    mj__look_back_parts(s, (size_t)t->tiles, &l, &t->state_bytes, &t->values);
     t->total = l.total;
     if (l.overflow)
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE, "%zu elements do not fit in memory", n);
