@@ -82,6 +82,10 @@ static const char *const setops_templates[] = {
     "cta_count_scan.cuh", "cta_count_look_back.cuh", "kernel_setops.cuh", NULL,
 };
 
+static const char *const reduce_by_key_templates[] = {
+    "warp_shfl_any.cuh", "cta_look_back.cuh", "tile_io.cuh", "kernel_reduce_by_key.cuh", NULL,
+};
+
 /* ---- Kernels. */
 
 #define NT MJ_USES_NT
@@ -135,6 +139,7 @@ static const mj_kernel_row join_partition = {.name = "mj_join_partition"};
 static const mj_kernel_row join_tiles = {.name = "mj_join_tiles"};
 static const mj_kernel_row setop_partition = {.name = "mj_setop_partition"};
 static const mj_kernel_row setop = {.name = "mj_setop_tiles"};
+static const mj_kernel_row reduce_by_key = {.name = "mj_reduce_by_key_tiles"};
 
 #undef NT
 #undef VT
@@ -310,11 +315,20 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .tile = mj__tile_setops,
         .sm90 = setops_sm90,
     },
+    /* 14 and 15: no row yet (mj__primitive_row gives NULL for a row without a name). */
+    [MJ_REDUCE_BY_KEY] = {
+        .name = "reducebykey",
+        .traits = {.comparator = 1, .value_op = 1, .fixed_nt = 1, .values = MJ_VALUES_REQUIRED},
+        .templates = reduce_by_key_templates,
+        .kernels = {[MJ_K_REDUCE_BY_KEY] = &reduce_by_key},
+        .smem = mj__smem_reduce_by_key,
+        .tile = mj__tile_setops,
+    },
 };
 #undef K
 
 const mj_primitive_row *mj__primitive_row(mj_primitive p) {
-    return (unsigned)p < MJ_PRIMITIVE_COUNT ? &rows[p] : NULL;
+    return (unsigned)p < MJ_PRIMITIVE_COUNT && rows[p].name ? &rows[p] : NULL;
 }
 
 const mj_kernel_row *mj__kernel_row(mj_primitive p, int k) {
@@ -387,6 +401,6 @@ const char *mj_primitive_name(mj_primitive primitive) {
 
 mj_primitive mj_primitive_parse(const char *name) {
     for (int p = 0; name && p < MJ_PRIMITIVE_COUNT; ++p)
-        if (strcmp(rows[p].name, name) == 0) return (mj_primitive)p;
+        if (rows[p].name && strcmp(rows[p].name, name) == 0) return (mj_primitive)p;
     return MJ_PRIMITIVE_COUNT;
 }

@@ -29,7 +29,8 @@ class SortDesc(ctypes.Structure):
                 ("type_name", c_char_p), ("type_source", c_char_p), ("type_size", c_size_t),
                 ("type_align", c_size_t), ("value_size", c_size_t), ("nt", c_int),
                 ("vt", c_int), ("bs_nt", c_int), ("op", c_char_p), ("identity", c_char_p),
-                ("merge4_log2", c_int)]
+                ("merge4_log2", c_int), ("value_type", c_char_p),
+                ("value_type_source", c_char_p)]
 
 
 class Segments(ctypes.Structure):
@@ -113,6 +114,8 @@ _PROTOTYPES = {
     "mj_sorter_join": (c_int, [_SORTER, c_int, c_void_p, c_size_t, c_void_p, c_size_t,
                                c_size_t, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p,
                                c_size_t, c_void_p]),
+    "mj_sorter_reduce_by_key": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_void_p,
+                                        c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]),
     "mj_set_op_bound": (c_size_t, [c_int, c_size_t, c_size_t]),
     "mj_sorter_set_op": (c_int, [_SORTER, c_int, c_void_p, c_void_p, c_size_t, c_void_p,
                                  c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p,

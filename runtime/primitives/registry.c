@@ -7,6 +7,7 @@
 #include "primitives/merge.h"
 #include "primitives/mergesort.h"
 #include "primitives/queued.h"
+#include "primitives/reduce_by_key.h"
 #include "primitives/scan.h"
 #include "primitives/setops.h"
 
@@ -33,8 +34,9 @@ static const mj_primitive_entry entries[MJ_PRIMITIVE_COUNT] = {
     [MJ_INTERVAL_MOVE] = {mj__lbs_temp, NULL, NULL},
     [MJ_JOIN] = {mj__join_temp, NULL, NULL},
     [MJ_SET_OPS] = {mj__setops_temp, NULL, NULL},
+    [MJ_REDUCE_BY_KEY] = {mj__reduce_by_key_temp, NULL, NULL},
 };
 
 const mj_primitive_entry *mj__primitive_entry(mj_primitive p) {
-    return (unsigned)p < MJ_PRIMITIVE_COUNT ? &entries[p] : NULL;
+    return (unsigned)p < MJ_PRIMITIVE_COUNT && entries[p].temp_size ? &entries[p] : NULL;
 }

@@ -19,7 +19,7 @@ typedef struct mj_primitive_entry {
                       size_t temp_bytes, void *stream);
 } mj_primitive_entry;
 
-/* The primitive's entry points; NULL for an unknown primitive. */
+/* The primitive's entry points; NULL for an unknown primitive (or a number without a row). */
 const mj_primitive_entry *mj__primitive_entry(mj_primitive p);
 
 #endif
