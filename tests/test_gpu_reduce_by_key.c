@@ -105,7 +105,7 @@ static void value_op(value_kind v, unsigned char *a, const unsigned char *b) {
     }
     case V_AFF:
     case V_AFF3: {
-        uint32_t x[3], y[3];
+        uint32_t x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
         size_t n = v == V_AFF ? 8 : 12;
         memcpy(x, a, n);
         memcpy(y, b, n);

@@ -47,7 +47,9 @@ static const char usage[] =
     "                setops: the\n"
     "                intersection, union, difference and symmetric difference of the two\n"
     "                halves of the keys (about half of b copied from a), each sorted on\n"
-    "                the CPU (any --type, --values B)\n"
+    "                the CPU (any --type, --values B); reducebykey: keys in runs of 1\n"
+    "                to 7 copies (mean 4), each run's first key and the sum of its 4-byte\n"
+    "                values, checked against the CPU (any --type, --values 0 or 4)\n"
     "  --seglen L    segment length for segsort (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -176,6 +178,10 @@ static void fill_desc(const demo_opts *o, mj_sort_desc *desc)
     mj_sort_desc_init(desc, o->kind, o->order);
     desc->primitive = o->primitive;
     desc->value_size = o->value_size;
+    if (demo_is_reduce_by_key(o->primitive)) { /* its demo sums 4-byte values */
+        desc->value_size = 4;
+        desc->value_type = "unsigned";
+    }
 }
 
 /* No GPU: build the sorter for the target in a compile-only context and report the JIT cost. */
@@ -471,6 +477,9 @@ int cmd_demo(int argc, char **argv)
         return cli_usage_error(CMD, "search takes no --values");
     if (demo_is_join(o.primitive) && (rc = demo_join_opts(&o)) != CLI_OK)
         return rc;
+    if (demo_is_reduce_by_key(o.primitive) && o.value_size != 0 && o.value_size != 4)
+        return cli_usage_error(CMD, "reducebykey sums 4-byte values: --values 0 or 4, not %zu",
+                               o.value_size);
     if (o.n > SIZE_MAX / 64) /* value bytes, permutation and reference sort buffers */
         return cli_tool_error(MJ_ERR_TOO_LARGE, "%llu keys do not fit in this machine's memory",
                               (unsigned long long)o.n);
@@ -493,6 +502,7 @@ int cmd_demo(int argc, char **argv)
         : demo_is_bulk(o.primitive)     ? demo_bulk_run
         : demo_is_join(o.primitive)     ? demo_join_run
         : demo_is_setops(o.primitive)   ? demo_setops_run
+        : demo_is_reduce_by_key(o.primitive) ? demo_reduce_by_key_run
                                         : NULL;
     if (family) {
         rc = family(ctx, &o, n);
