@@ -21,7 +21,9 @@
 //   join      an inner join against thrust::lower_bound, upper_bound, exclusive_scan and an
 //             expand by upper_bound over the rows (bench_join_cases.h; rates in output rows);
 //   setops    intersection, union, difference and symmetric difference against Thrust's
-//             set_* and set_*_by_key (bench_setops_cases.h).
+//             set_* and set_*_by_key (bench_setops_cases.h);
+//   rbk       reduce by key (runs of mean length 1, 4 and 1000, u32 values summed) against
+//             cub::DeviceReduce::ReduceByKey (bench_rbk_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run.
@@ -33,7 +35,7 @@
 //
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
-//                           insert|move|join|setops]
+//                           insert|move|join|setops|rbk]
 //                    [--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] [--csv FILE]
 //
 // Sizes are 2^24 and 2^27 (2^24 alone with --quick; --lg picks one).
@@ -338,6 +340,7 @@ static void measure_copy()
 #include "bench_move_cases.h"
 #include "bench_join_cases.h"
 #include "bench_setops_cases.h"
+#include "bench_rbk_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -365,7 +368,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
-                            "remove|insert|move|join|setops] "
+                            "remove|insert|move|join|setops|rbk] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] "
                             "[--csv FILE]\n");
             return 2;
@@ -484,6 +487,15 @@ int main(int argc, char **argv)
                     bench_setops<uint32_t, void>("u32", MJ_KEY_U32, lg, (mj_set_op)op);
                 if (want_case("pairs_u32"))
                     bench_setops<uint32_t, uint32_t>("pairs_u32", MJ_KEY_U32, lg, (mj_set_op)op);
+            }
+        }
+    }
+    if (want("rbk")) {
+        for (int lg : {24, 27}) {
+            if (skip_lg(lg)) continue;
+            for (int mean : {1, 4, 1000}) {
+                if (want_case("u32")) bench_reduce_by_key<uint32_t>("u32", MJ_KEY_U32, lg, mean);
+                if (want_case("u64")) bench_reduce_by_key<uint64_t>("u64", MJ_KEY_U64, lg, mean);
             }
         }
     }

@@ -146,7 +146,8 @@ PATH = _library_path()
 
 PRIMITIVES = {n: lib.mj_primitive_parse(n.encode())
               for n in ("mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs",
-                        "expand", "search", "remove", "insert", "move", "join", "setops")}
+                        "expand", "search", "remove", "insert", "move", "join", "setops",
+                        "reducebykey")}
 KEY_KINDS = {n: lib.mj_key_kind_parse(n.encode())
              for n in ("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "bf16",
                        "f32", "f64", "custom")}
