@@ -12,7 +12,8 @@
  * edges around one run of five tiles; sizes 0, 1, around the tile edges, 33 tiles and 4 * 10^6
  * (200000 with MJ_TEST_SMALL). Outputs lie between guard bytes and are filled with a pattern
  * first: the entries past the count must keep it. A caller's temporary buffer for several
- * sizes and the one-call function. Skips (exit 77) where there is no GPU. */
+ * sizes and the one-call function; misaligned and host pointers refused with the outputs
+ * untouched. Skips (exit 77) where there is no GPU. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,12 +387,59 @@ START_TEST(test_temp_and_one_call)
 }
 END_TEST
 
+/* Misaligned and host pointers are refused before anything is written: the outputs keep
+ * their pattern (u32 keys with 8-byte values). */
+START_TEST(test_refusals)
+{
+    const config *c = &configs[3];
+    mj_sorter *s = make(c);
+    size_t n = 1000;
+    unsigned char *k = make_keys(c, P_MEAN4, n, tile_of(s), 9), *v = calloc(n + 1, 8);
+    ck_assert_ptr_nonnull(v);
+    unsigned char *d_k = dev_copy(k, 4 * n + 8), *d_v = dev_copy(v, 8 * n + 8);
+    unsigned char *d_ok = guarded(4 * n + 8), *d_ov = guarded(8 * n + 8), *d_c = guarded(16);
+    static const struct {
+        int arg, offset;
+        const char *needle;
+    } bad[] = {{0, 2, "keys"}, {1, 4, "values"}, {2, 1, "out_keys"}, {3, 4, "out_values"},
+               {4, 4, "out_count"}, {1, -1, "not memory the GPU can reach"}};
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; ++b) {
+        unsigned char *p[5] = {d_k, d_v, d_ok, d_ov, d_c};
+        p[bad[b].arg] = bad[b].offset < 0 ? v : p[bad[b].arg] + bad[b].offset;
+        mjt_expect(ctx, mj_sorter_reduce_by_key(s, p[0], p[1], n, p[2], p[3], p[4], NULL, 0,
+                                                NULL),
+                   MJ_ERR_INVALID_ARGUMENT, bad[b].needle, bad[b].needle);
+    }
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    size_t overrun = 0;
+    unsigned char *gk = fetch(d_ok, 4 * n + 8, &overrun), *gv = fetch(d_ov, 8 * n + 8, &overrun);
+    unsigned char *gc = fetch(d_c, 16, &overrun);
+    size_t touched = overrun;
+    for (size_t i = 0; i < 4 * n + 8; ++i) touched += gk[i] != GUARD_BYTE;
+    for (size_t i = 0; i < 8 * n + 8; ++i) touched += gv[i] != GUARD_BYTE;
+    for (size_t i = 0; i < 16; ++i) touched += gc[i] != GUARD_BYTE;
+    ck_assert_msg(touched == 0, "%zu output bytes written by refused calls", touched);
+    free(gk);
+    free(gv);
+    free(gc);
+    free(k);
+    free(v);
+    free_guarded(d_ok);
+    free_guarded(d_ov);
+    free_guarded(d_c);
+    free_dev(d_k);
+    free_dev(d_v);
+    mj_sorter_destroy(s);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpu_reduce_by_key");
     TCase *tc = tcase_create("primitives");
     tcase_set_timeout(tc, 1800);
     tcase_add_loop_test(tc, test_runs, 0, CONFIGS);
     tcase_add_test(tc, test_temp_and_one_call);
+    tcase_add_test(tc, test_refusals);
     suite_add_tcase(s, tc);
     return run_gpu_suite("test_gpu_reduce_by_key", s);
 }
