@@ -276,7 +276,8 @@ typedef struct mj_sort_desc {
      * NULL when none is needed). value_size must be its sizeof (1 to 64) and its alignof at
      * most the alignment of the value arrays, which is what value_size allows (16 for 16, 8
      * for multiples of 8, 4, 2, else 1): static_asserts in the generated code check both,
-     * and that it is trivially copyable. Output values are built by the operator, so the
+     * and that it is trivially copyable; it also lives in shared memory, so it must have no
+     * constructor of its own (a plain struct). Output values are built by the operator, so the
      * padding bytes of a struct value are unspecified (keys are moved as bytes, padding
      * included). Appended fields: a description zeroed before it is filled (memset, `= {0}`,
      * mj_sort_desc_init) keeps them NULL. */

@@ -212,8 +212,8 @@ static int spec_field(gen_key *k, const char *file, int line, const char *name,
                                                       : -1;
         if (slot < 0)
             return SPEC_ERR("unknown field '%s' (type, name, source, source_file, size, align, "
-                            "less, order, op, identity, value_type, value_source, values, primitives)",
-                            name);
+                            "less, order, op, identity, value_type, value_source, values, "
+                            "primitives)", name);
         int at = slot == 3 ? 2 : slot;
         free(k->strings[at]);
         char *s = slot == 3 ? read_beside(file, value) : dup_str(value);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `mergejit demo --primitive reducebykey` (cmd_demo.c hands it over after opening the
- * device and checking --values): n keys of --type in runs of 1 to 7 copies (mean 4; equal keys also come back after
- * other runs: the input is not sorted), each with a 4-byte value (unsigned, --values 0 or 4);
- * each run reduced to its first key and the sum of its values (a + b, wrapping), checked run
- * by run against the CPU (equivalent keys: neither ordered before the other by --order's
- * total order) and timed. */
+/* `mergejit demo --primitive reducebykey` (cmd_demo.c hands it over after opening the device
+ * and checking --values): n keys of --type in runs of 1 to 7 copies (mean 4; equal keys also
+ * come back after other runs: the input is not sorted), each with a 4-byte value (unsigned,
+ * --values 0 or 4); each run reduced to its first key and the sum of its values (a + b,
+ * wrapping), checked run by run against the CPU (equivalent keys: neither ordered before the
+ * other by --order's total order) and timed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
