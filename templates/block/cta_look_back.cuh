@@ -89,11 +89,11 @@ MJ_DEVICE void mj_lb_publish(const mj_lb_states<T> &st, mj_i64 tile, mj_u64 stat
     }
 }
 
-/* Lane's predecessor `pred` (< 0: before the first tile, a prefix of nothing, `none`): waits,
- * with the whole warp, until every lane's tile has a status; returns it, and the summary it
- * names in *s. */
+/* Lane's predecessor `pred` (< 0: before the first tile, a prefix of nothing: count 0, value
+ * `none`): waits, with the whole warp, until every lane's tile has a status; returns it, and
+ * the summary it names in *s. */
 template <typename T>
-MJ_DEVICE mj_u64 mj_lb_await(const mj_lb_states<T> &st, mj_i64 pred, const mj_tile_sum<T> &none,
+MJ_DEVICE mj_u64 mj_lb_await(const mj_lb_states<T> &st, mj_i64 pred, const T &none,
                              mj_tile_sum<T> *s) {
     mj_u64 word = MJ_LB_PREFIX, bits = 0;
     if constexpr (sizeof(T) <= 8) {
@@ -104,17 +104,18 @@ MJ_DEVICE mj_u64 mj_lb_await(const mj_lb_states<T> &st, mj_i64 pred, const mj_ti
                              : "l"(st.words + 2 * pred)
                              : "memory");
         } while (__any_sync(0xFFFFFFFFu, (word & ~MJ_LB_COUNT) == 0));
-        memcpy(&s->value, &bits, sizeof(T));
+        T v;
+        memcpy(&v, &bits, sizeof(T));
+        s->value = pred >= 0 ? v : none;
     } else {
         do {
             if (pred >= 0) word = *(volatile mj_u64 *)&st.words[2 * pred];
         } while (__any_sync(0xFFFFFFFFu, (word & ~MJ_LB_COUNT) == 0));
         __threadfence(); /* the status before the value it announces */
-        if (pred >= 0)
-            s->value = mj_load_volatile(st.values + 2 * pred + (word >= MJ_LB_PREFIX));
+        s->value = pred >= 0 ? mj_load_volatile(st.values + 2 * pred + (word >= MJ_LB_PREFIX))
+                             : none;
     }
     s->count = word & MJ_LB_COUNT;
-    if (pred < 0) *s = none;
     return word & ~MJ_LB_COUNT;
 }
 
@@ -134,7 +135,7 @@ MJ_DEVICE mj_tile_sum<T> mj_look_back(const mj_lb_states<T> &st, mj_i64 tile,
     mj_tile_sum<T> before = none; /* of the tiles from `end` to this one */
     for (mj_i64 end = tile;; end -= 32) {
         mj_tile_sum<T> s;
-        mj_u64 status = mj_lb_await(st, end - 32 + lane, none, &s);
+        mj_u64 status = mj_lb_await(st, end - 32 + lane, none.value, &s);
         unsigned prefixes = __ballot_sync(0xFFFFFFFFu, status == MJ_LB_PREFIX);
         int stop = prefixes ? 31 - __clz(prefixes) : 0;
         if (lane < stop) s = none;
