@@ -51,7 +51,7 @@ static const char *get_record(const uint8_t *r, uint32_t version, uint64_t index
         return "has a payload that lies outside the file (truncated?)";
     if (sm > INT_MAX)
         return "has an impossible sm";
-    if (primitive >= MJ_PRIMITIVE_COUNT || !mj_primitive_name((mj_primitive)primitive))
+    if (primitive >= MJ_PRIMITIVE_COUNT)
         return "has an unknown primitive";
     if (key >= MJ_KEY_KIND_COUNT)
         return "has an unknown key kind";

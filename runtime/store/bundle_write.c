@@ -29,7 +29,7 @@ static const char *check_entry_in(const mj_bundle_entry *e)
         return "has a negative sm";
     if (e->ptx != 0 && e->ptx != 1)
         return "has an unknown binary form (ptx is neither 0 nor 1)";
-    if (!mj_primitive_name(e->primitive))
+    if ((unsigned)e->primitive >= MJ_PRIMITIVE_COUNT)
         return "has an unknown primitive";
     if ((unsigned)e->key >= MJ_KEY_KIND_COUNT)
         return "has an unknown key kind";
