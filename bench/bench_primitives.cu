@@ -25,7 +25,9 @@
 //   select    a predicate keeping 1%, 50% or 99% against cub::DeviceSelect::If, and unique of
 //             keys in runs against cub::DeviceSelect::Unique (bench_select_cases.h);
 //   segreduce against cub::DeviceSegmentedReduce::Sum of u32 keys in segments of random
-//             lengths, mean 1, 8, 32, 1000 and 10^5 (bench_segreduce_cases.h).
+//             lengths, mean 1, 8, 32, 1000 and 10^5 (bench_segreduce_cases.h);
+//   rbk       reduce by key (runs of mean length 1, 4 and 1000, u32 values summed) against
+//             cub::DeviceReduce::ReduceByKey (bench_rbk_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run.
@@ -37,7 +39,7 @@
 //
 //   bench_primitives [--reps N] [--quick]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
-//                           insert|move|join|setops|select|segreduce]
+//                           insert|move|join|setops|select|segreduce|rbk]
 //                    [--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] [--csv FILE]
 //
 // Sizes are 2^24 and 2^27 (2^24 alone with --quick; --lg picks one).
@@ -344,6 +346,7 @@ static void measure_copy()
 #include "bench_setops_cases.h"
 #include "bench_select_cases.h"
 #include "bench_segreduce_cases.h"
+#include "bench_rbk_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -371,7 +374,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
-                            "remove|insert|move|join|setops|select|segreduce] "
+                            "remove|insert|move|join|setops|select|segreduce|rbk] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] "
                             "[--csv FILE]\n");
             return 2;
@@ -509,6 +512,15 @@ int main(int argc, char **argv)
         for (int lg : {24, 27}) {
             if (skip_lg(lg)) continue;
             for (long mean : {1L, 8L, 32L, 1000L, 100000L}) bench_segreduce(lg, mean);
+        }
+    }
+    if (want("rbk")) {
+        for (int lg : {24, 27}) {
+            if (skip_lg(lg)) continue;
+            for (int mean : {1, 4, 1000}) {
+                if (want_case("u32")) bench_reduce_by_key<uint32_t>("u32", MJ_KEY_U32, lg, mean);
+                if (want_case("u64")) bench_reduce_by_key<uint64_t>("u64", MJ_KEY_U64, lg, mean);
+            }
         }
     }
     if (g_csv) fclose(g_csv);

@@ -93,6 +93,11 @@ static const char *const segreduce_templates[] = {
     "cta_look_back.cuh", "kernel_segreduce.cuh", NULL,
 };
 
+static const char *const reduce_by_key_templates[] = {
+    "warp_shfl_any.cuh", "cta_run_look_back.cuh", "tile_io.cuh", "kernel_reduce_by_key.cuh",
+    NULL,
+};
+
 /* ---- Kernels. */
 
 #define NT MJ_USES_NT
@@ -149,6 +154,7 @@ static const mj_kernel_row setop = {.name = "mj_setop_tiles"};
 static const mj_kernel_row select_tiles = {.name = "mj_select_tiles", .ignores = BS};
 static const mj_kernel_row segreduce_partition = {.name = "mj_segreduce_partition"};
 static const mj_kernel_row segreduce = {.name = "mj_segreduce_tiles"};
+static const mj_kernel_row reduce_by_key = {.name = "mj_reduce_by_key_tiles"};
 
 #undef NT
 #undef VT
@@ -344,12 +350,19 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .smem = mj__smem_move,
         .tile = mj__tile_search,
     },
+    [MJ_REDUCE_BY_KEY] = {
+        .name = "reducebykey",
+        .traits = {.comparator = 1, .value_op = 1, .fixed_nt = 1, .values = MJ_VALUES_REQUIRED},
+        .templates = reduce_by_key_templates,
+        .kernels = {[MJ_K_REDUCE_BY_KEY] = &reduce_by_key},
+        .smem = mj__smem_reduce_by_key,
+        .tile = mj__tile_setops,
+    },
 };
 #undef K
 
-/* A number without a row (another branch's primitive, not yet merged) is unknown. */
 const mj_primitive_row *mj__primitive_row(mj_primitive p) {
-    return (unsigned)p < MJ_PRIMITIVE_COUNT && rows[p].name ? &rows[p] : NULL;
+    return (unsigned)p < MJ_PRIMITIVE_COUNT ? &rows[p] : NULL;
 }
 
 const mj_kernel_row *mj__kernel_row(mj_primitive p, int k) {
@@ -422,6 +435,6 @@ const char *mj_primitive_name(mj_primitive primitive) {
 
 mj_primitive mj_primitive_parse(const char *name) {
     for (int p = 0; name && p < MJ_PRIMITIVE_COUNT; ++p)
-        if (rows[p].name && strcmp(rows[p].name, name) == 0) return (mj_primitive)p;
+        if (strcmp(rows[p].name, name) == 0) return (mj_primitive)p;
     return MJ_PRIMITIVE_COUNT;
 }

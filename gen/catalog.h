@@ -59,6 +59,7 @@ enum { MJ_K_REMOVE_PARTITION = 0, MJ_K_REMOVE = 1, MJ_K_INSERT_PARTITION = 0, MJ
 enum { MJ_K_SETOP_PARTITION = 0, MJ_K_SETOP = 1 };
 enum { MJ_K_SELECT = 0 };
 enum { MJ_K_SEGREDUCE_PARTITION = 0, MJ_K_SEGREDUCE = 1 };
+enum { MJ_K_REDUCE_BY_KEY = 0 };
 
 /* The tile parameters a kernel's code may depend on. */
 enum {
@@ -90,6 +91,8 @@ typedef struct mj_primitive_traits {
     unsigned char op;         /* combines with an operator and identity (no values) */
     unsigned char predicate;  /* orders keys (comparator) and may also take a selection
                                  operator over one key (mj_sort_desc.op), no identity */
+    unsigned char value_op;   /* combines its values (of value_type) with an operator and
+                                 identity; with a comparator for the keys */
     unsigned char index_key;  /* the key is the index type of offsets (i32 or i64) */
     unsigned char moves;      /* only moves elements, as bytes (no comparator, no operator) */
     unsigned char fixed_nt;   /* refuses blocksort threads other than NT */
@@ -110,7 +113,8 @@ typedef struct mj_tile_row {
 
 typedef struct mj_primitive_row {
     const char *name;                /* mj_primitive_name's */
-    mj_primitive_traits traits;      /* exactly one of comparator, op, index_key and moves */
+    mj_primitive_traits traits;      /* exactly one of comparator, op, index_key and moves
+                                        (value_op goes with comparator) */
     const char *const *templates;    /* embedded templates after the spec, in order
                                         (NULL-terminated) */
     const mj_kernel_row *kernels[MJ_KERNELS_MAX]; /* by index; NULL where none */
@@ -154,6 +158,8 @@ static inline int mj__takes_op(mj_primitive p) {
 static inline int mj__is_reduce_or_scan(mj_primitive p) { return mj__primitive_traits(p)->op; }
 static inline int mj__is_lbs(mj_primitive p) { return mj__primitive_traits(p)->index_key; }
 static inline int mj__is_bulk(mj_primitive p) { return mj__primitive_traits(p)->moves; }
+/* The primitives with a value type, whose operator combines values (reduce by key). */
+static inline int mj__has_value_op(mj_primitive p) { return mj__primitive_traits(p)->value_op; }
 
 /* Static shared memory a kernel with nt threads and VT vt declares for the primitive's tile
  * (its row's rule, tile_rules.c); SIZE_MAX for an unknown primitive. */

@@ -152,16 +152,19 @@ static void emit_key_maps(mj_strbuf *sb, const mj_kernel_spec *spec) {
         mj__sb_printf(sb, "    return mj_%s_bits(o);\n}\n", f);
 }
 
-/* Reduce and scan: mj_op and mj_identity (the sorts' mj_less is not needed). */
-static void emit_operator(mj_strbuf *sb, const mj_kernel_spec *spec) {
+/* The operator `fn` over two `type`s and its identity `identity_fn`, from the spec's op and
+ * identity (NULL: a + b and 0): reduce and scan combine keys (mj_op, mj_identity), reduce by
+ * key values (mj_value_op, mj_value_identity). */
+static void emit_operator(mj_strbuf *sb, const mj_kernel_spec *spec, const char *type,
+                          const char *fn, const char *identity_fn) {
     /* NVRTC has no <math.h>: identities like -INFINITY (max) still read as in CUDA C++. */
     mj__sb_puts(sb, "#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n");
-    mj__sb_puts(sb, "MJ_DEVICE mj_key mj_op(const mj_key &a, const mj_key &b) {\n");
-    mj__sb_puts(sb, "#line 1 \"operator\"\n    return (mj_key)(");
+    mj__sb_printf(sb, "MJ_DEVICE %s %s(const %s &a, const %s &b) {\n", type, fn, type, type);
+    mj__sb_printf(sb, "#line 1 \"operator\"\n    return (%s)(", type);
     mj__sb_puts(sb, spec->op ? spec->op : "a + b");
     mj__sb_puts(sb, "\n    );\n}\n#line 1 \"mergejit_spec\"\n");
-    mj__sb_puts(sb, "MJ_DEVICE mj_key mj_identity() {\n");
-    mj__sb_puts(sb, "#line 1 \"identity\"\n    return (mj_key)(");
+    mj__sb_printf(sb, "MJ_DEVICE %s %s() {\n", type, identity_fn);
+    mj__sb_printf(sb, "#line 1 \"identity\"\n    return (%s)(", type);
     mj__sb_puts(sb, spec->identity ? spec->identity : "0");
     mj__sb_puts(sb, "\n    );\n}\n");
 }
@@ -179,6 +182,27 @@ static void emit_select_op(mj_strbuf *sb, const mj_kernel_spec *spec) {
     mj__sb_puts(sb, "#line 1 \"selection operator\"\n    return (bool)(");
     mj__sb_puts(sb, spec->op ? spec->op : "false");
     mj__sb_puts(sb, "\n    );\n}\n");
+}
+
+/* Reduce by key's values: the caller's type (and its source), checked against value_size and
+ * the alignment a run checks the value arrays for, as mj_value. */
+static void emit_value_type_of(mj_strbuf *sb, const mj_kernel_spec *spec) {
+    if (spec->value_type_source) {
+        mj__sb_puts(sb, "#line 1 \"value_type_source\"\n");
+        mj__sb_puts(sb, spec->value_type_source);
+        mj__sb_puts(sb, "\n#line 1 \"mergejit_spec\"\n");
+    }
+    const char *t = spec->value_type;
+    mj__sb_printf(sb, "typedef %s mj_value;\n", t);
+    mj__sb_printf(sb, "static_assert(sizeof(mj_value) == %zu, \"mergejit: sizeof(%s) is not %zu "
+                      "as declared (value_size)\");\n",
+                  spec->value_size, t, spec->value_size);
+    mj__sb_printf(sb, "static_assert(alignof(mj_value) <= %zu, \"mergejit: alignof(%s) is over "
+                      "%zu, the alignment of arrays of %zu-byte values\");\n",
+                  mj__value_align(spec->value_size), t, mj__value_align(spec->value_size),
+                  spec->value_size);
+    mj__sb_printf(sb, "static_assert(__is_trivially_copyable(mj_value), \"mergejit: %s must be "
+                      "trivially copyable\");\n", t);
 }
 
 /* The kernel a definition starting at `at` (just past `extern "C" __global__ void`) defines:
@@ -246,8 +270,11 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     mj__sb_printf(&sb, "#define MJ_SPEC 1\n#define MJ_SM %d\n#define MJ_NT %d\n#define MJ_VT %d\n",
                   spec->sm, spec->nt, spec->vt);
     mj__sb_printf(&sb, "#define MJ_BS_NT %d\n", mj__spec_bs_nt(spec));
+    /* Reduce by key's values are of the caller's type, never indices. */
     mj__sb_printf(&sb, "#define MJ_HAS_VALUES %d\n#define MJ_VALUE_IS_INDEX %d\n",
-                  spec->value_size > 0, spec->value_size == 4 || spec->value_size == 8);
+                  spec->value_size > 0,
+                  (spec->value_size == 4 || spec->value_size == 8) &&
+                      !mj__has_value_op(spec->primitive));
     mj__sb_printf(&sb, "#define MJ_SEGMENTED %d\n", traits->segmented);
     mj__sb_printf(&sb, "#define MJ_KEY_MAP %d\n", maps_keys(spec));
     mj__sb_printf(&sb, "#define MJ_BLOCKSORT_MIN_BLOCKS %d\n", blocksort_min_blocks(spec));
@@ -286,9 +313,12 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
                                                           : builtin_keys[spec->key].cuda_type);
         if (maps_keys(spec)) emit_key_maps(&sb, spec);
     }
-    emit_value_type(&sb, spec->value_size);
+    if (mj__has_value_op(spec->primitive))
+        emit_value_type_of(&sb, spec);
+    else
+        emit_value_type(&sb, spec->value_size);
     if (mj__is_reduce_or_scan(spec->primitive)) {
-        emit_operator(&sb, spec);
+        emit_operator(&sb, spec, "mj_key", "mj_op", "mj_identity");
         goto primitive;
     }
     /* No comparator for lbs, expand and move (offsets compare as integers), nor for bulk
@@ -312,6 +342,8 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     }
     mj__sb_puts(&sb, "}\n");
     if (mj__primitive_traits(spec->primitive)->predicate) emit_select_op(&sb, spec);
+    if (mj__has_value_op(spec->primitive))
+        emit_operator(&sb, spec, "mj_value", "mj_value_op", "mj_value_identity");
 
 primitive:
     /* mj__spec_check took the primitive: its list is not NULL. */

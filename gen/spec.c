@@ -11,6 +11,12 @@ size_t mj__spec_key_size(const mj_kernel_spec *spec) {
     return spec->key == MJ_KEY_CUSTOM ? spec->type_size : mj_key_kind_size(spec->key);
 }
 
+size_t mj__value_align(size_t v) {
+    if (v == 0) return 1;
+    if (v == 16) return 16;
+    return v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
+}
+
 static int is_type_name(const char *s) {
     if (!s || !(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z'))) return 0;
     for (; *s; ++s) {
@@ -86,6 +92,54 @@ static int check_values(const mj_kernel_spec *spec, char *err, size_t errcap) {
     return 0;
 }
 
+/* A value type's name: a C++ type name, which may be several words ("unsigned long long"). */
+static int is_value_type_name(const char *s) {
+    if (!s || !*s || *s == ' ' || s[strlen(s) - 1] == ' ') return 0;
+    for (; *s; ++s) {
+        int ok = *s == '_' || *s == ':' || *s == ' ' || (*s >= '0' && *s <= '9') ||
+                 (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z');
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* The value type and its operator (reduce by key), or their absence (every other primitive,
+ * whose generated source and cache keys must not depend on fields it does not use). */
+static int check_value_type(const mj_kernel_spec *spec, char *err, size_t errcap) {
+    const char *name = mj_primitive_name(spec->primitive);
+    if (!mj__has_value_op(spec->primitive)) {
+        if (spec->value_type || spec->value_type_source) {
+            snprintf(err, errcap, "%s takes no value_type or value_type_source (reduce by key "
+                                  "alone combines values): leave them NULL", name);
+            return -1;
+        }
+        return 0;
+    }
+    if (!is_value_type_name(spec->value_type)) {
+        snprintf(err, errcap, "%s needs value_type, the CUDA type of its values, e.g. \"float\" "
+                              "or \"unsigned long long\" (got %s%s%s)",
+                 name, spec->value_type ? "'" : "", spec->value_type ? spec->value_type : "none",
+                 spec->value_type ? "'" : "");
+        return -1;
+    }
+    if (!spec->op && (spec->identity || spec->value_type_source)) {
+        snprintf(err, errcap, "%s: %s", name,
+                 spec->identity ? "an identity was given without an operator (op)"
+                                : "a value type of value_type_source needs an operator (op) "
+                                  "and its identity: the default is a + b and 0");
+        return -1;
+    }
+    if (spec->op && !spec->identity) {
+        snprintf(err, errcap, "%s: the operator '%s' needs its identity (identity)", name,
+                 spec->op);
+        return -1;
+    }
+    if (spec->op && (check_expression(spec->op, "operator", " over a and b", err, errcap) ||
+                     check_expression(spec->identity, "identity", "", err, errcap)))
+        return -1;
+    return 0;
+}
+
 /* Load-balancing search, expand and move: the key is the index type of the offsets and
  * outputs. */
 static int check_lbs(const mj_kernel_spec *spec, char *err, size_t errcap) {
@@ -129,7 +183,7 @@ static int check_operator(const mj_kernel_spec *spec, char *err, size_t errcap) 
 }
 
 int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
-    if ((unsigned)spec->primitive >= MJ_PRIMITIVE_COUNT) {
+    if (!mj__primitive_row(spec->primitive)) {
         snprintf(err, errcap, "unknown primitive %d", (int)spec->primitive);
         return -1;
     }
@@ -169,7 +223,7 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
             return -1;
         }
     }
-    if (check_values(spec, err, errcap)) return -1;
+    if (check_values(spec, err, errcap) || check_value_type(spec, err, errcap)) return -1;
     if (mj__is_reduce_or_scan(spec->primitive)) {
         if (check_operator(spec, err, errcap)) return -1;
     } else if (mj__is_lbs(spec->primitive)) {
@@ -194,7 +248,7 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
 
 int mj__tile_shape_check(mj_primitive primitive, size_t key_size, size_t value_size, int nt,
                          int vt, int bs_nt, char *err, size_t errcap) {
-    if ((unsigned)primitive >= MJ_PRIMITIVE_COUNT) {
+    if (!mj__primitive_row(primitive)) {
         snprintf(err, errcap, "unknown primitive %d", (int)primitive);
         return -1;
     }

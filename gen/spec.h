@@ -16,11 +16,14 @@ typedef struct mj_kernel_spec {
     const char *less;        /* NULL: the built-in order (not used by reduce, scan, lbs,
                                 expand and move) */
     const char *op;          /* reduce and scan: NULL is a + b (built-in keys but f16, bf16) */
-    const char *identity;    /* reduce and scan: NULL is KEY(0) (only with the default op) */
+    const char *identity;    /* reduce and scan: NULL is KEY(0) (only with the default op);
+                                reduce by key: op and identity combine values */
     const char *type_name;   /* MJ_KEY_CUSTOM */
     const char *type_source; /* MJ_KEY_CUSTOM */
     size_t type_size, type_align;
     size_t value_size;       /* 0: keys only */
+    const char *value_type;  /* reduce by key: the values' CUDA type (NULL for the others) */
+    const char *value_type_source; /* reduce by key: CUDA source defining it, or NULL */
     int nt, vt;              /* merge tile shape */
     int bs_nt;               /* blocksort threads: nt times a power of two; 0 means nt */
     int sm;                  /* target, e.g. 90 (recorded in the source) */
@@ -41,6 +44,11 @@ size_t mj__spec_key_size(const mj_kernel_spec *spec);
 static inline int mj__spec_builtin_order(const mj_kernel_spec *spec) {
     return spec->key != MJ_KEY_CUSTOM && !spec->less;
 }
+
+/* The alignment of a value array's elements of v bytes, which runs check (api/sorter.c) and
+ * the generated value types take: 16 for 16 bytes, else the largest power of two up to 8
+ * dividing v (1 for 0). */
+size_t mj__value_align(size_t v);
 
 /* Threads of the blocksort kernel (bs_nt, or nt when bs_nt is 0). */
 int mj__spec_bs_nt(const mj_kernel_spec *spec);

@@ -52,6 +52,14 @@ size_t mj__smem_setops(int nt, int vt, size_t key_size, size_t value_size) {
     return (nv + 3 + (size_t)vt) * key_size + (value_size || key_size > 4 ? 4 * nv : 4) +
            4 * (size_t)(nt + 1) + 4 * (size_t)(nt / 32) + 128;
 }
+/* Reduce by key: the key before the tile and the tile's keys, its values (reused for the runs
+ * it closes) and a head position each, and a run summary (a count and a value) per warp and
+ * for the tile's prefix, with room for their alignment. */
+size_t mj__smem_reduce_by_key(int nt, int vt, size_t key_size, size_t value_size) {
+    size_t nv = (size_t)nt * (size_t)vt;
+    return (nv + 1) * key_size + nv * (value_size + 4) +
+           (size_t)(nt / 32 + 1) * (value_size + 16) + 64;
+}
 /* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one more
  * than a tile) and a source per output. Elements go straight to global memory. */
 size_t mj__smem_remove(int nt, int vt, size_t key_size, size_t value_size) {

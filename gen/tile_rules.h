@@ -29,6 +29,8 @@ size_t mj__smem_search(int nt, int vt, size_t key_size, size_t value_size);
 size_t mj__smem_join(int nt, int vt, size_t key_size, size_t value_size);
 /* set operations */
 size_t mj__smem_setops(int nt, int vt, size_t key_size, size_t value_size);
+/* reduce by key */
+size_t mj__smem_reduce_by_key(int nt, int vt, size_t key_size, size_t value_size);
 /* bulk remove */
 size_t mj__smem_remove(int nt, int vt, size_t key_size, size_t value_size);
 /* bulk insert */
@@ -59,6 +61,7 @@ void mj__tile_lbs(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size
 /* sorted search, join */
 void mj__tile_search(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,
                      int *vt, int *bs_nt);
+/* set operations, reduce by key */
 void mj__tile_setops(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,
                      int *vt, int *bs_nt);
 void mj__tile_remove(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,

@@ -192,12 +192,14 @@ typedef enum mj_primitive {
                               each run of equivalent keys (unique), in order */
     MJ_SEGMENTED_REDUCE = 15, /* mj_sorter_segmented_reduce: each segment combined with an
                                  operator */
+    MJ_REDUCE_BY_KEY = 16, /* mj_sorter_reduce_by_key: each run of equivalent adjacent keys to
+                              one key and its values combined with an operator */
     MJ_PRIMITIVE_COUNT
 } mj_primitive;
 
 /* "mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand", "search",
- * "remove", "insert", "move", "join", "setops", "select", "segreduce"; NULL for an unknown
- * primitive. */
+ * "remove", "insert", "move", "join", "setops", "select", "segreduce", "reducebykey"; NULL
+ * for an unknown primitive. */
 MJ_API const char *mj_primitive_name(mj_primitive primitive);
 /* Parses the names above; returns MJ_PRIMITIVE_COUNT for an unknown name. */
 MJ_API mj_primitive mj_primitive_parse(const char *name);
@@ -213,7 +215,8 @@ typedef enum mj_values_rule {
  * requests for every primitive without a list of its own. */
 typedef struct mj_primitive_info {
     int comparator;        /* keys are ordered: order, or less for a custom key */
-    int op;                /* keys are combined: op and identity (built-ins default to a + b) */
+    int op;                /* keys are combined: op and identity (built-ins default to a + b);
+                              0 for reduce by key, whose operator combines values (value_type) */
     int index_keys;        /* the keys are offsets or indices: MJ_KEY_I32 or MJ_KEY_I64 only */
     mj_values_rule values; /* what value_size may be */
 } mj_primitive_info;
@@ -255,7 +258,7 @@ typedef struct mj_sort_desc {
      * (those are 16-bit patterns here, `a.bits`, with no arithmetic: give op and identity);
      * integer sums wrap as in C. Same rules as `less`. Custom types for reduce and scan need
      * no `less`; they must be copyable as bytes (they move through shared memory and warp
-     * shuffles). */
+     * shuffles). MJ_REDUCE_BY_KEY: the same rules over its values (value_type, below). */
     const char *op;
     /* MJ_SELECT reads op as its selection operator instead: a CUDA boolean expression over
      * `a` (`const KEY &`), true for the elements to keep, e.g. "a > 10" or "a.weight != 0"
@@ -272,6 +275,21 @@ typedef struct mj_sort_desc {
      * choice, its tuning file's record (mj_tile.merge4_log2) or else 25 (32 MiB); 1 to 62 sets
      * it (62: no input is that large, so every pass merges two). Other primitives: 0. */
     int merge4_log2;
+    /* MJ_REDUCE_BY_KEY only (NULL for every other primitive, which refuses them): the type of
+     * the values, which op and identity combine (for this primitive they are expressions over
+     * `a` and `b`, both `const VALUE &`, giving a VALUE; NULL op and identity: a + b and 0).
+     * value_type is a CUDA type name, a built-in one such as "float" or
+     * "unsigned long long", or one defined in value_type_source (CUDA source, no #include;
+     * NULL when none is needed). value_size must be its sizeof (1 to 64) and its alignof at
+     * most the alignment of the value arrays, which is what value_size allows (16 for 16, 8
+     * for multiples of 8, 4, 2, else 1): static_asserts in the generated code check both,
+     * and that it is trivially copyable; it also lives in shared memory, so it must have no
+     * constructor of its own (a plain struct). Output values are built by the operator, so the
+     * padding bytes of a struct value are unspecified (keys are moved as bytes, padding
+     * included). Appended fields: a description zeroed before it is filled (memset, `= {0}`,
+     * mj_sort_desc_init) keeps them NULL. */
+    const char *value_type;
+    const char *value_type_source;
 } mj_sort_desc;
 
 /* Keys of `kind` (not custom) in `order`, no values, for mergesort. */
@@ -744,6 +762,27 @@ MJ_API mj_status mj_sorter_select(mj_sorter *s, mj_select_kind kind, const void 
                                   void *out_values, void *out_count, void *temp,
                                   size_t temp_bytes, void *stream);
 
+/* Reduce by key (sorters built for MJ_REDUCE_BY_KEY; any key, including custom keys, with the
+ * order or less of a merge; values of value_type, value_size bytes, combined with op and
+ * identity: see mj_sort_desc.value_type). Two keys are equivalent when neither is ordered
+ * before the other: for the built-in orders, when their bits are equal (floats compare by the
+ * total order of mj_order, so -0 and +0 are not equivalent, and NaNs are when their bits are
+ * equal). Each run of adjacent equivalent keys of keys[0, n) gives one output, in order: its
+ * first key, moved as its bytes (padding included, as in every primitive but reduce and
+ * scan), to out_keys[r], and its values combined in order, v_first op ... op v_last (op must
+ * be associative; it need not be commutative), to out_values[r]. The input need not be
+ * sorted (equal keys apart make runs apart), as in CUB's DeviceReduce::ReduceByKey. The
+ * number of runs goes to *out_count, one uint64_t in device memory, in stream order (no host
+ * synchronization); out_keys and out_values hold n entries (the most there can be) and only
+ * the first *out_count are written. n == 0 writes 0 to out_count only. Outputs must not
+ * overlap the inputs or one another; n must be below 2^62 (MJ_ERR_TOO_LARGE). One pass over
+ * the input (decoupled look-back over the tiles' run counts and open runs); the temporary
+ * storage is mj_sorter_temp_size(s, n, 0), cleared in stream order by every run. */
+MJ_API mj_status mj_sorter_reduce_by_key(mj_sorter *s, const void *keys, const void *values,
+                                         size_t n, void *out_keys, void *out_values,
+                                         void *out_count, void *temp, size_t temp_bytes,
+                                         void *stream);
+
 /* ---------------------------------------------------------------- one-call functions */
 
 /* Each builds (or finds in the context) the sorter for `desc` (value_size taken from the
@@ -823,6 +862,13 @@ MJ_API mj_status mj_set_op_run(mj_context *ctx, const mj_sort_desc *desc, mj_set
 MJ_API mj_status mj_select(mj_context *ctx, const mj_sort_desc *desc, mj_select_kind kind,
                            const void *keys, const void *values, size_t n, void *out_keys,
                            void *out_values, void *out_count, size_t value_size, void *stream);
+
+/* desc's primitive is set by this (MJ_REDUCE_BY_KEY; value_size too, with value_type from
+ * desc). */
+MJ_API mj_status mj_reduce_by_key(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
+                                  const void *values, size_t value_size, size_t n,
+                                  void *out_keys, void *out_values, void *out_count,
+                                  void *stream);
 
 /* desc's primitive is set by this (MJ_JOIN). mj_sorter_join over caller buffers with
  * library-allocated temporary storage; a_rows and b_rows may be NULL with capacity 0 (a count

@@ -602,6 +602,85 @@ START_TEST(mergesort_overlap_instructions)
 }
 END_TEST
 
+/* Reduce by key: built-in and custom keys with built-in and custom values of 1 to 64 bytes
+ * (9 bytes: the look-back's byte copies; over 8: its flag and fence), the default tiles on
+ * every target: no spills, no stack frame. A padded custom key is stored in 8-byte words,
+ * never byte by byte. */
+START_TEST(reduce_by_key_compile_clean)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    static const int sms[] = {75, 80, 90};
+    static const char v64_source[] = "struct v64 { unsigned long long w[8]; };";
+    static const char b9_source[] =
+        "struct b9 { unsigned char b[9]; };\n"
+        "__device__ b9 b9_add(const b9 &x, const b9 &y) {\n"
+        "    b9 r;\n"
+        "    for (int i = 0; i < 9; ++i) r.b[i] = (unsigned char)(x.b[i] + y.b[i]);\n"
+        "    return r;\n"
+        "}";
+    static const struct {
+        mj_key_kind key;
+        mj_order order;
+        const char *type, *source, *op, *identity;
+        size_t value_size;
+    } cases[] = {
+        {MJ_KEY_U8, MJ_ASCENDING, "unsigned char", NULL, "a + b", "0", 1},
+        {MJ_KEY_U32, MJ_ASCENDING, "unsigned", NULL, "a + b", "0", 4},
+        {MJ_KEY_F32, MJ_DESCENDING, "float", NULL, "max(a, b)", "-INFINITY", 4},
+        {MJ_KEY_F64, MJ_ASCENDING, "double", NULL, "a + b", "0", 8},
+        {MJ_KEY_CUSTOM, MJ_ASCENDING, "aff", "struct aff { unsigned m, c; };",
+         "aff{a.m * b.m, a.c * b.m + b.c}", "aff{1u, 0u}", 8},
+        {MJ_KEY_U32, MJ_ASCENDING, "b9", b9_source, "b9_add(a, b)", "b9{}", 9},
+        {MJ_KEY_I64, MJ_ASCENDING, "v64", v64_source,
+         "v64{{a.w[0] + b.w[0], a.w[1], a.w[2], a.w[3], a.w[4], a.w[5], a.w[6], b.w[7]}}",
+         "v64{}", 64},
+    };
+    for (size_t i = 0; i < sizeof sms / sizeof *sms; ++i)
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+            size_t vs = cases[c].value_size;
+            mj_kernel_spec s = primitive_spec(MJ_REDUCE_BY_KEY, cases[c].key, cases[c].order, vs,
+                                              sms[i]);
+            s.value_type = cases[c].type;
+            s.value_type_source = cases[c].source;
+            s.op = cases[c].op;
+            s.identity = cases[c].identity;
+            if (cases[c].key == MJ_KEY_CUSTOM) {
+                s.type_name = "pair";
+                s.type_source = "struct pair { unsigned long long hi, lo; };\n";
+                s.type_size = 16;
+                s.type_align = 8;
+                s.less = "a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo)";
+                mj__default_tile(MJ_REDUCE_BY_KEY, sms[i], 16, vs, &s.nt, &s.vt, &s.bs_nt);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "reduce by key of %s keys, %s values",
+                     mj_key_kind_name(cases[c].key), cases[c].type);
+            compile_clean(nv, &s, what);
+        }
+    /* The padded key's output is stored in words. */
+    mj_kernel_spec s = primitive_spec(MJ_REDUCE_BY_KEY, MJ_KEY_CUSTOM, MJ_ASCENDING, 4, 90);
+    s.type_name = "padded";
+    s.type_source = "struct padded { unsigned char a; unsigned long long b; };";
+    s.type_size = 16;
+    s.type_align = 8;
+    s.less = "a.a < b.a || (a.a == b.a && a.b < b.b)";
+    s.value_type = "unsigned";
+    mj__default_tile(s.primitive, 90, 16, 4, &s.nt, &s.vt, &s.bs_nt);
+    char *src = gen(&s), err[512];
+    void *bin = NULL;
+    size_t size = 0;
+    mj_status st = mj__compile(nv, src, (mj_target){90, 1}, &bin, &size, NULL, err, sizeof err);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), err);
+    char *body = ptx_entry(bin, "mj_reduce_by_key_tiles");
+    ck_assert_ptr_nonnull(body);
+    ck_assert(strstr(body, "st.global.u64") || strstr(body, "st.global.v2.u64"));
+    ck_assert(!strstr(body, "st.global.u8"));
+    free(body);
+    free(bin);
+    free(src);
+}
+END_TEST
+
 /* Custom keys move as bytes (issue 43): for a struct of a byte, 7 bytes of padding and an
  * 8-byte field, the kernels that write keys store 8-byte words (sm_90 PTX), padding included,
  * never the byte field alone (st.global.u8, as a copy of the struct did). */
@@ -978,6 +1057,7 @@ static Suite *compile_suite(void) {
     tcase_add_loop_test(tc, search_compile_clean, MJ_JOIN, MJ_JOIN + 1);
     tcase_add_loop_test(tc, bulk_compile_clean, MJ_BULK_REMOVE, MJ_BULK_INSERT + 1);
     tcase_add_loop_test(tc, setops_compile_clean, MJ_SET_OPS, MJ_SELECT + 1);
+    tcase_add_test(tc, reduce_by_key_compile_clean);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("segmented reduce");
     tcase_set_timeout(tr, 900);

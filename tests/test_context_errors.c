@@ -198,9 +198,12 @@ START_TEST(primitives_without_gpu)
     void *fake = (void *)(uintptr_t)0x100000;
     mj_sorter *s[MJ_PRIMITIVE_COUNT] = {0};
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
-        if (!mj_primitive_name((mj_primitive)p)) continue; /* a number without a row yet */
         mj_sort_desc desc = u32_desc();
         desc.primitive = (mj_primitive)p;
+        if (p == MJ_REDUCE_BY_KEY) {
+            desc.value_size = 4;
+            desc.value_type = "float";
+        }
         if (p == MJ_LOAD_BALANCE || p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE)
             desc.key = MJ_KEY_I32;
         if (p == MJ_INTERVAL_EXPAND || p == MJ_INTERVAL_MOVE) desc.value_size = 4;
@@ -262,6 +265,12 @@ START_TEST(primitives_without_gpu)
                MJ_ERR_INVALID_ARGUMENT, "reduce", "segmented reduce with a reduce sorter");
     mjt_expect(ctx, mj_sorter_reduce(s[MJ_SEGMENTED_REDUCE], fake, 10, fake, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "segreduce", "reduce with a segreduce sorter");
+    mjt_expect(ctx, mj_sorter_reduce_by_key(s[MJ_SET_OPS], fake, fake, 5, fake, fake, fake, NULL,
+                                            0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "setops", "reduce by key with a setops sorter");
+    mjt_expect(ctx, mj_sorter_scan(s[MJ_REDUCE_BY_KEY], fake, fake, 5, MJ_SCAN_INCLUSIVE, NULL,
+                                   NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "reducebykey", "scan with a reduce-by-key sorter");
     /* Argument checks come before the missing device. */
     mjt_expect(ctx, mj_sorter_merge(s[MJ_MERGE], fake, NULL, SIZE_MAX, fake, NULL, 1, fake,
                                     NULL, NULL, 0, NULL),

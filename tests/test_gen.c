@@ -243,9 +243,12 @@ START_TEST(custom_keys_move_bytes)
     };
     for (size_t i = 0; i < sizeof types / sizeof *types; ++i)
         for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
-            if (!mj_primitive_name((mj_primitive)p)) continue; /* a number without a row yet */
             mj_kernel_spec s = custom_spec();
             s.primitive = (mj_primitive)p;
+            if (mj__has_value_op(s.primitive)) {
+                s.value_size = 4;
+                s.value_type = "unsigned";
+            }
             s.type_source = types[i].source;
             s.type_name = types[i].name;
             s.type_size = types[i].size;
@@ -287,9 +290,9 @@ START_TEST(custom_keys_move_bytes)
             free(src);
         }
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
-        if (!mj_primitive_name((mj_primitive)p)) continue; /* a number without a row yet */
         mj_kernel_spec s = primitive_spec((mj_primitive)p, MJ_KEY_I32, 0, 128, 5);
         if (mj__primitive_traits(s.primitive)->values == MJ_VALUES_REQUIRED) s.value_size = 4;
+        if (mj__has_value_op(s.primitive)) s.value_type = "mj_u32";
         char *src = gen_ok(&s, NULL);
         ck_assert(strstr(src, "\ntypedef int mj_key;\ntypedef mj_u32 mj_value;\n"));
         ck_assert(!strstr(src, "__builtin_bit_cast"));
@@ -317,14 +320,14 @@ static int has_kernel(mj_primitive p, const char *name) {
 START_TEST(primitives_generate)
 {
     mj_primitive p = (mj_primitive)_i;
-    if (!mj_primitive_name(p)) return; /* a number without a row yet */
     /* Reduce, scan, segmented reduce, lbs, search and join carry no values; lbs, expand and
-     * move take an index type. */
+     * move take an index type; reduce by key's values have a type. */
     int lbs = mj__is_lbs(p);
     int no_values = p == MJ_REDUCE || p == MJ_SCAN || p == MJ_SEGMENTED_REDUCE ||
                     p == MJ_LOAD_BALANCE || p == MJ_SORTED_SEARCH || p == MJ_JOIN;
     mj_kernel_spec s = builtin_spec(lbs ? MJ_KEY_I32 : MJ_KEY_U32, no_values ? 0 : 4);
     s.primitive = p;
+    if (mj__has_value_op(p)) s.value_type = "unsigned";
     char err[512] = "";
     char *src = NULL;
     size_t len = 0;
@@ -418,7 +421,8 @@ START_TEST(primitives_generate)
     /* A segmented sort's head flags are one word per thread: VT up to 32. */
     s.vt = 33;
     s.bs_nt = 0;
-    s.value_size = lbs && p != MJ_LOAD_BALANCE ? 4 : 0; /* expand and move need values */
+    /* expand, move and reduce by key need values */
+    s.value_size = info.values == MJ_VALUES_REQUIRED ? 4 : 0;
     s.nt = 32;
     int refused = mj__spec_check(&s, err, sizeof err) != 0;
     ck_assert_int_eq(refused, p == MJ_SEGMENTED_SORT);
@@ -511,7 +515,6 @@ START_TEST(catalogue_rows)
     /* Every primitive has its host row too (primitives/registry.c): a temp size; the sorts
      * that mj_sorter_sort runs, a sort. */
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
-        if (!mj_primitive_name((mj_primitive)p)) continue; /* a number without a row yet */
         const mj_primitive_entry *e = mj__primitive_entry((mj_primitive)p);
         ck_assert_ptr_nonnull(e);
         ck_assert_ptr_nonnull(e->temp_size);

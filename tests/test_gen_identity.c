@@ -212,6 +212,15 @@ static mj_kernel_spec spec_of(mj_primitive p, const key_case *k, size_t values, 
     s.type_align = k->align;
     s.value_size = values;
     s.sm = sm;
+    /* Reduce by key: a value type of each size, summed (its own operator for the struct). */
+    if (mj__has_value_op(p)) {
+        s.value_type = values == 1 ? "unsigned char" : values == 4 ? "unsigned" : values == 8
+                                                                                ? "double"
+                                                                                : "v16";
+        s.value_type_source = values == 16 ? "struct v16 { unsigned long long a, b; };" : NULL;
+        s.op = values == 16 ? "v16{a.a + b.a, a.b + b.b}" : NULL;
+        s.identity = values == 16 ? "v16{0, 0}" : NULL;
+    }
     return s;
 }
 
@@ -274,7 +283,8 @@ static void spec_lines(mj_primitive p) {
         }
     /* A custom comparator's build without the register caps (core/loader.c's rebuild). */
     if (t->comparator) {
-        mj_kernel_spec s = spec_of(p, &ordered_keys[CUSTOM_REC4], 0, MJ_ASCENDING, 90);
+        mj_kernel_spec s = spec_of(p, &ordered_keys[CUSTOM_REC4],
+                                   t->values == MJ_VALUES_REQUIRED ? 4 : 0, MJ_ASCENDING, 90);
         s.uncapped = 1;
         tile_cases(s, "rec4", 1);
     }
@@ -324,7 +334,6 @@ static void all_lines(void) {
     const char *const *prelude = mj__prelude_templates();
     for (; *prelude; ++prelude) line("prelude %s", *prelude);
     for (int p = 0; p < MJ_PRIMITIVE_COUNT; ++p) {
-        if (!mj_primitive_name((mj_primitive)p)) continue; /* a number without a row yet */
         line("primitive %d %s", p, mj_primitive_name((mj_primitive)p));
         table_lines((mj_primitive)p);
         spec_lines((mj_primitive)p);

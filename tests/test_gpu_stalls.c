@@ -218,6 +218,14 @@ static mj_status set_difference(mj_context *c, const mj_sort_desc *d, mj_sorter 
     return set_op(c, d, s, MJ_SET_DIFFERENCE);
 }
 
+/* Zero keys: one run of N. */
+static mj_status reduce_by_key(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
+    return s ? mj_sorter_reduce_by_key(s, buf[IN0], buf[IN1], N, buf[OUT0], buf[OUT1], buf[OUT2],
+                                       NULL, 0, stream)
+             : mj_reduce_by_key(c, d, buf[IN0], buf[IN1], 4, N, buf[OUT0], buf[OUT1], buf[OUT2],
+                                stream);
+}
+
 static const stall_case cases[] = {
     {"mergesort keys", MJ_MERGESORT, MJ_KEY_U32, 0, sort_keys},
     {"mergesort pairs", MJ_MERGESORT, MJ_KEY_U32, 4, sort_pairs},
@@ -240,6 +248,7 @@ static const stall_case cases[] = {
     {"join count outer", MJ_JOIN, MJ_KEY_U32, 0, join_count_outer},
     {"set union", MJ_SET_OPS, MJ_KEY_U32, 0, set_union},
     {"set difference", MJ_SET_OPS, MJ_KEY_U32, 0, set_difference},
+    {"reduce by key", MJ_REDUCE_BY_KEY, MJ_KEY_U32, 4, reduce_by_key},
 };
 #define CASES (int)(sizeof cases / sizeof *cases)
 
@@ -248,6 +257,7 @@ static mj_sort_desc desc_of(const stall_case *c) {
     mj_sort_desc_init(&d, c->key, MJ_ASCENDING);
     d.primitive = c->primitive;
     d.value_size = c->value_size;
+    if (c->primitive == MJ_REDUCE_BY_KEY) d.value_type = "unsigned";
     return d;
 }
 

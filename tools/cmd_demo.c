@@ -52,7 +52,10 @@ static const char usage[] =
     "                those with an even low bit (floats: above zero) kept, then the first\n"
     "                of each run (unique), each checked against the CPU (any --type,\n"
     "                --values B); segreduce: segments of random lengths 0 to 2 x\n"
-    "                --seglen, each summed (a + b, wrapping; integer keys)\n"
+    "                --seglen, each summed (a + b, wrapping; integer keys); reducebykey:\n"
+    "                keys in runs of 1 to 7 copies (mean 4), each run's first key and the\n"
+    "                sum of its 4-byte values, checked against the CPU (any --type,\n"
+    "                --values 0 or 4)\n"
     "  --seglen L    segment length for segsort, mean length for segreduce (default 1000)\n"
     "  --type T      key type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 (default u32).\n"
     "                Float keys include NaNs, -0.0, +0.0 and infinities; f16 and bf16 keys\n"
@@ -181,6 +184,10 @@ static void fill_desc(const demo_opts *o, mj_sort_desc *desc)
     mj_sort_desc_init(desc, o->kind, o->order);
     desc->primitive = o->primitive;
     desc->value_size = o->value_size;
+    if (demo_is_reduce_by_key(o->primitive)) { /* its demo sums 4-byte values */
+        desc->value_size = 4;
+        desc->value_type = "unsigned";
+    }
 }
 
 /* No GPU: build the sorter for the target in a compile-only context and report the JIT cost. */
@@ -477,6 +484,9 @@ int cmd_demo(int argc, char **argv)
         return cli_usage_error(CMD, "search takes no --values");
     if (demo_is_join(o.primitive) && (rc = demo_join_opts(&o)) != CLI_OK)
         return rc;
+    if (demo_is_reduce_by_key(o.primitive) && o.value_size != 0 && o.value_size != 4)
+        return cli_usage_error(CMD, "reducebykey sums 4-byte values: --values 0 or 4, not %zu",
+                               o.value_size);
     if (o.n > SIZE_MAX / 64) /* value bytes, permutation and reference sort buffers */
         return cli_tool_error(MJ_ERR_TOO_LARGE, "%llu keys do not fit in this machine's memory",
                               (unsigned long long)o.n);
@@ -501,6 +511,7 @@ int cmd_demo(int argc, char **argv)
         : demo_is_setops(o.primitive)   ? demo_setops_run
         : demo_is_select(o.primitive)   ? demo_select_run
         : demo_is_segreduce(o.primitive) ? demo_segreduce_run
+        : demo_is_reduce_by_key(o.primitive) ? demo_reduce_by_key_run
                                         : NULL;
     if (family) {
         rc = family(ctx, &o, n);

@@ -47,6 +47,7 @@ static const char usage[] =
     "                  without values), remove, insert (any key; built-in keys of one\n"
     "                  size share an entry), setops (any key, order and value size),\n"
     "                  segreduce (as reduce: built once per key, without values)\n"
+    "                  reducebykey (spec-file keys with a value_type only)\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
     "  --list F        print a bundle's entries (cubin sm_XY or PTX compute_XY) and check\n"
@@ -63,13 +64,17 @@ static const char usage[] =
     "  op = max(a, b)         reduce and scan: the operator over a and b (default a + b,\n"
     "                         built-in types only), with\n"
     "  identity = 0           its identity (required with op)\n"
+    "  value_type = float     reducebykey: the values' CUDA type, value_size its size (give\n"
+    "                         values = 4 too); value_source = struct v {...}; defines a\n"
+    "                         custom one (op and identity then combine values)\n"
     "  order = desc           for built-in types without 'less'\n"
     "  values = 0,8           and primitives = mergesort,segsort: override the lists above\n";
 
 /* One key to build: a description without primitive and value size, and its own lists. */
 typedef struct gen_key {
     mj_sort_desc desc;
-    char *strings[6];  /* owned copies behind less, type_name, type_source, op, identity */
+    char *strings[8];  /* owned copies behind less, type_name, type_source, op, identity,
+                          value_type, value_type_source */
     long values[MAX_LIST];
     int value_count;   /* 0: the command's list */
     mj_primitive prims[MJ_PRIMITIVE_COUNT];
@@ -102,7 +107,7 @@ static char *dup_str(const char *s)
 static void free_keys(gen_opts *o)
 {
     for (int i = 0; i < o->key_count; i++)
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 8; k++)
             free(o->keys[i].strings[k]);
 }
 
@@ -203,10 +208,13 @@ static int spec_field(gen_key *k, const char *file, int line, const char *name,
                    : strcmp(name, "source_file") == 0 ? 3
                    : strcmp(name, "op") == 0          ? 4
                    : strcmp(name, "identity") == 0    ? 5
+                   : strcmp(name, "value_type") == 0  ? 6
+                   : strcmp(name, "value_source") == 0 ? 7
                                                       : -1;
         if (slot < 0)
             return SPEC_ERR("unknown field '%s' (type, name, source, source_file, size, align, "
-                            "less, order, op, identity, values, primitives)", name);
+                            "less, order, op, identity, value_type, value_source, values, "
+                            "primitives)", name);
         int at = slot == 3 ? 2 : slot;
         free(k->strings[at]);
         char *s = slot == 3 ? read_beside(file, value) : dup_str(value);
@@ -221,8 +229,12 @@ static int spec_field(gen_key *k, const char *file, int line, const char *name,
             d->type_source = s;
         else if (slot == 4)
             d->op = s;
-        else
+        else if (slot == 5)
             d->identity = s;
+        else if (slot == 6)
+            d->value_type = s;
+        else
+            d->value_type_source = s;
         if (at == 1 || at == 2)
             d->key = MJ_KEY_CUSTOM;
     }
@@ -439,6 +451,8 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm, int ptx)
                 mj_sort_desc d = k->desc;
                 d.primitive = k->prim_count ? k->prims[p] : o->prims[p];
                 d.value_size = (size_t)(k->value_count ? k->values[v] : o->values[v]);
+                if (d.primitive != MJ_REDUCE_BY_KEY) /* the value type is reducebykey's */
+                    d.value_type = d.value_type_source = NULL;
                 mj_primitive_info info;
                 mj_primitive_query(d.primitive, &info);
                 if (info.values == MJ_VALUES_NONE) {

@@ -42,7 +42,7 @@ static const char usage[] =
     "                  the first half of sorted keys in the second, no values); remove\n"
     "                  (every fourth element) and insert (n / 4 elements into the rest),\n"
     "                  timed per source element; setops (the union of the two sorted\n"
-    "                  halves); not join or segreduce (not tuned yet)\n"
+    "                  halves); not join, select, segreduce or reducebykey (not tuned yet)\n"
     "                  (default mergesort,merge,segsort)\n"
     "  --keys L        key sizes in bytes: 4 (u32), 8 (u64), 16 (a struct of two u64)\n"
     "                  (default 4,8,16)\n"
@@ -201,11 +201,14 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
                                cli_primitive_names(), a.prims);
     /* Their timing and check are not written yet: they run their built-in tile rule. */
     for (int p = 0; p < nprims; p++)
-        if (list[p] == MJ_JOIN || list[p] == MJ_SELECT || list[p] == MJ_SEGMENTED_REDUCE)
+        if (list[p] == MJ_JOIN || list[p] == MJ_SELECT || list[p] == MJ_SEGMENTED_REDUCE ||
+            list[p] == MJ_REDUCE_BY_KEY)
             return cli_usage_error(CMD, "%s is not tuned yet (its default tile follows %s)",
                                    mj_primitive_name(list[p]),
                                    list[p] == MJ_SELECT ? "its built-in rule"
-                                                        : "the sorted search's built-in rule");
+                                   : list[p] == MJ_REDUCE_BY_KEY
+                                       ? "the set operations' built-in rule"
+                                       : "the sorted search's built-in rule");
     for (int p = 0; p < nprims; p++) {
         mj_primitive_info info;
         mj_primitive_query(list[p], &info);

@@ -96,6 +96,12 @@ int demo_select_run(mj_context *ctx, const demo_opts *o, size_t n);
  * each summed (wrapping), checked against the CPU, timed; CLI_OK on PASS. */
 int demo_is_segreduce(mj_primitive primitive);
 int demo_segreduce_run(mj_context *ctx, const demo_opts *o, size_t n);
+/* Reduce by key (demo_reduce_by_key.c): 1 for that primitive; and the whole run on ctx's
+ * device (any built-in --type, 4-byte values: --values 0 or 4): keys in runs of 1 to 7 copies,
+ * each run's first key and the sum of its values, checked against the CPU and timed; CLI_OK on
+ * PASS. */
+int demo_is_reduce_by_key(mj_primitive primitive);
+int demo_reduce_by_key_run(mj_context *ctx, const demo_opts *o, size_t n);
 /* Interval move (demo_move.c): n items in n / 8 + 1 intervals of random counts, each
  * gathered from a random place in `in` and scattered to a random permutation of the
  * intervals in `out`, checked against the CPU, timed; CLI_OK on PASS. */

@@ -17,8 +17,8 @@ its tensors, else the legacy default stream; calls return once it is queued.
 from . import _lib
 from ._core import (Context, SearchResult, Sorter, argsort, bulk_insert, bulk_remove,
                     default_context, interval_expand, interval_move, join, load_balance, merge,
-                    reduce, scan, segmented_reduce, segmented_sort, select, set_operation,
-                    sort, sort_by_key, sorted_search, unique)
+                    reduce, reduce_by_key, scan, segmented_reduce, segmented_sort, select,
+                    set_operation, sort, sort_by_key, sorted_search, unique)
 from ._dtypes import KeyType, key_type, struct_source
 from ._errors import (CacheError, CompileError, CudaError, DeviceMemoryError, DtypeError,
                       FileError, HostMemoryError, InvalidArgumentError, MergejitError,
@@ -42,9 +42,8 @@ def nvrtc_version():
 __all__ = [
     "Context", "Sorter", "SearchResult", "default_context", "sort", "sort_by_key", "argsort",
     "merge", "segmented_sort", "reduce", "scan", "segmented_reduce", "sorted_search",
-    "load_balance",
-    "interval_expand", "interval_move", "bulk_remove", "bulk_insert", "set_operation", "select",
-    "unique", "join",
+    "load_balance", "interval_expand", "interval_move", "bulk_remove", "bulk_insert",
+    "set_operation", "select", "unique", "reduce_by_key", "join",
     "KeyType", "key_type", "struct_source", "driver_version", "nvrtc_version",
     "MergejitError", "InvalidArgumentError", "DtypeError", "HostMemoryError", "NoDriverError",
     "NoDeviceError", "NoCompilerError", "CompileError", "DeviceMemoryError", "CudaError",

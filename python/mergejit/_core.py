@@ -20,7 +20,7 @@ _PRIMITIVE_ALIASES = {"sort": "mergesort", "segmented_sort": "segsort", "localit
                       "interval_expand": "expand", "interval_move": "move",
                       "bulk_remove": "remove", "bulk_insert": "insert",
                       "set_operation": "setops", "unique": "select",
-                      "segmented_reduce": "segreduce"}
+                      "segmented_reduce": "segreduce", "reduce_by_key": "reducebykey"}
 _ORDER_ALIASES = {"asc": "ascending", "desc": "descending"}
 
 
@@ -233,7 +233,10 @@ class Sorter:
     value_size: bytes of the value carried with each key (0: none; 4 or 8 for argsort; for
     expand and move, the bytes of an element moved).
     op, identity: reduce and scan (CUDA expressions; default a + b and 0); select takes op
-    alone, its selection operator (a CUDA boolean expression over `a`, true to keep).
+    alone, its selection operator (a CUDA boolean expression over `a`, true to keep); reduce
+    by key ("reducebykey"): over its values.
+    value_type, value_type_source: reduce by key only: the values' CUDA type name (e.g.
+    "float"), and the CUDA source defining it when it is not built in; value_size its size.
     tile: (nt, vt) or (nt, vt, bs_nt), for experiments; default the context's choice.
     merge4_log2: mergesort, the input size (2**merge4_log2 bytes of keys and values, 1 to 62)
     from which its passes merge four lists; default the context's choice (its tuning file,
@@ -241,7 +244,7 @@ class Sorter:
 
     def __init__(self, dtype, *, primitive="mergesort", order="ascending", less=None,
                  value_size=0, op=None, identity=None, type_name="record", tile=None,
-                 merge4_log2=None, context=None):
+                 merge4_log2=None, value_type=None, value_type_source=None, context=None):
         self._h = None
         self.context = context if context is not None else default_context()
         self.dtype = np.dtype(dtype)
@@ -258,6 +261,9 @@ class Sorter:
         d.less = less.encode() if less is not None else None
         d.op = op.encode() if op is not None else None
         d.identity = identity.encode() if identity is not None else None
+        d.value_type = value_type.encode() if value_type is not None else None
+        d.value_type_source = (value_type_source.encode() if value_type_source is not None
+                               else None)
         if self.key.kind == "custom":
             d.type_name = self.key.type_name.encode()
             d.type_source = self.key.type_source.encode()
@@ -705,6 +711,27 @@ class Sorter:
                                          _ptr(vo), c.ptr, tp, tb, call_stream(s, (k, o, c))))
         return out if out_values is None else (out, out_values)
 
+    def reduce_by_key(self, keys, values, out_keys, out_values, count, *, temp=None,
+                      stream=None):
+        """Each run of equivalent adjacent keys to its first key (out_keys) and its values
+        combined in order with the sorter's op (out_values); out_keys and out_values hold at
+        least len(keys) elements, and the number of runs goes to count (one uint64, device
+        memory) in stream order, not read back. Returns (out_keys, out_values)."""
+        s = stream_handle(stream)
+        k = self._keys(keys, "keys", s)
+        v = self._values(values, k.n, "values", s)
+        ok = self._keys(out_keys, "out_keys", s, writable=True)
+        _need_room(ok, k.n, "out_keys")
+        ov = self._values(out_values, None, "out_values", s, writable=True)
+        _need_room(ov, k.n, "out_values")
+        c = as_array(count, "count", s)
+        _count_array(c, "count")
+        tp, tb = self._temp(temp, s, k.n)
+        self._check(lib.mj_sorter_reduce_by_key(self._handle(), k.ptr, _ptr(v), k.n, ok.ptr,
+                                                _ptr(ov), c.ptr, tp, tb,
+                                                call_stream(s, (k, ok, c))))
+        return out_keys, out_values
+
     def join_count(self, a, b, count, *, kind="inner", temp=None, stream=None):
         """Writes the row count of the join of sorted key columns a and b (kind "inner",
         "left", "right" or "outer") to count (one uint64, device memory) in stream order, not
@@ -1071,6 +1098,49 @@ def unique(keys, values=None, *, out=None, out_values=None, order="ascending", l
     Outputs and the count as select's."""
     return _select("unique", keys, values, out, out_values, _order_kw(order, less, type_name),
                    dtype, stream, context)
+
+
+# The CUDA type of a value dtype that reduce_by_key names by itself.
+_VALUE_TYPES = {"u1": "unsigned char", "i1": "signed char", "u2": "unsigned short",
+                "i2": "short", "u4": "unsigned int", "i4": "int", "u8": "unsigned long long",
+                "i8": "long long", "f4": "float", "f8": "double"}
+
+
+def reduce_by_key(keys, values, *, op=None, identity=None, value_type=None,
+                  value_type_source=None, out_keys=None, out_values=None, order="ascending",
+                  less=None, dtype=None, type_name="record", stream=None, context=None):
+    """Each run of equivalent adjacent keys (neither ordered before the other by order or
+    less; built-in float orders: equal bits) to its first key and its values combined in
+    order with op and identity (CUDA expressions over a and b of the value type; default
+    a + b and 0; associative, need not be commutative), as CUB's ReduceByKey. The value type
+    is the values' dtype (integers, float32, float64) unless value_type names another (with
+    value_type_source defining it, e.g. for structured values). out_keys and out_values
+    default to new arrays like keys and values of len(keys) elements.
+    Returns (keys, values) trimmed to the number of runs: the count is read back to the host
+    in stream order, so this call waits for its stream."""
+    st = stream_handle(stream)
+    k = as_array(keys, "keys", st, dtype)
+    v = as_array(values, "values", st)
+    if value_type is None:
+        value_type = _VALUE_TYPES.get(v.dtype.str[1:]) if v.row_bytes == v.dtype.itemsize \
+            else None
+        if value_type is None:
+            raise InvalidArgumentError("values of dtype %s and shape %s need value_type= (and "
+                                       "value_type_source= for a type of your own)"
+                                       % (v.dtype, v.shape))
+    s = _sorter(context, k, dict(_order_kw(order, less, type_name), primitive="reducebykey",
+                                 value_size=v.row_bytes, op=op, identity=identity,
+                                 value_type=value_type, value_type_source=value_type_source))
+    if out_keys is None:
+        out_keys = _new(k, k.n, k.dtype, "out_keys")
+    if out_values is None:
+        out_values = empty_like(v, (k.n,) + v.shape[1:], v.dtype, "out_values")
+    ko = as_array(out_keys, "out_keys", st, dtype)
+    count = _new(k, 1, np.int64, "count")
+    strm = call_stream(st, (k, ko))
+    s.reduce_by_key(k, v, ko, out_values, count, stream=strm)
+    n = _read_count(s, count, strm)
+    return _trim(out_keys, ko, n, st), out_values[:n]
 
 
 def join(a, b, kind="inner", *, index_dtype=np.int64, order="ascending", less=None, dtype=None,

@@ -29,7 +29,8 @@ class SortDesc(ctypes.Structure):
                 ("type_name", c_char_p), ("type_source", c_char_p), ("type_size", c_size_t),
                 ("type_align", c_size_t), ("value_size", c_size_t), ("nt", c_int),
                 ("vt", c_int), ("bs_nt", c_int), ("op", c_char_p), ("identity", c_char_p),
-                ("merge4_log2", c_int)]
+                ("merge4_log2", c_int), ("value_type", c_char_p),
+                ("value_type_source", c_char_p)]
 
 
 class Segments(ctypes.Structure):
@@ -116,6 +117,8 @@ _PROTOTYPES = {
     "mj_sorter_join": (c_int, [_SORTER, c_int, c_void_p, c_size_t, c_void_p, c_size_t,
                                c_size_t, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p,
                                c_size_t, c_void_p]),
+    "mj_sorter_reduce_by_key": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_void_p,
+                                        c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]),
     "mj_set_op_bound": (c_size_t, [c_int, c_size_t, c_size_t]),
     "mj_sorter_set_op": (c_int, [_SORTER, c_int, c_void_p, c_void_p, c_size_t, c_void_p,
                                  c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p,
@@ -149,7 +152,7 @@ PATH = _library_path()
 PRIMITIVES = {n: lib.mj_primitive_parse(n.encode())
               for n in ("mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs",
                         "expand", "search", "remove", "insert", "move", "join", "setops",
-                        "select", "segreduce")}
+                        "select", "segreduce", "reducebykey")}
 KEY_KINDS = {n: lib.mj_key_kind_parse(n.encode())
              for n in ("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "bf16",
                        "f32", "f64", "custom")}

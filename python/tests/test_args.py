@@ -373,6 +373,40 @@ def test_select_rules(compile_ctx):
         compile_ctx.sorter(np.uint32, primitive="select", op="a >>> 3")
 
 
+def test_reduce_by_key_rules(compile_ctx):
+    k, v, ok, ov, count = fakes(((5,), "u4"), ((5,), "f4"), ((5,), "u4"), ((5,), "f4"),
+                                ((1,), "u8"))
+    # the value type follows the values' dtype; records need it named
+    with pytest.raises(InvalidArgumentError, match="need value_type="):
+        mergejit.reduce_by_key(k, FakeArray((5,), REC), context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="need value_type="):
+        mergejit.reduce_by_key(k, FakeArray((5, 2), "f4"), context=compile_ctx)
+    with pytest.raises(CompileError, match="is not 4 as declared"):
+        mergejit.reduce_by_key(k, v, value_type="double", context=compile_ctx)
+    with pytest.raises(InvalidArgumentError, match="value_type"):
+        compile_ctx.sorter(np.uint32, primitive="setops", value_type="float")
+    # the sorter builds; its outputs cannot be allocated like fake arrays
+    with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
+        mergejit.reduce_by_key(k, v, op="max(a, b)", identity="-INFINITY", out_keys=ok,
+                               out_values=ov, context=compile_ctx)
+    s = compile_ctx.sorter(np.uint32, primitive="reduce_by_key", value_size=4,
+                           value_type="float")
+    with pytest.raises(InvalidArgumentError, match="out_keys has 4 elements, at least 5"):
+        s.reduce_by_key(k, v, FakeArray((4,), "u4"), ov, count)
+    with pytest.raises(InvalidArgumentError, match="out_values has 4 elements, at least 5"):
+        s.reduce_by_key(k, v, ok, FakeArray((4,), "f4"), count)
+    with pytest.raises(InvalidArgumentError, match="values is required"):
+        s.reduce_by_key(k, None, ok, ov, count)
+    with pytest.raises(InvalidArgumentError, match="count needs one uint64"):
+        s.reduce_by_key(k, v, ok, ov, FakeArray((1,), "u4"))
+    with pytest.raises(DtypeError, match="keys has dtype float32"):
+        s.reduce_by_key(FakeArray((5,), "f4"), v, ok, ov, count)
+    with pytest.raises(InvalidArgumentError, match="out_keys overlaps keys"):
+        s.reduce_by_key(k, v, FakeArray((5,), "u4", ptr=at(k, 4)), ov, count)
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        s.reduce_by_key(k, v, ok, ov, count)
+
+
 def test_set_operation_rules(compile_ctx):
     a, b, out, count = fakes(((3,), "f4"), ((4,), "f4"), ((7,), "f4"), ((1,), "u8"))
     with pytest.raises(InvalidArgumentError, match="op='xor': one of difference, "

@@ -240,6 +240,48 @@ def test_segmented_reduce(gpu):
     assert same_bits(out.get(), want)
 
 
+def rbk_reference(keys, values, op):
+    """Each run of equal adjacent keys (equal bits): its first key and its values folded."""
+    bits = keys.view(np.uint8).reshape(keys.size, -1)
+    heads = np.ones(keys.size, bool)
+    heads[1:] = (bits[1:] != bits[:-1]).any(axis=1)
+    starts = np.flatnonzero(heads)
+    ends = list(starts[1:]) + [keys.size]
+    return keys[starts], [op(values[b:e]) for b, e in zip(starts, ends)]
+
+
+def test_reduce_by_key(gpu, alloc):
+    # runs of 1 to 7 copies drawn from 50 keys (equal keys come back apart), -0 and +0 apart
+    runs = RNG.integers(1, 8, 40000)
+    keys = np.repeat(RNG.integers(0, 50, runs.size).astype(np.float32), runs)
+    keys[::97] = -0.0
+    keys[1::97] = 0.0
+    vals = RNG.integers(0, 1 << 32, keys.size, dtype=np.uint64).astype(np.uint32)
+    got_k, got_v = mergejit.reduce_by_key(DeviceArray(keys), DeviceArray(vals), context=gpu)
+    want_k, want_v = rbk_reference(keys, vals, lambda v: v.sum(dtype=np.uint32))
+    assert same_bits(got_k.get(), want_k)
+    assert np.array_equal(got_v.get(), np.array(want_v, np.uint32))
+    # a structured value with an operator that is not commutative
+    aff = np.dtype([("m", "u4"), ("c", "u4")])
+    maps = np.zeros(keys.size, aff)
+    maps["m"], maps["c"] = RNG.integers(0, 100, keys.size), RNG.integers(0, 100, keys.size)
+
+    def compose(v):
+        m, c = np.uint32(1), np.uint32(0)
+        with np.errstate(over="ignore"):
+            for x in v:
+                m, c = m * x["m"], c * x["m"] + x["c"]
+        return (m, c)
+    got_k, got_v = mergejit.reduce_by_key(DeviceArray(keys), DeviceArray(maps),
+                                          op="aff{a.m * b.m, a.c * b.m + b.c}",
+                                          identity="aff{1, 0}", value_type="aff",
+                                          value_type_source="struct aff { unsigned m, c; };",
+                                          context=gpu)
+    want_k, want_v = rbk_reference(keys, maps, compose)
+    assert same_bits(got_k.get(), want_k)
+    assert same_bits(got_v.get(), np.array(want_v, aff))
+
+
 def test_sorted_search(gpu):
     a = np.sort(RNG.integers(0, 5000, 20000).astype(np.float32))
     b = np.sort(RNG.integers(0, 5000, 30000).astype(np.float32))

@@ -241,3 +241,15 @@ mj_status mj_segmented_reduce(mj_context *ctx, const mj_sort_desc *desc, const v
     mj_sorter_destroy(s);
     return st;
 }
+
+mj_status mj_reduce_by_key(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
+                           const void *values, size_t value_size, size_t n, void *out_keys,
+                           void *out_values, void *out_count, void *stream) {
+    mj_sorter *s;
+    mj_status st = make(ctx, desc, MJ_REDUCE_BY_KEY, value_size, &s);
+    if (st) return st;
+    st = mj_sorter_reduce_by_key(s, keys, values, n, out_keys, out_values, out_count, NULL, 0,
+                                 stream);
+    mj_sorter_destroy(s);
+    return st;
+}

@@ -4,7 +4,7 @@
 #include "spec.h"
 
 mj_status mj_primitive_query(mj_primitive primitive, mj_primitive_info *info) {
-    if (!info || !mj_primitive_name(primitive)) /* unknown, or a number without a row */
+    if (!info || !mj__primitive_row(primitive))
         return MJ_ERR_INVALID_ARGUMENT;
     const mj_primitive_traits *t = mj__primitive_traits(primitive);
     info->comparator = t->comparator;

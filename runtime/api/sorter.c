@@ -15,13 +15,6 @@
 #include "primitives/registry.h"
 #include "primitives/run.h"
 
-/* The alignment the generated value type needs (see gen.c's value types). */
-static size_t value_alignment(size_t v) {
-    if (v == 0) return 1;
-    if (v == 16) return 16;
-    return v % 8 == 0 ? 8 : v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1;
-}
-
 mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter **out) {
     if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
     if (!desc || !out) return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "desc and out are required");
@@ -62,7 +55,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->key_align = desc->key == MJ_KEY_CUSTOM ? desc->type_align : key_size;
     s->value_size = desc->value_size;
     s->has_op = desc->op != NULL;
-    s->value_align = value_alignment(desc->value_size);
+    s->value_align = mj__value_align(desc->value_size);
     s->nt = spec.nt;
     s->vt = spec.vt;
     s->bs_nt = mj__spec_bs_nt(&spec);

@@ -40,6 +40,13 @@ static void request_key(const mj_kernel_spec *spec, int ptx, uint8_t out[32]) {
         hash_str(&h, spec->op);
         hash_str(&h, spec->identity);
     }
+    /* Reduce by key (the value_op trait) adds its values' type and operator. */
+    if (mj__has_value_op(spec->primitive)) {
+        hash_str(&h, spec->value_type);
+        hash_str(&h, spec->value_type_source);
+        hash_str(&h, spec->op);
+        hash_str(&h, spec->identity);
+    }
     /* Likewise only PTX has a form in the key: cubins keep the keys they had. */
     if (ptx) hash_str(&h, "ptx");
     mj__sha256_final(&h, out);
@@ -126,6 +133,11 @@ void mj__bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap)
         snprintf(out, cap, "%s: %s; keep %s", type ? type : "?",
                  spec->less ? spec->less : spec->order == MJ_DESCENDING ? "desc" : "asc",
                  spec->op);
+    else if (mj__has_value_op(spec->primitive))
+        snprintf(out, cap, "%s %s, %s values: %s, %s", type ? type : "?",
+                 spec->less ? spec->less : spec->order == MJ_DESCENDING ? "desc" : "asc",
+                 spec->value_type ? spec->value_type : "?", spec->op ? spec->op : "a + b",
+                 spec->identity ? spec->identity : "0");
     else if (spec->less)
         snprintf(out, cap, "%s: %s", type ? type : "?", spec->less);
     else

@@ -136,8 +136,9 @@ static void spec_key(const mj_kernel_spec *spec, mj_kernel_set kernels, uint8_t 
                        (long long)spec->type_align, (long long)spec->value_size, spec->nt,
                        spec->vt, mj__spec_bs_nt(spec), spec->sm, kernels};
     mj__sha256_update(&h, num, sizeof num);
-    const char *text[] = {spec->less, spec->op, spec->identity, spec->type_name,
-                          spec->type_source};
+    const char *text[] = {spec->less,       spec->op,         spec->identity,
+                          spec->type_name,  spec->type_source, spec->value_type,
+                          spec->value_type_source};
     for (size_t i = 0; i < sizeof text / sizeof *text; ++i) {
         /* Each string with its length (-1 for none), so that no two specs run together. */
         long long len = text[i] ? (long long)strlen(text[i]) : -1;

@@ -18,9 +18,14 @@
 mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_spec *spec) {
     if ((unsigned)desc->key >= MJ_KEY_KIND_COUNT)
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown key kind %d", (int)desc->key);
-    if ((unsigned)desc->primitive >= MJ_PRIMITIVE_COUNT)
+    if (!mj__primitive_row(desc->primitive))
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "unknown primitive %d",
                         (int)desc->primitive);
+    if (!mj__has_value_op(desc->primitive) && (desc->value_type || desc->value_type_source))
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "%s takes no value_type or value_type_source (reduce by key alone "
+                        "combines values): leave them NULL",
+                        mj_primitive_name(desc->primitive));
     if (desc->value_size > MJ_MAX_VALUE_SIZE)
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                         "value_size %zu is over the largest supported, %d bytes",
@@ -65,6 +70,18 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
     if (mj__primitive_traits(desc->primitive)->predicate) {
         spec->op = desc->op;
         spec->identity = desc->identity;
+    }
+    /* Reduce by key: the keys keep their order or less, the values their type and operator
+     * (the default spelled out, as for reduce and scan). */
+    if (mj__has_value_op(desc->primitive)) {
+        spec->value_type = desc->value_type;
+        spec->value_type_source = desc->value_type_source;
+        spec->op = desc->op;
+        spec->identity = desc->identity;
+        if (!desc->op && !desc->identity && !desc->value_type_source) {
+            spec->op = "a + b";
+            spec->identity = "0";
+        }
     }
     /* Load-balancing search, expand and move compare offsets as integers: one kernel whatever
      * order and less say. */
@@ -159,7 +176,7 @@ mj_status mj__choose_tile(mj_context *ctx, const mj_sort_desc *desc, mj_kernel_s
 mj_status mj_context_tile(mj_context *ctx, mj_primitive primitive, size_t key_size,
                           size_t value_size, mj_tile *out) {
     if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
-    if (!out || (unsigned)primitive >= MJ_PRIMITIVE_COUNT || key_size == 0)
+    if (!out || !mj__primitive_row(primitive) || key_size == 0)
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                         "mj_context_tile needs out, a known primitive and a key size");
     context_tile(ctx, primitive, key_size, value_size, out);

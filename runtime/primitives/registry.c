@@ -7,6 +7,7 @@
 #include "primitives/merge.h"
 #include "primitives/mergesort.h"
 #include "primitives/queued.h"
+#include "primitives/reduce_by_key.h"
 #include "primitives/scan.h"
 #include "primitives/select.h"
 #include "primitives/segreduce.h"
@@ -37,6 +38,7 @@ static const mj_primitive_entry entries[MJ_PRIMITIVE_COUNT] = {
     [MJ_SET_OPS] = {mj__setops_temp, NULL, NULL},
     [MJ_SELECT] = {mj__select_temp, NULL, NULL},
     [MJ_SEGMENTED_REDUCE] = {mj__segreduce_temp, NULL, NULL},
+    [MJ_REDUCE_BY_KEY] = {mj__reduce_by_key_temp, NULL, NULL},
 };
 
 const mj_primitive_entry *mj__primitive_entry(mj_primitive p) {

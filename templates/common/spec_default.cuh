@@ -24,5 +24,8 @@ MJ_DEVICE mj_key mj_op(const mj_key &a, const mj_key &b) { return a + b; }
 MJ_DEVICE mj_key mj_identity() { return 0; }
 /* Select: the selection operator (the generator writes it only for select). */
 MJ_DEVICE bool mj_select_op(const mj_key &a) { return (a & 1) != 0; }
+/* Reduce by key: the value operator and its identity (likewise written only for it). */
+MJ_DEVICE mj_value mj_value_op(const mj_value &a, const mj_value &b) { return a + b; }
+MJ_DEVICE mj_value mj_value_identity() { return 0; }
 
 #endif

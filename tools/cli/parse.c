@@ -188,9 +188,8 @@ const char *cli_primitive_names(void)
     static char list[256]; /* filled once; the names are fixed */
     if (!list[0])
         for (int p = 0; p < MJ_PRIMITIVE_COUNT; p++)
-            if (mj_primitive_name((mj_primitive)p)) /* numbers without a row have no name */
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-                         list[0] ? ", " : "", mj_primitive_name((mj_primitive)p));
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "",
+                     mj_primitive_name((mj_primitive)p));
     return list;
 }
 
