@@ -91,12 +91,10 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     long spills = -1, frame = -1;
     int regs = -1;
     int kernels = mj__ptxas_report(log, &spills, &frame, &regs);
-    /* The search's module, and the join's, also hold the merge's mj_merge_arrays, unused, and
-     * the segmented reduction's the scan's mj_scan_tiles (their template lists in
-     * gen/catalog.c say why). */
+    /* The search's module, and the join's, also hold the merge's mj_merge_arrays, unused
+     * (their template lists in gen/catalog.c say why). */
     int want = __builtin_popcount(mj__primitive_kernels(s->primitive)) +
-               (s->primitive == MJ_SORTED_SEARCH || s->primitive == MJ_JOIN ||
-                s->primitive == MJ_SEGMENTED_REDUCE);
+               (s->primitive == MJ_SORTED_SEARCH || s->primitive == MJ_JOIN);
     ck_assert_msg(kernels == want, "%s (sm_%d): ptxas reported %d kernels, not %d; log:\n%s",
                   what, s->sm, kernels, want, log);
     ck_assert_msg(spills == 0, "%s (NT %d, VT %d, sm_%d): %ld bytes of spills; log:\n%s", what,
