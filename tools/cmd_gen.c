@@ -46,7 +46,9 @@ static const char usage[] =
     "                  take i32, i64; search and join (built once per key and order,\n"
     "                  without values), remove, insert (any key; built-in keys of one\n"
     "                  size share an entry), setops (any key, order and value size),\n"
-    "                  segreduce (as reduce: built once per key, without values)\n"
+    "                  select (any key, order and value size; without op it serves\n"
+    "                  unique only: selections come from spec-file keys with op),\n"
+    "                  segreduce (as reduce: built once per key, without values) and\n"
     "                  reducebykey (spec-file keys with a value_type only)\n"
     "  --spec F        custom key types and comparators (see below)\n"
     "  --tuning F      the tuning file whose tiles to build (default: none, built-in tiles)\n"
@@ -64,6 +66,7 @@ static const char usage[] =
     "  op = max(a, b)         reduce and scan: the operator over a and b (default a + b,\n"
     "                         built-in types only), with\n"
     "  identity = 0           its identity (required with op)\n"
+    "  op = a > 3             select: its selection operator over a (no identity)\n"
     "  value_type = float     reducebykey: the values' CUDA type, value_size its size (give\n"
     "                         values = 4 too); value_source = struct v {...}; defines a\n"
     "                         custom one (op and identity then combine values)\n"
@@ -472,7 +475,7 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm, int ptx)
                     cli_put_one_line(stderr, mj_bundle_builder_last_error(b));
                     rc = CLI_FAILURE;
                 } else if (mj_bundle_builder_count(b) > before) {
-                    int op = info.op;
+                    int op = info.op || (d.primitive == MJ_SELECT && d.op); /* select: its predicate */
                     printf("  %s_%d %-9s %s%s%s, %zu-byte values\n", ptx ? "compute" : "sm",
                            sm, mj_primitive_name(d.primitive),
                            d.key == MJ_KEY_CUSTOM ? d.type_name : mj_key_kind_name(d.key),
