@@ -36,7 +36,8 @@ typedef struct config {
 static const config configs[] = {
     {U32, MJ_ASCENDING, 4, 0, "a % 100 < 50"},   {U32, MJ_ASCENDING, 4, 4, "a % 100 < 50"},
     {U8, MJ_ASCENDING, 1, 0, "(a & 1) == 0"},    {I64, MJ_DESCENDING, 8, 12, "a % 100 < 50"},
-    {F32, MJ_ASCENDING, 4, 4, "a > 0.0f"},       {PADK, MJ_ASCENDING, PADK_SIZE, 0, "a.lo % 2 == 0"},
+    {F32, MJ_ASCENDING, 4, 4, "a > 0.0f"},
+    {PADK, MJ_ASCENDING, PADK_SIZE, 0, "a.lo % 2 == 0"},
     {PADK, MJ_ASCENDING, PADK_SIZE, 12, "a.lo % 2 == 0"},
 };
 #define CONFIGS (int)(sizeof configs / sizeof *configs)

@@ -475,7 +475,8 @@ static int build_target(gen_opts *o, mj_bundle_builder *b, int sm, int ptx)
                     cli_put_one_line(stderr, mj_bundle_builder_last_error(b));
                     rc = CLI_FAILURE;
                 } else if (mj_bundle_builder_count(b) > before) {
-                    int op = info.op || (d.primitive == MJ_SELECT && d.op); /* select: its predicate */
+                    /* select's op is its predicate */
+                    int op = info.op || (d.primitive == MJ_SELECT && d.op);
                     printf("  %s_%d %-9s %s%s%s, %zu-byte values\n", ptx ? "compute" : "sm",
                            sm, mj_primitive_name(d.primitive),
                            d.key == MJ_KEY_CUSTOM ? d.type_name : mj_key_kind_name(d.key),
