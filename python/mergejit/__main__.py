@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: Apache-2.0
+"""python -m mergejit info | demo [n]
+
+info: the package's version and library, the CUDA driver and NVRTC it found, and the device
+the default context opens (or why none). demo: n random float32 keys (default 2^20) sorted on
+device 0 through CuPy or PyTorch, whichever imports, checked against numpy's sort and timed;
+without either, or without a GPU, it says what it skipped and exits 0."""
+import sys
+import time
+
+import numpy
+
+import mergejit
+
+
+def info():
+    print("mergejit %s (%s)" % (mergejit.__version__, mergejit.library_path))
+    drv, nv = mergejit.driver_version(), mergejit.nvrtc_version()
+    print("driver:  %s" % ("%d.%d" % (drv // 1000, drv % 1000 // 10) if drv else "not found"))
+    print("nvrtc:   %s" % ("%d.%d" % (nv // 1000, nv % 1000 // 10) if nv else "not found"))
+    try:
+        ctx = mergejit.default_context()
+    except mergejit.MergejitError as e:
+        print("device 0: unavailable (%s: %s)" % (e.status, e.message))
+        return 0
+    print("device 0: %s, sm_%d" % (ctx.device_name, ctx.target_sm))
+    print("cache:   %s" % ctx.cache_dir)
+    return 0
+
+
+def _framework():
+    """(name, module) of the first of CuPy and PyTorch that imports and sees a GPU, or None."""
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            return "cupy", cupy
+    except Exception:
+        pass
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return "torch", torch
+    except Exception:
+        pass
+    return None
+
+
+def demo(n):
+    fw = _framework()
+    if fw is None:
+        print("skipped: the demo sorts on a GPU through CuPy or PyTorch, and neither sees one")
+        return 0
+    name, m = fw
+    host = numpy.random.default_rng(1).standard_normal(n).astype(numpy.float32)
+    x = m.asarray(host) if name == "cupy" else m.as_tensor(host, device="cuda")
+    mergejit.sort(x)                                   # builds the sorter: the first call
+    x = m.asarray(host) if name == "cupy" else m.as_tensor(host, device="cuda")
+    sync = m.cuda.Device().synchronize if name == "cupy" else m.cuda.synchronize
+    sync()
+    start = time.perf_counter()
+    mergejit.sort(x)
+    sync()
+    ms = (time.perf_counter() - start) * 1e3
+    got = x.get() if name == "cupy" else x.cpu().numpy()
+    ok = numpy.array_equal(got, numpy.sort(host))
+    print("sorted %d float32 keys (%s) in %.3f ms: %s" % (n, name, ms,
+                                                        "match numpy" if ok else "MISMATCH"))
+    return 0 if ok else 1
+
+
+def main(argv):
+    usage = "usage: python -m mergejit info | demo [n]"
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage)
+        return 0 if argv else 2
+    if argv[0] == "info" and len(argv) == 1:
+        return info()
+    if argv[0] == "demo" and len(argv) <= 2:
+        try:
+            n = int(argv[1]) if len(argv) == 2 else 1 << 20
+        except ValueError:
+            n = 0
+        if n < 1:
+            print("%s (n: a positive count, not %r)" % (usage, argv[1]), file=sys.stderr)
+            return 2
+        return demo(n)
+    print(usage, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
