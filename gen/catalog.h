@@ -148,9 +148,11 @@ const char *const *mj__primitive_templates(mj_primitive p);
 const mj_primitive_traits *mj__primitive_traits(mj_primitive p);
 
 /* Whether the spec's op (and identity) are part of what the primitive's source is made of:
- * an operator (reduce, scan) or a selection operator (select). */
+ * an operator (reduce, scan, segmented reduce), a selection operator (select) or an operator
+ * over values (reduce by key). */
 static inline int mj__takes_op(mj_primitive p) {
-    return mj__primitive_traits(p)->op || mj__primitive_traits(p)->predicate;
+    const mj_primitive_traits *t = mj__primitive_traits(p);
+    return t->op || t->predicate || t->value_op;
 }
 
 /* The primitives that combine with an operator, those whose key is an index type (offsets),

@@ -169,16 +169,28 @@ static void emit_operator(mj_strbuf *sb, const mj_kernel_spec *spec, const char 
     mj__sb_puts(sb, "\n    );\n}\n");
 }
 
+/* The head of `MJ_DEVICE bool name(...)` over `keys` keys (1 or 2), named a (and b) for the
+ * caller's expression: a custom key held as its bytes is seen as its type, a bit cast of the
+ * bytes in registers (the comparator and select's predicate alike). */
+static void emit_key_predicate_head(mj_strbuf *sb, const mj_kernel_spec *spec, const char *name,
+                                    int keys) {
+    int bytes = keys_as_bytes(spec);
+    mj__sb_printf(sb, "MJ_DEVICE bool %s(", name);
+    for (int i = 0; i < keys; ++i)
+        mj__sb_printf(sb, "%sconst mj_key &%s%c", i ? ", " : "", bytes ? "mj_" : "", "ab"[i]);
+    mj__sb_puts(sb, ") {\n");
+    if (!bytes) return;
+    mj__sb_printf(sb, "    const %s ", spec->type_name);
+    for (int i = 0; i < keys; ++i)
+        mj__sb_printf(sb, "%s&%c = __builtin_bit_cast(%s, mj_%c)", i ? ", " : "", "ab"[i],
+                      spec->type_name, "ab"[i]);
+    mj__sb_puts(sb, ";\n");
+}
+
 /* Select: mj_select_op, the selection operator over one key, seen as the type as mj_less
  * sees it. Without one the sorter only runs unique (the host refuses a selection). */
 static void emit_select_op(mj_strbuf *sb, const mj_kernel_spec *spec) {
-    if (keys_as_bytes(spec)) {
-        mj__sb_puts(sb, "MJ_DEVICE bool mj_select_op(const mj_key &mj_a) {\n");
-        mj__sb_printf(sb, "    const %s &a = __builtin_bit_cast(%s, mj_a);\n", spec->type_name,
-                      spec->type_name);
-    } else {
-        mj__sb_puts(sb, "MJ_DEVICE bool mj_select_op(const mj_key &a) {\n");
-    }
+    emit_key_predicate_head(sb, spec, "mj_select_op", 1);
     mj__sb_puts(sb, "#line 1 \"selection operator\"\n    return (bool)(");
     mj__sb_puts(sb, spec->op ? spec->op : "false");
     mj__sb_puts(sb, "\n    );\n}\n");
@@ -324,15 +336,7 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
     /* No comparator for lbs, expand and move (offsets compare as integers), nor for bulk
      * remove and insert (elements are only moved). */
     if (mj__is_lbs(spec->primitive) || mj__is_bulk(spec->primitive)) goto primitive;
-    if (keys_as_bytes(spec)) {
-        /* The comparator sees the type: a bit cast of the key's bytes, in registers. */
-        mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &mj_a, const mj_key &mj_b) {\n");
-        mj__sb_printf(&sb, "    const %s &a = __builtin_bit_cast(%s, mj_a), "
-                          "&b = __builtin_bit_cast(%s, mj_b);\n",
-                     spec->type_name, spec->type_name, spec->type_name);
-    } else {
-        mj__sb_puts(&sb, "MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) {\n");
-    }
+    emit_key_predicate_head(&sb, spec, "mj_less", 2);
     if (spec->less) {
         mj__sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");
         mj__sb_puts(&sb, spec->less);

@@ -34,18 +34,15 @@ static void request_key(const mj_kernel_spec *spec, int ptx, uint8_t out[32]) {
     hash_num(&h, custom ? (long long)spec->type_size : 0);
     hash_num(&h, custom ? (long long)spec->type_align : 0);
     hash_num(&h, (long long)spec->value_size);
-    /* Only reduce, scan and select have an operator: the sorts' keys stay those of older
-     * bundles. */
+    /* Only the primitives with an operator hash it: the sorts' keys stay those of older
+     * bundles. Reduce by key adds its values' type. */
     if (mj__takes_op(spec->primitive)) {
         hash_str(&h, spec->op);
         hash_str(&h, spec->identity);
     }
-    /* Reduce by key (the value_op trait) adds its values' type and operator. */
     if (mj__has_value_op(spec->primitive)) {
         hash_str(&h, spec->value_type);
         hash_str(&h, spec->value_type_source);
-        hash_str(&h, spec->op);
-        hash_str(&h, spec->identity);
     }
     /* Likewise only PTX has a form in the key: cubins keep the keys they had. */
     if (ptx) hash_str(&h, "ptx");
@@ -129,15 +126,15 @@ void mj__bundle_request_label(const mj_kernel_spec *spec, char *out, size_t cap)
     if (mj__is_reduce_or_scan(spec->primitive))
         snprintf(out, cap, "%s: %s, %s", type ? type : "?", spec->op ? spec->op : "a + b",
                  spec->identity ? spec->identity : "0");
-    else if (mj__takes_op(spec->primitive) && spec->op)
-        snprintf(out, cap, "%s: %s; keep %s", type ? type : "?",
-                 spec->less ? spec->less : spec->order == MJ_DESCENDING ? "desc" : "asc",
-                 spec->op);
     else if (mj__has_value_op(spec->primitive))
         snprintf(out, cap, "%s %s, %s values: %s, %s", type ? type : "?",
                  spec->less ? spec->less : spec->order == MJ_DESCENDING ? "desc" : "asc",
                  spec->value_type ? spec->value_type : "?", spec->op ? spec->op : "a + b",
                  spec->identity ? spec->identity : "0");
+    else if (mj__takes_op(spec->primitive) && spec->op) /* select's predicate */
+        snprintf(out, cap, "%s: %s; keep %s", type ? type : "?",
+                 spec->less ? spec->less : spec->order == MJ_DESCENDING ? "desc" : "asc",
+                 spec->op);
     else if (spec->less)
         snprintf(out, cap, "%s: %s", type ? type : "?", spec->less);
     else

@@ -45,8 +45,13 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
         .value_size = desc->value_size,
         .sm = ctx->sm,
     };
+    /* The primitives with an operator take op and identity; the sorts ignore them. */
+    if (mj__takes_op(desc->primitive)) {
+        spec->op = desc->op;
+        spec->identity = desc->identity;
+    }
     /* Reduce and scan use the operator, not the order: one kernel (one cache and bundle entry)
-     * whatever order and less say. The sorts ignore op and identity. */
+     * whatever order and less say. */
     if (mj__is_reduce_or_scan(desc->primitive)) {
         if (desc->value_size)
             return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
@@ -54,8 +59,6 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
                             mj_primitive_name(desc->primitive), desc->value_size);
         spec->order = MJ_ASCENDING;
         spec->less = NULL;
-        spec->op = desc->op;
-        spec->identity = desc->identity;
         /* The defaults spelled out, so that a bundle entry built either way serves both (the
          * generated source is the same). f16, bf16 and custom keys have none: the generator
          * refuses them without op. */
@@ -66,18 +69,11 @@ mj_status mj__spec_from_desc(mj_context *ctx, const mj_sort_desc *desc, mj_kerne
             spec->identity = "0";
         }
     }
-    /* Select: its selection operator, if any (identity is refused by the spec check). */
-    if (mj__primitive_traits(desc->primitive)->predicate) {
-        spec->op = desc->op;
-        spec->identity = desc->identity;
-    }
     /* Reduce by key: the keys keep their order or less, the values their type and operator
      * (the default spelled out, as for reduce and scan). */
     if (mj__has_value_op(desc->primitive)) {
         spec->value_type = desc->value_type;
         spec->value_type_source = desc->value_type_source;
-        spec->op = desc->op;
-        spec->identity = desc->identity;
         if (!desc->op && !desc->identity && !desc->value_type_source) {
             spec->op = "a + b";
             spec->identity = "0";
