@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// bench_sort: mergejit's merge sort against cub::DeviceMergeSort, in one process, on the same
-// inputs, on the same stream.
+// bench_sort: mergejit's merge sort against cub::DeviceMergeSort, and for built-in keys
+// cub::DeviceRadixSort beside, in one process, on the same inputs, on the same stream.
 //
 // For every (case, size): random keys (fixed seed, splitmix64 on the host) are uploaded once.
 // Each measurement first restores the unsorted input into the working buffers with an untimed
 // cudaMemcpyAsync, then times only the sort with a pair of cudaEvents. The first run of each
 // side is an untimed warm-up, and its results are compared byte for byte (both sorts are stable,
-// so keys and values must agree exactly). The timed runs alternate CUB and mergejit; the median
-// of --reps is reported. Temporary storage of both sides is allocated once per size, outside
+// so keys and values must agree exactly; the radix sort's too). The timed runs alternate CUB,
+// mergejit and CUB's radix sort; the median of --reps is reported. Temporary storage of both sides is allocated once per size, outside
 // the timed region. The mergejit sorter is built once per case, before any timing.
 //
 // After the timed runs of a (case, size): the copy bandwidth of the same run (the untimed
@@ -15,8 +15,9 @@
 // written over the median time) and one profiled mergejit sort (mj_sorter_sort_profiled: events
 // between the passes), also checked against CUB's output. A second table, after the first,
 // gives per (case, size) the passes, each kind's bandwidth (bytes read plus written over GPU
-// time, summed over the passes of that kind) beside the copy's, and the profiled sort's total
-// against the timed median (what the events cost).
+// time, summed over the passes of that kind) beside the copy's, the profiled sort's total
+// against the timed median (what the events cost), and the timed median over what its passes
+// would take at the copy's speed (copy_x: the passes times the copy's time).
 //
 //   bench_sort [--sizes 20,24,27] [--cases u32,u64,...] [--reps 7] [--quick] [--csv FILE]
 //              [--device N] [--seed S]
@@ -66,6 +67,7 @@ static const char *source_name(int source)
 
 struct Timing {
     double cub_ms, mj_ms;
+    double radix_ms;                     // CUB's radix sort; -1 where the case has none
     double copy_ms;                      // the keys+values copy, median of reps
     std::vector<mj_sort_pass> passes;    // the profiled sort's
 };
@@ -80,6 +82,7 @@ static double kind_gbs(const std::vector<mj_sort_pass> &passes, mj_pass_kind kin
 struct PassRow {
     char passes[64];
     double bs_gbs, m2_gbs, m4_gbs, copy_gbs, profiled_ms, timed_ms;
+    double copy_x; // timed_ms over the passes at copy speed
 };
 
 static PassRow pass_row(const Timing &t, size_t bytes)
@@ -94,6 +97,9 @@ static PassRow pass_row(const Timing &t, size_t bytes)
     for (const mj_sort_pass &p : t.passes)
         r.profiled_ms += p.ms;
     r.timed_ms = t.mj_ms;
+    r.copy_x = t.copy_ms > 0 && !t.passes.empty()
+                   ? t.mj_ms / ((double)t.passes.size() * t.copy_ms)
+                   : -1;
     return r;
 }
 
@@ -144,11 +150,16 @@ static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uin
     unsigned char *h_mj = static_cast<unsigned char *>(host_alloc(total));
 
     void *d_in_keys = nullptr, *d_in_vals = nullptr, *d_keys = nullptr, *d_vals = nullptr;
+    void *d_alt_keys = nullptr, *d_alt_vals = nullptr; // the radix sort's second buffers
     CUDA_CHECK(cudaMalloc(&d_in_keys, kb));
     CUDA_CHECK(cudaMalloc(&d_keys, kb));
+    if (c.radix)
+        CUDA_CHECK(cudaMalloc(&d_alt_keys, kb));
     if (vb) {
         CUDA_CHECK(cudaMalloc(&d_in_vals, vb));
         CUDA_CHECK(cudaMalloc(&d_vals, vb));
+        if (c.radix)
+            CUDA_CHECK(cudaMalloc(&d_alt_vals, vb));
     }
     CUDA_CHECK(cudaMemcpyAsync(d_in_keys, h_in, kb, cudaMemcpyHostToDevice, stream));
     if (vb)
@@ -156,8 +167,13 @@ static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uin
 
     // Temporary storage of both sides, once, outside the timed region. Never NULL: a NULL temp
     // means "query" to CUB and "allocate for me" to mergejit.
-    size_t cub_temp_bytes = 0, mj_temp_bytes = 0;
+    size_t cub_temp_bytes = 0, mj_temp_bytes = 0, radix_temp_bytes = 0;
+    int in_alt = 0;
     CUDA_CHECK(c.cub(nullptr, &cub_temp_bytes, d_keys, d_vals, (int)n, stream));
+    if (c.radix)
+        CUDA_CHECK(c.radix(nullptr, &radix_temp_bytes, d_keys, d_vals, d_alt_keys, d_alt_vals,
+                           (int)n, stream, &in_alt));
+    cub_temp_bytes = std::max(cub_temp_bytes, radix_temp_bytes); // one buffer serves both
     MJ_CHECK(mj_sorter_temp_size(sorter, n, 0, &mj_temp_bytes));
     void *d_cub_temp = nullptr, *d_mj_temp = nullptr;
     CUDA_CHECK(cudaMalloc(&d_cub_temp, std::max<size_t>(cub_temp_bytes, 256)));
@@ -172,13 +188,20 @@ static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uin
         size_t bytes = cub_temp_bytes;
         CUDA_CHECK(c.cub(d_cub_temp, &bytes, d_keys, d_vals, (int)n, stream));
     };
+    auto sort_radix = [&]() {
+        size_t bytes = radix_temp_bytes;
+        CUDA_CHECK(c.radix(d_cub_temp, &bytes, d_keys, d_vals, d_alt_keys, d_alt_vals, (int)n,
+                           stream, &in_alt));
+    };
     auto sort_mj = [&]() {
         MJ_CHECK(mj_sorter_sort(sorter, d_keys, d_vals, n, d_mj_temp, mj_temp_bytes, stream));
     };
-    auto download = [&](unsigned char *h) {
-        CUDA_CHECK(cudaMemcpyAsync(h, d_keys, kb, cudaMemcpyDeviceToHost, stream));
+    auto download = [&](unsigned char *h, bool alt = false) {
+        CUDA_CHECK(cudaMemcpyAsync(h, alt ? d_alt_keys : d_keys, kb, cudaMemcpyDeviceToHost,
+                                   stream));
         if (vb)
-            CUDA_CHECK(cudaMemcpyAsync(h + kb, d_vals, vb, cudaMemcpyDeviceToHost, stream));
+            CUDA_CHECK(cudaMemcpyAsync(h + kb, alt ? d_alt_vals : d_vals, vb,
+                                       cudaMemcpyDeviceToHost, stream));
         CUDA_CHECK(cudaStreamSynchronize(stream));
     };
 
@@ -191,25 +214,36 @@ static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uin
     download(h_mj);
     if (memcmp(h_cub, h_mj, total) != 0)
         mismatch(c, n, h_cub, h_mj);
+    if (c.radix) { // the radix sort's output, checked the same way (into h_mj, then restored)
+        restore();
+        sort_radix();
+        download(h_mj, in_alt != 0);
+        if (memcmp(h_cub, h_mj, total) != 0) {
+            printf("(the radix sort's output, not mergejit's:)\n");
+            mismatch(c, n, h_cub, h_mj);
+        }
+    }
 
-    // Timed runs, alternating the two sides.
+    // Timed runs, alternating the sides.
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    std::vector<float> cub_ms, mj_ms;
+    std::vector<float> cub_ms, mj_ms, radix_ms;
     for (int r = 0; r < reps; r++) {
-        for (int side = 0; side < 2; side++) {
+        for (int side = 0; side < (c.radix ? 3 : 2); side++) {
             restore();
             CUDA_CHECK(cudaEventRecord(start, stream));
             if (side == 0)
                 sort_cub();
-            else
+            else if (side == 1)
                 sort_mj();
+            else
+                sort_radix();
             CUDA_CHECK(cudaEventRecord(stop, stream));
             CUDA_CHECK(cudaEventSynchronize(stop));
             float ms = 0.0f;
             CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-            (side == 0 ? cub_ms : mj_ms).push_back(ms);
+            (side == 0 ? cub_ms : side == 1 ? mj_ms : radix_ms).push_back(ms);
         }
     }
 
@@ -242,9 +276,11 @@ static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uin
     CUDA_CHECK(cudaFree(d_mj_temp));
     CUDA_CHECK(cudaFree(d_in_keys));
     CUDA_CHECK(cudaFree(d_keys));
+    CUDA_CHECK(cudaFree(d_alt_keys));
     if (vb) {
         CUDA_CHECK(cudaFree(d_in_vals));
         CUDA_CHECK(cudaFree(d_vals));
+        CUDA_CHECK(cudaFree(d_alt_vals));
     }
     free(h_in);
     free(h_cub);
@@ -253,6 +289,7 @@ static Timing run_size(const Case &c, mj_sorter *sorter, size_t n, int reps, uin
     Timing t;
     t.cub_ms = median(cub_ms);
     t.mj_ms = median(mj_ms);
+    t.radix_ms = radix_ms.empty() ? -1 : median(radix_ms);
     t.copy_ms = median(copy_ms);
     t.passes = passes;
     return t;
@@ -410,10 +447,12 @@ int main(int argc, char **argv)
             return 1;
         }
         fprintf(csv, "case,n,cub_ms,mj_ms,cub_gkeys_s,mj_gkeys_s,ratio,nt,vt,build_ms,source,"
-                     "device,passes,bs_gb_s,merge2_gb_s,merge4_gb_s,copy_gb_s,profiled_ms\n");
+                     "device,passes,bs_gb_s,merge2_gb_s,merge4_gb_s,copy_gb_s,profiled_ms,"
+                     "radix_ms,ratio_radix,copy_x\n");
     }
 
-    printf("mergejit %s vs CUB %d.%d.%d cub::DeviceMergeSort (StableSortKeys/StableSortPairs)\n",
+    printf("mergejit %s vs CUB %d.%d.%d cub::DeviceMergeSort (StableSortKeys/StableSortPairs);\n"
+           "cub::DeviceRadixSort (SortKeys/SortPairs, DoubleBuffer) beside for built-in keys\n",
            mj_version(), CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
     printf("device %d: %s, sm_%d%d, %d SMs, %.1f GiB; mergejit targets sm_%d\n", device,
            prop.name, prop.major, prop.minor, prop.multiProcessorCount,
@@ -426,8 +465,8 @@ int main(int argc, char **argv)
            "        restored untimed before each run; Gkeys/s = n / time; ratio > 1: mergejit "
            "faster\n\n",
            reps);
-    printf("%-10s %11s %13s %13s %14s\n", "case", "n", "cub_Gkeys/s", "mj_Gkeys/s",
-           "ratio(mj/cub)");
+    printf("%-10s %11s %13s %13s %14s %15s %13s\n", "case", "n", "cub_Gkeys/s", "mj_Gkeys/s",
+           "ratio(mj/cub)", "radix_Gkeys/s", "mj/radix");
     fflush(stdout);
 
     // The pass table's rows, printed after the ratio table.
@@ -458,7 +497,12 @@ int main(int argc, char **argv)
                                 stream);
             double cub_g = (double)n / (t.cub_ms * 1e6);
             double mj_g = (double)n / (t.mj_ms * 1e6);
-            printf("%-10s %11zu %13.3f %13.3f %14.3f\n", c.name, n, cub_g, mj_g, mj_g / cub_g);
+            double radix_g = t.radix_ms > 0 ? (double)n / (t.radix_ms * 1e6) : -1;
+            printf("%-10s %11zu %13.3f %13.3f %14.3f", c.name, n, cub_g, mj_g, mj_g / cub_g);
+            if (radix_g > 0)
+                printf(" %15.3f %13.3f\n", radix_g, mj_g / radix_g);
+            else
+                printf(" %15s %13s\n", "-", "-");
             fflush(stdout);
             PassRow row = pass_row(t, n * (c.key_size + c.value_size));
             row_names.push_back({c.name, n});
@@ -471,7 +515,12 @@ int main(int argc, char **argv)
                 const double gbs[] = {row.bs_gbs, row.m2_gbs, row.m4_gbs, row.copy_gbs};
                 for (double g : gbs)
                     print_gbs(csv, "%s,", g);
-                fprintf(csv, "%.4f\n", row.profiled_ms);
+                fprintf(csv, "%.4f,", row.profiled_ms);
+                if (radix_g > 0)
+                    fprintf(csv, "%.4f,%.4f,", t.radix_ms, mj_g / radix_g);
+                else
+                    fprintf(csv, ",,");
+                fprintf(csv, "%.3f\n", row.copy_x);
                 fflush(csv);
             }
         }
@@ -482,10 +531,12 @@ int main(int argc, char **argv)
     printf("\npasses over device memory (one profiled mergejit sort a row: events between the "
            "passes);\nGB/s = bytes read + written / GPU time, summed over the passes of a kind; "
            "copy = a\ndevice-to-device copy of the keys+values in the same run, median of %d; "
-           "prof_ms = the\npasses summed; timed_ms = mergejit's timed median (unprofiled)\n\n",
+           "prof_ms = the\npasses summed; timed_ms = mergejit's timed median (unprofiled); "
+           "copy_x = timed_ms over\nthe passes at copy speed (the number of passes times the "
+           "copy's time)\n\n",
            reps);
-    printf("%-10s %11s %-12s %8s %9s %9s %9s %9s %9s\n", "case", "n", "passes", "bs_GB/s",
-           "2way_GB/s", "4way_GB/s", "copy_GB/s", "prof_ms", "timed_ms");
+    printf("%-10s %11s %-12s %8s %9s %9s %9s %9s %9s %7s\n", "case", "n", "passes", "bs_GB/s",
+           "2way_GB/s", "4way_GB/s", "copy_GB/s", "prof_ms", "timed_ms", "copy_x");
     for (size_t i = 0; i < rows.size(); i++) {
         const PassRow &r = rows[i];
         printf("%-10s %11zu %-12s", row_names[i].first, row_names[i].second, r.passes);
@@ -493,7 +544,7 @@ int main(int argc, char **argv)
         print_gbs(stdout, " %9s", r.m2_gbs);
         print_gbs(stdout, " %9s", r.m4_gbs);
         print_gbs(stdout, " %9s", r.copy_gbs);
-        printf(" %9.3f %9.3f\n", r.profiled_ms, r.timed_ms);
+        printf(" %9.3f %9.3f %7.2f\n", r.profiled_ms, r.timed_ms, r.copy_x);
     }
     fflush(stdout);
 

@@ -6,6 +6,7 @@
 #define MJ_BENCH_SORT_CASES_H
 
 #include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -81,6 +82,35 @@ static cudaError_t cub_sort(void *temp, size_t *temp_bytes, void *keys, void *va
     }
 }
 
+// CUB's radix sort of the built-in keys, beside: the bar a comparison sort of 4-byte keys has to
+// reach. It sorts between the keys (values) and alt_keys (alt_values) with a cub::DoubleBuffer
+// and says where the result is: *in_alt 0 or 1. Ascending, stable, as mergejit's built-in order
+// for the keys the cases generate (no -0 or NaN).
+typedef cudaError_t (*CubRadixFn)(void *temp, size_t *temp_bytes, void *keys, void *values,
+                                  void *alt_keys, void *alt_values, int n, cudaStream_t stream,
+                                  int *in_alt);
+
+template <typename K, typename V>
+static cudaError_t cub_radix(void *temp, size_t *temp_bytes, void *keys, void *values,
+                             void *alt_keys, void *alt_values, int n, cudaStream_t stream,
+                             int *in_alt)
+{
+    cub::DoubleBuffer<K> k(static_cast<K *>(keys), static_cast<K *>(alt_keys));
+    cudaError_t e;
+    if constexpr (std::is_void<V>::value) {
+        (void)values;
+        (void)alt_values;
+        e = cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, k, n, 0, 8 * (int)sizeof(K),
+                                           stream);
+    } else {
+        cub::DoubleBuffer<V> v(static_cast<V *>(values), static_cast<V *>(alt_values));
+        e = cub::DeviceRadixSort::SortPairs(temp, *temp_bytes, k, v, n, 0, 8 * (int)sizeof(K),
+                                            stream);
+    }
+    *in_alt = k.selector;
+    return e;
+}
+
 // ---------------------------------------------------------------- cases
 
 enum KeyGen { GEN_U32, GEN_U64, GEN_F32, GEN_F64, GEN_REC16 };
@@ -93,17 +123,25 @@ struct Case {
     size_t value_size; // 0: keys only; values are the element's index, 4 or 8 bytes
     CubSortFn cub;
     const CustomKey *custom;
+    CubRadixFn radix; // nullptr: no radix sort for the key (custom types)
 };
 
 static const Case kCases[] = {
-    {"u32", GEN_U32, MJ_KEY_U32, 4, 0, cub_sort<uint32_t, void, Less>, nullptr},
-    {"u64", GEN_U64, MJ_KEY_U64, 8, 0, cub_sort<uint64_t, void, Less>, nullptr},
-    {"f32", GEN_F32, MJ_KEY_F32, 4, 0, cub_sort<float, void, Less>, nullptr},
-    {"f64", GEN_F64, MJ_KEY_F64, 8, 0, cub_sort<double, void, Less>, nullptr},
-    {"rec16", GEN_REC16, MJ_KEY_CUSTOM, 16, 0, cub_sort<rec16, void, Rec16Less>, &kRec16},
-    {"rec4", GEN_U32, MJ_KEY_CUSTOM, 4, 0, cub_sort<rec4, void, Rec4Less>, &kRec4},
-    {"pairs_u32", GEN_U32, MJ_KEY_U32, 4, 4, cub_sort<uint32_t, uint32_t, Less>, nullptr},
-    {"pairs_u64", GEN_U64, MJ_KEY_U64, 8, 8, cub_sort<uint64_t, uint64_t, Less>, nullptr},
+    {"u32", GEN_U32, MJ_KEY_U32, 4, 0, cub_sort<uint32_t, void, Less>, nullptr,
+     cub_radix<uint32_t, void>},
+    {"u64", GEN_U64, MJ_KEY_U64, 8, 0, cub_sort<uint64_t, void, Less>, nullptr,
+     cub_radix<uint64_t, void>},
+    {"f32", GEN_F32, MJ_KEY_F32, 4, 0, cub_sort<float, void, Less>, nullptr,
+     cub_radix<float, void>},
+    {"f64", GEN_F64, MJ_KEY_F64, 8, 0, cub_sort<double, void, Less>, nullptr,
+     cub_radix<double, void>},
+    {"rec16", GEN_REC16, MJ_KEY_CUSTOM, 16, 0, cub_sort<rec16, void, Rec16Less>, &kRec16,
+     nullptr},
+    {"rec4", GEN_U32, MJ_KEY_CUSTOM, 4, 0, cub_sort<rec4, void, Rec4Less>, &kRec4, nullptr},
+    {"pairs_u32", GEN_U32, MJ_KEY_U32, 4, 4, cub_sort<uint32_t, uint32_t, Less>, nullptr,
+     cub_radix<uint32_t, uint32_t>},
+    {"pairs_u64", GEN_U64, MJ_KEY_U64, 8, 8, cub_sort<uint64_t, uint64_t, Less>, nullptr,
+     cub_radix<uint64_t, uint64_t>},
 };
 static const int kCaseCount = (int)(sizeof kCases / sizeof kCases[0]);
 
