@@ -1024,6 +1024,26 @@ MJ_API mj_status mj_cache_clear(mj_context *ctx, size_t *removed);
 /* Number of entries and their total size in bytes. */
 MJ_API mj_status mj_cache_stats(mj_context *ctx, size_t *entries, uint64_t *bytes);
 
+/* The cache's size cap in bytes: $MERGEJIT_CACHE_MAX when set (bytes, optionally with K, M, G or
+ * T, powers of 1024; 0 for no cap, given as UINT64_MAX here), else 1 GiB. A context that
+ * compiles kernels removes the least recently used entries (stored or loaded longest ago) after
+ * each store that takes the cache over its cap; a bad MERGEJIT_CACHE_MAX fails
+ * mj_context_create. 0 without a context. */
+MJ_API uint64_t mj_context_cache_max(const mj_context *ctx);
+/* Removes the least recently used entries until the cache holds at most max_bytes (0: the
+ * context's cap, mj_context_cache_max). *removed and *kept_bytes (either may be NULL) get how
+ * many entries went and the bytes left. */
+MJ_API mj_status mj_cache_prune(mj_context *ctx, uint64_t max_bytes, size_t *removed,
+                                uint64_t *kept_bytes);
+/* MJ_OK when an entry can be stored in the context's cache directory (creating it when
+ * missing, as the first store would, and a file in it, removed again), MJ_OK too when the
+ * cache is off; MJ_ERR_CACHE with the reason otherwise. A cache that cannot be written is not
+ * an error for sorts: each process compiles its kernels again (and warns once on stderr). */
+MJ_API mj_status mj_cache_check_writable(mj_context *ctx);
+/* Reads a cache size as MERGEJIT_CACHE_MAX takes it ("0" gives UINT64_MAX, no cap) into *bytes;
+ * MJ_ERR_INVALID_ARGUMENT for anything else, *bytes untouched. No context needed. */
+MJ_API mj_status mj_cache_parse_size(const char *text, uint64_t *bytes);
+
 #ifdef __cplusplus
 }
 #endif

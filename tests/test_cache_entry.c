@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The on-disk kernel cache's entries (store/cache.h): round trips with and without ptxas's
- * figures, every kind of damaged entry, clearing and statistics, and the default directory.
+ * figures, every kind of damaged entry, clearing and statistics, the default directory, and
+ * the size cap: pruning by last use, the cap's syntax, whether an entry could be stored.
  * CPU only. */
 #include <check.h>
 
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- round trips */
@@ -332,6 +335,129 @@ START_TEST(default_dir_env)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the size cap */
+
+/* Sets the entry's modification time (its last use) to `sec` seconds of the epoch. */
+static void set_used(const char *dir, const uint8_t key[32], time_t sec)
+{
+    char path[PATH_MAX + 80];
+    entry_file(path, sizeof path, dir, key);
+    struct timespec t[2] = {{sec, 0}, {sec, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* Pruning removes the least recently used entries first (a load counts as a use) until the
+ * rest fit the cap, and nothing else: files not its own, nor entries when they fit. */
+START_TEST(prune_least_recent)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 80], err[512] = "";
+    make_tmpdir(dir, sizeof dir);
+    enum { N = 5 };
+    uint8_t keys[N][32];
+    uint8_t *payload = make_payload(1000, 1);
+    uint64_t entry = HEADER_SIZE + 1000;
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "lru %d", i);
+        key_of(keys[i], name);
+        store_ok(dir, keys[i], payload, 1000);
+        set_used(dir, keys[i], 1000000 + 10 * i); /* entry 0 the least recently used */
+    }
+    /* A load is a use: entry 1 becomes the most recent. */
+    assert_hit(dir, keys[1], payload, 1000);
+    snprintf(path, sizeof path, "%s/not-an-entry.mjc", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("left alone", f);
+    fclose(f);
+
+    size_t removed = 99;
+    uint64_t kept = 0;
+    ck_assert_int_eq(mj__cache_prune_dir(dir, 5 * entry, &removed, &kept, err, sizeof err), 0);
+    ck_assert_uint_eq(removed, 0);
+    ck_assert_uint_eq(kept, 5 * entry);
+
+    /* Room for two and a half: entries 0, 2 and 3 go; 4 and the reloaded 1 stay. */
+    ck_assert_int_eq(mj__cache_prune_dir(dir, 5 * entry / 2, &removed, &kept, err, sizeof err),
+                     0);
+    ck_assert_uint_eq(removed, 3);
+    ck_assert_uint_eq(kept, 2 * entry);
+    for (int i = 0; i < N; i++) {
+        entry_file(path, sizeof path, dir, keys[i]);
+        ck_assert_msg(path_exists(path) == (i == 1 || i == 4), "entry %d", i);
+    }
+    snprintf(path, sizeof path, "%s/not-an-entry.mjc", dir);
+    ck_assert(path_exists(path));
+
+    /* A cap below one entry empties the cache; a missing directory has nothing to prune. */
+    ck_assert_int_eq(mj__cache_prune_dir(dir, 1, &removed, &kept, err, sizeof err), 0);
+    ck_assert_uint_eq(removed, 2);
+    ck_assert_uint_eq(kept, 0);
+    snprintf(path, sizeof path, "%s/missing", dir);
+    ck_assert_int_eq(mj__cache_prune_dir(path, 1, &removed, NULL, err, sizeof err), 0);
+    ck_assert_uint_eq(removed, 0);
+    free(payload);
+}
+END_TEST
+
+START_TEST(cap_parsing)
+{
+    static const struct {
+        const char *text;
+        uint64_t want;
+    } good[] = {{"0", UINT64_MAX},       {"1", 1},           {"4096", 4096},
+                {"2K", 2048},            {"2k", 2048},       {"2KiB", 2048},
+                {"2KB", 2048},           {"3M", 3u << 20},   {"1G", 1ull << 30},
+                {"5g", 5ull << 30},      {"2T", 2ull << 40}, {"16777215T", 16777215ull << 40}};
+    static const char *const bad[] = {"",   "abc", "-1",  "1X", "1.5G", " 1",  "1 G", "1GB2",
+                                      "1Ki", "K",  "99999999999999999999", "16777216T"};
+    char err[512];
+    uint64_t v = 0;
+    ck_assert_int_eq(mj__cache_max_bytes(NULL, &v, err, sizeof err), 0);
+    ck_assert_uint_eq(v, MJ_CACHE_MAX_DEFAULT);
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        v = 0;
+        ck_assert_msg(mj__cache_max_bytes(good[i].text, &v, err, sizeof err) == 0, "%s: %s",
+                      good[i].text, err);
+        ck_assert_msg(v == good[i].want, "%s gave %llu", good[i].text, (unsigned long long)v);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = 7;
+        err[0] = '\0';
+        ck_assert_msg(mj__cache_max_bytes(bad[i], &v, err, sizeof err) == -1, "'%s' taken",
+                      bad[i]);
+        ck_assert_uint_eq(v, 7);
+        ck_assert_ptr_nonnull(strstr(err, "MERGEJIT_CACHE_MAX"));
+    }
+}
+END_TEST
+
+/* Whether an entry could be stored is tried, not guessed: a missing directory is created, one
+ * under a regular file or on a file system that takes no files is refused with the reason. */
+START_TEST(writable_check)
+{
+    char dir[PATH_MAX], sub[PATH_MAX + 32], err[512] = "";
+    make_tmpdir(dir, sizeof dir);
+    snprintf(sub, sizeof sub, "%s/new/deeper", dir);
+    ck_assert_msg(mj__cache_check_writable(sub, err, sizeof err) == 0, "%s", err);
+    ck_assert(path_exists(sub));
+    int all, temps;
+    count_names(sub, &all, &temps);
+    ck_assert_int_eq(all, 0); /* the probe is gone */
+
+    snprintf(sub, sizeof sub, "%s/file", dir);
+    FILE *f = fopen(sub, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    strcat(sub, "/cache");
+    ck_assert_int_eq(mj__cache_check_writable(sub, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "not a directory") != NULL, "%s", err);
+    err[0] = '\0';
+    ck_assert_int_eq(mj__cache_check_writable("/proc/mergejit-cache", err, sizeof err), -1);
+    ck_assert_str_ne(err, "");
+}
+END_TEST
+
 static Suite *cache_entry_suite(void)
 {
     Suite *s = suite_create("cache_entry");
@@ -342,6 +468,9 @@ static Suite *cache_entry_suite(void)
     tcase_add_test(tc, damaged_entries);
     tcase_add_test(tc, clear_and_stats);
     tcase_add_test(tc, default_dir_env);
+    tcase_add_test(tc, prune_least_recent);
+    tcase_add_test(tc, cap_parsing);
+    tcase_add_test(tc, writable_check);
     suite_add_tcase(s, tc);
     return s;
 }

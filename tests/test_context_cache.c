@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The module/cache path of compile-only contexts, without a GPU: sorters built by NVRTC, from
  * the context's memory and from disk, damaged entries rebuilt, clearing, a cache directory others
- * could write to, a full disk, no disk cache, and two processes sharing a cache directory. */
+ * could write to, a full disk (warned of once), the size cap, no disk cache, and two processes
+ * sharing a cache directory. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -172,12 +173,100 @@ START_TEST(full_disk)
 {
     char *dir = mjt_tmpdir();
     mj_sort_desc desc = u32_desc();
+    /* The failed stores say so on stderr, one line for the process. */
+    char log[4200];
+    snprintf(log, sizeof log, "%s.stderr", dir);
+    fflush(stderr);
+    int saved = dup(2);
+    ck_assert_int_ge(saved, 0);
+    ck_assert_ptr_nonnull(freopen(log, "w", stderr));
     mj__fault_write_errno = ENOSPC;
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
     mj__fault_write_errno = 0;
+    fflush(stderr);
+    ck_assert_int_eq(dup2(saved, 2), 2);
+    close(saved);
+    FILE *f = fopen(log, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[1024];
+    int warnings = 0, lines = 0;
+    while (fgets(line, sizeof line, f)) {
+        lines++;
+        warnings += strstr(line, "mergejit: warning: the disk cache cannot be written") != NULL &&
+                    strstr(line, "MERGEJIT_CACHE_DIR") != NULL;
+    }
+    fclose(f);
+    unlink(log);
+    ck_assert_int_eq(warnings, 1);
+    ck_assert_int_eq(lines, 1);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 0);
     ck_assert_int_eq(build_in_new_context(dir, &desc, NULL), 1);
+    mjt_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* The cache's size cap: MERGEJIT_CACHE_MAX read at create (a bad one refused), 1 GiB without
+ * it; a build that takes the cache over the cap evicts down to it (a cap under one entry
+ * empties it, the sorter still built); mj_cache_prune to a cap given or the context's. */
+START_TEST(cache_cap)
+{
+    char *dir = mjt_tmpdir();
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.flags = MJ_CONTEXT_COMPILE_ONLY;
+    o.target_sm = 90;
+    o.cache_dir = dir;
+    mj_context *ctx = NULL;
+
+    ck_assert_int_eq(setenv("MERGEJIT_CACHE_MAX", "lots", 1), 0);
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "MERGEJIT_CACHE_MAX=\"lots\""));
+    mj_context_destroy(ctx);
+
+    ck_assert_int_eq(unsetenv("MERGEJIT_CACHE_MAX"), 0);
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_OK);
+    ck_assert_uint_eq(mj_context_cache_max(ctx), 1ull << 30);
+    ck_assert_int_eq(mj_cache_check_writable(ctx), MJ_OK);
+    mj_sort_desc desc = u32_desc();
+    desc.primitive = MJ_MERGE;
+    mj_sorter *s = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    mj_sorter_destroy(s);
+    size_t entries = 0, removed = 9;
+    uint64_t bytes = 0, kept = 0;
+    ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
+    ck_assert_uint_eq(entries, 3); /* the module and its two programs */
+    ck_assert_int_eq(mj_cache_prune(ctx, 0, &removed, &kept), MJ_OK); /* under 1 GiB */
+    ck_assert_uint_eq(removed, 0);
+    ck_assert_uint_eq(kept, bytes);
+    ck_assert_int_eq(mj_cache_prune(ctx, bytes - 1, &removed, &kept), MJ_OK);
+    ck_assert_uint_ge(removed, 1);
+    ck_assert_uint_le(kept, bytes - 1);
+    mj_context_destroy(ctx);
+
+    ck_assert_int_eq(setenv("MERGEJIT_CACHE_MAX", "1", 1), 0);
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_OK);
+    ck_assert_uint_eq(mj_context_cache_max(ctx), 1);
+    desc.primitive = MJ_MERGESORT;
+    ck_assert_int_eq(mj_sorter_create(ctx, &desc, &s), MJ_OK);
+    mj_sorter_destroy(s);
+    ck_assert_int_eq(mj_cache_stats(ctx, &entries, &bytes), MJ_OK);
+    ck_assert_uint_eq(entries, 0);
+    mj_context_destroy(ctx);
+    ck_assert_int_eq(setenv("MERGEJIT_CACHE_MAX", "0", 1), 0);
+    ck_assert_int_eq(mj_context_create(&o, &ctx), MJ_OK);
+    ck_assert_uint_eq(mj_context_cache_max(ctx), UINT64_MAX);
+    mj_context_destroy(ctx);
+    ck_assert_int_eq(unsetenv("MERGEJIT_CACHE_MAX"), 0);
+
+    uint64_t v = 5;
+    ck_assert_int_eq(mj_cache_parse_size("64M", &v), MJ_OK);
+    ck_assert_uint_eq(v, 64ull << 20);
+    ck_assert_int_eq(mj_cache_parse_size("64Q", &v), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(mj_cache_parse_size(NULL, &v), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(v, 64ull << 20);
     mjt_rmtree(dir);
     free(dir);
 }
@@ -434,6 +523,7 @@ static Suite *context_cache_suite(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, cache_path);
     tcase_add_test(tc, full_disk);
+    tcase_add_test(tc, cache_cap);
     tcase_add_test(tc, no_disk_cache);
     tcase_add_test(tc, two_processes);
     tcase_add_test(tc, mergesort_parts);

@@ -71,14 +71,16 @@ START_TEST(tool)
                       strstr(r.out, "  \"device\": null,\n") != NULL &&
                       strstr(r.out, "\"device_error\": {\"status\": \"MJ_ERR_NO_DRIVER\", "
                                     "\"message\": \"") != NULL &&
-                      strstr(r.out, "\"entries\": 0, \"bytes\": 0},\n") != NULL &&
+                      strstr(r.out, "\"entries\": 0, \"bytes\": 0, \"max_bytes\": 1073741824, "
+                                    "\"writable\": true},\n") != NULL &&
                       strstr(r.out, "  \"bundle\": null\n}\n") != NULL,
                   "info --json printed:\n%s", r.out);
     mjt_tool_run_free(&r);
     static const char *const stats_json[] = {"cache", "stats", "--json", NULL};
     r = mjt_run_tool(stats_json, env);
     ck_assert_msg(r.status == 0 && strncmp(r.out, "{\"dir\": \"", 9) == 0 &&
-                      strstr(r.out, "\", \"entries\": 0, \"bytes\": 0}\n") != NULL,
+                      strstr(r.out, "\", \"entries\": 0, \"bytes\": 0, \"max_bytes\": "
+                                    "1073741824, \"writable\": true}\n") != NULL,
                   "cache stats --json exited %d:\n%s%s", r.status, r.out, r.err);
     mjt_tool_run_free(&r);
     static const char *const clear_json[] = {"cache", "clear", "--json", NULL};
@@ -117,6 +119,28 @@ START_TEST(tool)
     ck_assert_msg(count_lines_with(r.out, "build: loaded from the disk cache in") == 1 &&
                       count_lines_with(r.out, "programs on") == 0,
                   "demo printed:\n%s", r.out);
+    mjt_tool_run_free(&r);
+    /* cache prune: a bad size and --max elsewhere are bad command lines; to a cap under one
+     * entry it empties the cache, and says so. */
+    static const char *const prune_bad[] = {"cache", "prune", "--max", "12Q", NULL};
+    r = mjt_run_tool(prune_bad, env);
+    ck_assert_msg(r.status == 2 && strstr(r.err, "--max: '12Q' is not a size") != NULL,
+                  "cache prune --max 12Q exited %d:\n%s", r.status, r.err);
+    mjt_tool_run_free(&r);
+    static const char *const stats_max[] = {"cache", "stats", "--max", "1", NULL};
+    r = mjt_run_tool(stats_max, env);
+    ck_assert_msg(r.status == 2 && strstr(r.err, "--max goes with prune") != NULL,
+                  "cache stats --max exited %d:\n%s", r.status, r.err);
+    mjt_tool_run_free(&r);
+    static const char *const prune[] = {"cache", "prune", "--max", "1", NULL};
+    r = mjt_run_tool(prune, env);
+    ck_assert_msg(r.status == 0 && strncmp(r.out, "removed ", 8) == 0 &&
+                      strncmp(r.out, "removed 0 ", 10) != 0 && strstr(r.out, "; 0 B left\n"),
+                  "cache prune --max 1 exited %d:\n%s%s", r.status, r.out, r.err);
+    mjt_tool_run_free(&r);
+    r = mjt_run_tool(stats_json, env);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "\"entries\": 0, \"bytes\": 0,") != NULL,
+                  "cache stats --json after prune:\n%s", r.out);
     mjt_tool_run_free(&r);
     mjt_rmtree(cache);
     free(cache);

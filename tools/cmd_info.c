@@ -23,7 +23,8 @@ static const char usage[] =
     "                $XDG_CACHE_HOME/mergejit, else ~/.cache/mergejit)\n"
     "  --json        the same as one JSON object: versions as numbers (null: not found),\n"
     "                device (null when unavailable, with device_error), cache (dir null\n"
-    "                when off; cache_error when unreadable), tuning and bundle (null: none)\n"
+    "                when off; cache_error when unreadable; max_bytes null: no cap;\n"
+    "                writable), tuning and bundle (null: none)\n"
     "  -h, --help    show this help\n";
 
 static void print_reason(const char *what, const mj_context *ctx, mj_status st)
@@ -50,7 +51,13 @@ static void print_cache(mj_context *ctx)
         print_reason("entries: unavailable", ctx, st);
         return;
     }
-    printf("entries: %zu (%s)\n", entries, cli_format_bytes(bytes, buf, sizeof buf));
+    printf("entries: %zu (%s", entries, cli_format_bytes(bytes, buf, sizeof buf));
+    uint64_t cap = mj_context_cache_max(ctx);
+    printf(" of %s)\n", cap == UINT64_MAX ? "no cap" : cli_format_bytes(cap, buf, sizeof buf));
+    st = mj_cache_check_writable(ctx);
+    if (st != MJ_OK)
+        print_reason("warning: the cache cannot be written; every process compiles again", ctx,
+                     st);
 }
 
 /* The disk cache, then the tuning file and bundle the context read. */
@@ -90,8 +97,16 @@ static void json_files(mj_context *ctx)
         json_error("cache_error", ctx, st);
     printf("  \"cache\": {\"dir\": ");
     cli_put_json_string(stdout, dir[0] ? dir : NULL);
-    if (dir[0] && st == MJ_OK)
-        printf(", \"entries\": %zu, \"bytes\": %llu", entries, (unsigned long long)bytes);
+    if (dir[0] && st == MJ_OK) {
+        printf(", \"entries\": %zu, \"bytes\": %llu, \"max_bytes\": ", entries,
+               (unsigned long long)bytes);
+        uint64_t cap = mj_context_cache_max(ctx);
+        if (cap == UINT64_MAX)
+            printf("null");
+        else
+            printf("%llu", (unsigned long long)cap);
+        printf(", \"writable\": %s", mj_cache_check_writable(ctx) == MJ_OK ? "true" : "false");
+    }
     printf("},\n");
     const char *tuning = ctx ? mj_context_tuning_file(ctx) : "";
     const char *bundle = ctx ? mj_context_bundle(ctx) : "";

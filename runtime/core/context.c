@@ -204,6 +204,8 @@ mj_status mj_context_create(const mj_context_options *options, mj_context **out)
         }
         if (mj__cache_check_dir(ctx->cache_dir, err, sizeof err))
             return mj__fail(ctx, MJ_ERR_CACHE, "%s", err);
+        if (mj__cache_max_bytes(getenv("MERGEJIT_CACHE_MAX"), &ctx->cache_max, err, sizeof err))
+            return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s", err);
     }
 
     if (ctx->flags & MJ_CONTEXT_COMPILE_ONLY) {
@@ -260,6 +262,39 @@ mj_status mj_cache_clear(mj_context *ctx, size_t *removed) {
     if (!ctx->cache_dir[0]) return MJ_OK;
     char err[512];
     if (mj__cache_clear_dir(ctx->cache_dir, removed, err, sizeof err))
+        return mj__fail(ctx, MJ_ERR_CACHE, "%s", err);
+    return MJ_OK;
+}
+
+uint64_t mj_context_cache_max(const mj_context *ctx) { return ctx ? ctx->cache_max : 0; }
+
+mj_status mj_cache_prune(mj_context *ctx, uint64_t max_bytes, size_t *removed,
+                         uint64_t *kept_bytes) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (removed) *removed = 0;
+    if (kept_bytes) *kept_bytes = 0;
+    if (!ctx->cache_dir[0]) return MJ_OK;
+    char err[512];
+    if (mj__cache_prune_dir(ctx->cache_dir, max_bytes ? max_bytes : ctx->cache_max, removed,
+                            kept_bytes, err, sizeof err))
+        return mj__fail(ctx, MJ_ERR_CACHE, "%s", err);
+    return MJ_OK;
+}
+
+mj_status mj_cache_parse_size(const char *text, uint64_t *bytes) {
+    char err[256];
+    uint64_t v;
+    if (!text || !bytes || mj__cache_max_bytes(text, &v, err, sizeof err))
+        return MJ_ERR_INVALID_ARGUMENT;
+    *bytes = v;
+    return MJ_OK;
+}
+
+mj_status mj_cache_check_writable(mj_context *ctx) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!ctx->cache_dir[0]) return MJ_OK;
+    char err[512];
+    if (mj__cache_check_writable(ctx->cache_dir, err, sizeof err))
         return mj__fail(ctx, MJ_ERR_CACHE, "%s", err);
     return MJ_OK;
 }

@@ -62,6 +62,7 @@ struct mj_context {
     int sm;                /* the device's (or the requested) compute capability, e.g. 90 */
     int sm_count;          /* multiprocessors (0 in compile-only contexts) */
     char cache_dir[MJ_PATH_CAP]; /* "" when the disk cache is off */
+    uint64_t cache_max;    /* the cache's size cap in bytes (UINT64_MAX: none) */
     char device_name[256];
     const mj_cuda_api *cu; /* NULL in compile-only contexts */
     CUdevice device;

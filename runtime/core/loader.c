@@ -3,6 +3,8 @@
  * NVRTC. Each step calls only down; the context owns the table the modules join. */
 #include "core/loader.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,14 +256,28 @@ static int program_from_cache(const char *dir, program *p) {
     return 0;
 }
 
-/* Stores a compiled program under its key. A cache that cannot be written (read-only, full)
- * costs a compile next time, never this build. */
+/* Stores an entry. A cache that cannot be written (read-only, full, not ours) costs a compile
+ * next time, never this build; the first such failure in a process says so on stderr, once,
+ * since every later process would pay the compile without a word. */
+static void cache_put(const char *dir, const uint8_t key[32], const void *data, size_t size,
+                      const mj_cache_meta *meta) {
+    static atomic_int warned;
+    char err[512];
+    if (mj__cache_store(dir, key, data, size, meta, err, sizeof err) == 0 ||
+        atomic_exchange(&warned, 1))
+        return;
+    fprintf(stderr, "mergejit: warning: the disk cache cannot be written (%s); kernels will be "
+                    "compiled again by every process (MERGEJIT_CACHE_DIR chooses another "
+                    "directory)\n", err);
+}
+
+/* Stores a compiled program under its key. */
 static void store_program(const char *dir, const program *p) {
     void *pack = NULL;
     size_t size = 0;
     char err[256];
     if (mj__pack_kernels(&p->image, 1, &pack, &size, err, sizeof err) == 0)
-        mj__cache_store(dir, p->key, pack, size, &p->meta, err, sizeof err);
+        cache_put(dir, p->key, pack, size, &p->meta);
     free(pack);
 }
 
@@ -450,11 +466,13 @@ mj_status mj__binary_get(mj_context *ctx, const mj_kernel_spec *spec, mj_kernel_
                        : MJ_ERR_HOST_MEMORY;
     if (st != MJ_OK) mj__fail(ctx, st, "%s", why ? why : "out of host memory");
     free(why);
-    /* A cache that cannot be written (read-only, full) costs a recompile next time, never
-     * this sort. */
-    if (st == MJ_OK && ctx->cache_dir[0])
-        mj__cache_store(ctx->cache_dir, out->key, out->data, out->size, &out->meta, err,
-                        sizeof err);
+    /* Then the cache is brought back under its cap (least recently used first); a prune that
+     * fails leaves it over, for the next. */
+    if (st == MJ_OK && ctx->cache_dir[0]) {
+        cache_put(ctx->cache_dir, out->key, out->data, out->size, &out->meta);
+        if (ctx->cache_max != UINT64_MAX)
+            mj__cache_prune_dir(ctx->cache_dir, ctx->cache_max, NULL, NULL, err, sizeof err);
+    }
     return st;
 }
 

@@ -224,6 +224,10 @@ mj_cache_result mj__cache_load(const char *dir, const uint8_t key[32], void **da
     } else {
         res = read_entry(fd, &st, key, path, data, size, meta, &bad, err, errcap);
     }
+    /* A hit is a use: its modification time orders the entries for eviction (mj__cache_prune_dir;
+     * access times are not kept on many mounts). A read-only cache just keeps the old time. */
+    if (res == MJ_CACHE_HIT)
+        (void)futimens(fd, NULL);
     close(fd);
     if (res == MJ_CACHE_DAMAGED)
         res = damaged(path, &st, bad, err, errcap);
@@ -374,4 +378,144 @@ int mj__cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char 
     *entries = count;
     *bytes = total;
     return close_listing(d, dir, err, errcap);
+}
+
+/* An entry met while pruning: its name, size and last use. */
+typedef struct prune_entry {
+    char name[72];
+    uint64_t bytes;
+    struct timespec used;
+} prune_entry;
+
+static int older_first(const void *x, const void *y)
+{
+    const prune_entry *a = x, *b = y;
+    if (a->used.tv_sec != b->used.tv_sec)
+        return a->used.tv_sec < b->used.tv_sec ? -1 : 1;
+    if (a->used.tv_nsec != b->used.tv_nsec)
+        return a->used.tv_nsec < b->used.tv_nsec ? -1 : 1;
+    return strcmp(a->name, b->name); /* the same order in every process */
+}
+
+int mj__cache_prune_dir(const char *dir, uint64_t max_bytes, size_t *removed, uint64_t *kept,
+                        char *err, size_t errcap)
+{
+    size_t count = 0, cap = 0, gone = 0;
+    uint64_t total = 0;
+    prune_entry *list = NULL;
+    if (removed)
+        *removed = 0;
+    if (kept)
+        *kept = 0;
+    DIR *d;
+    int rc = open_listing(dir, &d, err, errcap);
+    if (rc <= 0)
+        return rc;
+    struct dirent *ent;
+    for (errno = 0; (ent = readdir(d)) != NULL; errno = 0) {
+        struct stat st;
+        if (!is_entry_name(ent->d_name))
+            continue;
+        if (fstatat(dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue; /* removed since it was listed, or not ours to count */
+        if (count == cap) {
+            size_t grown = cap ? 2 * cap : 64;
+            prune_entry *more = mj__realloc(list, grown * sizeof *list);
+            if (!more) {
+                mj__set_err(err, errcap, "out of host memory while listing %s", dir);
+                closedir(d);
+                free(list);
+                return -1;
+            }
+            list = more;
+            cap = grown;
+        }
+        prune_entry *e = &list[count++];
+        memcpy(e->name, ent->d_name, strlen(ent->d_name) + 1); /* is_entry_name: 68 chars */
+        e->bytes = (uint64_t)st.st_size;
+        e->used = st.st_mtim;
+        total += e->bytes;
+    }
+    if (close_listing(d, dir, err, errcap) != 0) {
+        free(list);
+        return -1;
+    }
+    rc = 0;
+    if (total > max_bytes) {
+        qsort(list, count, sizeof *list, older_first);
+        for (size_t i = 0; i < count && total > max_bytes; i++) {
+            char path[PATH_MAX];
+            if (snprintf(path, sizeof path, "%s/%s", dir, list[i].name) >= (int)sizeof path)
+                continue;
+            if (unlink(path) == 0) {
+                gone++;
+                total -= list[i].bytes;
+            } else if (errno == ENOENT) { /* another process pruned it first */
+                total -= list[i].bytes;
+            } else {
+                mj__set_err(err, errcap, "cannot remove %s: %s", path, strerror(errno));
+                rc = -1;
+                break;
+            }
+        }
+    }
+    free(list);
+    if (removed)
+        *removed = gone;
+    if (kept)
+        *kept = total;
+    return rc;
+}
+
+int mj__cache_max_bytes(const char *text, uint64_t *out, char *err, size_t errcap)
+{
+    if (!text) {
+        *out = MJ_CACHE_MAX_DEFAULT;
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = text[0] >= '0' && text[0] <= '9' ? strtoull(text, &end, 10) : 0;
+    int shift = 0;
+    if (end && *end) {
+        static const char units[] = "KMGT";
+        char c = end[0] >= 'a' && end[0] <= 'z' ? (char)(end[0] - 'a' + 'A') : end[0];
+        const char *u = strchr(units, c);
+        shift = u ? 10 * (int)(u - units + 1) : -1;
+        end += shift > 0;
+        if (*end == 'i' && end[1] == 'B') /* "KiB": the same powers of 1024 */
+            end += 2;
+        else if (*end == 'B')
+            end += 1;
+    }
+    if (!end || end == text || *end || errno || shift < 0 || (shift && v > (~0ull >> shift))) {
+        mj__set_err(err, errcap, "MERGEJIT_CACHE_MAX=\"%s\" is not a size: bytes, optionally "
+                                 "with K, M, G or T (powers of 1024), e.g. 2G; 0 for no limit",
+                    text);
+        return -1;
+    }
+    *out = v ? (uint64_t)v << shift : UINT64_MAX;
+    return 0;
+}
+
+int mj__cache_check_writable(const char *dir, char *err, size_t errcap)
+{
+    /* Tried, not guessed from permissions: root passes access(2) on directories it cannot
+     * write (a read-only mount, /proc). The probe is named as an interrupted store's
+     * temporary file, which clear removes should it ever be left. */
+    if (mj__dir_ensure_private(dir, err, errcap) != 0 || mj__cache_check_dir(dir, err, errcap) != 0)
+        return -1;
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/.%064d.tmp.XXXXXX", dir, 0) >= (int)sizeof path) {
+        mj__set_err(err, errcap, "cache directory path too long: %s", dir);
+        return -1;
+    }
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        mj__set_err(err, errcap, "cache directory %s cannot be written: %s", dir, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(path);
+    return 0;
 }

@@ -39,7 +39,8 @@ typedef struct mj_cache_meta {
     int64_t spill_bytes;
 } mj_cache_meta;
 
-/* On a hit, *meta (may be NULL) gets the entry's ptxas figures. */
+/* On a hit, *meta (may be NULL) gets the entry's ptxas figures, and the entry's modification
+ * time becomes now: the time of its last use, which mj__cache_prune_dir evicts by. */
 mj_cache_result mj__cache_load(const char *dir, const uint8_t key[32], void **data,
                                size_t *size, mj_cache_meta *meta, char *err, size_t errcap);
 
@@ -55,5 +56,26 @@ int mj__cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errc
 /* Counts entries and their bytes. A missing dir is 0/0. Returns 0 or -1 with err. */
 int mj__cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
                         size_t errcap);
+
+/* Removes the least recently used entries of dir (oldest modification time first: stored or
+ * loaded) until their bytes are at most max_bytes. *removed (may be NULL) gets how many went,
+ * *kept (may be NULL) the bytes of those left. Other files are left alone, temporary files
+ * too (another process may be writing one). A missing dir is 0 removed. Returns 0 or -1 with
+ * err. Several processes may prune at once: an entry already gone counts as removed by the
+ * other. */
+int mj__cache_prune_dir(const char *dir, uint64_t max_bytes, size_t *removed, uint64_t *kept,
+                        char *err, size_t errcap);
+
+/* 0 when an entry can be stored in dir: it is created (private) if missing, must be ours
+ * (mj__cache_check_dir), and a file is created in it and removed. -1 with err. */
+int mj__cache_check_writable(const char *dir, char *err, size_t errcap);
+
+/* The cache's size cap: 1 GiB by default; MERGEJIT_CACHE_MAX changes it. */
+#define MJ_CACHE_MAX_DEFAULT (1ull << 30)
+
+/* The cap that `text` (MERGEJIT_CACHE_MAX's value; NULL: unset) asks for: bytes with an optional
+ * K, M, G or T (KiB... accepted), powers of 1024; "0" is no cap (UINT64_MAX). 0, or -1 with
+ * err for anything else. */
+int mj__cache_max_bytes(const char *text, uint64_t *out, char *err, size_t errcap);
 
 #endif
