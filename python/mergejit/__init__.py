@@ -36,7 +36,16 @@ def driver_version():
 
 def nvrtc_version():
     """NVRTC's version as major * 1000 + minor * 10, 0 without libnvrtc."""
+    _lib.find_nvrtc()
     return _lib.lib.mj_nvrtc_version()
+
+
+def nvrtc_location():
+    """Where the library's NVRTC comes from: (file, or a soname the system's search opens, and
+    where it was found), or (None, where it was looked for). $MERGEJIT_LIBNVRTC names the file
+    outright; otherwise the nvidia-cuda-nvrtc wheel's folders on sys.path come first, then the
+    system's search, $CUDA_PATH/lib64 and $CUDA_HOME/lib64."""
+    return _lib.find_nvrtc()
 
 
 __all__ = [
@@ -45,6 +54,7 @@ __all__ = [
     "load_balance", "interval_expand", "interval_move", "bulk_remove", "bulk_insert",
     "set_operation", "select", "unique", "reduce_by_key", "join",
     "KeyType", "key_type", "struct_source", "driver_version", "nvrtc_version",
+    "nvrtc_location",
     "MergejitError", "InvalidArgumentError", "DtypeError", "HostMemoryError", "NoDriverError",
     "NoDeviceError", "NoCompilerError", "CompileError", "DeviceMemoryError", "CudaError",
     "CacheError", "UnsupportedError", "TooLargeError", "FileError", "NotInBundleError",

@@ -16,10 +16,22 @@ import mergejit
 def info():
     print("mergejit %s (%s)" % (mergejit.__version__, mergejit.library_path))
     drv, nv = mergejit.driver_version(), mergejit.nvrtc_version()
+    where, how = mergejit.nvrtc_location()
     print("driver:  %s" % ("%d.%d" % (drv // 1000, drv % 1000 // 10) if drv else "not found"))
-    print("nvrtc:   %s" % ("%d.%d" % (nv // 1000, nv % 1000 // 10) if nv else "not found"))
+    if nv:
+        print("nvrtc:   %d.%d (%s, from %s)" % (nv // 1000, nv % 1000 // 10, where, how))
+    elif where:
+        print("nvrtc:   not usable (%s, from %s)" % (where, how))
+    else:
+        print("nvrtc:   not found (%s)" % how)
     try:
         ctx = mergejit.default_context()
+    except mergejit.NoDriverError as e:
+        print("device 0: none: no CUDA driver here, so no GPU work (%s)" % e.message)
+        return 0
+    except mergejit.NoDeviceError as e:
+        print("device 0: none: the driver sees no CUDA device 0 (%s)" % e.message)
+        return 0
     except mergejit.MergejitError as e:
         print("device 0: unavailable (%s: %s)" % (e.status, e.message))
         return 0

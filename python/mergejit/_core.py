@@ -44,6 +44,7 @@ class Context:
 
     def __init__(self, device=0, *, cache_dir=None, tuning_file=None, bundle=None,
                  disk_cache=True, compile_only=False, target_sm=None, bundle_fallback=False):
+        _lib.find_nvrtc()           # before the library's first use of NVRTC
         opts = _lib.ContextOptions()
         lib.mj_context_options_init(ctypes.byref(opts))
         opts.device = device

@@ -2,11 +2,13 @@
 """The one device transfer the package makes itself: a count read back to the host, on the stream
 of the run that wrote it (set_operation and join size their outputs with it).
 
-libcuda is opened here through ctypes on first use only, so importing the package and
-compile-only contexts still need no driver. The copy runs in the device's primary context,
+libcuda is opened here through ctypes on first use only (the file $MERGEJIT_LIBCUDA names, as
+the library does, else libcuda.so.1), so importing the package and compile-only contexts still
+need no driver. The copy runs in the device's primary context,
 the one the library and the CUDA runtime (CuPy, PyTorch, Numba) use.
 """
 import ctypes
+import os
 import threading
 
 from ._errors import CudaError, NoDriverError
@@ -27,10 +29,11 @@ def _driver():
     global _cu
     with _lock:
         if _cu is None:
+            path = os.environ.get("MERGEJIT_LIBCUDA") or "libcuda.so.1"
             try:
-                cu = ctypes.CDLL("libcuda.so.1")
+                cu = ctypes.CDLL(path)
             except OSError as e:
-                raise NoDriverError("cannot load libcuda.so.1 (%s)" % e) from None
+                raise NoDriverError("cannot load %s (%s)" % (path, e)) from None
             vp, u64, sz = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t
             for name, args in (("cuInit", [ctypes.c_uint]),
                                ("cuGetErrorName", [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
