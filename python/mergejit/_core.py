@@ -865,10 +865,11 @@ def segmented_sort(keys, segments, values=None, *, kind="offsets", order="ascend
     (default: CSR offsets, segments + 1 of them). Returns keys (or (keys, values))."""
     st = stream_handle(stream)
     k = as_array(keys, "keys", st, dtype)
+    g = as_array(segments, "segments", st)
     v = None if values is None else as_array(values, "values", st)
     s = _sorter(context, k, dict(_order_kw(order, less, type_name), primitive="segsort",
                                  value_size=v.row_bytes if v is not None else 0))
-    s.segmented_sort(k, segments, v, kind=kind, stream=stream)
+    s.segmented_sort(k, g, v, kind=kind, stream=stream)
     return keys if values is None else (keys, values)
 
 
