@@ -65,12 +65,12 @@ def demo(n):
     name, m = fw
     host = numpy.random.default_rng(1).standard_normal(n).astype(numpy.float32)
     x = m.asarray(host) if name == "cupy" else m.as_tensor(host, device="cuda")
-    mergejit.sort(x)                                   # builds the sorter: the first call
+    mergejit.sort(x, out=x)                            # builds the sorter: the first call
     x = m.asarray(host) if name == "cupy" else m.as_tensor(host, device="cuda")
     sync = m.cuda.Device().synchronize if name == "cupy" else m.cuda.synchronize
     sync()
     start = time.perf_counter()
-    mergejit.sort(x)
+    mergejit.sort(x, out=x)                            # in place, as the C demo sorts
     sync()
     ms = (time.perf_counter() - start) * 1e3
     got = x.get() if name == "cupy" else x.cpu().numpy()
