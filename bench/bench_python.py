@@ -97,7 +97,7 @@ def overhead(ctx, reps, out):
             ctx._raise(st)
 
     def py_call():
-        mergejit.sort(keys, context=ctx)
+        mergejit.sort(keys, out=keys, context=ctx)
 
     def sorter_call():
         s.sort(keys)
@@ -134,10 +134,11 @@ def throughput(ctx, reps, out):
             cu.check(cu.lib.cuMemcpyDtoD_v2(k.ptr, src_k.ptr, src_k.nbytes), "cuMemcpyDtoD")
 
         if vdt:
-            py = best_time(lambda: mergejit.sort_by_key(k, v, context=ctx), restore, reps)
+            py = best_time(lambda: mergejit.sort_by_key(k, v, out=(k, v), context=ctx), restore,
+                           reps)
             c = best_time(lambda: raw(s._h, k.ptr, v.ptr, n, None, 0, None), restore, reps)
         else:
-            py = best_time(lambda: mergejit.sort(k, context=ctx), restore, reps)
+            py = best_time(lambda: mergejit.sort(k, out=k, context=ctx), restore, reps)
             c = best_time(lambda: raw(s._h, k.ptr, None, n, None, 0, None), restore, reps)
         res[label] = {"python_gkeys": n / py / 1e9, "c_gkeys": n / c / 1e9,
                       "python_ms": py * 1e3, "c_ms": c * 1e3}
@@ -232,7 +233,7 @@ def frameworks(ctx, reps, calls, out):
             def restore():
                 side.copy(k, src)
 
-            mj = best_time(lambda: mergejit.sort(k, context=ctx), restore, reps)
+            mj = best_time(lambda: mergejit.sort(k, out=k, context=ctx), restore, reps)
             c = best_time(lambda: raw(s._h, side.ptr(k), None, n, None, 0, None), restore, reps)
             fw = best_time(lambda: side.sort(k), restore, reps)
             r[label] = {"mergejit_gkeys": n / mj / 1e9, "c_gkeys": n / c / 1e9,
@@ -248,7 +249,8 @@ def frameworks(ctx, reps, calls, out):
                 side.copy(k, src)
                 side.copy(v, src_v)
 
-            mj = best_time(lambda: mergejit.sort_by_key(k, v, context=ctx), restore_pairs, reps)
+            mj = best_time(lambda: mergejit.sort_by_key(k, v, out=(k, v), context=ctx),
+                           restore_pairs, reps)
             fw = best_time(lambda: side.sort_pairs(k, v), restore_pairs, reps)
             r["int32 pairs"] = {"mergejit_gkeys": n / mj / 1e9, "framework_gkeys": n / fw / 1e9,
                                 "ratio": fw / mj}
@@ -257,7 +259,7 @@ def frameworks(ctx, reps, calls, out):
         small = side.array(hosts["int32"][:1 << 10])
         s, ptr = ctx.sorter(np.int32), side.ptr(small)
         c = best_per_call_us(lambda: raw(s._h, ptr, None, 1 << 10, None, 0, None), calls)
-        py = best_per_call_us(lambda: mergejit.sort(small, context=ctx), calls)
+        py = best_per_call_us(lambda: mergejit.sort(small, out=small, context=ctx), calls)
         r["overhead_us"] = {"c": c[0], "sort": py[0]}
         print("    overhead, 2^10 int32 keys, us per call (queued): mergejit.sort on a %s array "
               "%.1f, C call %.1f: +%.1f us" % (side.name, py[0], c[0], py[0] - c[0]))

@@ -31,16 +31,17 @@ def cpu_checks():
 
 def gpu_sorts(cupy, n):
     x = cupy.random.rand(n, dtype=cupy.float32)
-    want = numpy.sort(x.get())[::-1]
-    mergejit.sort(x, order="descending")                # in place, stable, NaNs last
-    assert numpy.array_equal(x.get(), want)
+    host = x.get()
+    want = numpy.sort(host)[::-1]
+    y = mergejit.sort(x, descending=True)               # a new array, stable, NaNs last
+    assert numpy.array_equal(y.get(), want) and numpy.array_equal(x.get(), host)
     print("sorted %d float32 keys, descending" % n)
 
     host = numpy.zeros(n, REC)
     host["x"] = numpy.random.randint(0, 10, n)
     host["id"] = numpy.arange(n)
     records = cupy.asarray(host.view(numpy.uint8))      # CuPy has no structured dtypes: bytes
-    mergejit.sort(records, dtype=REC, less=LESS)
+    mergejit.sort(records, out=records, dtype=REC, less=LESS)   # in place
     order = mergejit.argsort(records, dtype=REC, less="a.id < b.id")   # a new int64 array
     want = host[numpy.lexsort((-host["id"].astype(numpy.int64), host["x"]))]
     got = records.get().view(REC)

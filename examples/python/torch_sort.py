@@ -34,16 +34,20 @@ def gpu_sorts(torch, n):
     keys = torch.randint(0, 1000, (n,), dtype=torch.int64, device="cuda")
     values = torch.arange(n, dtype=torch.int32, device="cuda")
     want_keys, want_values = torch.sort(keys, stable=True)
-    mergejit.sort_by_key(keys, values)                  # in place, stable
-    assert torch.equal(keys, want_keys) and torch.equal(values.long(), want_values)
-    print("sorted %d int64 keys with int32 values, as torch.sort(stable=True)" % n)
+    got_keys, got_values = mergejit.sort_by_key(keys, values)   # new tensors, stable
+    assert torch.equal(got_keys, want_keys) and torch.equal(got_values.long(), want_values)
+    sorted_keys, indices = mergejit.sort(keys, descending=True, return_indices=True)
+    want_keys, want_indices = torch.sort(keys, descending=True, stable=True)
+    assert torch.equal(sorted_keys, want_keys) and torch.equal(indices, want_indices)
+    print("sorted %d int64 keys with int32 values, and with their indices, as "
+          "torch.sort(stable=True)" % n)
 
     host = numpy.zeros(n, REC)
     host["key"] = numpy.random.randint(0, 100, n)
     host["weight"] = numpy.random.rand(n)
     host["tag"] = numpy.arange(n) % 65536
     records = torch.as_tensor(host.view(numpy.uint8), device="cuda")   # bytes, zero padding
-    mergejit.sort(records, dtype=REC, less=LESS)
+    mergejit.sort(records, out=records, dtype=REC, less=LESS)          # in place
     got = records.cpu().numpy().view(REC)
     want = host[numpy.lexsort((host["weight"], host["key"]))]
     assert got.tobytes() == want.tobytes()             # records move as bytes, padding too

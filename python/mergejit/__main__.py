@@ -16,10 +16,22 @@ import mergejit
 def info():
     print("mergejit %s (%s)" % (mergejit.__version__, mergejit.library_path))
     drv, nv = mergejit.driver_version(), mergejit.nvrtc_version()
+    where, how = mergejit.nvrtc_location()
     print("driver:  %s" % ("%d.%d" % (drv // 1000, drv % 1000 // 10) if drv else "not found"))
-    print("nvrtc:   %s" % ("%d.%d" % (nv // 1000, nv % 1000 // 10) if nv else "not found"))
+    if nv:
+        print("nvrtc:   %d.%d (%s, from %s)" % (nv // 1000, nv % 1000 // 10, where, how))
+    elif where:
+        print("nvrtc:   not usable (%s, from %s)" % (where, how))
+    else:
+        print("nvrtc:   not found (%s)" % how)
     try:
         ctx = mergejit.default_context()
+    except mergejit.NoDriverError as e:
+        print("device 0: none: no CUDA driver here, so no GPU work (%s)" % e.message)
+        return 0
+    except mergejit.NoDeviceError as e:
+        print("device 0: none: the driver sees no CUDA device 0 (%s)" % e.message)
+        return 0
     except mergejit.MergejitError as e:
         print("device 0: unavailable (%s: %s)" % (e.status, e.message))
         return 0
@@ -53,12 +65,12 @@ def demo(n):
     name, m = fw
     host = numpy.random.default_rng(1).standard_normal(n).astype(numpy.float32)
     x = m.asarray(host) if name == "cupy" else m.as_tensor(host, device="cuda")
-    mergejit.sort(x)                                   # builds the sorter: the first call
+    mergejit.sort(x, out=x)                            # builds the sorter: the first call
     x = m.asarray(host) if name == "cupy" else m.as_tensor(host, device="cuda")
     sync = m.cuda.Device().synchronize if name == "cupy" else m.cuda.synchronize
     sync()
     start = time.perf_counter()
-    mergejit.sort(x)
+    mergejit.sort(x, out=x)                            # in place, as the C demo sorts
     sync()
     ms = (time.perf_counter() - start) * 1e3
     got = x.get() if name == "cupy" else x.cpu().numpy()

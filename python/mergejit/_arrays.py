@@ -114,13 +114,23 @@ def _dl_dtype(t, what):
     return np.dtype("?" if kind == "b" else "%s%d" % (kind, bits // 8))
 
 
-def _not_on_gpu(obj, what, device_type):
+def _not_on_gpu(obj, what, device_type=None):
     """The error for an array outside device memory, saying how to move it there: a NumPy
-    array (or a CPU tensor) is the usual one, and passes DLPack's checks up to its device."""
+    array (or a CPU tensor) is the usual one."""
+    if isinstance(obj, np.ndarray):
+        return InvalidArgumentError(
+            "%s: this is a NumPy array in host memory, and mergejit works on GPU arrays; move "
+            "it with cupy.asarray(%s) or torch.as_tensor(%s, device='cuda')" % (what, what, what))
+    mod = type(obj).__module__.split(".")[0]
+    if mod == "torch":
+        return InvalidArgumentError(
+            "%s: this is a PyTorch tensor in host memory (device %s), and mergejit works on GPU "
+            "arrays; move it with %s.cuda() or torch.as_tensor(%s, device='cuda')"
+            % (what, getattr(obj, "device", "cpu"), what, what))
     return InvalidArgumentError(
-        "%s is a %s.%s in host memory (DLPack device type %d), and mergejit sorts GPU arrays: "
-        "move it with cupy.asarray(x) or torch.as_tensor(x, device='cuda')"
-        % (what, type(obj).__module__.split(".")[0], type(obj).__name__, device_type))
+        "%s: this is a %s.%s in host memory (DLPack device type %d), and mergejit works on GPU "
+        "arrays; move it with cupy.asarray(%s) or torch.as_tensor(%s, device='cuda')"
+        % (what, mod, type(obj).__name__, device_type, what, what))
 
 
 def _from_dlpack(obj, stream, what):
@@ -159,6 +169,9 @@ def _interface(obj):
 
 def as_array(obj, what, stream=None, dtype=None):
     """The Array for obj; dtype views its memory as a 1-D array of that dtype."""
+    if isinstance(obj, np.ndarray):
+        # Before any protocol: numpy's DLPack says only "CPU", and older numpys have none.
+        raise _not_on_gpu(obj, what)
     cai = None if isinstance(obj, Array) else _interface(obj)
     if isinstance(obj, Array):
         a = obj

@@ -10,7 +10,7 @@ import numpy as np
 from . import _driver, _lib
 from ._arrays import as_array, call_stream, empty_like, stream_handle
 from ._dtypes import is_bfloat16, key_type
-from ._errors import DtypeError, InvalidArgumentError, error_for
+from ._errors import DtypeError, InvalidArgumentError, UnsupportedError, error_for
 
 lib = _lib.lib
 
@@ -44,6 +44,7 @@ class Context:
 
     def __init__(self, device=0, *, cache_dir=None, tuning_file=None, bundle=None,
                  disk_cache=True, compile_only=False, target_sm=None, bundle_fallback=False):
+        _lib.find_nvrtc()           # before the library's first use of NVRTC
         opts = _lib.ContextOptions()
         lib.mj_context_options_init(ctypes.byref(opts))
         opts.device = device
@@ -797,35 +798,178 @@ def _new(a, n, dtype, what):
 # a 1-D array of that dtype (as numpy's .view), e.g. a CuPy byte array as records; sorters of
 # records view byte arrays so by themselves.
 
-def sort(keys, *, order="ascending", less=None, locality=False, dtype=None,
-         type_name="record", stream=None, context=None):
-    """Sorts keys in place, stably (locality=True: a mergesort for nearly sorted keys).
-    Returns keys."""
-    k = as_array(keys, "keys", stream_handle(stream), dtype)
-    s = _sorter(context, k, dict(_order_kw(order, less, type_name),
-                                 primitive="locality" if locality else "mergesort"))
-    s.sort(k, stream=stream)
-    return keys
+SortResult = namedtuple("SortResult", "values indices")
+SortResult.__doc__ = """sort(..., return_indices=True)'s result, as torch.sort's: the sorted
+keys and, for each, its index in the input (torch.return_types.sort has the same fields)."""
 
 
-def sort_by_key(keys, values, *, order="ascending", less=None, locality=False, dtype=None,
-                type_name="record", stream=None, context=None):
-    """Sorts keys and their values (any dtype, 1..64 bytes per key: trailing dimensions count)
-    in place, stably. Returns (keys, values)."""
+def _sort_order(order, descending, less):
+    """The order a sort runs in: order= (the package's own keyword) or descending= (numpy's
+    and torch's), which must agree; descending= does not reverse a comparator."""
+    if descending not in (True, False):
+        raise InvalidArgumentError("descending=%r: True or False" % (descending,))
+    if less is not None and descending:
+        raise InvalidArgumentError("descending=True reverses a built-in order, not less=: write "
+                                   "the comparator the other way round (swap a and b)")
+    if order is None:
+        return "descending" if descending else "ascending"
+    if descending and _ORDER_ALIASES.get(order, order) != "descending":
+        raise InvalidArgumentError("order=%r and descending=True disagree: give one of them"
+                                   % (order,))
+    return order
+
+
+def _check_stable(stable):
+    # torch's keyword: True, False or None. mergejit's sorts are stable whatever is asked.
+    if stable not in (True, False, None):
+        raise InvalidArgumentError("stable=%r: True, False or None (mergejit's sorts are "
+                                   "always stable)" % (stable,))
+
+
+def _like(a, what):
+    """A new array like the array a, as the caller gave it (its shape and dtype; records as
+    bytes when its library has no such dtype)."""
+    dt = a.dtype
+    if dt.fields is None and (dt.kind in "biuf" or is_bfloat16(dt)):
+        return empty_like(a, a.shape, dt, what)
+    return empty_like(a, (a.n * a.row_bytes,), np.uint8, what)
+
+
+def _output(src, src_obj, out, what, st, dtype=None):
+    """The array a sort writes: out as given (viewed as dtype=, as src is), checked to have
+    src's elements (dtype, count, bytes each) and to be writable, or a new one like src_obj.
+    Returns (the object returned to the caller, its Array)."""
+    if out is None:
+        out = _like(as_array(src_obj, what, st), what)
+    o = as_array(out, what, st, dtype)
+    if o.dtype != src.dtype or o.n != src.n or (o.row_bytes != src.row_bytes and src.n):
+        raise InvalidArgumentError(
+            "%s must be like its input: %d elements of %s, %d bytes each (got %d of %s, %d "
+            "bytes each)" % (what, src.n, src.dtype, src.row_bytes, o.n, o.dtype, o.row_bytes))
+    _writable(o, what)
+    return out, o
+
+
+def _copy_into(sorter, src, dst, stream):
+    """Queues src's bytes into dst (nothing when dst is src: the sort runs in place). Arrays
+    that overlap otherwise are refused: the copy would read what it had written."""
+    nbytes = src.n * src.row_bytes
+    if dst.ptr == src.ptr or not nbytes:
+        return
+    if sorter.context.compile_only:
+        raise UnsupportedError("a compile-only context runs nothing (its sorters are built for "
+                               "sm_%d, not run): no copy into out, and no sort"
+                               % sorter.context.target_sm)
+    if src.ptr < dst.ptr + nbytes and dst.ptr < src.ptr + nbytes:
+        raise InvalidArgumentError("out overlaps its input without being it: pass the input "
+                                   "itself (in place) or memory apart from it")
+    _driver.copy(sorter.context.device, dst.ptr, src.ptr, nbytes, stream)
+
+
+def _pair(out, what):
+    if out is None:
+        return None, None
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise InvalidArgumentError("out= of %s: a pair (keys, values)" % what)
+    return out
+
+
+def sort(keys, *, out=None, descending=False, stable=True, order=None, less=None,
+         locality=False, return_indices=False, dtype=None, type_name="record", stream=None,
+         context=None):
+    """keys sorted, stably, into a new array like keys (keys are left as they are), as
+    numpy.sort, cupy.sort and torch.sort; out=keys sorts in place, another out= (same length
+    and dtype) receives the result. descending=True or order="descending" reverses a built-in
+    order (floats: NaNs last either way); less= is a comparator (a CUDA expression over a and
+    b) instead. stable= is accepted (True, False or None) as torch's: the sort is stable
+    whatever it says. locality=True: a mergesort for nearly sorted keys.
+
+    Returns the sorted array, or with return_indices=True a SortResult(values, indices) as
+    torch.sort's (indices: int64, each sorted key's index in keys; out= is then a pair
+    (values, indices))."""
+    _check_stable(stable)
+    order = _sort_order(order, descending, less)
+    st = stream_handle(stream)
+    k = as_array(keys, "keys", st, dtype)
+    primitive = "locality" if locality else "mergesort"
+    kw = dict(_order_kw(order, less, type_name), primitive=primitive)
+    if not return_indices:
+        s = _sorter(context, k, kw)
+        s._keys(k, "keys", st)          # the dtype and shape, before anything is allocated
+        out, o = _output(k, keys, out, "out", st, dtype)
+        strm = call_stream(st, (k, o))
+        _copy_into(s, k, o, strm)
+        s.sort(o, stream=strm)
+        return out
+    out_values, out_indices = _pair(out, "sort(return_indices=True)")
+    ix = None
+    if out_indices is not None:
+        ix = as_array(out_indices, "out[1]", st)
+        if ix.dtype not in (np.dtype(np.int32), np.dtype(np.int64)) or len(ix.shape) != 1:
+            raise DtypeError("out[1] (the indices) must be a 1-D int32 or int64 array (got %s "
+                             "of shape %s)" % (ix.dtype, ix.shape))
+    s = _sorter(context, k, dict(kw, value_size=8 if ix is None else ix.dtype.itemsize))
+    s._keys(k, "keys", st)
+    out_values, o = _output(k, keys, out_values, "out[0]", st, dtype)
+    if ix is None:
+        out_indices = _new(k, k.n, np.int64, "out[1]")
+        ix = as_array(out_indices, "out[1]", st)
+    _need_length(ix, k.n, "out[1]")
+    _writable(ix, "out[1]")
+    if ix.dtype == np.int32 and k.n > 2**31 - 1:
+        raise InvalidArgumentError("%d keys do not fit int32 indices: use int64" % k.n)
+    strm = call_stream(st, (k, o, ix))
+    _copy_into(s, k, o, strm)
+    _iota(s.context, ix, strm)
+    s.sort(o, ix, stream=strm)
+    return SortResult(out_values, out_indices)
+
+
+def _iota(context, ix, stream):
+    """0, 1, ..., n - 1 into ix (int32 or int64) on stream: the ranks of a load-balancing
+    search over one object of n items, whose single offset (0) is zeroed in stream order."""
+    if not ix.n or context.compile_only:
+        return                          # (a compile-only context: the sort refuses to run)
+    zero = _new(ix, 1, ix.dtype, "offsets")
+    z = as_array(zero, "offsets", stream)
+    objects = _new(ix, ix.n, ix.dtype, "objects")
+    _driver.zero(context.device, z.ptr, z.row_bytes, stream)
+    context.sorter(ix.dtype, primitive="lbs").load_balance(z, ix.n, objects, ix, stream=stream)
+
+
+def sort_by_key(keys, values, *, out=None, descending=False, stable=True, order=None, less=None,
+                locality=False, dtype=None, type_name="record", stream=None, context=None):
+    """keys and their values (any dtype, 1..64 bytes per key: trailing dimensions count) sorted
+    by the keys, stably, into new arrays like them (the inputs are left as they are); out=(keys,
+    values) sorts in place, another pair receives the result. Order keywords as sort's.
+    Returns (keys, values)."""
+    _check_stable(stable)
+    order = _sort_order(order, descending, less)
     st = stream_handle(stream)
     k = as_array(keys, "keys", st, dtype)
     v = as_array(values, "values", st)
     s = _sorter(context, k, dict(_order_kw(order, less, type_name),
                                  primitive="locality" if locality else "mergesort",
                                  value_size=v.row_bytes))
-    s.sort(k, v, stream=stream)
-    return keys, values
+    s._keys(k, "keys", st)
+    s._values(v, k.n, "values", st)
+    out_keys, out_values = _pair(out, "sort_by_key")
+    out_keys, ok = _output(k, keys, out_keys, "out[0]", st, dtype)
+    out_values, ov = _output(v, values, out_values, "out[1]", st)
+    strm = call_stream(st, (k, v, ok, ov))
+    _copy_into(s, k, ok, strm)
+    _copy_into(s, v, ov, strm)
+    s.sort(ok, ov, stream=strm)
+    return out_keys, out_values
 
 
-def argsort(keys, out=None, *, order="ascending", less=None, dtype=None, type_name="record",
-            stream=None, context=None):
+def argsort(keys, out=None, *, descending=False, stable=True, order=None, less=None, dtype=None,
+            type_name="record", stream=None, context=None):
     """The stable permutation that sorts keys (keys are left as they are), in out (4- or
-    8-byte integers; default: a new int64 array like keys). Returns it."""
+    8-byte integers; default: a new int64 array like keys). Order keywords as sort's.
+    Returns it."""
+    _check_stable(stable)
+    order = _sort_order(order, descending, less)
     st = stream_handle(stream)
     k = as_array(keys, "keys", st, dtype)
     if out is None:
@@ -858,17 +1002,38 @@ def merge(a, b, out=None, *, a_values=None, b_values=None, out_values=None, orde
     return out if out_values is None else (out, out_values)
 
 
-def segmented_sort(keys, segments, values=None, *, kind="offsets", order="ascending", less=None,
-                   dtype=None, type_name="record", stream=None, context=None):
-    """Sorts each segment of keys (and values) in place; segments as in Sorter.segmented_sort
-    (default: CSR offsets, segments + 1 of them). Returns keys (or (keys, values))."""
+def segmented_sort(keys, segments, values=None, *, kind="offsets", out=None, descending=False,
+                   stable=True, order=None, less=None, dtype=None, type_name="record",
+                   stream=None, context=None):
+    """Each segment of keys (and values) sorted, stably, into new arrays like them (the inputs
+    are left as they are); segments as in Sorter.segmented_sort (default: CSR offsets,
+    segments + 1 of them). out=keys (or out=(keys, values)) sorts in place, other arrays
+    receive the result. Order keywords as sort's. Returns keys (or (keys, values))."""
+    _check_stable(stable)
+    order = _sort_order(order, descending, less)
     st = stream_handle(stream)
     k = as_array(keys, "keys", st, dtype)
+    g = as_array(segments, "segments", st)
     v = None if values is None else as_array(values, "values", st)
     s = _sorter(context, k, dict(_order_kw(order, less, type_name), primitive="segsort",
                                  value_size=v.row_bytes if v is not None else 0))
-    s.segmented_sort(k, segments, v, kind=kind, stream=stream)
-    return keys if values is None else (keys, values)
+    s._keys(k, "keys", st)
+    if v is not None:
+        s._values(v, k.n, "values", st)
+        out_keys, out_values = _pair(out, "segmented_sort with values")
+        out_values, ov = _output(v, values, out_values, "out[1]", st)
+        what = "out[0]"
+    else:
+        if isinstance(out, (tuple, list)):
+            raise InvalidArgumentError("out= of segmented_sort without values: one array")
+        out_keys, ov, what = out, None, "out"
+    out_keys, ok = _output(k, keys, out_keys, what, st, dtype)
+    strm = call_stream(st, (k, ok, g))
+    _copy_into(s, k, ok, strm)
+    if v is not None:
+        _copy_into(s, v, ov, strm)
+    s.segmented_sort(ok, g, ov, kind=kind, stream=strm)
+    return out_keys if values is None else (out_keys, out_values)
 
 
 def reduce(x, out=None, *, op=None, identity=None, dtype=None, type_name="record", stream=None,

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The one device transfer the package makes itself: a count read back to the host, on the stream
-of the run that wrote it (set_operation and join size their outputs with it).
+"""The device transfers the package makes itself, each in stream order: a count read back to the
+host on the stream of the run that wrote it (set_operation and join size their outputs with it),
+and a device-to-device copy and a zero fill (the sorts that return a new array copy their input
+into it first).
 
-libcuda is opened here through ctypes on first use only, so importing the package and
-compile-only contexts still need no driver. The copy runs in the device's primary context,
+libcuda is opened here through ctypes on first use only (the file $MERGEJIT_LIBCUDA names, as
+the library does, else libcuda.so.1), so importing the package and compile-only contexts still
+need no driver. The copy runs in the device's primary context,
 the one the library and the CUDA runtime (CuPy, PyTorch, Numba) use.
 """
 import ctypes
+import os
 import threading
 
 from ._errors import CudaError, NoDriverError
@@ -27,10 +31,11 @@ def _driver():
     global _cu
     with _lock:
         if _cu is None:
+            path = os.environ.get("MERGEJIT_LIBCUDA") or "libcuda.so.1"
             try:
-                cu = ctypes.CDLL("libcuda.so.1")
+                cu = ctypes.CDLL(path)
             except OSError as e:
-                raise NoDriverError("cannot load libcuda.so.1 (%s)" % e) from None
+                raise NoDriverError("cannot load %s (%s)" % (path, e)) from None
             vp, u64, sz = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t
             for name, args in (("cuInit", [ctypes.c_uint]),
                                ("cuGetErrorName", [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
@@ -39,6 +44,8 @@ def _driver():
                                ("cuCtxPushCurrent_v2", [vp]),
                                ("cuCtxPopCurrent_v2", [ctypes.POINTER(vp)]),
                                ("cuMemcpyDtoHAsync_v2", [vp, u64, sz, vp]),
+                               ("cuMemcpyDtoDAsync_v2", [u64, u64, sz, vp]),
+                               ("cuMemsetD8Async", [u64, ctypes.c_ubyte, sz, vp]),
                                ("cuStreamSynchronize", [vp])):
                 getattr(cu, name).argtypes = args
                 getattr(cu, name).restype = ctypes.c_int
@@ -72,3 +79,24 @@ def read_u64(device, ptr, stream):
     finally:
         cu.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
     return host.value
+
+
+def _async(device, what, fn, *args):
+    cu = _driver()
+    _check(cu, cu.cuCtxPushCurrent_v2(_context(cu, device)), "cuCtxPushCurrent")
+    try:
+        _check(cu, getattr(cu, fn)(*args), what)
+    finally:
+        cu.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
+
+
+def copy(device, dst, src, nbytes, stream):
+    """Queues a copy of nbytes from device address src to dst on stream; returns at once."""
+    if nbytes:
+        _async(device, "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2", dst, src, nbytes, stream)
+
+
+def zero(device, dst, nbytes, stream):
+    """Queues nbytes of zeros at device address dst on stream; returns at once."""
+    if nbytes:
+        _async(device, "cuMemsetD8Async", "cuMemsetD8Async", dst, 0, nbytes, stream)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""ctypes declarations of include/mergejit.h (the parts the package uses).
+"""ctypes declarations of include/mergejit.h (the parts the package uses), and where NVRTC is.
 
 libmergejit.so opens libcuda and libnvrtc itself, so loading it needs neither. The library is
 found at $MERGEJIT_LIBRARY when set (a build tree's library, for the tests), else beside this
@@ -7,6 +7,8 @@ file, where `pip install` puts it.
 """
 import ctypes
 import os
+import sys
+import threading
 
 c_int, c_uint, c_size_t, c_void_p, c_char_p = (ctypes.c_int, ctypes.c_uint, ctypes.c_size_t,
                                               ctypes.c_void_p, ctypes.c_char_p)
@@ -147,6 +149,93 @@ def _load():
 
 lib = _load()
 PATH = _library_path()
+
+
+# ---------------------------------------------------------------- NVRTC
+# The library opens NVRTC once, on first use, from $MERGEJIT_LIBNVRTC when set, else by its
+# sonames through the system's search (LD_LIBRARY_PATH, ld.so.cache). pip users often have it
+# elsewhere: the nvidia-cuda-nvrtc wheel (CUDA 13: site-packages/nvidia/cu13/lib; CUDA 12,
+# nvidia-cuda-nvrtc-cu12: site-packages/nvidia/cuda_nvrtc/lib) or a toolkit named by
+# $CUDA_PATH or $CUDA_HOME. Before the library's first use of NVRTC the package looks, in this
+# order: $MERGEJIT_LIBNVRTC (the library's own), the wheel's folders on sys.path, the system's
+# search, $CUDA_PATH/lib64, $CUDA_HOME/lib64; a file found outside the system's search is
+# handed to the library by setting MERGEJIT_LIBNVRTC in this process's environment.
+
+NVRTC_SONAMES = ("libnvrtc.so.13", "libnvrtc.so.12")
+# (folder under a sys.path entry, file names), in the order looked at.
+NVRTC_WHEEL_DIRS = ((os.path.join("nvidia", "cu13", "lib"), ("libnvrtc.so.13",)),
+                    (os.path.join("nvidia", "cuda_nvrtc", "lib"),
+                     ("libnvrtc.so.12", "libnvrtc.so.13")))
+
+
+def nvrtc_candidates(environ=None, path=None):
+    """The NVRTC files to try before the system's search and after it, as two lists of
+    (file, where): the nvidia-cuda-nvrtc wheels' folders on path (default sys.path), then
+    $CUDA_PATH/lib64 and $CUDA_HOME/lib64 of environ (default os.environ). Files that exist
+    only."""
+    environ = os.environ if environ is None else environ
+    path = sys.path if path is None else path
+    before, after = [], []
+    for entry in path:
+        for sub, names in NVRTC_WHEEL_DIRS:
+            for name in names:
+                f = os.path.join(entry or ".", sub, name)
+                if os.path.isfile(f):
+                    before.append((os.path.abspath(f), "the nvidia-cuda-nvrtc wheel"))
+    for var in ("CUDA_PATH", "CUDA_HOME"):
+        root = environ.get(var)
+        if root:
+            for name in NVRTC_SONAMES + ("libnvrtc.so",):
+                f = os.path.join(root, "lib64", name)
+                if os.path.isfile(f):
+                    after.append((os.path.abspath(f), "$%s" % var))
+    return before, after
+
+
+_nvrtc_lock = threading.Lock()
+_nvrtc_found = None
+
+
+def _system_nvrtc():
+    """The soname the system's search opens (the library opens the same), or None."""
+    for name in NVRTC_SONAMES:
+        try:
+            ctypes.CDLL(name)
+            return name
+        except OSError:
+            continue
+    return None
+
+
+def find_nvrtc():
+    """Where the library's NVRTC comes from, as (file or soname, where) or (None, reason);
+    called before the library's first use of NVRTC (a context, nvrtc_version()), it sets
+    MERGEJIT_LIBNVRTC to a file found outside the system's search. Decided once a process."""
+    global _nvrtc_found
+    with _nvrtc_lock:
+        if _nvrtc_found is not None:
+            return _nvrtc_found
+        env = os.environ.get("MERGEJIT_LIBNVRTC")
+        if env:
+            found = (env, "$MERGEJIT_LIBNVRTC")
+        else:
+            before, after = nvrtc_candidates()
+            system = None if before else _system_nvrtc()
+            if before:
+                found = before[0]
+            elif system:
+                found = (system, "the system's library search")
+            elif after:
+                found = after[0]
+            else:
+                found = (None, "not in the nvidia-cuda-nvrtc wheel's folders on sys.path, "
+                               "the system's library search (%s), $CUDA_PATH/lib64 nor "
+                               "$CUDA_HOME/lib64: pip install nvidia-cuda-nvrtc, or set "
+                               "MERGEJIT_LIBNVRTC to the file" % ", ".join(NVRTC_SONAMES))
+            if found[0] and found[0] != system:
+                os.environ["MERGEJIT_LIBNVRTC"] = found[0]
+        _nvrtc_found = found
+        return found
 
 
 PRIMITIVES = {n: lib.mj_primitive_parse(n.encode())

@@ -54,14 +54,54 @@ def test_old_interface_and_masks_refused():
         as_array(FakeArray((4,), "f4", mask=object()), "keys")
 
 
+HOST = (r"this is a NumPy array in host memory, and mergejit works on GPU arrays; move it "
+        r"with cupy.asarray\(%s\) or torch.as_tensor\(%s, device='cuda'\)")
+
+
 def test_not_an_array():
-    # numpy's arrays speak DLPack, from the CPU: the message names them and says how to move
-    with pytest.raises(InvalidArgumentError,
-                       match=r"keys is a numpy.ndarray in host memory .*cupy.asarray\(x\) or "
-                             r"torch.as_tensor\(x, device='cuda'\)"):
-        mergejit.sort(np.arange(4))
+    # A NumPy array where a device array is needed: named, with the way to move it, and left
+    # as it was.
+    host = np.array([3, 1, 2], np.int32)
+    with pytest.raises(InvalidArgumentError, match="^MJ_ERR_INVALID_ARGUMENT: keys: " +
+                       HOST % ("keys", "keys") + "$"):
+        mergejit.sort(host)
+    assert host.tolist() == [3, 1, 2]
     with pytest.raises(TypeError, match=r"not a GPU array .*cupy.asarray"):
         mergejit.sort([3, 1, 2])
+
+
+class _HostTensor:
+    """What a PyTorch CPU tensor shows: DLPack on the CPU."""
+    __module__ = "torch"
+    device = "cpu"
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("not exported: the device is checked first")
+
+
+@pytest.mark.parametrize("call,what", [
+    (lambda h, d: mergejit.sort_by_key(d, h), "values"),
+    (lambda h, d: mergejit.merge(d, h), "b"),
+    (lambda h, d: mergejit.argsort(d, out=h), "out"),
+    (lambda h, d: mergejit.segmented_sort(d, h), "segments"),
+    (lambda h, d: mergejit.sorted_search(h, d), "a"),
+    (lambda h, d: mergejit.load_balance(h, 4), "offsets"),
+    (lambda h, d: mergejit.reduce(h), "x"),
+    (lambda h, d: mergejit.join(d, h), "b"),
+])
+def test_host_arrays_named_in_every_function(call, what, compile_ctx):
+    host = np.arange(4, dtype=np.uint32)
+    dev = FakeArray((4,), "u4")
+    with pytest.raises(InvalidArgumentError, match=HOST % (what, what)):
+        call(host, dev)
+    assert host.tolist() == [0, 1, 2, 3]
+    with pytest.raises(InvalidArgumentError,
+                       match=r"keys: this is a PyTorch tensor in host memory \(device cpu\).*"
+                             r"keys.cuda\(\) or torch.as_tensor\(keys, device='cuda'\)"):
+        mergejit.sort(_HostTensor())
 
 
 def test_dlpack_fields_and_stream():
@@ -74,7 +114,8 @@ def test_dlpack_fields_and_stream():
 
 
 def test_dlpack_refusals():
-    with pytest.raises(InvalidArgumentError, match="in host memory"):
+    with pytest.raises(InvalidArgumentError, match=r"keys: this is a .*DLPackArray in host "
+                                                   r"memory \(DLPack device type 1\)"):
         as_array(DLPackArray(0x2000, (5,), "u4", device_type=1), "keys")
     with pytest.raises(InvalidArgumentError, match="not C-contiguous"):
         as_array(DLPackArray(0x2000, (5,), "u4", strides=(2,)), "keys")
@@ -135,8 +176,9 @@ def test_runs_need_a_device(u32, compile_ctx):
     with pytest.raises(UnsupportedError, match="compile-only") as e:
         u32.sort(FakeArray((8,), "u4"))
     assert e.value.status == "MJ_ERR_UNSUPPORTED" and "compile-only" in e.value.message
+    keys = FakeArray((8,), "u4")
     with pytest.raises(UnsupportedError):
-        mergejit.sort(FakeArray((8,), "u4"), context=compile_ctx)
+        mergejit.sort(keys, out=keys, context=compile_ctx)
 
 
 def test_argsort_out_rules(u32, compile_ctx):
@@ -280,8 +322,9 @@ def test_sorters_take_byte_arrays_as_their_dtype(compile_ctx):
         s.sort(FakeArray((80,), "u1"))
     with pytest.raises(DtypeError, match="not a whole number"):
         s.sort(FakeArray((81,), "u1"))
+    records = FakeArray((80,), "u1")
     with pytest.raises(UnsupportedError):
-        mergejit.sort(FakeArray((80,), "u1"), dtype=REC, less=LESS, context=compile_ctx)
+        mergejit.sort(records, out=records, dtype=REC, less=LESS, context=compile_ctx)
     with pytest.raises(InvalidArgumentError, match="pass it as an argument"):
         mergejit.merge(FakeArray((80,), "u1"), FakeArray((16,), "u1"), dtype=REC, less=LESS,
                        context=compile_ctx)

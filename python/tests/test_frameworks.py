@@ -198,9 +198,21 @@ def test_sort_in_place(fw, gpu, dtype):
     p = fw.ptr(x)
     if dtype == "bfloat16":
         need_ml_dtypes()
-    assert mergejit.sort(x, context=gpu) is x
+    assert mergejit.sort(x, out=x, context=gpu) is x
     assert fw.ptr(x) == p
     assert same_bits(fw.get(x), host[order])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort_returns_a_new_array(fw, gpu, dtype):
+    host, order = keys_of(dtype, 5000)
+    x = fw.array(host, dtype)
+    if dtype == "bfloat16":
+        need_ml_dtypes()
+    y = mergejit.sort(x, context=gpu)
+    assert isinstance(y, fw.array_type) and fw.ptr(y) != fw.ptr(x)
+    assert same_bits(fw.get(y), host[order])
+    assert same_bits(fw.get(x), host)                  # the input as it was
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float64", "bfloat16", "int16"])
@@ -212,16 +224,24 @@ def test_sort_descending(fw, gpu, dtype):
         order = stable_order((host.astype(np.uint32) << 16).view(np.float32), True)
     else:
         order = stable_order(host, True)
-    mergejit.sort(x, order="descending", context=gpu)
-    assert same_bits(fw.get(x), host[order])          # NaNs last here too
+    y = mergejit.sort(x, descending=True, context=gpu)
+    assert same_bits(fw.get(y), host[order])          # NaNs last here too
+    assert same_bits(fw.get(x), host)
+    mergejit.sort(x, out=x, order="descending", stable=False, context=gpu)
+    assert same_bits(fw.get(x), host[order])
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 1000, (1 << 20) + 3])
 def test_sort_sizes(fw, gpu, n):
     host = RNG.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
     x = fw.array(host)
-    assert mergejit.sort(x, context=gpu) is x
-    assert same_bits(fw.get(x), np.sort(host, kind="stable"))
+    y = mergejit.sort(x, context=gpu)
+    assert same_bits(fw.get(y), np.sort(host, kind="stable")) and same_bits(fw.get(x), host)
+    values, indices = mergejit.sort(x, return_indices=True, context=gpu)    # as torch.sort
+    assert fw.get(indices).dtype == np.int64
+    assert np.array_equal(fw.get(indices), np.argsort(host, kind="stable"))
+    assert same_bits(fw.get(values), np.sort(host, kind="stable"))
+    assert same_bits(fw.get(x), host)
 
 
 def test_sort_by_key_and_argsort(fw, gpu):
@@ -231,7 +251,11 @@ def test_sort_by_key_and_argsort(fw, gpu):
     order = stable_order(keys)
     k, v = fw.array(keys), fw.array(vals)
     pk, pv = fw.ptr(k), fw.ptr(v)
-    rk, rv = mergejit.sort_by_key(k, v, context=gpu)
+    rk, rv = mergejit.sort_by_key(k, v, context=gpu)                 # new arrays
+    assert isinstance(rk, fw.array_type) and isinstance(rv, fw.array_type)
+    assert same_bits(fw.get(rk), keys[order]) and same_bits(fw.get(rv), vals[order])
+    assert same_bits(fw.get(k), keys) and same_bits(fw.get(v), vals)
+    rk, rv = mergejit.sort_by_key(k, v, out=(k, v), context=gpu)     # in place
     assert rk is k and rv is v and (fw.ptr(k), fw.ptr(v)) == (pk, pv)
     assert same_bits(fw.get(k), keys[order]) and same_bits(fw.get(v), vals[order])
 
@@ -264,9 +288,12 @@ def test_segmented_sort(fw, gpu):
     vals = np.arange(n, dtype=np.uint32)
     cuts = np.unique(np.concatenate([[0, n], RNG.integers(0, n, 200)]))
     k, v = fw.array(keys), fw.array(vals)
-    r = mergejit.segmented_sort(k, fw.array(cuts.astype(np.int32)), v, context=gpu)
-    assert r[0] is k and r[1] is v
     order = np.concatenate([lo + stable_order(keys[lo:hi]) for lo, hi in zip(cuts[:-1], cuts[1:])])
+    r = mergejit.segmented_sort(k, fw.array(cuts.astype(np.int32)), v, context=gpu)
+    assert same_bits(fw.get(r[0]), keys[order]) and np.array_equal(fw.get(r[1]), vals[order])
+    assert same_bits(fw.get(k), keys) and np.array_equal(fw.get(v), vals)
+    r = mergejit.segmented_sort(k, fw.array(cuts.astype(np.int32)), v, out=(k, v), context=gpu)
+    assert r[0] is k and r[1] is v
     assert same_bits(fw.get(k), keys[order]) and np.array_equal(fw.get(v), vals[order])
 
 
@@ -353,12 +380,15 @@ def rows(x):
 
 def test_empty_sort_and_argsort(fw, gpu):
     x = fw.array(np.zeros(0, np.float32))
-    assert mergejit.sort(x, context=gpu) is x and fw.get(x).shape == (0,)
+    assert mergejit.sort(x, out=x, context=gpu) is x and fw.get(x).shape == (0,)
+    assert fw.get(mergejit.sort(x, context=gpu)).shape == (0,)
     for locality in (False, True):
         k, v = fw.array(np.zeros(0, np.int64)), fw.array(np.zeros((0, 3), np.float32))
-        r = mergejit.sort_by_key(k, v, locality=locality, context=gpu)
+        r = mergejit.sort_by_key(k, v, out=(k, v), locality=locality, context=gpu)
         assert r[0] is k and r[1] is v
         assert fw.get(k).shape == (0,) and fw.get(v).shape == (0, 3)
+        r = mergejit.sort_by_key(k, v, locality=locality, context=gpu)
+        assert fw.get(r[0]).shape == (0,) and fw.get(r[1]).shape == (0, 3)
     idx = mergejit.argsort(fw.array(np.zeros(0, np.float64)), context=gpu)
     assert isinstance(idx, fw.array_type)
     assert fw.get(idx).dtype == np.int64 and fw.get(idx).shape == (0,)
@@ -424,7 +454,7 @@ def test_empty_segmented_sort(fw, gpu, side):
     vals = value_rows(n, 0.5).reshape(n, 2)
     segments, kind = EMPTY_SEGMENTS[side]
     k, v = fw.array(keys), fw.array(vals)
-    r = mergejit.segmented_sort(k, fw.array(segments), v, kind=kind, context=gpu)
+    r = mergejit.segmented_sort(k, fw.array(segments), v, out=(k, v), kind=kind, context=gpu)
     assert r[0] is k and r[1] is v
     o = stable_order(keys)
     assert same_bits(fw.get(k), keys[o]) and same_bits(fw.get(v), vals[o])
@@ -547,7 +577,7 @@ def test_stream_order(fw, gpu, how):
     x = fw.array(RNG.integers(-1 << 31, 1 << 31, n).astype(np.int32))       # stale keys
     fresh, result = fw.array(host), fw.array(np.zeros(n, np.int32))
     # The sorter is built, and the framework's copy ready, before the hold.
-    mergejit.sort(fw.array(host[:1000]), context=gpu)
+    mergejit.sort(fw.array(host[:1000]), context=gpu)      # builds the sorter
     fw.copy(result, fresh)
     s = fw.stream()
     fw.sync()
@@ -560,9 +590,9 @@ def test_stream_order(fw, gpu, how):
         with fw.use(s):
             fw.copy(x, fresh)
             if how == "current":
-                assert mergejit.sort(x, context=gpu) is x
+                assert mergejit.sort(x, out=x, context=gpu) is x
         if how != "current":
-            assert mergejit.sort(x, stream=stream, context=gpu) is x
+            assert mergejit.sort(x, out=x, stream=stream, context=gpu) is x
         with fw.use(s):
             fw.copy(result, x)
         queued = not fw.done(s) and not gate.timed_out
@@ -596,11 +626,12 @@ def test_interface_path(fw, gpu):
     host, order = keys_of("float32", 100000)
     x = fw.array(host)
     w = OnlyInterface(x)
-    assert mergejit.sort(w, context=gpu) is w
+    assert mergejit.sort(w, out=w, context=gpu) is w
     assert same_bits(fw.get(x), host[order])
     vals = np.arange(host.size, dtype=np.int64)
     k, v = fw.array(host), fw.array(vals)
-    mergejit.sort_by_key(OnlyInterface(k), OnlyInterface(v), order="descending", context=gpu)
+    wk, wv = OnlyInterface(k), OnlyInterface(v)
+    mergejit.sort_by_key(wk, wv, out=(wk, wv), order="descending", context=gpu)
     order = stable_order(host, True)
     assert same_bits(fw.get(k), host[order]) and np.array_equal(fw.get(v), vals[order])
 
@@ -610,7 +641,7 @@ def test_dlpack_path(fw, gpu):
     x = fw.array(host)
     p = fw.ptr(x)
     w = OnlyDLPack(x)
-    assert mergejit.sort(w, context=gpu) is w
+    assert mergejit.sort(w, out=w, context=gpu) is w
     assert w.asked == [1]             # exported for the legacy default stream, where it ran
     assert fw.ptr(x) == p and same_bits(fw.get(x), host[order])
 
@@ -635,7 +666,7 @@ def test_bfloat16_goes_through_dlpack(fw, gpu, monkeypatch):
     real = _arrays._from_dlpack
     monkeypatch.setattr(_arrays, "_from_dlpack",
                         lambda *a: calls.append(a[0]) or real(*a))
-    mergejit.sort(x, context=gpu)
+    mergejit.sort(x, out=x, context=gpu)
     assert calls and calls[0] is x
     assert same_bits(fw.get(x), host[order])
 
@@ -662,7 +693,7 @@ def test_records_as_bytes(fw, gpu):
     rec = records(RNG, 20000)
     d = fw.array(rec.view(np.uint8))
     p = fw.ptr(d)
-    assert mergejit.sort(d, dtype=REC, less=LESS, context=gpu) is d
+    assert mergejit.sort(d, out=d, dtype=REC, less=LESS, context=gpu) is d
     assert fw.ptr(d) == p
     assert same_bits(fw.get(d), rec[record_order(rec)])
     vals = np.arange(rec.size, dtype=np.uint32)
@@ -685,7 +716,7 @@ def test_cupy_structured_dtype(gpu):
                     "(test_records_as_bytes)" % (cupy.__version__, e))
     assert c.dtype == REC
     p = c.data.ptr
-    assert mergejit.sort(c, less=LESS, context=gpu) is c        # the dtype comes with it
+    assert mergejit.sort(c, out=c, less=LESS, context=gpu) is c  # the dtype comes with it
     assert c.data.ptr == p
     raw = cupy.ndarray((rec.nbytes,), cupy.uint8, c.data)       # whatever CuPy can do with it
     assert same_bits(raw.get(), rec[record_order(rec)])
@@ -710,15 +741,18 @@ def test_docs_three_lines_sort_a_cupy_array(gpu):
     cupy = Cupy().m
     block = docs_python_blocks()[0]
     lines = block.strip().splitlines()
-    assert len(lines) == 3 and "mergejit.sort(" in lines[2]
+    assert len(lines) == 4 and "mergejit.sort(" in lines[2] and "out=x" in lines[3]
     cupy.random.seed(20)
     ns = {}
-    exec(compile(block, "docs/python.md", "exec"), ns)
+    exec(compile("\n".join(lines[:3]), "docs/python.md", "exec"), ns)
     cupy.random.seed(20)                                   # the keys the example sorted
     unsorted = {}
     exec(compile("\n".join(lines[:2]), "docs/python.md", "exec"), unsorted)
     host = unsorted["x"].get()
-    assert ns["x"].dtype == host.dtype and ns["x"].size == host.size
+    assert ns["y"].dtype == host.dtype and ns["y"].size == host.size
+    assert same_bits(ns["y"].get(), host[stable_order(host, descending=True)])
+    assert same_bits(ns["x"].get(), host)                  # a new array: x as it was
+    exec(compile(lines[3], "docs/python.md", "exec"), ns)
     assert same_bits(ns["x"].get(), host[stable_order(host, descending=True)])
 
 

@@ -19,7 +19,7 @@ BIG = 1 << 20
 def test_sort_builtin(gpu, dtype):
     host = random_keys(RNG, dtype, 5000)
     d = DeviceArray(host)
-    assert mergejit.sort(d, context=gpu) is d
+    assert mergejit.sort(d, out=d, context=gpu) is d
     assert same_bits(d.get(), host[stable_order(host)])
 
 
@@ -27,7 +27,7 @@ def test_sort_builtin(gpu, dtype):
 def test_sort_sizes(gpu, n):
     host = RNG.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
     d = DeviceArray(host)
-    mergejit.sort(d, context=gpu)
+    mergejit.sort(d, out=d, context=gpu)
     assert same_bits(d.get(), np.sort(host, kind="stable"))
 
 
@@ -35,7 +35,7 @@ def test_sort_sizes(gpu, n):
 def test_sort_descending(gpu, dtype):
     host = random_keys(RNG, dtype, 20000)
     d = DeviceArray(host)
-    mergejit.sort(d, order="descending", context=gpu)
+    mergejit.sort(d, out=d, order="descending", context=gpu)
     assert same_bits(d.get(), host[stable_order(host, True)])
 
 
@@ -56,7 +56,7 @@ def test_nan_last(gpu, order, dtype, locality):
     host.view(uint)[at] = special[RNG.integers(0, special.size, at.size)]
     values = np.arange(host.size, dtype=np.uint32)
     d, dv = DeviceArray(host), DeviceArray(values)
-    mergejit.sort_by_key(d, dv, order=order, locality=locality, context=gpu)
+    mergejit.sort_by_key(d, dv, out=(d, dv), order=order, locality=locality, context=gpu)
     want = stable_order(host, order == "descending")
     assert same_bits(d.get(), host[want])
     assert np.array_equal(dv.get(), want)
@@ -69,7 +69,7 @@ def test_sort_big_pairs_and_argsort(gpu):
     keys[::7] = np.round(keys[::7])                  # ties
     vals = np.arange(BIG, dtype=np.uint32)
     dk, dv = DeviceArray(keys), DeviceArray(vals)
-    mergejit.sort_by_key(dk, dv, context=gpu)
+    mergejit.sort_by_key(dk, dv, out=(dk, dv), context=gpu)
     order = stable_order(keys)
     assert same_bits(dk.get(), keys[order]) and same_bits(dv.get(), vals[order])
     di, dk2 = DeviceArray.empty(BIG, np.int64), DeviceArray(keys)
@@ -84,7 +84,7 @@ def test_sort_by_key_row_values(gpu):
     keys = RNG.integers(0, 50, 10000).astype(np.int16)
     vals = RNG.standard_normal((10000, 3)).astype(np.float32)     # 12-byte values
     dk, dv = DeviceArray(keys), DeviceArray(vals)
-    mergejit.sort_by_key(dk, dv, context=gpu)
+    mergejit.sort_by_key(dk, dv, out=(dk, dv), context=gpu)
     order = stable_order(keys)
     assert same_bits(dk.get(), keys[order]) and same_bits(dv.get(), vals[order])
 
@@ -94,7 +94,7 @@ def test_locality_sort(gpu):
     swaps = RNG.integers(0, BIG - 1, 1000)
     host[swaps], host[swaps + 1] = host[swaps + 1], host[swaps]
     d = DeviceArray(host)
-    mergejit.sort(d, locality=True, context=gpu)
+    mergejit.sort(d, out=d, locality=True, context=gpu)
     assert np.array_equal(d.get(), np.sort(host))
 
 
@@ -102,7 +102,7 @@ def test_locality_sort(gpu):
 def test_struct_two_field_comparator(gpu, n):
     rec = records(RNG, n)
     d = DeviceArray(rec)
-    mergejit.sort(d, less=LESS, context=gpu)
+    mergejit.sort(d, out=d, less=LESS, context=gpu)
     assert same_bits(d.get(), rec[record_order(rec)])
 
 
@@ -115,8 +115,8 @@ def test_padded_struct_pairs(gpu):
     rec["tag"] = RNG.integers(-5, 5, (n, 2))
     vals = np.arange(n, dtype=np.uint64)
     dk, dv = DeviceArray(rec), DeviceArray(vals)
-    mergejit.sort_by_key(dk, dv, less="a.w > b.w || (a.w == b.w && a.tag[1] < b.tag[1])",
-                         context=gpu)
+    mergejit.sort_by_key(dk, dv, out=(dk, dv),
+                         less="a.w > b.w || (a.w == b.w && a.tag[1] < b.tag[1])", context=gpu)
     order = np.lexsort((rec["tag"][:, 1], -rec["w"]))
     assert np.array_equal(dv.get(), vals[order])
     assert same_bits(dk.get(), rec[order])
@@ -157,14 +157,14 @@ def test_segmented_sort(gpu, index):
     cuts = np.unique(np.concatenate([[0, n], RNG.integers(0, n, 300)]))
     offsets = cuts.astype(index)
     dk, dv = DeviceArray(keys), DeviceArray(vals)
-    mergejit.segmented_sort(dk, DeviceArray(offsets), dv, context=gpu)
+    mergejit.segmented_sort(dk, DeviceArray(offsets), dv, out=(dk, dv), context=gpu)
     order = np.concatenate([lo + np.argsort(keys[lo:hi], kind="stable")
                             for lo, hi in zip(cuts[:-1], cuts[1:])])
     assert np.array_equal(dk.get(), keys[order]) and np.array_equal(dv.get(), vals[order])
     flags = np.zeros(n, np.uint8)
     flags[cuts[:-1]] = 1
     dk = DeviceArray(keys)
-    mergejit.segmented_sort(dk, DeviceArray(flags), kind="flags", order="descending",
+    mergejit.segmented_sort(dk, DeviceArray(flags), out=dk, kind="flags", order="descending",
                             context=gpu)
     order = np.concatenate([lo + np.argsort(-keys[lo:hi].astype(np.int32), kind="stable")
                             for lo, hi in zip(cuts[:-1], cuts[1:])])
@@ -341,7 +341,7 @@ def test_streams(gpu):
     for how in ("int", "protocol", "interface"):
         d = DeviceArray(host, stream=handle if how == "interface" else None)
         stream = {"int": handle, "protocol": CoreStream(), "interface": None}[how]
-        mergejit.sort(d, stream=stream, context=gpu)
+        mergejit.sort(d, out=d, stream=stream, context=gpu)
         assert np.array_equal(d.get(), np.sort(host)), how
     cu.lib.cuStreamDestroy_v2(handle)
 
@@ -350,7 +350,7 @@ def test_dlpack_arrays(gpu):
     host = RNG.standard_normal(BIG).astype(np.float32)
     d = DeviceArray(host)
     dl = DLPackArray.over(d)
-    mergejit.sort(dl, order="descending", context=gpu)
+    mergejit.sort(dl, out=dl, order="descending", context=gpu)
     assert d.get().tobytes() == host[stable_order(host, True)].tobytes()
     assert dl.asked_stream == 1
 
@@ -362,14 +362,14 @@ def test_errors_leave_data(gpu):
         mergejit.sort_by_key(d, DeviceArray(np.zeros((1000, 65), np.uint8)), context=gpu)
     assert np.array_equal(d.get(), host)
     with pytest.raises(mergejit.CompileError, match="comparator"):
-        mergejit.sort(d, less="a.nope < b", context=gpu)
+        mergejit.sort(d, out=d, less="a.nope < b", context=gpu)
     assert np.array_equal(d.get(), host)
 
 
 def test_default_context(gpu):
     host = RNG.integers(0, 100, 1000).astype(np.uint8)
     d = DeviceArray(host)
-    mergejit.sort(d)
+    mergejit.sort(d, out=d)
     assert np.array_equal(d.get(), np.sort(host))
     assert mergejit.default_context(0).device_name == gpu.device_name
 
@@ -378,7 +378,7 @@ def test_records_as_bytes(gpu):
     # CuPy and PyTorch hold records as bytes: dtype= views them (and a sorter does by itself).
     rec = records(RNG, 5000)
     d = DeviceArray(rec.view(np.uint8))
-    mergejit.sort(d, dtype=REC, less=LESS, context=gpu)
+    mergejit.sort(d, out=d, dtype=REC, less=LESS, context=gpu)
     assert same_bits(d.get(), rec[record_order(rec)])
     d = DeviceArray(rec.view(np.uint8))
     gpu.sorter(REC, less=LESS).sort(d)
@@ -589,3 +589,43 @@ def test_interval_move(gpu, alloc, index):
     mergejit.interval_move(doff, m, dx, out, gather=DeviceArray(gather),
                            scatter=DeviceArray(scatter), context=gpu)
     assert np.array_equal(out.get(), want_m)
+
+
+# ---------------------------------------------------------------- out=, descending=, indices
+
+@pytest.mark.parametrize("n", [0, 1, 1000, BIG])
+def test_sort_into_another_array_and_with_indices(gpu, n):
+    host = random_keys(RNG, "f4", n)
+    d, o = DeviceArray(host), DeviceArray(np.zeros_like(host))
+    assert mergejit.sort(d, out=o, descending=True, stable=False, context=gpu) is o
+    assert same_bits(o.get(), host[stable_order(host, True)])
+    assert same_bits(d.get(), host)                        # the input as it was
+    vals, idx = DeviceArray(np.zeros_like(host)), DeviceArray(np.full(n, -1, np.int64))
+    r = mergejit.sort(d, return_indices=True, out=(vals, idx), context=gpu)
+    assert r == (vals, idx) and r.values is vals and r.indices is idx
+    want = stable_order(host)
+    assert np.array_equal(idx.get(), want) and same_bits(vals.get(), host[want])
+    assert same_bits(d.get(), host)
+    idx32 = DeviceArray(np.zeros(n, np.int32))
+    mergejit.sort(d, return_indices=True, out=(d, idx32), descending=True, context=gpu)
+    assert np.array_equal(idx32.get(), stable_order(host, True))       # in place, int32
+    assert same_bits(d.get(), host[stable_order(host, True)])
+
+
+def test_sort_by_key_and_segmented_sort_into_other_arrays(gpu):
+    n = 30000
+    keys = RNG.integers(0, 300, n).astype(np.int32)
+    vals = RNG.standard_normal((n, 2)).astype(np.float32)
+    dk, dv = DeviceArray(keys), DeviceArray(vals)
+    ok, ov = DeviceArray(np.zeros_like(keys)), DeviceArray(np.zeros_like(vals))
+    assert mergejit.sort_by_key(dk, dv, out=(ok, ov), context=gpu) == (ok, ov)
+    o = stable_order(keys)
+    assert same_bits(ok.get(), keys[o]) and same_bits(ov.get(), vals[o])
+    assert same_bits(dk.get(), keys) and same_bits(dv.get(), vals)
+    cuts = np.unique(np.concatenate([[0, n], RNG.integers(0, n, 50)])).astype(np.int64)
+    ok2 = DeviceArray(np.zeros_like(keys))
+    assert mergejit.segmented_sort(dk, DeviceArray(cuts), out=ok2, descending=True,
+                                   context=gpu) is ok2
+    o = np.concatenate([lo + stable_order(keys[lo:hi], True)
+                        for lo, hi in zip(cuts[:-1], cuts[1:])])
+    assert same_bits(ok2.get(), keys[o]) and same_bits(dk.get(), keys)
