@@ -13,7 +13,10 @@
  *    in words, with NVRTC's log when generated code did not compile;
  *  - on failure the caller's data is left as it was: sorts only write to the caller's buffers
  *    after every check has passed and every kernel is loaded;
- *  - the library never prints, aborts or exits.
+ *  - the library never aborts or exits, and prints one line only: a warning on stderr, once
+ *    per process, when its disk cache cannot be written (every process would otherwise pay
+ *    the kernels' compile again without a word; MJ_CONTEXT_NO_DISK_CACHE, or a writable
+ *    MERGEJIT_CACHE_DIR, avoids it).
  *
  * Sorts are stable and asynchronous on the caller's stream. Counts are 64-bit.
  *
