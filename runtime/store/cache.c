@@ -347,13 +347,13 @@ int mj__cache_clear_dir(const char *dir, size_t *removed, char *err, size_t errc
     return close_listing(d, dir, err, errcap);
 }
 
-int mj__cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
-                        size_t errcap)
+/* Calls fn(arg, name, st, err, errcap) for each entry of ours in dir that is a regular file. A
+ * missing dir lists nothing. fn returns 0 to go on, -1 to stop with err. 0, or -1 with err. */
+static int list_entries(const char *dir,
+                        int (*fn)(void *arg, const char *name, const struct stat *st, char *err,
+                                  size_t errcap),
+                        void *arg, char *err, size_t errcap)
 {
-    size_t count = 0;
-    uint64_t total = 0;
-    *entries = 0;
-    *bytes = 0;
     DIR *d;
     int rc = open_listing(dir, &d, err, errcap);
     if (rc <= 0)
@@ -370,14 +370,39 @@ int mj__cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char 
             closedir(d);
             return -1;
         }
-        if (S_ISREG(st.st_mode)) {
-            count++;
-            total += (uint64_t)st.st_size;
+        if (S_ISREG(st.st_mode) && fn(arg, ent->d_name, &st, err, errcap) != 0) {
+            closedir(d);
+            return -1;
         }
     }
-    *entries = count;
-    *bytes = total;
     return close_listing(d, dir, err, errcap);
+}
+
+typedef struct entry_totals {
+    size_t count;
+    uint64_t bytes;
+} entry_totals;
+
+static int add_to_totals(void *arg, const char *name, const struct stat *st, char *err,
+                         size_t errcap)
+{
+    (void)name;
+    (void)err;
+    (void)errcap;
+    entry_totals *t = arg;
+    t->count++;
+    t->bytes += (uint64_t)st->st_size;
+    return 0;
+}
+
+int mj__cache_stats_dir(const char *dir, size_t *entries, uint64_t *bytes, char *err,
+                        size_t errcap)
+{
+    entry_totals t = {0, 0};
+    int rc = list_entries(dir, add_to_totals, &t, err, errcap);
+    *entries = rc == 0 ? t.count : 0;
+    *bytes = rc == 0 ? t.bytes : 0;
+    return rc;
 }
 
 /* An entry met while pruning: its name, size and last use. */
@@ -386,6 +411,34 @@ typedef struct prune_entry {
     uint64_t bytes;
     struct timespec used;
 } prune_entry;
+
+typedef struct prune_list {
+    prune_entry *at;
+    size_t count, cap;
+    uint64_t bytes;
+} prune_list;
+
+static int add_to_list(void *arg, const char *name, const struct stat *st, char *err,
+                       size_t errcap)
+{
+    prune_list *l = arg;
+    if (l->count == l->cap) {
+        size_t grown = l->cap ? 2 * l->cap : 64;
+        prune_entry *more = mj__realloc(l->at, grown * sizeof *l->at);
+        if (!more) {
+            mj__set_err(err, errcap, "out of host memory while listing the cache");
+            return -1;
+        }
+        l->at = more;
+        l->cap = grown;
+    }
+    prune_entry *e = &l->at[l->count++];
+    memcpy(e->name, name, strlen(name) + 1); /* is_entry_name: 68 characters */
+    e->bytes = (uint64_t)st->st_size;
+    e->used = st->st_mtim;
+    l->bytes += e->bytes;
+    return 0;
+}
 
 static int older_first(const void *x, const void *y)
 {
@@ -400,70 +453,31 @@ static int older_first(const void *x, const void *y)
 int mj__cache_prune_dir(const char *dir, uint64_t max_bytes, size_t *removed, uint64_t *kept,
                         char *err, size_t errcap)
 {
-    size_t count = 0, cap = 0, gone = 0;
-    uint64_t total = 0;
-    prune_entry *list = NULL;
-    if (removed)
-        *removed = 0;
-    if (kept)
-        *kept = 0;
-    DIR *d;
-    int rc = open_listing(dir, &d, err, errcap);
-    if (rc <= 0)
-        return rc;
-    struct dirent *ent;
-    for (errno = 0; (ent = readdir(d)) != NULL; errno = 0) {
-        struct stat st;
-        if (!is_entry_name(ent->d_name))
-            continue;
-        if (fstatat(dirfd(d), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
-            continue; /* removed since it was listed, or not ours to count */
-        if (count == cap) {
-            size_t grown = cap ? 2 * cap : 64;
-            prune_entry *more = mj__realloc(list, grown * sizeof *list);
-            if (!more) {
-                mj__set_err(err, errcap, "out of host memory while listing %s", dir);
-                closedir(d);
-                free(list);
-                return -1;
-            }
-            list = more;
-            cap = grown;
-        }
-        prune_entry *e = &list[count++];
-        memcpy(e->name, ent->d_name, strlen(ent->d_name) + 1); /* is_entry_name: 68 chars */
-        e->bytes = (uint64_t)st.st_size;
-        e->used = st.st_mtim;
-        total += e->bytes;
-    }
-    if (close_listing(d, dir, err, errcap) != 0) {
-        free(list);
-        return -1;
-    }
-    rc = 0;
-    if (total > max_bytes) {
-        qsort(list, count, sizeof *list, older_first);
-        for (size_t i = 0; i < count && total > max_bytes; i++) {
+    prune_list l = {NULL, 0, 0, 0};
+    size_t gone = 0;
+    int rc = list_entries(dir, add_to_list, &l, err, errcap);
+    if (rc == 0 && l.bytes > max_bytes) {
+        qsort(l.at, l.count, sizeof *l.at, older_first);
+        for (size_t i = 0; i < l.count && l.bytes > max_bytes; i++) {
             char path[PATH_MAX];
-            if (snprintf(path, sizeof path, "%s/%s", dir, list[i].name) >= (int)sizeof path)
+            if (snprintf(path, sizeof path, "%s/%s", dir, l.at[i].name) >= (int)sizeof path)
                 continue;
             if (unlink(path) == 0) {
                 gone++;
-                total -= list[i].bytes;
+                l.bytes -= l.at[i].bytes;
             } else if (errno == ENOENT) { /* another process pruned it first */
-                total -= list[i].bytes;
+                l.bytes -= l.at[i].bytes;
             } else {
                 mj__set_err(err, errcap, "cannot remove %s: %s", path, strerror(errno));
                 rc = -1;
-                break;
             }
         }
     }
-    free(list);
+    free(l.at);
     if (removed)
         *removed = gone;
     if (kept)
-        *kept = total;
+        *kept = rc == 0 ? l.bytes : 0;
     return rc;
 }
 
