@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The run machinery every primitive's host side shares: argument and pointer checks,
- * temporary storage (layout, allocation in stream order), launches. */
+ * temporary storage (layout, allocation in stream order), a run's one prologue and epilogue
+ * (mj__run_open, mj__run_close), launches. */
 #include "primitives/run.h"
 
 #include <stdio.h>
@@ -151,6 +152,23 @@ mj_status mj__run_enter(mj_sorter *s, const mj_array *a, const size_t *align, in
     mj_status st = mj__ctx_enter(s->ctx);
     if (st) return st;
     if ((st = mj__check_array_pointers(s, a, align, arrays))) mj__ctx_leave(s->ctx);
+    return st;
+}
+
+mj_status mj__run_open(mj_sorter *s, const mj_array *a, const size_t *align, int arrays,
+                       mj_run_steps steps, size_t need, void *temp, void *stream, mj_run *run) {
+    *run = (mj_run){DPTR(temp), (CUstream)stream, 0, 0};
+    mj_status st = mj__ctx_enter(s->ctx);
+    if (st) return st;
+    run->entered = 1;
+    if (steps >= MJ_RUN_CHECK) st = mj__check_array_pointers(s, a, align, arrays);
+    if (!st && steps >= MJ_RUN_TEMP && need) st = mj__run_begin(s, need, temp, stream, run);
+    return st;
+}
+
+mj_status mj__run_close(mj_sorter *s, mj_run *run, mj_status st) {
+    mj__run_end(s, run);
+    if (run->entered) mj__ctx_leave(s->ctx);
     return st;
 }
 

@@ -59,7 +59,7 @@ mj_status mj_sorter_reduce(mj_sorter *s, const void *in, size_t n, void *out, vo
         (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
     if ((st = mj__ctx_enter(ctx))) return st;
-    mj_run rn = {DPTR(temp), (CUstream)stream, 0};
+    mj_run rn = {DPTR(temp), (CUstream)stream, 0, 0};
     if ((n && (st = mj__check_pointer(s, in, s->key_align, "in"))) ||
         (st = mj__check_pointer(s, out, s->key_align, "out")) ||
         (need && (st = mj__run_begin(s, need, temp, stream, &rn)))) {
@@ -144,7 +144,7 @@ mj_status mj_sorter_scan(mj_sorter *s, const void *in, void *out, size_t n, mj_s
                   mj__ranges_overlap(total, s->key_size, out, bytes)))
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sorter_scan: total overlaps in or out");
     if ((st = mj__ctx_enter(ctx))) return st;
-    mj_run rn = {DPTR(temp), (CUstream)stream, 0};
+    mj_run rn = {DPTR(temp), (CUstream)stream, 0, 0};
     if ((n && (st = mj__check_pointer(s, in, s->key_align, "in"))) ||
         (n && (st = mj__check_pointer(s, out, s->key_align, "out"))) ||
         (total && (st = mj__check_pointer(s, total, s->key_align, "total"))) ||
