@@ -76,7 +76,8 @@ mj_status mj__sorter_expect(const mj_sorter *s, unsigned mask, const char *funct
                     function, mj_primitive_name(s->primitive));
 }
 
-mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what) {
+/* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
+static mj_status check_pointer(mj_sorter *s, const void *p, size_t align, const char *what) {
     if (!p) return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s is NULL", what);
     if ((uintptr_t)p % align)
         return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s (%p) is not aligned to %zu bytes",
@@ -106,7 +107,7 @@ mj_status mj__run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_
     run->base = DPTR(temp);
     run->stream = (CUstream)stream;
     run->owned = 0;
-    if (temp) return mj__check_pointer(s, temp, MJ_TEMP_ALIGN, "temp");
+    if (temp) return check_pointer(s, temp, MJ_TEMP_ALIGN, "temp");
     CUresult r = ctx->cu->mem_alloc_async ? ctx->cu->mem_alloc_async(&run->base, need, run->stream)
                                           : ctx->cu->mem_alloc(&run->base, need);
     if (r != CUDA_SUCCESS) return mj__fail_cuda(ctx, r, "allocating temporary storage");
@@ -144,14 +145,7 @@ mj_status mj__check_array_pointers(mj_sorter *s, const mj_array *a, const size_t
                                    int arrays) {
     mj_status st = MJ_OK;
     for (int i = 0; i < arrays && !st; ++i)
-        if (a[i].bytes) st = mj__check_pointer(s, a[i].p, align[i], a[i].name);
-    return st;
-}
-
-mj_status mj__run_enter(mj_sorter *s, const mj_array *a, const size_t *align, int arrays) {
-    mj_status st = mj__ctx_enter(s->ctx);
-    if (st) return st;
-    if ((st = mj__check_array_pointers(s, a, align, arrays))) mj__ctx_leave(s->ctx);
+        if (a[i].bytes) st = check_pointer(s, a[i].p, align[i], a[i].name);
     return st;
 }
 

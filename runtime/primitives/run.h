@@ -72,10 +72,6 @@ mj_status mj__array_bytes(mj_sorter *s, const char *fn, mj_array *a, const size_
 mj_status mj__check_array_pointers(mj_sorter *s, const mj_array *a, const size_t *align,
                                    int arrays);
 
-/* Enters the context and checks the arrays as mj__check_array_pointers does; leaves the context
- * again when a check fails. */
-mj_status mj__run_enter(mj_sorter *s, const mj_array *a, const size_t *align, int arrays);
-
 /* A run's device side, from mj__run_open to mj__run_close: its temporary storage and stream,
  * and what the close undoes. mj__run_check_temp checks the caller's (temp, temp_bytes) before
  * anything else; mj__run_begin checks the pointer or, when temp is NULL, allocates `need` bytes
@@ -109,9 +105,6 @@ mj_status mj__run_close(mj_sorter *s, mj_run *run, mj_status st);
 /* Zeroes `bytes` at p in stream order (inside the context); a failure is "<what> failed: ...". */
 mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stream,
                         const char *what);
-
-/* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
-mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 
 /* Launches kernel k (its index in the sorter's primitive's row, catalog.h: MJ_K_*). */
 mj_status mj__launch(mj_sorter *s, int k, long long grid, unsigned block, void **params,
