@@ -206,7 +206,7 @@ static mj_status plan(mj_multi_sorter *m, const plan_args *a, const char *fn, CU
     if (st) return st;
     plan_temp t;
     memset(&t, 0, sizeof t);
-    mj_run run = {0, stream, 0};
+    mj_run run = {0, stream, 0, 0};
     st = check_plan(m, a, fn);
     if (!st) st = plan_layout(m, a->n, &t);
     if (!st) st = mj__run_begin(m->sort, t.total, NULL, stream, &run);
@@ -325,7 +325,7 @@ static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, co
     size_t ks = m->sort->key_size, vs = m->sort->value_size, merge_bytes = 0;
     mj_status st = mj__ctx_enter(ctx), cs;
     if (st) return st;
-    mj_run run = {0, stream, 0};
+    mj_run run = {0, stream, 0, 0};
     size_t steps = 0;
     int first = 0;
     mj_temp_layout l = {0, 0};

@@ -65,31 +65,23 @@ mj_status mj_sorter_bulk_remove(mj_sorter *s, const void *keys, const void *valu
         (st = mj__check_overlaps(s, fn, a, OUT_KEYS, ARRAYS)) || (st = mj__lbs_temp(s, n, &need)) ||
         (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
-    if (m == 0) { /* nothing kept: nothing to write */
-        mj__ctx_leave(ctx);
-        return MJ_OK;
-    }
+    /* Nothing kept: nothing to write, and no array is read. */
     mj_run rn;
-    if ((st = mj__check_array_pointers(s, a, align, ARRAYS)) ||
-        (st = mj__run_begin(s, need, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, ARRAYS, m ? MJ_RUN_TEMP : MJ_RUN_ENTER, need, temp, stream, &rn);
+    if (!st && m) {
+        long long nv = (long long)s->nt * s->vt, nn = (long long)n, ni = (long long)num_indices;
+        long long tiles = mj_remove_tile_count(nn, nv), out_count = (long long)m;
+        int isz = (int)index_size;
+        CUdeviceptr k = DPTR(keys), v = DPTR(values), ix = DPTR(indices), parts = rn.base;
+        CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values);
+        void *pp[] = {&ix, &isz, &ni, &nn, &tiles, &parts};
+        void *tp[] = {&k, &v, &nn, &ix, &isz, &parts, &ok, &ov, &out_count};
+        long long grid = (tiles + 1 + MJ_REMOVE_PARTITION_NT - 1) / MJ_REMOVE_PARTITION_NT;
+        if (!(st = mj__launch(s, MJ_K_REMOVE_PARTITION, grid, MJ_REMOVE_PARTITION_NT, pp,
+                              rn.stream)))
+            st = mj__launch(s, MJ_K_REMOVE, tiles, (unsigned)s->nt, tp, rn.stream);
     }
-    long long nv = (long long)s->nt * s->vt, nn = (long long)n, ni = (long long)num_indices;
-    long long tiles = mj_remove_tile_count(nn, nv), out_count = (long long)m;
-    int isz = (int)index_size;
-    CUdeviceptr k = DPTR(keys), v = DPTR(values), ix = DPTR(indices), parts = rn.base;
-    CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values);
-    void *pp[] = {&ix, &isz, &ni, &nn, &tiles, &parts};
-    void *tp[] = {&k, &v, &nn, &ix, &isz, &parts, &ok, &ov, &out_count};
-    long long grid = (tiles + 1 + MJ_REMOVE_PARTITION_NT - 1) / MJ_REMOVE_PARTITION_NT;
-    if (!(st = mj__launch(s, MJ_K_REMOVE_PARTITION, grid, MJ_REMOVE_PARTITION_NT, pp,
-                          rn.stream)))
-        st = mj__launch(s, MJ_K_REMOVE, tiles, (unsigned)s->nt, tp, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }
 
 mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const void *a_values,
@@ -132,30 +124,21 @@ mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const void *a_
         (st = mj__check_overlaps(s, fn, a, OUT_KEYS, ARRAYS)) || (st = mj__lbs_temp(s, n, &need)) ||
         (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
-    if (n == 0) {
-        mj__ctx_leave(ctx);
-        return MJ_OK;
-    }
     mj_run rn;
-    if ((st = mj__check_array_pointers(s, a, align, ARRAYS)) ||
-        (st = mj__run_begin(s, need, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, ARRAYS, n ? MJ_RUN_TEMP : MJ_RUN_ENTER, need, temp, stream, &rn);
+    if (!st && n) {
+        long long nv = (long long)s->nt * s->vt, ac = (long long)a_count, bc = (long long)b_count;
+        long long tiles = mj_lbs_tile_count(bc, ac, nv);
+        int isz = (int)index_size;
+        CUdeviceptr pos = DPTR(positions), parts = rn.base;
+        CUdeviceptr ak = DPTR(a_keys), av = DPTR(a_values), bk = DPTR(b_keys), bv = DPTR(b_values);
+        CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values);
+        void *pp[] = {&pos, &isz, &ac, &bc, &tiles, &parts};
+        void *tp[] = {&pos, &isz, &ac, &bc, &parts, &ak, &av, &bk, &bv, &ok, &ov};
+        long long grid = mj_lbs_partition_blocks(tiles);
+        if (!(st = mj__launch(s, MJ_K_INSERT_PARTITION, grid, MJ_LBS_PARTITION_THREADS, pp,
+                              rn.stream)))
+            st = mj__launch(s, MJ_K_INSERT, tiles, (unsigned)s->nt, tp, rn.stream);
     }
-    long long nv = (long long)s->nt * s->vt, ac = (long long)a_count, bc = (long long)b_count;
-    long long tiles = mj_lbs_tile_count(bc, ac, nv);
-    int isz = (int)index_size;
-    CUdeviceptr pos = DPTR(positions), parts = rn.base;
-    CUdeviceptr ak = DPTR(a_keys), av = DPTR(a_values), bk = DPTR(b_keys), bv = DPTR(b_values);
-    CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values);
-    void *pp[] = {&pos, &isz, &ac, &bc, &tiles, &parts};
-    void *tp[] = {&pos, &isz, &ac, &bc, &parts, &ak, &av, &bk, &bv, &ok, &ov};
-    long long grid = mj_lbs_partition_blocks(tiles);
-    if (!(st = mj__launch(s, MJ_K_INSERT_PARTITION, grid, MJ_LBS_PARTITION_THREADS, pp,
-                          rn.stream)))
-        st = mj__launch(s, MJ_K_INSERT, tiles, (unsigned)s->nt, tp, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }

@@ -192,9 +192,41 @@ static mj_status write_rows(mj_sorter *s, const join_call *c, const join_layout 
     return st;
 }
 
+/* The launches of a join with rows to find (n > 0), on the run's temporary storage. */
+static mj_status launch(mj_sorter *s, const join_call *c, const join_layout *l,
+                        unsigned long long bound, const mj_run *rn) {
+    CUdeviceptr base = rn->base, out_count = DPTR(c->out_count);
+    int keep_a = c->kind & MJ_JOIN_KEEP_A, keep_b = c->kind & MJ_JOIN_KEEP_B;
+    /* Each a row's lower bound in b and count of equivalent b rows (the search's two passes),
+     * a's match bytes for a left join, b's for a right join. */
+    mj_search_outputs so = {0};
+    so.bound = MJ_BOUND_LOWER;
+    so.index_size = 8;
+    so.a_indices = (void *)(uintptr_t)(base + l->lower);
+    so.a_counts = (void *)(uintptr_t)(base + l->counts);
+    so.a_matches = keep_a ? (void *)(uintptr_t)(base + l->a_matches) : NULL;
+    so.b_matches = keep_b ? (void *)(uintptr_t)(base + l->b_matches) : NULL;
+    mj_status st = mj__search_passes(s, c->a, c->a_count, c->b, c->b_count, &so,
+                                     base + l->parts, rn->stream);
+    CUdeviceptr a_total = base + l->totals, b_total = a_total + sizeof(uint64_t);
+    mj_join_counts a_counts = {(const unsigned long long *)so.a_counts, NULL, keep_a};
+    if (!st)
+        st = scan_counts(s, a_counts, (long long)c->a_count, base + l->sums_a, a_total, 0,
+                         keep_b ? 0 : out_count, rn->stream);
+    if (!st && keep_b) {
+        mj_join_counts unmatched = {NULL, so.b_matches, 0};
+        st = scan_counts(s, unmatched, (long long)c->b_count, base + l->sums_b, b_total, a_total,
+                         out_count, rn->stream);
+    }
+    if (!st && c->rows && c->capacity) {
+        unsigned long long limit = c->capacity < bound ? c->capacity : bound;
+        st = write_rows(s, c, l, limit, base, rn->stream);
+    }
+    return st;
+}
+
 static mj_status run(mj_sorter *s, const join_call *c, void *temp, size_t temp_bytes,
                      void *stream) {
-    mj_context *ctx = s->ctx;
     unsigned long long bound = 0;
     join_layout l;
     size_t n = c->a_count + c->b_count; /* check_call checked the sum */
@@ -206,48 +238,15 @@ static mj_status run(mj_sorter *s, const join_call *c, void *temp, size_t temp_b
         return st;
     const size_t align[ARRAYS] = {s->key_align, s->key_align, c->index_size, c->index_size,
                                   sizeof(uint64_t)};
-    if ((st = mj__run_enter(s, arrays, align, ARRAYS))) return st;
-    CUdeviceptr out_count = DPTR(c->out_count);
-    if (n == 0) { /* no rows */
-        st = mj__run_clear(s, out_count, sizeof(uint64_t), (CUstream)stream, "clearing out_count");
-        mj__ctx_leave(ctx);
-        return st;
-    }
+    /* No rows: only the count, which needs no temporary storage. */
     mj_run rn;
-    if ((st = mj__run_begin(s, l.total, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
-    }
-    CUdeviceptr base = rn.base;
-    int keep_a = c->kind & MJ_JOIN_KEEP_A, keep_b = c->kind & MJ_JOIN_KEEP_B;
-    /* Each a row's lower bound in b and count of equivalent b rows (the search's two passes),
-     * a's match bytes for a left join, b's for a right join. */
-    mj_search_outputs so = {0};
-    so.bound = MJ_BOUND_LOWER;
-    so.index_size = 8;
-    so.a_indices = (void *)(uintptr_t)(base + l.lower);
-    so.a_counts = (void *)(uintptr_t)(base + l.counts);
-    so.a_matches = keep_a ? (void *)(uintptr_t)(base + l.a_matches) : NULL;
-    so.b_matches = keep_b ? (void *)(uintptr_t)(base + l.b_matches) : NULL;
-    st = mj__search_passes(s, c->a, c->a_count, c->b, c->b_count, &so, base + l.parts,
-                           rn.stream);
-    CUdeviceptr a_total = base + l.totals, b_total = a_total + sizeof(uint64_t);
-    mj_join_counts a_counts = {(const unsigned long long *)so.a_counts, NULL, keep_a};
+    st = mj__run_open(s, arrays, align, ARRAYS, n ? MJ_RUN_TEMP : MJ_RUN_CHECK, l.total, temp,
+                      stream, &rn);
     if (!st)
-        st = scan_counts(s, a_counts, (long long)c->a_count, base + l.sums_a, a_total, 0,
-                         keep_b ? 0 : out_count, rn.stream);
-    if (!st && keep_b) {
-        mj_join_counts unmatched = {NULL, so.b_matches, 0};
-        st = scan_counts(s, unmatched, (long long)c->b_count, base + l.sums_b, b_total, a_total,
-                         out_count, rn.stream);
-    }
-    if (!st && c->rows && c->capacity) {
-        unsigned long long limit = c->capacity < bound ? c->capacity : bound;
-        st = write_rows(s, c, &l, limit, base, rn.stream);
-    }
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+        st = n ? launch(s, c, &l, bound, &rn)
+               : mj__run_clear(s, DPTR(c->out_count), sizeof(uint64_t), rn.stream,
+                               "clearing out_count");
+    return mj__run_close(s, &rn, st);
 }
 
 mj_status mj_sorter_join_count(mj_sorter *s, mj_join_kind kind, const void *a, size_t a_count,

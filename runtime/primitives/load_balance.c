@@ -88,43 +88,42 @@ static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_by
         (move && (c->in_count > (size_t)INT64_MAX || c->out_count > (size_t)INT64_MAX)))
         return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: the arrays do not fit in memory", fn);
     if (c->items && (st = check_overlaps(s, c, out_bytes, off_bytes, val_bytes))) return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
-    if (c->items == 0) {
-        mj__ctx_leave(ctx);
-        return MJ_OK;
-    }
+    /* The arrays in the order their pointers are checked, with the bytes the launches touch:
+     * out0 and lbs's ranks take an entry an item, expand reads a value an object and move one
+     * an item. mj__lbs_temp bounds objects + items by a grid of tiles: no product overflows. */
+    size_t items_bytes = c->items * out_size;
+    size_t read_bytes = (move ? c->items : c->objects) * s->value_size;
+    const mj_array a[] = {{c->offsets, off_bytes, "offsets"},
+                          {c->out0, items_bytes, p == MJ_LOAD_BALANCE ? "objects" : "out"},
+                          {c->ranks, c->ranks ? items_bytes : 0, "ranks"},
+                          {c->values, expand || move ? read_bytes : 0, move ? "in" : "values"},
+                          {c->gather, c->gather ? off_bytes : 0, "gather"},
+                          {c->scatter, c->scatter ? off_bytes : 0, "scatter"}};
+    const size_t align[] = {s->key_align, p == MJ_LOAD_BALANCE ? s->key_align : s->value_align,
+                            s->key_align, s->value_align, s->key_align, s->key_align};
     mj_run rn;
-    if ((st = mj__check_pointer(s, c->offsets, s->key_align, "offsets")) ||
-        (st = mj__check_pointer(s, c->out0, p == MJ_LOAD_BALANCE ? s->key_align : s->value_align,
-                                p == MJ_LOAD_BALANCE ? "objects" : "out")) ||
-        (c->ranks && (st = mj__check_pointer(s, c->ranks, s->key_align, "ranks"))) ||
-        ((expand || move) &&
-         (st = mj__check_pointer(s, c->values, s->value_align, move ? "in" : "values"))) ||
-        (c->gather && (st = mj__check_pointer(s, c->gather, s->key_align, "gather"))) ||
-        (c->scatter && (st = mj__check_pointer(s, c->scatter, s->key_align, "scatter"))) ||
-        (st = mj__run_begin(s, need, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, 6, c->items ? MJ_RUN_TEMP : MJ_RUN_ENTER, need, temp, stream,
+                      &rn);
+    if (!st && c->items) {
+        long long nv = (long long)s->nt * s->vt;
+        long long objects = (long long)c->objects, items = (long long)c->items;
+        long long tiles = mj_lbs_tile_count(items, objects, nv);
+        unsigned long long in_n = c->in_count, out_n = c->out_count;
+        CUdeviceptr off = DPTR(c->offsets), parts = rn.base, out = DPTR(c->out0);
+        CUdeviceptr second = DPTR(expand || move ? c->values : c->ranks);
+        CUdeviceptr gather = DPTR(c->gather), scatter = DPTR(c->scatter);
+        void *pp[] = {&off, &objects, &items, &tiles, &parts};
+        void *lp[] = {&off, &objects, &items, &parts, &out, &second};
+        void *ep[] = {&off, &objects, &items, &parts, &second, &out};
+        void *mp[] = {&off,    &objects, &items, &parts, &gather,
+                      &scatter, &second, &in_n,  &out,   &out_n};
+        long long grid = mj_lbs_partition_blocks(tiles);
+        if (!(st = mj__launch(s, MJ_K_LBS_PARTITION, grid, MJ_LBS_PARTITION_THREADS, pp,
+                              rn.stream)))
+            st = mj__launch(s, move ? MJ_K_MOVE : expand ? MJ_K_EXPAND : MJ_K_LBS, tiles,
+                            (unsigned)s->nt, move ? mp : expand ? ep : lp, rn.stream);
     }
-    long long nv = (long long)s->nt * s->vt;
-    long long objects = (long long)c->objects, items = (long long)c->items;
-    long long tiles = mj_lbs_tile_count(items, objects, nv);
-    unsigned long long in_n = c->in_count, out_n = c->out_count;
-    CUdeviceptr off = DPTR(c->offsets), parts = rn.base, out = DPTR(c->out0);
-    CUdeviceptr second = DPTR(expand || move ? c->values : c->ranks);
-    CUdeviceptr gather = DPTR(c->gather), scatter = DPTR(c->scatter);
-    void *pp[] = {&off, &objects, &items, &tiles, &parts};
-    void *lp[] = {&off, &objects, &items, &parts, &out, &second};
-    void *ep[] = {&off, &objects, &items, &parts, &second, &out};
-    void *mp[] = {&off, &objects, &items, &parts, &gather, &scatter, &second, &in_n, &out, &out_n};
-    long long grid = mj_lbs_partition_blocks(tiles);
-    if (!(st = mj__launch(s, MJ_K_LBS_PARTITION, grid, MJ_LBS_PARTITION_THREADS, pp,
-                          rn.stream)))
-        st = mj__launch(s, move ? MJ_K_MOVE : expand ? MJ_K_EXPAND : MJ_K_LBS, tiles,
-                        (unsigned)s->nt, move ? mp : expand ? ep : lp, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }
 
 mj_status mj_sorter_load_balance(mj_sorter *s, const void *offsets, size_t num_objects,

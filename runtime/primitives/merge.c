@@ -54,42 +54,39 @@ mj_status mj_sorter_merge(mj_sorter *s, const void *a_keys, const void *a_values
     size_t n;
     if (__builtin_add_overflow(a_count, b_count, &n) || n > (size_t)0x7fffffffffffffffll)
         return mj__fail(ctx, MJ_ERR_TOO_LARGE, "a_count + b_count overflows");
-    int values = s->value_size > 0;
-    if (!values && (a_values || b_values || out_values))
+    size_t ks = s->key_size, vs = s->value_size;
+    if (!vs && (a_values || b_values || out_values))
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                         "this sorter merges keys only (value_size 0) but values were given");
     size_t need = 0;
     if ((st = mj__merge_temp(s, n, &need)) || (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
-    if (n == 0) {
-        mj__ctx_leave(ctx);
-        return MJ_OK;
-    }
+    /* n is below 2^31 tiles (mj__merge_temp) of a bounded tile size, so no product overflows.
+     * Without values (vs 0) no value array is checked. */
+    const mj_array a[] = {{a_keys, a_count * ks, "a_keys"},
+                          {b_keys, b_count * ks, "b_keys"},
+                          {out_keys, n * ks, "out_keys"},
+                          {a_values, a_count * vs, "a_values"},
+                          {b_values, b_count * vs, "b_values"},
+                          {out_values, n * vs, "out_values"}};
+    const size_t align[] = {s->key_align,   s->key_align,   s->key_align,
+                            s->value_align, s->value_align, s->value_align};
     mj_run rn;
-    if ((a_count && (st = mj__check_pointer(s, a_keys, s->key_align, "a_keys"))) ||
-        (b_count && (st = mj__check_pointer(s, b_keys, s->key_align, "b_keys"))) ||
-        (st = mj__check_pointer(s, out_keys, s->key_align, "out_keys")) ||
-        (values && a_count && (st = mj__check_pointer(s, a_values, s->value_align, "a_values"))) ||
-        (values && b_count && (st = mj__check_pointer(s, b_values, s->value_align, "b_values"))) ||
-        (values && (st = mj__check_pointer(s, out_values, s->value_align, "out_values"))) ||
-        (st = mj__run_begin(s, need, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, 6, n ? MJ_RUN_TEMP : MJ_RUN_ENTER, need, temp, stream, &rn);
+    if (!st && n) {
+        long long tiles = mj_tile_count((long long)n, (long long)s->nt * s->vt);
+        long long ac = (long long)a_count, bc = (long long)b_count;
+        CUdeviceptr ak = DPTR(a_keys), bk = DPTR(b_keys), ok = DPTR(out_keys);
+        CUdeviceptr av = DPTR(a_values), bv = DPTR(b_values), ov = DPTR(out_values);
+        /* The kernel reads a NULL a_values as "write positions" (index sorts' passes); an empty
+         * a may come without values, and then b's are what is written: any non-NULL pointer
+         * will do, since nothing of a is read. */
+        if (vs && !av) av = bv;
+        CUdeviceptr partitions = rn.base;
+        void *mp[] = {&ak, &av, &ac, &bk, &bv, &bc, &ok, &ov, &partitions};
+        if (!(st = mj__merge_partition_launch(s, ak, ac, bk, bc, tiles, partitions, rn.stream)))
+            st = mj__launch_overlapped(s, MJ_K_MERGE_ARRAYS, tiles, (unsigned)s->nt, mp,
+                                       rn.stream);
     }
-    long long tiles = mj_tile_count((long long)n, (long long)s->nt * s->vt);
-    long long ac = (long long)a_count, bc = (long long)b_count;
-    CUdeviceptr ak = DPTR(a_keys), bk = DPTR(b_keys), ok = DPTR(out_keys);
-    CUdeviceptr av = DPTR(a_values), bv = DPTR(b_values), ov = DPTR(out_values);
-    /* The kernel reads a NULL a_values as "write positions" (index sorts' passes); an empty a
-     * may come without values, and then b's are what is written: any non-NULL pointer will
-     * do, since nothing of a is read. */
-    if (values && !av) av = bv;
-    CUdeviceptr partitions = rn.base;
-    void *mp[] = {&ak, &av, &ac, &bk, &bv, &bc, &ok, &ov, &partitions};
-    if (!(st = mj__merge_partition_launch(s, ak, ac, bk, bc, tiles, partitions, rn.stream)))
-        st = mj__launch_overlapped(s, MJ_K_MERGE_ARRAYS, tiles, (unsigned)s->nt, mp, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }

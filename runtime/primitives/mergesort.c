@@ -227,48 +227,39 @@ static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
     return MJ_OK;
 }
 
-/* Common body of sort and sort_indices: checks, temporary storage, schedule. */
+/* Common body of sort and sort_indices: checks, temporary storage, schedule. An index sort
+ * (`indices`) reads no values: values_final is the indices it writes. */
 static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const void *values,
                      void *values_final, size_t n, int indices, void *temp, size_t temp_bytes,
                      void *stream, CUevent *marks) {
-    mj_context *ctx = s->ctx;
     temp_layout t;
     mj_status st;
     if ((st = layout(s, n, indices, &t)) || (st = mj__run_check_temp(s, t.total, temp, temp_bytes)))
         return st;
     plan pl = plan_of(s, (long long)n);
-    if ((st = mj__ctx_enter(ctx))) return st;
-    if (n == 0) {
-        mj__ctx_leave(ctx);
-        return MJ_OK;
-    }
+    /* layout checked both products; values are given exactly when there are values. */
+    const mj_array a[] = {{keys, n * s->key_size, "keys"},
+                          {indices ? values_final : values, n * s->value_size,
+                           indices ? "indices" : "values"}};
+    const size_t align[] = {s->key_align, s->value_align};
     mj_run rn;
-    if ((st = mj__check_pointer(s, keys, s->key_align, "keys")) ||
-        (keys_final && keys_final != keys &&
-         (st = mj__check_pointer(s, keys_final, s->key_align, "keys"))) ||
-        (values && (st = mj__check_pointer(s, values, s->value_align, "values"))) ||
-        (values_final && values_final != values &&
-         (st = mj__check_pointer(s, values_final, s->value_align, "indices"))) ||
-        (st = mj__run_begin(s, t.total, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, 2, n ? MJ_RUN_TEMP : MJ_RUN_ENTER, t.total, temp, stream, &rn);
+    if (!st && n) {
+        CUdeviceptr base = rn.base;
+        CUdeviceptr k[2], v[2];
+        if (indices) {
+            k[0] = base + t.keys;
+            k[1] = base + t.keys2;
+        } else {
+            k[0] = DPTR(keys_final);
+            k[1] = base + t.keys;
+        }
+        v[0] = DPTR(values_final);
+        v[1] = s->value_size ? base + t.values : 0;
+        st = schedule(s, &pl, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n,
+                      !indices, rn.stream, marks);
     }
-    CUdeviceptr base = rn.base;
-    CUdeviceptr k[2], v[2];
-    if (indices) {
-        k[0] = base + t.keys;
-        k[1] = base + t.keys2;
-    } else {
-        k[0] = DPTR(keys_final);
-        k[1] = base + t.keys;
-    }
-    v[0] = DPTR(values_final);
-    v[1] = s->value_size ? base + t.values : 0;
-    st = schedule(s, &pl, DPTR(keys), DPTR(values), k, v, base + t.partitions, (long long)n,
-                  !indices, rn.stream, marks);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }
 
 mj_status mj__mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,

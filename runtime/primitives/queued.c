@@ -150,34 +150,37 @@ static mj_status schedule(mj_sorter *s, CUdeviceptr keys, CUdeviceptr values,
     return mj__launch(s, MJ_K_QUEUE_FINISH, tiles, (unsigned)s->nt, fp, stream);
 }
 
+/* The segments' data as a run reads it, and its alignment (check_segments bounded the count). */
+static mj_array segment_data(const mj_segments *g, size_t n, size_t *align) {
+    mj_array a = {g ? g->data : NULL, 0, "segments->data"};
+    *align = 1;
+    if (!g) return a;
+    switch (g->kind) {
+    case MJ_SEGMENTS_FLAGS: a.bytes = n; break;
+    case MJ_SEGMENTS_FLAG_BITS: a.bytes = (n + 31) / 32 * 4, *align = 4; break;
+    default: a.bytes = g->count * g->index_size, *align = g->index_size; break;
+    }
+    return a;
+}
+
 static mj_status run(mj_sorter *s, void *keys, void *values, size_t n, const mj_segments *g,
                      void *temp, size_t temp_bytes, void *stream) {
-    mj_context *ctx = s->ctx;
     mj_status st;
     if (s->primitive == MJ_SEGMENTED_SORT && (st = check_segments(s, g, n))) return st;
     queued_layout q;
     if ((st = layout(s, n, &q)) || (st = mj__run_check_temp(s, q.total, temp, temp_bytes)))
         return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
-    if (n == 0) {
-        mj__ctx_leave(ctx);
-        return MJ_OK;
-    }
-    size_t seg_align = !g ? 1 : g->kind == MJ_SEGMENTS_FLAGS ? 1
-                             : g->kind == MJ_SEGMENTS_FLAG_BITS ? 4 : g->index_size;
-    int seg_data = g && (g->kind <= MJ_SEGMENTS_FLAG_BITS || g->count);
+    size_t seg_align;
+    /* layout checked the products; values are given exactly when there are values. */
+    const mj_array a[] = {{keys, n * s->key_size, "keys"},
+                          {values, n * s->value_size, "values"},
+                          segment_data(g, n, &seg_align)};
+    const size_t align[] = {s->key_align, s->value_align, seg_align};
     mj_run rn;
-    if ((st = mj__check_pointer(s, keys, s->key_align, "keys")) ||
-        (values && (st = mj__check_pointer(s, values, s->value_align, "values"))) ||
-        (seg_data && (st = mj__check_pointer(s, g->data, seg_align, "segments->data"))) ||
-        (st = mj__run_begin(s, q.total, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
-    }
-    st = schedule(s, DPTR(keys), DPTR(values), g, (long long)n, &q, rn.base, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    st = mj__run_open(s, a, align, 3, n ? MJ_RUN_TEMP : MJ_RUN_ENTER, q.total, temp, stream, &rn);
+    if (!st && n)
+        st = schedule(s, DPTR(keys), DPTR(values), g, (long long)n, &q, rn.base, rn.stream);
+    return mj__run_close(s, &rn, st);
 }
 
 mj_status mj__locality_sort(mj_sorter *s, void *keys, void *values, size_t n, void *temp,

@@ -77,26 +77,20 @@ mj_status mj_sorter_reduce_by_key(mj_sorter *s, const void *keys, const void *va
         (st = mj__check_overlaps(s, FN, a, OUT_KEYS, ARRAYS)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
-    if ((st = mj__run_enter(s, a, align, ARRAYS))) return st;
-    if (n == 0) { /* no runs: only the count */
-        st = mj__run_clear(s, DPTR(out_count), sizeof(uint64_t), (CUstream)stream,
-                           "clearing out_count");
-        mj__ctx_leave(ctx);
-        return st;
-    }
     mj_run rn;
-    if ((st = mj__run_begin(s, l.total, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, ARRAYS, n ? MJ_RUN_TEMP : MJ_RUN_CHECK, l.total, temp, stream,
+                      &rn);
+    CUdeviceptr oc = DPTR(out_count);
+    if (!st && n == 0) { /* no runs: only the count */
+        st = mj__run_clear(s, oc, sizeof(uint64_t), rn.stream, "clearing out_count");
+    } else if (!st) {
+        long long count_n = (long long)n;
+        CUdeviceptr k = DPTR(keys), v = DPTR(values), ok = DPTR(out_keys), ov = DPTR(out_values);
+        CUdeviceptr state = rn.base + l.state, state_values = vs > 8 ? rn.base + l.values : 0;
+        void *params[] = {&k, &v, &count_n, &ok, &ov, &oc, &state, &state_values};
+        st = mj__run_clear(s, state, l.state_bytes, rn.stream, "clearing the tile states");
+        if (!st)
+            st = mj__launch(s, MJ_K_REDUCE_BY_KEY, l.tiles, (unsigned)s->nt, params, rn.stream);
     }
-    long long count_n = (long long)n;
-    CUdeviceptr k = DPTR(keys), v = DPTR(values), ok = DPTR(out_keys), ov = DPTR(out_values);
-    CUdeviceptr oc = DPTR(out_count), state = rn.base + l.state;
-    CUdeviceptr state_values = vs > 8 ? rn.base + l.values : 0;
-    void *params[] = {&k, &v, &count_n, &ok, &ov, &oc, &state, &state_values};
-    st = mj__run_clear(s, state, l.state_bytes, rn.stream, "clearing the tile states");
-    if (!st) st = mj__launch(s, MJ_K_REDUCE_BY_KEY, l.tiles, (unsigned)s->nt, params, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }

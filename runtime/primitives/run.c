@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The run machinery every primitive's host side shares: argument and pointer checks,
- * temporary storage (layout, allocation in stream order), launches. */
+ * temporary storage (layout, allocation in stream order), a run's one prologue and epilogue
+ * (mj__run_open, mj__run_close), launches. */
 #include "primitives/run.h"
 
 #include <stdio.h>
@@ -75,7 +76,8 @@ mj_status mj__sorter_expect(const mj_sorter *s, unsigned mask, const char *funct
                     function, mj_primitive_name(s->primitive));
 }
 
-mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what) {
+/* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
+static mj_status check_pointer(mj_sorter *s, const void *p, size_t align, const char *what) {
     if (!p) return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s is NULL", what);
     if ((uintptr_t)p % align)
         return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s (%p) is not aligned to %zu bytes",
@@ -105,7 +107,7 @@ mj_status mj__run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_
     run->base = DPTR(temp);
     run->stream = (CUstream)stream;
     run->owned = 0;
-    if (temp) return mj__check_pointer(s, temp, MJ_TEMP_ALIGN, "temp");
+    if (temp) return check_pointer(s, temp, MJ_TEMP_ALIGN, "temp");
     CUresult r = ctx->cu->mem_alloc_async ? ctx->cu->mem_alloc_async(&run->base, need, run->stream)
                                           : ctx->cu->mem_alloc(&run->base, need);
     if (r != CUDA_SUCCESS) return mj__fail_cuda(ctx, r, "allocating temporary storage");
@@ -143,14 +145,24 @@ mj_status mj__check_array_pointers(mj_sorter *s, const mj_array *a, const size_t
                                    int arrays) {
     mj_status st = MJ_OK;
     for (int i = 0; i < arrays && !st; ++i)
-        if (a[i].bytes) st = mj__check_pointer(s, a[i].p, align[i], a[i].name);
+        if (a[i].bytes) st = check_pointer(s, a[i].p, align[i], a[i].name);
     return st;
 }
 
-mj_status mj__run_enter(mj_sorter *s, const mj_array *a, const size_t *align, int arrays) {
+mj_status mj__run_open(mj_sorter *s, const mj_array *a, const size_t *align, int arrays,
+                       mj_run_steps steps, size_t need, void *temp, void *stream, mj_run *run) {
+    *run = (mj_run){DPTR(temp), (CUstream)stream, 0, 0};
     mj_status st = mj__ctx_enter(s->ctx);
     if (st) return st;
-    if ((st = mj__check_array_pointers(s, a, align, arrays))) mj__ctx_leave(s->ctx);
+    run->entered = 1;
+    if (steps >= MJ_RUN_CHECK) st = mj__check_array_pointers(s, a, align, arrays);
+    if (!st && steps >= MJ_RUN_TEMP && need) st = mj__run_begin(s, need, temp, stream, run);
+    return st;
+}
+
+mj_status mj__run_close(mj_sorter *s, mj_run *run, mj_status st) {
+    mj__run_end(s, run);
+    if (run->entered) mj__ctx_leave(s->ctx);
     return st;
 }
 

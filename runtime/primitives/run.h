@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A sorter's insides and the run machinery every primitive's host side shares: argument and
- * pointer checks, temporary storage (layout, allocation in stream order), launches.
- * Internal. */
+ * pointer checks, temporary storage (layout, allocation in stream order), a run's one prologue
+ * and epilogue (mj__run_open, mj__run_close), launches. Internal. */
 #ifndef MJ_RUN_H
 #define MJ_RUN_H
 
@@ -44,19 +44,6 @@ size_t mj__temp_part(mj_temp_layout *t, size_t count, size_t size);
 /* The sorter was built for one of the primitives in `mask` (bits 1 << MJ_*); else fails. */
 mj_status mj__sorter_expect(const mj_sorter *s, unsigned mask, const char *function);
 
-/* Temporary storage of `need` bytes for a run, inside the context: mj__run_check_temp checks
- * the caller's (temp, temp_bytes) before anything else; mj__run_begin checks the pointer or,
- * when temp is NULL, allocates in stream order; mj__run_end frees what mj__run_begin allocated
- * (call it exactly when mj__run_begin returned MJ_OK). */
-typedef struct mj_run {
-    CUdeviceptr base;
-    CUstream stream;
-    int owned;
-} mj_run;
-mj_status mj__run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes);
-mj_status mj__run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run);
-void mj__run_end(mj_sorter *s, mj_run *run);
-
 /* `values` is given exactly when the sorter carries values (NULL allowed for n == 0). */
 mj_status mj__check_values(mj_sorter *s, const void *values, size_t n);
 
@@ -85,16 +72,39 @@ mj_status mj__array_bytes(mj_sorter *s, const char *fn, mj_array *a, const size_
 mj_status mj__check_array_pointers(mj_sorter *s, const mj_array *a, const size_t *align,
                                    int arrays);
 
-/* Enters the context and checks the arrays as mj__check_array_pointers does; leaves the context
- * again when a check fails. */
-mj_status mj__run_enter(mj_sorter *s, const mj_array *a, const size_t *align, int arrays);
+/* A run's device side, from mj__run_open to mj__run_close: its temporary storage and stream,
+ * and what the close undoes. mj__run_check_temp checks the caller's (temp, temp_bytes) before
+ * anything else; mj__run_begin checks the pointer or, when temp is NULL, allocates `need` bytes
+ * in stream order (inside the context); mj__run_end frees what mj__run_begin allocated. */
+typedef struct mj_run {
+    CUdeviceptr base;
+    CUstream stream;
+    int owned;   /* base was allocated by mj__run_begin */
+    int entered; /* mj__run_open entered the context */
+} mj_run;
+mj_status mj__run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes);
+mj_status mj__run_begin(mj_sorter *s, size_t need, void *temp, void *stream, mj_run *run);
+void mj__run_end(mj_sorter *s, mj_run *run);
+
+/* The steps of mj__run_open, in order; a run takes them up to the last it needs. */
+typedef enum mj_run_steps {
+    MJ_RUN_ENTER, /* enter the context: a run that reads and writes nothing */
+    MJ_RUN_CHECK, /* check the arrays: a run that needs no temporary storage */
+    MJ_RUN_TEMP   /* take `need` bytes of temporary storage (none when 0) */
+} mj_run_steps;
+
+/* A run's prologue, once the checks that need no device have passed (mj__run_check_temp
+ * among them): enters the context, checks the arrays as mj__check_array_pointers does and
+ * takes the temporary storage as mj__run_begin does, as far as `steps` says. run->base is temp
+ * where nothing is taken. Every run, opened or failed, ends in mj__run_close, which frees what
+ * was taken, leaves the context if it was entered and returns st: its one exit. */
+mj_status mj__run_open(mj_sorter *s, const mj_array *a, const size_t *align, int arrays,
+                       mj_run_steps steps, size_t need, void *temp, void *stream, mj_run *run);
+mj_status mj__run_close(mj_sorter *s, mj_run *run, mj_status st);
 
 /* Zeroes `bytes` at p in stream order (inside the context); a failure is "<what> failed: ...". */
 mj_status mj__run_clear(mj_sorter *s, CUdeviceptr p, size_t bytes, CUstream stream,
                         const char *what);
-
-/* p must be device memory the GPU can reach, aligned to `align` (call inside the context). */
-mj_status mj__check_pointer(mj_sorter *s, const void *p, size_t align, const char *what);
 
 /* Launches kernel k (its index in the sorter's primitive's row, catalog.h: MJ_K_*). */
 mj_status mj__launch(mj_sorter *s, int k, long long grid, unsigned block, void **params,

@@ -58,23 +58,21 @@ mj_status mj_sorter_reduce(mj_sorter *s, const void *in, size_t n, void *out, vo
     if ((st = reduce_plan_for(s, n, &p, &need)) ||
         (st = mj__run_check_temp(s, need, temp, temp_bytes)))
         return st;
-    if ((st = mj__ctx_enter(ctx))) return st;
-    mj_run rn = {DPTR(temp), (CUstream)stream, 0};
-    if ((n && (st = mj__check_pointer(s, in, s->key_align, "in"))) ||
-        (st = mj__check_pointer(s, out, s->key_align, "out")) ||
-        (need && (st = mj__run_begin(s, need, temp, stream, &rn)))) {
-        mj__ctx_leave(ctx);
-        return st;
+    /* tile_count checked n's bytes; out gets the one result, even of no elements. */
+    const mj_array a[] = {{in, n * s->key_size, "in"}, {out, s->key_size, "out"}};
+    const size_t align[] = {s->key_align, s->key_align};
+    mj_run rn;
+    st = mj__run_open(s, a, align, 2, MJ_RUN_TEMP, need, temp, stream, &rn);
+    if (!st) {
+        CUdeviceptr src = DPTR(in), dst = DPTR(out), partials = rn.base;
+        long long count = (long long)n;
+        void *first[] = {&src, &count, p.grid > 1 ? &partials : &dst};
+        void *second[] = {&partials, &p.grid, &dst};
+        st = mj__launch(s, MJ_K_REDUCE, p.grid, (unsigned)s->nt, first, rn.stream);
+        if (!st && p.grid > 1)
+            st = mj__launch(s, MJ_K_REDUCE, 1, (unsigned)s->nt, second, rn.stream);
     }
-    CUdeviceptr src = DPTR(in), dst = DPTR(out), partials = rn.base;
-    long long count = (long long)n;
-    void *first[] = {&src, &count, p.grid > 1 ? &partials : &dst};
-    void *second[] = {&partials, &p.grid, &dst};
-    st = mj__launch(s, MJ_K_REDUCE, p.grid, (unsigned)s->nt, first, rn.stream);
-    if (!st && p.grid > 1) st = mj__launch(s, MJ_K_REDUCE, 1, (unsigned)s->nt, second, rn.stream);
-    if (need) mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }
 
 /* ---------------------------------------------------------------- scan */
@@ -143,31 +141,25 @@ mj_status mj_sorter_scan(mj_sorter *s, const void *in, void *out, size_t n, mj_s
     if (total && (mj__ranges_overlap(total, s->key_size, in, bytes) ||
                   mj__ranges_overlap(total, s->key_size, out, bytes)))
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sorter_scan: total overlaps in or out");
-    if ((st = mj__ctx_enter(ctx))) return st;
-    mj_run rn = {DPTR(temp), (CUstream)stream, 0};
-    if ((n && (st = mj__check_pointer(s, in, s->key_align, "in"))) ||
-        (n && (st = mj__check_pointer(s, out, s->key_align, "out"))) ||
-        (total && (st = mj__check_pointer(s, total, s->key_align, "total"))) ||
-        (t.total && (st = mj__run_begin(s, t.total, temp, stream, &rn)))) {
-        mj__ctx_leave(ctx);
-        return st;
+    const mj_array a[] = {{in, bytes, "in"}, {out, bytes, "out"},
+                          {total, total ? s->key_size : 0, "total"}};
+    const size_t align[] = {s->key_align, s->key_align, s->key_align};
+    /* No elements: nothing to launch unless total is to get the identity. */
+    mj_run rn;
+    st = mj__run_open(s, a, align, 3, MJ_RUN_TEMP, t.total, temp, stream, &rn);
+    if (!st && (n || total)) {
+        CUdeviceptr src = DPTR(in), dst = DPTR(out), sum = DPTR(total);
+        CUdeviceptr state = rn.base, values = rn.base + t.values;
+        long long count = (long long)n;
+        int inclusive = kind == MJ_SCAN_INCLUSIVE;
+        void *params[] = {&src, &dst, &count, &inclusive, &sum, &state, &values};
+        /* A run over a reused buffer must not find the last run's tile states. */
+        st = t.state_bytes ? mj__run_clear(s, state, t.state_bytes, rn.stream,
+                                           "clearing the scan's tile states")
+                           : MJ_OK;
+        if (!st)
+            st = mj__launch(s, MJ_K_SCAN, t.tiles ? t.tiles : 1, (unsigned)s->nt, params,
+                            rn.stream);
     }
-    if (n == 0 && !total) {
-        mj__ctx_leave(ctx);
-        return MJ_OK;
-    }
-    CUdeviceptr src = DPTR(in), dst = DPTR(out), sum = DPTR(total);
-    CUdeviceptr state = rn.base, values = rn.base + t.values;
-    long long count = (long long)n;
-    int inclusive = kind == MJ_SCAN_INCLUSIVE;
-    void *params[] = {&src, &dst, &count, &inclusive, &sum, &state, &values};
-    /* A run over a reused buffer must not find the last run's tile states. */
-    st = t.state_bytes ? mj__run_clear(s, state, t.state_bytes, rn.stream,
-                                       "clearing the scan's tile states")
-                       : MJ_OK;
-    if (!st)
-        st = mj__launch(s, MJ_K_SCAN, t.tiles ? t.tiles : 1, (unsigned)s->nt, params, rn.stream);
-    if (t.total) mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }

@@ -112,7 +112,6 @@ mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_count, c
                                   size_t b_count, const mj_search_outputs *out, void *temp,
                                   size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
-    mj_context *ctx = s->ctx;
     mj_status st = mj__sorter_expect(s, 1u << MJ_SORTED_SEARCH, FN);
     mj_array arrays[ARRAYS];
     if (st || (st = check_call(s, a, a_count, b, b_count, out, arrays))) return st;
@@ -122,20 +121,14 @@ mj_status mj_sorter_sorted_search(mj_sorter *s, const void *a, size_t a_count, c
     /* Those that will be read or written must be reachable and aligned. */
     size_t is = out->index_size;
     const size_t align[ARRAYS] = {s->key_align, s->key_align, is, 1, is, is, 1, sizeof(uint64_t)};
-    if ((st = mj__run_enter(s, arrays, align, ARRAYS))) return st;
+    /* The match counts are cleared, even with no keys, before the temporary storage is taken. */
     unsigned long long *matched = out->match_counts;
-    if (matched && (st = mj__run_clear(s, DPTR(matched), 2 * sizeof *matched, (CUstream)stream,
-                                       "clearing match_counts"))) {
-        mj__ctx_leave(ctx);
-        return st;
-    }
     mj_run rn;
-    if (n == 0 || (st = mj__run_begin(s, need, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
-    }
-    st = mj__search_passes(s, a, a_count, b, b_count, out, rn.base, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    st = mj__run_open(s, arrays, align, ARRAYS, MJ_RUN_CHECK, 0, temp, stream, &rn);
+    if (!st && matched)
+        st = mj__run_clear(s, DPTR(matched), 2 * sizeof *matched, rn.stream,
+                           "clearing match_counts");
+    if (!st && n && !(st = mj__run_begin(s, need, temp, stream, &rn)))
+        st = mj__search_passes(s, a, a_count, b, b_count, out, rn.base, rn.stream);
+    return mj__run_close(s, &rn, st);
 }

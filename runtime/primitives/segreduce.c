@@ -84,30 +84,24 @@ mj_status mj_sorter_segmented_reduce(mj_sorter *s, const void *in, size_t n,
         (st = mj__check_overlaps(s, FN, a, OUT, ARRAYS)) || (st = layout(s, merged, &l)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
-    if ((st = mj__run_enter(s, a, align, ARRAYS))) return st;
-    if (segs == 0) { /* no results to write */
-        mj__ctx_leave(ctx);
-        return MJ_OK;
-    }
+    /* No segments: no results to write (the arrays are checked all the same). */
     mj_run rn;
-    if ((st = mj__run_begin(s, l.total, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, ARRAYS, segs ? MJ_RUN_TEMP : MJ_RUN_CHECK, l.total, temp,
+                      stream, &rn);
+    if (!st && segs) {
+        long long nn = (long long)n, cc = (long long)count, tiles = l.tiles;
+        int index_size = (int)isz;
+        CUdeviceptr src = DPTR(in), offs = DPTR(segments->data), dst = DPTR(out);
+        CUdeviceptr parts = rn.base + l.partitions, state = rn.base + l.state;
+        CUdeviceptr values = rn.base + l.values;
+        void *pp[] = {&offs, &index_size, &cc, &nn, &tiles, &parts};
+        void *tp[] = {&src, &nn, &offs, &index_size, &cc, &parts, &dst, &state, &values};
+        /* The tile counter and states start at zero, in stream order. */
+        st = mj__run_clear(s, state, l.state_bytes, rn.stream, "clearing the tile states");
+        if (!st)
+            st = mj__launch(s, MJ_K_SEGREDUCE_PARTITION, mj_lbs_partition_blocks(tiles),
+                            MJ_LBS_PARTITION_THREADS, pp, rn.stream);
+        if (!st) st = mj__launch(s, MJ_K_SEGREDUCE, tiles, (unsigned)s->nt, tp, rn.stream);
     }
-    long long nn = (long long)n, cc = (long long)count, tiles = l.tiles;
-    int index_size = (int)isz;
-    CUdeviceptr src = DPTR(in), offs = DPTR(segments->data), dst = DPTR(out);
-    CUdeviceptr parts = rn.base + l.partitions, state = rn.base + l.state;
-    CUdeviceptr values = rn.base + l.values;
-    void *pp[] = {&offs, &index_size, &cc, &nn, &tiles, &parts};
-    void *tp[] = {&src, &nn, &offs, &index_size, &cc, &parts, &dst, &state, &values};
-    /* The tile counter and states start at zero, in stream order. */
-    st = mj__run_clear(s, state, l.state_bytes, rn.stream, "clearing the tile states");
-    if (!st)
-        st = mj__launch(s, MJ_K_SEGREDUCE_PARTITION, mj_lbs_partition_blocks(tiles),
-                        MJ_LBS_PARTITION_THREADS, pp, rn.stream);
-    if (!st) st = mj__launch(s, MJ_K_SEGREDUCE, tiles, (unsigned)s->nt, tp, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }

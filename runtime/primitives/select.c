@@ -84,28 +84,22 @@ mj_status mj_sorter_select(mj_sorter *s, mj_select_kind kind, const void *keys,
         (st = mj__check_overlaps(s, FN, a, OUT_KEYS, ARRAYS)) || (st = layout(s, n, &l)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
-    if ((st = mj__run_enter(s, a, align, ARRAYS))) return st;
-    if (n == 0) { /* nothing to keep: only the count */
-        st = mj__run_clear(s, DPTR(out_count), sizeof(uint64_t), (CUstream)stream,
-                           "clearing out_count");
-        mj__ctx_leave(ctx);
-        return st;
-    }
     mj_run rn;
-    if ((st = mj__run_begin(s, l.total, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, ARRAYS, n ? MJ_RUN_TEMP : MJ_RUN_CHECK, l.total, temp, stream,
+                      &rn);
+    CUdeviceptr oc = DPTR(out_count);
+    if (!st && n == 0) { /* nothing to keep: only the count */
+        st = mj__run_clear(s, oc, sizeof(uint64_t), rn.stream, "clearing out_count");
+    } else if (!st) {
+        long long count_n = (long long)n;
+        int k = (int)kind;
+        CUdeviceptr ik = DPTR(keys), iv = DPTR(values), ok = DPTR(out_keys), ov = DPTR(out_values);
+        CUdeviceptr states = rn.base + l.states;
+        void *params[] = {&ik, &iv, &count_n, &k, &states, &ok, &ov, &oc};
+        /* The states and the tile counter start at zero, in stream order. */
+        st = mj__run_clear(s, states, ((size_t)l.tiles + 1) * sizeof(uint64_t), rn.stream,
+                           "clearing the tile states");
+        if (!st) st = mj__launch(s, MJ_K_SELECT, l.tiles, (unsigned)s->nt, params, rn.stream);
     }
-    long long count_n = (long long)n;
-    int k = (int)kind;
-    CUdeviceptr ik = DPTR(keys), iv = DPTR(values), ok = DPTR(out_keys), ov = DPTR(out_values);
-    CUdeviceptr oc = DPTR(out_count), states = rn.base + l.states;
-    void *params[] = {&ik, &iv, &count_n, &k, &states, &ok, &ov, &oc};
-    /* The states and the tile counter start at zero, in stream order. */
-    st = mj__run_clear(s, states, ((size_t)l.tiles + 1) * sizeof(uint64_t), rn.stream,
-                       "clearing the tile states");
-    if (!st) st = mj__launch(s, MJ_K_SELECT, l.tiles, (unsigned)s->nt, params, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }

@@ -105,34 +105,29 @@ mj_status mj_sorter_set_op(mj_sorter *s, mj_set_op op, const void *a_keys,
         (st = mj__check_overlaps(s, FN, a, OUT_KEYS, ARRAYS)) || (st = layout(s, n, &l)) ||
         (st = mj__run_check_temp(s, l.total, temp, temp_bytes)))
         return st;
-    if ((st = mj__run_enter(s, a, align, ARRAYS))) return st;
-    if (bound == 0) { /* nothing to emit: only the count */
-        st = mj__run_clear(s, DPTR(out_count), sizeof(uint64_t), (CUstream)stream,
-                           "clearing out_count");
-        mj__ctx_leave(ctx);
-        return st;
-    }
     mj_run rn;
-    if ((st = mj__run_begin(s, l.total, temp, stream, &rn))) {
-        mj__ctx_leave(ctx);
-        return st;
+    st = mj__run_open(s, a, align, ARRAYS, bound ? MJ_RUN_TEMP : MJ_RUN_CHECK, l.total, temp,
+                      stream, &rn);
+    CUdeviceptr oc = DPTR(out_count);
+    if (!st && bound == 0) { /* nothing to emit: only the count */
+        st = mj__run_clear(s, oc, sizeof(uint64_t), rn.stream, "clearing out_count");
+    } else if (!st) {
+        long long ac = (long long)a_count, bc = (long long)b_count, tiles = l.tiles;
+        long long cap = (long long)bound;
+        CUdeviceptr ak = DPTR(a_keys), av = DPTR(a_values), bk = DPTR(b_keys), bv = DPTR(b_values);
+        CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values);
+        CUdeviceptr parts = rn.base + l.partitions, states = rn.base + l.states;
+        int lanes = mj_search_lanes(tiles + 1);
+        void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &parts, &lanes};
+        void *tp[] = {&ak, &av, &ac, &bk, &bv, &bc, &parts, &keep, &states, &ok, &ov, &cap, &oc};
+        long long grid =
+            ((tiles + 1) * lanes + MJ_SETOP_PARTITION_NT - 1) / MJ_SETOP_PARTITION_NT;
+        /* The states and the tile counter start at zero, in stream order. */
+        st = mj__run_clear(s, states, ((size_t)tiles + 1) * sizeof(uint64_t), rn.stream,
+                           "clearing the tile states");
+        if (!st)
+            st = mj__launch(s, MJ_K_SETOP_PARTITION, grid, MJ_SETOP_PARTITION_NT, pp, rn.stream);
+        if (!st) st = mj__launch(s, MJ_K_SETOP, tiles, (unsigned)s->nt, tp, rn.stream);
     }
-    long long ac = (long long)a_count, bc = (long long)b_count, tiles = l.tiles;
-    long long cap = (long long)bound;
-    CUdeviceptr ak = DPTR(a_keys), av = DPTR(a_values), bk = DPTR(b_keys), bv = DPTR(b_values);
-    CUdeviceptr ok = DPTR(out_keys), ov = DPTR(out_values), oc = DPTR(out_count);
-    CUdeviceptr parts = rn.base + l.partitions, states = rn.base + l.states;
-    int lanes = mj_search_lanes(tiles + 1);
-    void *pp[] = {&ak, &ac, &bk, &bc, &tiles, &parts, &lanes};
-    void *tp[] = {&ak, &av, &ac, &bk, &bv, &bc, &parts, &keep, &states, &ok, &ov, &cap, &oc};
-    long long grid = ((tiles + 1) * lanes + MJ_SETOP_PARTITION_NT - 1) / MJ_SETOP_PARTITION_NT;
-    /* The states and the tile counter start at zero, in stream order. */
-    st = mj__run_clear(s, states, ((size_t)tiles + 1) * sizeof(uint64_t), rn.stream,
-                       "clearing the tile states");
-    if (!st)
-        st = mj__launch(s, MJ_K_SETOP_PARTITION, grid, MJ_SETOP_PARTITION_NT, pp, rn.stream);
-    if (!st) st = mj__launch(s, MJ_K_SETOP, tiles, (unsigned)s->nt, tp, rn.stream);
-    mj__run_end(s, &rn);
-    mj__ctx_leave(ctx);
-    return st;
+    return mj__run_close(s, &rn, st);
 }
