@@ -18,6 +18,10 @@ queued.
     rec = numpy.dtype([("x", "f4"), ("id", "u4")])
     y = mergejit.sort(records, less="a.x < b.x || (a.x == b.x && a.id > b.id)")
 """
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
 from . import _lib
 from ._core import (Context, SearchResult, Sorter, SortResult, argsort, bulk_insert,
                     bulk_remove, default_context, interval_expand, interval_move, join,
@@ -29,23 +33,24 @@ from ._errors import (CacheError, CompileError, CudaError, DeviceMemoryError, Dt
                       FileError, HostMemoryError, InvalidArgumentError, MergejitError,
                       NoCompilerError, NoDeviceError, NoDriverError, NotInBundleError,
                       TooLargeError, UnsupportedError)
+from ._typing import DeviceArray
 
-__version__ = _lib.lib.mj_version().decode()
-library_path = _lib.PATH
+__version__: str = _lib.lib.mj_version().decode()
+library_path: str = _lib.PATH
 
 
-def driver_version():
+def driver_version() -> int:
     """The CUDA driver's version (e.g. 13000), 0 without libcuda."""
-    return _lib.lib.mj_driver_version()
+    return int(_lib.lib.mj_driver_version())
 
 
-def nvrtc_version():
+def nvrtc_version() -> int:
     """NVRTC's version as major * 1000 + minor * 10, 0 without libnvrtc."""
     _lib.find_nvrtc()
-    return _lib.lib.mj_nvrtc_version()
+    return int(_lib.lib.mj_nvrtc_version())
 
 
-def nvrtc_location():
+def nvrtc_location() -> Tuple[Optional[str], str]:
     """Where the library's NVRTC comes from: (file, or a soname the system's search opens, and
     where it was found), or (None, where it was looked for). $MERGEJIT_LIBNVRTC names the file
     outright; otherwise the nvidia-cuda-nvrtc wheel's folders on sys.path come first, then the
@@ -59,7 +64,7 @@ __all__ = [
     "load_balance", "interval_expand", "interval_move", "bulk_remove", "bulk_insert",
     "set_operation", "select", "unique", "reduce_by_key", "join",
     "KeyType", "key_type", "struct_source", "driver_version", "nvrtc_version",
-    "nvrtc_location",
+    "nvrtc_location", "DeviceArray",
     "MergejitError", "InvalidArgumentError", "DtypeError", "HostMemoryError", "NoDriverError",
     "NoDeviceError", "NoCompilerError", "CompileError", "DeviceMemoryError", "CudaError",
     "CacheError", "UnsupportedError", "TooLargeError", "FileError", "NotInBundleError",

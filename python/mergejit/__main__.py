@@ -5,15 +5,19 @@ info: the package's version and library, the CUDA driver and NVRTC it found, and
 the default context opens (or why none). demo: n random float32 keys (default 2^20) sorted on
 device 0 through CuPy or PyTorch, whichever imports, checked against numpy's sort and timed;
 without either, or without a GPU, it says what it skipped and exits 0."""
+from __future__ import annotations
+
 import sys
 import time
+from types import ModuleType
+from typing import List, Optional, Tuple
 
 import numpy
 
 import mergejit
 
 
-def info():
+def info() -> int:
     print("mergejit %s (%s)" % (mergejit.__version__, mergejit.library_path))
     drv, nv = mergejit.driver_version(), mergejit.nvrtc_version()
     where, how = mergejit.nvrtc_location()
@@ -40,7 +44,7 @@ def info():
     return 0
 
 
-def _framework():
+def _framework() -> Optional[Tuple[str, ModuleType]]:
     """(name, module) of the first of CuPy and PyTorch that imports and sees a GPU, or None."""
     try:
         import cupy
@@ -57,7 +61,7 @@ def _framework():
     return None
 
 
-def demo(n):
+def demo(n: int) -> int:
     fw = _framework()
     if fw is None:
         print("skipped: the demo sorts on a GPU through CuPy or PyTorch, and neither sees one")
@@ -80,7 +84,7 @@ def demo(n):
     return 0 if ok else 1
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     usage = "usage: python -m mergejit info | demo [n]"
     if not argv or argv[0] in ("-h", "--help"):
         print(usage)

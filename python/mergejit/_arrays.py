@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """Device arrays from __cuda_array_interface__ (v2, v3) or __dlpack__, used in place, and the
 stream a call runs on."""
+from __future__ import annotations
+
 import ctypes
 import sys
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._errors import DtypeError, InvalidArgumentError
+from ._errors import DtypeError, InvalidArgumentError, MergejitError
+from ._typing import DeviceArray, DTypeLike, StreamLike
 
 
 class Array:
@@ -16,8 +20,18 @@ class Array:
 
     __slots__ = ("obj", "ptr", "n", "dtype", "row_bytes", "shape", "readonly", "stream",
                  "device")
+    obj: DeviceArray
+    ptr: int
+    n: int
+    dtype: np.dtype[Any]
+    row_bytes: int
+    shape: Tuple[int, ...]
+    readonly: bool
+    stream: Optional[int]
+    device: Optional[int]
 
-    def __init__(self, obj, ptr, shape, dtype, readonly, stream, device):
+    def __init__(self, obj: DeviceArray, ptr: int, shape: Tuple[int, ...], dtype: np.dtype[Any],
+                 readonly: bool, stream: Optional[int], device: Optional[int]) -> None:
         self.obj, self.ptr, self.shape, self.dtype = obj, ptr, shape, dtype
         self.readonly, self.stream, self.device = readonly, stream, device
         self.n = shape[0] if shape else 1
@@ -27,10 +41,10 @@ class Array:
         self.row_bytes = row * dtype.itemsize
 
 
-_typestr_cache = {}
+_typestr_cache: Dict[str, np.dtype[Any]] = {}
 
 
-def _cai_dtype(cai):
+def _cai_dtype(cai: Mapping[str, Any]) -> np.dtype[Any]:
     descr = cai.get("descr")
     typestr = cai["typestr"]
     if descr is None or (len(descr) == 1 and not descr[0][0]):
@@ -42,12 +56,15 @@ def _cai_dtype(cai):
     dt = _typestr_cache.get(key)
     if dt is None:
         # descr lists padding as nameless fields, which np.dtype(descr) refuses.
-        from numpy.lib.format import descr_to_dtype
+        from numpy.lib import format as npy_format
+        # (typed by numpy 2, not by older ones)
+        descr_to_dtype: Callable[[Any], np.dtype[Any]] = npy_format.descr_to_dtype
         dt = _typestr_cache[key] = descr_to_dtype(descr)
     return dt
 
 
-def _check_contiguous(shape, strides, itemsize, what):
+def _check_contiguous(shape: Tuple[int, ...], strides: Optional[Sequence[int]], itemsize: int,
+                      what: str) -> None:
     if strides is None or 0 in shape:
         return
     expect = itemsize
@@ -60,7 +77,7 @@ def _check_contiguous(shape, strides, itemsize, what):
         expect *= dim
 
 
-def _from_cai(obj, cai, what):
+def _from_cai(obj: DeviceArray, cai: Mapping[str, Any], what: str) -> Array:
     version = cai.get("version", 0)
     if version < 2:
         raise InvalidArgumentError("%s: __cuda_array_interface__ version %s, mergejit reads "
@@ -96,7 +113,7 @@ _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
-def _dl_dtype(t, what):
+def _dl_dtype(t: _DLTensor, what: str) -> np.dtype[Any]:
     code, bits, lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
     if lanes != 1:
         raise DtypeError("%s: DLPack dtype with %d lanes: mergejit takes one lane" % (what, lanes))
@@ -106,7 +123,8 @@ def _dl_dtype(t, what):
         except ImportError:
             raise DtypeError("%s holds bfloat16, which numpy knows only through the ml_dtypes "
                              "package: install it" % what) from None
-        return np.dtype(ml_dtypes.bfloat16)
+        bf16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+        return bf16
     kind = _DL_CODES.get(code)
     if kind is None or bits % 8:
         raise DtypeError("%s: DLPack dtype code %d with %d bits is not one mergejit sorts"
@@ -114,7 +132,7 @@ def _dl_dtype(t, what):
     return np.dtype("?" if kind == "b" else "%s%d" % (kind, bits // 8))
 
 
-def _not_on_gpu(obj, what, device_type=None):
+def _not_on_gpu(obj: Any, what: str, device_type: Optional[int] = None) -> MergejitError:
     """The error for an array outside device memory, saying how to move it there: a NumPy
     array (or a CPU tensor) is the usual one."""
     if isinstance(obj, np.ndarray):
@@ -128,12 +146,12 @@ def _not_on_gpu(obj, what, device_type=None):
             "arrays; move it with %s.cuda() or torch.as_tensor(%s, device='cuda')"
             % (what, getattr(obj, "device", "cpu"), what, what))
     return InvalidArgumentError(
-        "%s: this is a %s.%s in host memory (DLPack device type %d), and mergejit works on GPU "
+        "%s: this is a %s.%s in host memory (DLPack device type %s), and mergejit works on GPU "
         "arrays; move it with cupy.asarray(%s) or torch.as_tensor(%s, device='cuda')"
         % (what, mod, type(obj).__name__, device_type, what, what))
 
 
-def _from_dlpack(obj, stream, what):
+def _from_dlpack(obj: DeviceArray, stream: Optional[int], what: str) -> Array:
     dev = getattr(obj, "__dlpack_device__", None)
     if dev is not None:
         dtype_, _ = dev()
@@ -157,7 +175,7 @@ def _from_dlpack(obj, stream, what):
     return Array(obj, ptr, shape, dtype, False, None, t.device.device_id)
 
 
-def _interface(obj):
+def _interface(obj: Any) -> Optional[Mapping[str, Any]]:
     try:
         return getattr(obj, "__cuda_array_interface__", None)
     except Exception:
@@ -167,7 +185,8 @@ def _interface(obj):
         raise
 
 
-def as_array(obj, what, stream=None, dtype=None):
+def as_array(obj: Union[DeviceArray, Array], what: str, stream: Optional[int] = None,
+             dtype: Optional[DTypeLike] = None) -> Array:
     """The Array for obj; dtype views its memory as a 1-D array of that dtype."""
     if isinstance(obj, np.ndarray):
         # Before any protocol: numpy's DLPack says only "CPU", and older numpys have none.
@@ -203,7 +222,7 @@ def as_array(obj, what, stream=None, dtype=None):
     return a
 
 
-def stream_handle(stream):
+def stream_handle(stream: StreamLike) -> Optional[int]:
     """A CUstream handle (int) from an int, an object with __cuda_stream__ (cuda.core's
     protocol: (version, handle)), a CuPy stream (.ptr) or a PyTorch stream (.cuda_stream)."""
     if stream is None:
@@ -222,7 +241,7 @@ def stream_handle(stream):
                     "__cuda_stream__" % (stream,))
 
 
-def call_stream(stream, arrays):
+def call_stream(stream: Optional[int], arrays: Iterable[Optional[Array]]) -> int:
     """The stream of a call: stream= (already a handle), else the first array interface that
     names one, else the current stream of PyTorch for its tensors, else 0, the legacy default
     stream."""
@@ -235,11 +254,11 @@ def call_stream(stream, arrays):
     if torch is not None:
         for a in arrays:
             if a is not None and isinstance(a.obj, torch.Tensor) and a.obj.is_cuda:
-                return torch.cuda.current_stream(a.obj.device).cuda_stream
+                return int(torch.cuda.current_stream(a.obj.device).cuda_stream)
     return 0
 
 
-def empty_like(a, shape, dtype, what):
+def empty_like(a: Array, shape: Tuple[int, ...], dtype: DTypeLike, what: str) -> DeviceArray:
     """A new device array from the library that made `a` (CuPy, PyTorch, Numba): mergejit has
     no allocator of its own. Other arrays need the output passed in."""
     obj = a.obj

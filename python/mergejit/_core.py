@@ -1,34 +1,45 @@
 # SPDX-License-Identifier: Apache-2.0
 """Contexts, sorters and the one-call functions over libmergejit.so."""
+from __future__ import annotations
+
 import ctypes
 import os
 import threading
-from collections import namedtuple
+from typing import (TYPE_CHECKING, Any, Dict, Literal, Mapping, NamedTuple, NoReturn, Optional,
+                    Sequence, Tuple, Union, overload)
 
 import numpy as np
 
 from . import _driver, _lib
-from ._arrays import as_array, call_stream, empty_like, stream_handle
+from ._arrays import Array, as_array, call_stream, empty_like, stream_handle
 from ._dtypes import is_bfloat16, key_type
 from ._errors import DtypeError, InvalidArgumentError, UnsupportedError, error_for
+from ._typing import (ArrayPair, Bound, DeviceArray, DTypeLike, JoinKind, Order, SegmentKind,
+                      SelectKind, SetOp, StreamLike)
 
 lib = _lib.lib
 
 _SOURCES = ("nvrtc", "disk", "memory", "bundle", "bundle-ptx")
-_PRIMITIVE_ALIASES = {"sort": "mergesort", "segmented_sort": "segsort", "locality_sort": "locality",
-                      "load_balance": "lbs", "sorted_search": "search",
-                      "interval_expand": "expand", "interval_move": "move",
-                      "bulk_remove": "remove", "bulk_insert": "insert",
-                      "set_operation": "setops", "unique": "select",
-                      "segmented_reduce": "segreduce", "reduce_by_key": "reducebykey"}
-_ORDER_ALIASES = {"asc": "ascending", "desc": "descending"}
+_PRIMITIVE_ALIASES: Dict[str, str] = {
+    "sort": "mergesort", "segmented_sort": "segsort", "locality_sort": "locality",
+    "load_balance": "lbs", "sorted_search": "search", "interval_expand": "expand",
+    "interval_move": "move", "bulk_remove": "remove", "bulk_insert": "insert",
+    "set_operation": "setops", "unique": "select", "segmented_reduce": "segreduce",
+    "reduce_by_key": "reducebykey"}
+_ORDER_ALIASES: Dict[str, str] = {"asc": "ascending", "desc": "descending"}
+# A file or folder: what os.fsencode takes. (os.PathLike takes a parameter at run time from
+# Python 3.9 on.)
+if TYPE_CHECKING:
+    _PathLike = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
+else:
+    _PathLike = Union[str, bytes, os.PathLike]
 
 
-def _text(b):
+def _text(b: Optional[bytes]) -> str:
     return b.decode("utf-8", "replace") if b else ""
 
 
-def _path(p):
+def _path(p: Optional[_PathLike]) -> Optional[bytes]:
     return None if p is None else os.fsencode(p)
 
 
@@ -42,8 +53,10 @@ class Context:
     for target_sm (default 90) but cannot run. bundle_fallback=True compiles what the bundle
     lacks. Work launched through the context must be finished before close()."""
 
-    def __init__(self, device=0, *, cache_dir=None, tuning_file=None, bundle=None,
-                 disk_cache=True, compile_only=False, target_sm=None, bundle_fallback=False):
+    def __init__(self, device: int = 0, *, cache_dir: Optional[_PathLike] = None,
+                 tuning_file: Optional[_PathLike] = None, bundle: Optional[_PathLike] = None,
+                 disk_cache: bool = True, compile_only: bool = False,
+                 target_sm: Optional[int] = None, bundle_fallback: bool = False) -> None:
         _lib.find_nvrtc()           # before the library's first use of NVRTC
         opts = _lib.ContextOptions()
         lib.mj_context_options_init(ctypes.byref(opts))
@@ -57,7 +70,7 @@ class Context:
                       (_lib.CONTEXT_COMPILE_ONLY if compile_only else 0) |
                       (_lib.CONTEXT_BUNDLE_FALLBACK if bundle_fallback else 0))
         handle = ctypes.c_void_p()
-        self._h = None
+        self._h: Optional[int] = None
         st = lib.mj_context_create(ctypes.byref(opts), ctypes.byref(handle))
         if st:
             message = _text(lib.mj_context_last_error(handle))
@@ -66,39 +79,40 @@ class Context:
         self._h = handle.value
         self.device = device
         self.compile_only = compile_only
-        self._sorters = {}
+        self._sorters: Dict[Tuple[Any, ...], Sorter] = {}
         self._lock = threading.Lock()
 
-    def _handle(self):
+    def _handle(self) -> int:
         if self._h is None:
             raise InvalidArgumentError("the context is closed")
         return self._h
 
-    def _raise(self, st):
+    def _raise(self, st: int) -> NoReturn:
         raise error_for(_text(lib.mj_status_name(st)),
                         _text(lib.mj_context_last_error(self._h)))
 
     @property
-    def target_sm(self):
-        return lib.mj_context_target_sm(self._handle())
+    def target_sm(self) -> int:
+        """The sm_XY the context builds for (its device's, or target_sm= when compile-only)."""
+        return int(lib.mj_context_target_sm(self._handle()))
 
     @property
-    def cache_dir(self):
+    def cache_dir(self) -> str:
         return _text(lib.mj_context_cache_dir(self._handle()))
 
     @property
-    def device_name(self):
+    def device_name(self) -> str:
         return _text(lib.mj_context_device_name(self._handle()))
 
     @property
-    def tuning_file(self):
+    def tuning_file(self) -> str:
         return _text(lib.mj_context_tuning_file(self._handle()))
 
     @property
-    def bundle(self):
+    def bundle(self) -> str:
         return _text(lib.mj_context_bundle(self._handle()))
 
-    def sorter(self, dtype, **kw):
+    def sorter(self, dtype: DTypeLike, **kw: Any) -> Sorter:
         """The context's sorter for these arguments (those of Sorter), built on first use."""
         key = (np.dtype(dtype),) + tuple(sorted(kw.items()))
         s = self._sorters.get(key)
@@ -109,7 +123,7 @@ class Context:
                     s = self._sorters[key] = Sorter(dtype, context=self, **kw)
         return s
 
-    def close(self):
+    def close(self) -> None:
         """Destroys the context's sorters and the context. Sorters made by the caller on it
         must not be used afterwards."""
         if self._h is None:
@@ -120,17 +134,17 @@ class Context:
         lib.mj_context_destroy(self._h)
         self._h = None
 
-    def __enter__(self):
+    def __enter__(self) -> Context:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         if getattr(self, "_h", None) is not None and lib is not None:
             self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._h is None:
             return "<mergejit.Context closed>"
         what = "compile-only sm_%d" % self.target_sm if self.compile_only else \
@@ -138,11 +152,11 @@ class Context:
         return "<mergejit.Context %s, cache %r>" % (what, self.cache_dir or None)
 
 
-_defaults = {}
+_defaults: Dict[int, Context] = {}
 _defaults_lock = threading.Lock()
 
 
-def default_context(device=0):
+def default_context(device: int = 0) -> Context:
     """The context the functions use when given none: one per device, made on first use with
     the environment's settings (MERGEJIT_CACHE_DIR, MERGEJIT_TUNING, MERGEJIT_BUNDLE)."""
     ctx = _defaults.get(device)
@@ -154,7 +168,7 @@ def default_context(device=0):
     return ctx
 
 
-def _array_device(a):
+def _array_device(a: Array) -> int:
     if a.device is not None:
         return a.device
     dev = getattr(a.obj, "device", None)
@@ -165,39 +179,39 @@ def _array_device(a):
     return 0
 
 
-def _context(context, a):
+def _context(context: Optional[Context], a: Array) -> Context:
     return context if context is not None else default_context(_array_device(a))
 
 
-def _choice(value, table, what):
+def _choice(value: str, table: Mapping[str, int], what: str) -> int:
     v = _ORDER_ALIASES.get(value, value) if table is _lib.ORDERS else value
     if v not in table:
         raise InvalidArgumentError("%s=%r: one of %s" % (what, value, ", ".join(sorted(table))))
     return table[v]
 
 
-def _ptr(a):
+def _ptr(a: Optional[Array]) -> Optional[int]:
     return a.ptr if a is not None else None
 
 
-def _index_size(a, what):
+def _index_size(a: Array, what: str) -> int:
     if a.dtype.kind not in "iu" or a.dtype.itemsize not in (4, 8) or len(a.shape) != 1:
         raise DtypeError("%s must be a 1-D array of 4- or 8-byte integers (got %s of shape %s)"
                          % (what, a.dtype, a.shape))
     return a.dtype.itemsize
 
 
-def _need_length(a, n, what):
+def _need_length(a: Array, n: int, what: str) -> None:
     if a.n != n:
         raise InvalidArgumentError("%s has %d elements, expected %d" % (what, a.n, n))
 
 
-def _need_room(a, n, what):
+def _need_room(a: Optional[Array], n: int, what: str) -> None:
     if a is not None and a.n < n:
         raise InvalidArgumentError("%s has %d elements, at least %d are needed" % (what, a.n, n))
 
 
-def _count_array(a, what):
+def _count_array(a: Array, what: str) -> None:
     """A device uint64 the library writes a count to (one element, 8 bytes)."""
     if a.dtype.kind not in "iu" or a.dtype.itemsize != 8 or a.n < 1:
         raise InvalidArgumentError("%s needs one uint64 (got %s of shape %s)"
@@ -205,13 +219,20 @@ def _count_array(a, what):
     _writable(a, what)
 
 
-def _writable(a, what):
+def _writable(a: Array, what: str) -> None:
     if a.readonly:
         raise InvalidArgumentError("%s is read-only, and this call writes to it" % what)
 
 
-SearchResult = namedtuple("SearchResult",
-                          "a_indices a_matches a_counts b_indices b_matches match_counts")
+class SearchResult(NamedTuple):
+    """sorted_search's outputs, each the array given (or made) for it, None for one not
+    asked for."""
+    a_indices: Optional[DeviceArray]
+    a_matches: Optional[DeviceArray]
+    a_counts: Optional[DeviceArray]
+    b_indices: Optional[DeviceArray]
+    b_matches: Optional[DeviceArray]
+    match_counts: Optional[DeviceArray]
 
 
 class Sorter:
@@ -243,12 +264,16 @@ class Sorter:
     from which its passes merge four lists; default the context's choice (its tuning file,
     else 2**25)."""
 
-    def __init__(self, dtype, *, primitive="mergesort", order="ascending", less=None,
-                 value_size=0, op=None, identity=None, type_name="record", tile=None,
-                 merge4_log2=None, value_type=None, value_type_source=None, context=None):
-        self._h = None
-        self.context = context if context is not None else default_context()
-        self.dtype = np.dtype(dtype)
+    def __init__(self, dtype: DTypeLike, *, primitive: str = "mergesort",
+                 order: Order = "ascending", less: Optional[str] = None, value_size: int = 0,
+                 op: Optional[str] = None, identity: Optional[str] = None,
+                 type_name: str = "record", tile: Optional[Sequence[int]] = None,
+                 merge4_log2: Optional[int] = None, value_type: Optional[str] = None,
+                 value_type_source: Optional[str] = None,
+                 context: Optional[Context] = None) -> None:
+        self._h: Optional[int] = None
+        self.context: Context = context if context is not None else default_context()
+        self.dtype: np.dtype[Any] = np.dtype(dtype)
         self.key = key_type(self.dtype, type_name)
         self.primitive = _PRIMITIVE_ALIASES.get(primitive, primitive)
         if self.primitive not in _lib.PRIMITIVES:
@@ -266,6 +291,7 @@ class Sorter:
         d.value_type_source = (value_type_source.encode() if value_type_source is not None
                                else None)
         if self.key.kind == "custom":
+            assert self.key.type_name is not None and self.key.type_source is not None
             d.type_name = self.key.type_name.encode()
             d.type_source = self.key.type_source.encode()
             d.type_size = self.key.size
@@ -287,29 +313,31 @@ class Sorter:
     # ------------------------------------------------------------ facts
 
     @property
-    def source(self):
+    def source(self) -> str:
         """How the kernels were obtained: "nvrtc", "disk", "memory", "bundle", or "bundle-ptx"
         (the bundle's PTX, compiled by the driver for a GPU newer than its cubins)."""
         return _SOURCES[lib.mj_sorter_source(self._handle())]
 
     @property
-    def build_ms(self):
-        return lib.mj_sorter_build_ms(self._handle())
+    def build_ms(self) -> float:
+        """Milliseconds the build took (compiling, or loading from a cache or bundle)."""
+        return float(lib.mj_sorter_build_ms(self._handle()))
 
     @property
-    def tile(self):
+    def tile(self) -> Tuple[int, int]:
+        """The (nt, vt) the kernels were built with: threads a block, items a thread."""
         nt, vt = ctypes.c_int(), ctypes.c_int()
         lib.mj_sorter_tile(self._handle(), ctypes.byref(nt), ctypes.byref(vt))
         return nt.value, vt.value
 
     @property
-    def resources(self):
+    def resources(self) -> Tuple[int, int]:
         """(registers, spill bytes) as ptxas reported them; -1 each when unknown."""
         r, sp = ctypes.c_int(), ctypes.c_long()
         lib.mj_sorter_resources(self._handle(), ctypes.byref(r), ctypes.byref(sp))
         return r.value, sp.value
 
-    def temp_size(self, n, indices=False):
+    def temp_size(self, n: int, indices: bool = False) -> int:
         """Bytes of temporary storage a run over n elements needs (see mj_sorter_temp_size):
         what a run's temp= must hold, an empty one included (refused, not taken for none,
         where the run needs any)."""
@@ -317,35 +345,37 @@ class Sorter:
         self._check(lib.mj_sorter_temp_size(self._handle(), n, int(indices), ctypes.byref(out)))
         return out.value
 
-    def close(self):
+    def close(self) -> None:
+        """Destroys the sorter (a context's close() destroys the sorters it made itself)."""
         if self._h is not None and self.context._h is not None:
             lib.mj_sorter_destroy(self._h)
         self._h = None
 
-    def __del__(self):
+    def __del__(self) -> None:
         if getattr(self, "_h", None) is not None and lib is not None:
             self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<mergejit.Sorter %s of %s, value_size %d>" % (self.primitive, self.dtype,
                                                              self.value_size)
 
     # ------------------------------------------------------------ helpers
 
-    def _handle(self):
+    def _handle(self) -> int:
         if self._h is None or self.context._h is None:
             raise InvalidArgumentError("the sorter (or its context) is closed")
         return self._h
 
-    def _check(self, st):
+    def _check(self, st: int) -> None:
         if st:
             self.context._raise(st)
 
-    def _keys(self, obj, what, stream, writable=False):
+    def _keys(self, obj: Union[DeviceArray, Array], what: str, stream: Optional[int],
+              writable: bool = False) -> Array:
         a = as_array(obj, what, stream)
         if a.dtype == np.uint8 and self.key.kind == "custom":
             a = as_array(a, what, stream, self.dtype)       # bytes: viewed as the records
-        if a.dtype != self.dtype and key_type(a.dtype, self.key.type_name) != self.key:
+        if a.dtype != self.dtype and key_type(a.dtype, self.key.type_name or "record") != self.key:
             raise DtypeError("%s has dtype %s; this sorter was built for %s"
                              % (what, a.dtype, self.dtype))
         if len(a.shape) != 1:
@@ -355,7 +385,8 @@ class Sorter:
             _writable(a, what)
         return a
 
-    def _values(self, obj, n, what, stream, writable=False):
+    def _values(self, obj: Union[DeviceArray, Array, None], n: Optional[int], what: str,
+                stream: Optional[int], writable: bool = False) -> Optional[Array]:
         """The value array for n keys (None: any number): required exactly when the sorter
         carries values."""
         if obj is None:
@@ -378,7 +409,18 @@ class Sorter:
             _writable(a, what)
         return a
 
-    def _temp(self, temp, stream, n, indices=False):
+    def _moved(self, obj: DeviceArray, n: Optional[int], what: str, stream: Optional[int],
+               writable: bool = False) -> Array:
+        """_values for the arrays that interval_expand and interval_move move: required,
+        whatever the sorter's value_size."""
+        a = self._values(obj, n, what, stream, writable)
+        if a is None:
+            raise InvalidArgumentError("%s is required (a device array of value_size bytes per "
+                                       "element)" % what)
+        return a
+
+    def _temp(self, temp: Optional[DeviceArray], stream: Optional[int], n: int,
+              indices: bool = False) -> Tuple[Optional[int], int]:
         """temp's pointer and bytes for a run over n elements (as temp_size). An empty temp's
         pointer may be NULL, which the library reads as no temp (and then allocates): it is
         refused here as too small when the run needs any, as the library refuses others."""
@@ -395,7 +437,18 @@ class Sorter:
 
     # ------------------------------------------------------------ runs
 
-    def sort(self, keys, values=None, *, temp=None, stream=None):
+    @overload
+    def sort(self, keys: DeviceArray, values: None = None, *,
+             temp: Optional[DeviceArray] = None, stream: StreamLike = None) -> DeviceArray: ...
+
+    @overload
+    def sort(self, keys: DeviceArray, values: DeviceArray, *,
+             temp: Optional[DeviceArray] = None,
+             stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+    def sort(self, keys: DeviceArray, values: Optional[DeviceArray] = None, *,
+             temp: Optional[DeviceArray] = None,
+             stream: StreamLike = None) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
         """Sorts keys (and values) in place, stably; returns keys (or (keys, values))."""
         s = stream_handle(stream)
         k = self._keys(keys, "keys", s, writable=True)
@@ -405,7 +458,8 @@ class Sorter:
                                        call_stream(s, (k, v))))
         return keys if values is None else (keys, values)
 
-    def argsort(self, keys, out, *, temp=None, stream=None):
+    def argsort(self, keys: DeviceArray, out: DeviceArray, *, temp: Optional[DeviceArray] = None,
+                stream: StreamLike = None) -> DeviceArray:
         """Writes to out the stable permutation that sorts keys (a sorter with value_size 4 or
         8, out's itemsize); returns out."""
         s = stream_handle(stream)
@@ -423,8 +477,22 @@ class Sorter:
                                                call_stream(s, (k, o))))
         return out
 
-    def merge(self, a, b, out, *, a_values=None, b_values=None, out_values=None, temp=None,
-              stream=None):
+    @overload
+    def merge(self, a: DeviceArray, b: DeviceArray, out: DeviceArray, *,
+              a_values: Optional[DeviceArray] = None, b_values: Optional[DeviceArray] = None,
+              out_values: None = None, temp: Optional[DeviceArray] = None,
+              stream: StreamLike = None) -> DeviceArray: ...
+
+    @overload
+    def merge(self, a: DeviceArray, b: DeviceArray, out: DeviceArray, *,
+              a_values: Optional[DeviceArray] = None, b_values: Optional[DeviceArray] = None,
+              out_values: DeviceArray, temp: Optional[DeviceArray] = None,
+              stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+    def merge(self, a: DeviceArray, b: DeviceArray, out: DeviceArray, *,
+              a_values: Optional[DeviceArray] = None, b_values: Optional[DeviceArray] = None,
+              out_values: Optional[DeviceArray] = None, temp: Optional[DeviceArray] = None,
+              stream: StreamLike = None) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
         """Merges sorted a and b into out (a's first on ties); returns out (or (out,
         out_values))."""
         s = stream_handle(stream)
@@ -440,8 +508,20 @@ class Sorter:
                                         call_stream(s, (ka, kb, ko))))
         return out if out_values is None else (out, out_values)
 
-    def segmented_sort(self, keys, segments, values=None, *, kind="offsets", temp=None,
-                       stream=None):
+    @overload
+    def segmented_sort(self, keys: DeviceArray, segments: DeviceArray, values: None = None, *,
+                       kind: SegmentKind = "offsets", temp: Optional[DeviceArray] = None,
+                       stream: StreamLike = None) -> DeviceArray: ...
+
+    @overload
+    def segmented_sort(self, keys: DeviceArray, segments: DeviceArray, values: DeviceArray, *,
+                       kind: SegmentKind = "offsets", temp: Optional[DeviceArray] = None,
+                       stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+    def segmented_sort(self, keys: DeviceArray, segments: DeviceArray,
+                       values: Optional[DeviceArray] = None, *, kind: SegmentKind = "offsets",
+                       temp: Optional[DeviceArray] = None, stream: StreamLike = None
+                       ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
         """Sorts each segment of keys (and values) in place. kind: "offsets" (segments + 1
         CSR offsets, 4- or 8-byte), "heads" (segment starts), "flags" (one byte per key,
         non-zero at a start) or "flag_bits" (32-bit words, bit i % 32 of word i / 32)."""
@@ -466,7 +546,8 @@ class Sorter:
                                                  call_stream(s, (k, v, g))))
         return keys if values is None else (keys, values)
 
-    def reduce(self, x, out, *, temp=None, stream=None):
+    def reduce(self, x: DeviceArray, out: DeviceArray, *, temp: Optional[DeviceArray] = None,
+               stream: StreamLike = None) -> DeviceArray:
         """Combines x with the operator into out (one element); returns out."""
         s = stream_handle(stream)
         a = self._keys(x, "x", s)
@@ -478,7 +559,9 @@ class Sorter:
                                          call_stream(s, (a, o))))
         return out
 
-    def segmented_reduce(self, x, offsets, out, *, temp=None, stream=None):
+    def segmented_reduce(self, x: DeviceArray, offsets: DeviceArray, out: DeviceArray, *,
+                         temp: Optional[DeviceArray] = None,
+                         stream: StreamLike = None) -> DeviceArray:
         """Combines each segment of x with the operator into out: segment i is
         x[offsets[i]:offsets[i + 1]] (offsets: segments + 1 CSR offsets, 4- or 8-byte
         integers), the identity when empty; out holds one element a segment. Returns out."""
@@ -497,7 +580,9 @@ class Sorter:
                                                    o.ptr, tp, tb, call_stream(s, (a, g, o))))
         return out
 
-    def scan(self, x, out, *, inclusive=False, total=None, temp=None, stream=None):
+    def scan(self, x: DeviceArray, out: DeviceArray, *, inclusive: bool = False,
+             total: Optional[DeviceArray] = None, temp: Optional[DeviceArray] = None,
+             stream: StreamLike = None) -> DeviceArray:
         """Scans x into out (out may be x); total (one element) gets the combination of all.
         Returns out."""
         s = stream_handle(stream)
@@ -515,9 +600,15 @@ class Sorter:
                                        _ptr(t), tp, tb, call_stream(s, (a, o))))
         return out
 
-    def sorted_search(self, a, b, *, bound="lower", a_indices=None, a_matches=None,
-                      a_counts=None, b_indices=None, b_matches=None, match_counts=None,
-                      temp=None, stream=None):
+    def sorted_search(self, a: DeviceArray, b: DeviceArray, *, bound: Bound = "lower",
+                      a_indices: Optional[DeviceArray] = None,
+                      a_matches: Optional[DeviceArray] = None,
+                      a_counts: Optional[DeviceArray] = None,
+                      b_indices: Optional[DeviceArray] = None,
+                      b_matches: Optional[DeviceArray] = None,
+                      match_counts: Optional[DeviceArray] = None,
+                      temp: Optional[DeviceArray] = None,
+                      stream: StreamLike = None) -> SearchResult:
         """Where each key of sorted a falls in sorted b and each of b in a (see
         mj_sorter_sorted_search); writes the outputs given (at least one; empty ones, for an
         empty a or b, are left as they are), returns them as a SearchResult."""
@@ -529,7 +620,8 @@ class Sorter:
                      b_indices=b_indices, b_matches=b_matches, match_counts=match_counts)
         if all(v is None for v in given.values()):
             raise InvalidArgumentError("sorted_search needs at least one output")
-        index_size, writes = None, False
+        index_size: Optional[int] = None
+        writes = False
         for name, obj in given.items():
             if obj is None:
                 continue
@@ -538,7 +630,7 @@ class Sorter:
             n = ka.n if name.startswith("a_") else kb.n
             if name in ("a_indices", "a_counts", "b_indices"):
                 size = _index_size(o, name)
-                if index_size not in (None, size):
+                if index_size is not None and index_size != size:
                     raise DtypeError("a_indices, a_counts and b_indices must have one index "
                                      "width (got %d and %d bytes)" % (index_size, size))
                 index_size = size
@@ -563,7 +655,20 @@ class Sorter:
                                                 call_stream(s, (ka, kb))))
         return SearchResult(**given)
 
-    def load_balance(self, offsets, num_items, objects, ranks=None, *, temp=None, stream=None):
+    @overload
+    def load_balance(self, offsets: DeviceArray, num_items: int, objects: DeviceArray,
+                     ranks: None = None, *, temp: Optional[DeviceArray] = None,
+                     stream: StreamLike = None) -> DeviceArray: ...
+
+    @overload
+    def load_balance(self, offsets: DeviceArray, num_items: int, objects: DeviceArray,
+                     ranks: DeviceArray, *, temp: Optional[DeviceArray] = None,
+                     stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+    def load_balance(self, offsets: DeviceArray, num_items: int, objects: DeviceArray,
+                     ranks: Optional[DeviceArray] = None, *,
+                     temp: Optional[DeviceArray] = None, stream: StreamLike = None
+                     ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
         """For each of num_items work items, its object (the last j with offsets[j] <= i) in
         objects, and its rank within it in ranks (optional). Returns objects (or (objects,
         ranks))."""
@@ -581,22 +686,26 @@ class Sorter:
                                                call_stream(s, (off, obj))))
         return objects if ranks is None else (objects, ranks)
 
-    def interval_expand(self, offsets, num_items, values, out, *, temp=None, stream=None):
+    def interval_expand(self, offsets: DeviceArray, num_items: int, values: DeviceArray,
+                        out: DeviceArray, *, temp: Optional[DeviceArray] = None,
+                        stream: StreamLike = None) -> DeviceArray:
         """out[i] = values[object of item i] for num_items work items (offsets as in
         load_balance; a sorter of the offsets' dtype with value_size the bytes of a value):
         each object's value repeated its count times. Returns out."""
         s = stream_handle(stream)
         off = self._keys(offsets, "offsets", s)
-        v = self._values(values, off.n, "values", s)
-        o = self._values(out, num_items, "out", s, writable=True)
+        v = self._moved(values, off.n, "values", s)
+        o = self._moved(out, num_items, "out", s, writable=True)
         tp, tb = self._temp(temp, s, num_items + off.n)
         self._check(lib.mj_sorter_interval_expand(self._handle(), off.ptr, off.n, num_items,
                                                   v.ptr, o.ptr, tp, tb,
                                                   call_stream(s, (off, v, o))))
         return out
 
-    def interval_move(self, offsets, num_items, x, out, *, gather=None, scatter=None, temp=None,
-                      stream=None):
+    def interval_move(self, offsets: DeviceArray, num_items: int, x: DeviceArray,
+                      out: DeviceArray, *, gather: Optional[DeviceArray] = None,
+                      scatter: Optional[DeviceArray] = None, temp: Optional[DeviceArray] = None,
+                      stream: StreamLike = None) -> DeviceArray:
         """For interval j (items offsets[j] to offsets[j + 1], the last ending at num_items) and
         its item of rank r: out[scatter[j] + r] = x[gather[j] + r]; without gather the source
         is the item's own index i, without scatter the destination. gather and scatter have the
@@ -609,8 +718,8 @@ class Sorter:
         for name, a in (("gather", g), ("scatter", sc)):
             if a is not None:
                 _need_length(a, off.n, name)
-        src = self._values(x, None, "x", s)
-        o = self._values(out, None, "out", s, writable=True)
+        src = self._moved(x, None, "x", s)
+        o = self._moved(out, None, "out", s, writable=True)
         tp, tb = self._temp(temp, s, num_items + off.n)
         if num_items and off.n and not (src.n and o.n):
             # An empty x or out: every item is skipped. The library would refuse its pointer,
@@ -622,8 +731,23 @@ class Sorter:
                                                 tp, tb, call_stream(s, (off, src, o))))
         return out
 
-    def bulk_remove(self, keys, indices, out, values=None, out_values=None, *, temp=None,
-                    stream=None):
+    @overload
+    def bulk_remove(self, keys: DeviceArray, indices: DeviceArray, out: DeviceArray,
+                    values: Optional[DeviceArray] = None, out_values: None = None, *,
+                    temp: Optional[DeviceArray] = None,
+                    stream: StreamLike = None) -> DeviceArray: ...
+
+    @overload
+    def bulk_remove(self, keys: DeviceArray, indices: DeviceArray, out: DeviceArray,
+                    values: Optional[DeviceArray], out_values: DeviceArray, *,
+                    temp: Optional[DeviceArray] = None,
+                    stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+    def bulk_remove(self, keys: DeviceArray, indices: DeviceArray, out: DeviceArray,
+                    values: Optional[DeviceArray] = None,
+                    out_values: Optional[DeviceArray] = None, *,
+                    temp: Optional[DeviceArray] = None, stream: StreamLike = None
+                    ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
         """Copies keys (and values) to out (out_values) without the elements at indices (4- or
         8-byte integers, ascending, distinct, each below len(keys)): out holds len(keys) -
         len(indices) elements, in order. Returns out (or (out, out_values))."""
@@ -643,8 +767,26 @@ class Sorter:
                                               call_stream(s, (k, ix, o))))
         return out if out_values is None else (out, out_values)
 
-    def bulk_insert(self, a, positions, b, out, a_values=None, b_values=None, out_values=None,
-                    *, temp=None, stream=None):
+    @overload
+    def bulk_insert(self, a: DeviceArray, positions: DeviceArray, b: DeviceArray,
+                    out: DeviceArray, a_values: Optional[DeviceArray] = None,
+                    b_values: Optional[DeviceArray] = None, out_values: None = None, *,
+                    temp: Optional[DeviceArray] = None,
+                    stream: StreamLike = None) -> DeviceArray: ...
+
+    @overload
+    def bulk_insert(self, a: DeviceArray, positions: DeviceArray, b: DeviceArray,
+                    out: DeviceArray, a_values: Optional[DeviceArray],
+                    b_values: Optional[DeviceArray], out_values: DeviceArray, *,
+                    temp: Optional[DeviceArray] = None,
+                    stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+    def bulk_insert(self, a: DeviceArray, positions: DeviceArray, b: DeviceArray,
+                    out: DeviceArray, a_values: Optional[DeviceArray] = None,
+                    b_values: Optional[DeviceArray] = None,
+                    out_values: Optional[DeviceArray] = None, *,
+                    temp: Optional[DeviceArray] = None, stream: StreamLike = None
+                    ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
         """Inserts a (and a_values) into b (and b_values) into out: a[i] just before
         b[positions[i]] (4- or 8-byte integers, ascending, each at most len(b); len(b)
         appends), a's of equal position in their order. Returns out (or (out, out_values))."""
@@ -664,8 +806,26 @@ class Sorter:
                                               _ptr(vo), tp, tb, call_stream(s, (ka, kb, o))))
         return out if out_values is None else (out, out_values)
 
-    def set_operation(self, op, a, b, out, count, a_values=None, b_values=None,
-                      out_values=None, *, temp=None, stream=None):
+    @overload
+    def set_operation(self, op: SetOp, a: DeviceArray, b: DeviceArray, out: DeviceArray,
+                      count: DeviceArray, a_values: Optional[DeviceArray] = None,
+                      b_values: Optional[DeviceArray] = None, out_values: None = None, *,
+                      temp: Optional[DeviceArray] = None,
+                      stream: StreamLike = None) -> DeviceArray: ...
+
+    @overload
+    def set_operation(self, op: SetOp, a: DeviceArray, b: DeviceArray, out: DeviceArray,
+                      count: DeviceArray, a_values: Optional[DeviceArray],
+                      b_values: Optional[DeviceArray], out_values: DeviceArray, *,
+                      temp: Optional[DeviceArray] = None,
+                      stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+    def set_operation(self, op: SetOp, a: DeviceArray, b: DeviceArray, out: DeviceArray,
+                      count: DeviceArray, a_values: Optional[DeviceArray] = None,
+                      b_values: Optional[DeviceArray] = None,
+                      out_values: Optional[DeviceArray] = None, *,
+                      temp: Optional[DeviceArray] = None, stream: StreamLike = None
+                      ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
         """The multiset operation op ("intersection", "union", "difference": a - b,
         "symmetric_difference", as the C++ standard's set algorithms) of sorted a and b (with
         their values) into out (and out_values), which hold at least the bound of op
@@ -690,8 +850,21 @@ class Sorter:
                                          call_stream(s, (ka, kb, o, c))))
         return out if out_values is None else (out, out_values)
 
-    def select(self, kind, keys, out, count, values=None, out_values=None, *, temp=None,
-               stream=None):
+    @overload
+    def select(self, kind: SelectKind, keys: DeviceArray, out: DeviceArray, count: DeviceArray,
+               values: Optional[DeviceArray] = None, out_values: None = None, *,
+               temp: Optional[DeviceArray] = None, stream: StreamLike = None) -> DeviceArray: ...
+
+    @overload
+    def select(self, kind: SelectKind, keys: DeviceArray, out: DeviceArray, count: DeviceArray,
+               values: Optional[DeviceArray], out_values: DeviceArray, *,
+               temp: Optional[DeviceArray] = None,
+               stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+    def select(self, kind: SelectKind, keys: DeviceArray, out: DeviceArray, count: DeviceArray,
+               values: Optional[DeviceArray] = None, out_values: Optional[DeviceArray] = None,
+               *, temp: Optional[DeviceArray] = None, stream: StreamLike = None
+               ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
         """The elements of keys (with their values) that kind keeps, in order, into out (and
         out_values), which hold at least len(keys): "if" those whose key satisfies the
         sorter's op, "unique" the first of each run of equivalent adjacent keys. The number
@@ -712,8 +885,10 @@ class Sorter:
                                          _ptr(vo), c.ptr, tp, tb, call_stream(s, (k, o, c))))
         return out if out_values is None else (out, out_values)
 
-    def reduce_by_key(self, keys, values, out_keys, out_values, count, *, temp=None,
-                      stream=None):
+    def reduce_by_key(self, keys: DeviceArray, values: DeviceArray, out_keys: DeviceArray,
+                      out_values: DeviceArray, count: DeviceArray, *,
+                      temp: Optional[DeviceArray] = None,
+                      stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]:
         """Each run of equivalent adjacent keys to its first key (out_keys) and its values
         combined in order with the sorter's op (out_values); out_keys and out_values hold at
         least len(keys) elements, and the number of runs goes to count (one uint64, device
@@ -733,7 +908,9 @@ class Sorter:
                                                 call_stream(s, (k, ok, c))))
         return out_keys, out_values
 
-    def join_count(self, a, b, count, *, kind="inner", temp=None, stream=None):
+    def join_count(self, a: DeviceArray, b: DeviceArray, count: DeviceArray, *,
+                   kind: JoinKind = "inner", temp: Optional[DeviceArray] = None,
+                   stream: StreamLike = None) -> DeviceArray:
         """Writes the row count of the join of sorted key columns a and b (kind "inner",
         "left", "right" or "outer") to count (one uint64, device memory) in stream order, not
         read back. Returns count."""
@@ -747,7 +924,9 @@ class Sorter:
                                              c.ptr, tp, tb, call_stream(s, (ka, kb, c))))
         return count
 
-    def join(self, a, b, a_rows, b_rows, count, *, kind="inner", temp=None, stream=None):
+    def join(self, a: DeviceArray, b: DeviceArray, a_rows: DeviceArray, b_rows: DeviceArray,
+             count: DeviceArray, *, kind: JoinKind = "inner", temp: Optional[DeviceArray] = None,
+             stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]:
         """The join's row pairs (a_rows[k], b_rows[k]) for k below len(a_rows) (4- or 8-byte
         integers, one width, one length: the capacity; NULL rows all ones), and the full row
         count to count (one uint64, device memory), in stream order: a count above the
@@ -777,15 +956,15 @@ class Sorter:
 # Each finds (or builds once) its context's sorter and runs it; the library allocates the
 # temporary storage in stream order.
 
-def _sorter(context, a, kw):
+def _sorter(context: Optional[Context], a: Array, kw: Mapping[str, Any]) -> Sorter:
     return _context(context, a).sorter(a.dtype, **kw)
 
 
-def _order_kw(order, less, type_name):
+def _order_kw(order: Optional[Order], less: Optional[str], type_name: str) -> Dict[str, Any]:
     return dict(order=order, less=less, type_name=type_name)
 
 
-def _new(a, n, dtype, what):
+def _new(a: Array, n: int, dtype: DTypeLike, what: str) -> DeviceArray:
     """An output of n elements of dtype allocated like a; records as bytes (CuPy and PyTorch
     have no structured dtypes), which the run views as dtype."""
     dt = np.dtype(dtype)
@@ -798,12 +977,14 @@ def _new(a, n, dtype, what):
 # a 1-D array of that dtype (as numpy's .view), e.g. a CuPy byte array as records; sorters of
 # records view byte arrays so by themselves.
 
-SortResult = namedtuple("SortResult", "values indices")
-SortResult.__doc__ = """sort(..., return_indices=True)'s result, as torch.sort's: the sorted
-keys and, for each, its index in the input (torch.return_types.sort has the same fields)."""
+class SortResult(NamedTuple):
+    """sort(..., return_indices=True)'s result, as torch.sort's: the sorted
+    keys and, for each, its index in the input (torch.return_types.sort has the same fields)."""
+    values: DeviceArray
+    indices: DeviceArray
 
 
-def _sort_order(order, descending, less):
+def _sort_order(order: Optional[Order], descending: bool, less: Optional[str]) -> Order:
     """The order a sort runs in: order= (the package's own keyword) or descending= (numpy's
     and torch's), which must agree; descending= does not reverse a comparator."""
     if descending not in (True, False):
@@ -819,14 +1000,14 @@ def _sort_order(order, descending, less):
     return order
 
 
-def _check_stable(stable):
+def _check_stable(stable: Optional[bool]) -> None:
     # torch's keyword: True, False or None. mergejit's sorts are stable whatever is asked.
     if stable not in (True, False, None):
         raise InvalidArgumentError("stable=%r: True, False or None (mergejit's sorts are "
                                    "always stable)" % (stable,))
 
 
-def _like(a, what):
+def _like(a: Array, what: str) -> DeviceArray:
     """A new array like the array a, as the caller gave it (its shape and dtype; records as
     bytes when its library has no such dtype)."""
     dt = a.dtype
@@ -835,7 +1016,8 @@ def _like(a, what):
     return empty_like(a, (a.n * a.row_bytes,), np.uint8, what)
 
 
-def _output(src, src_obj, out, what, st, dtype=None):
+def _output(src: Array, src_obj: DeviceArray, out: Optional[DeviceArray], what: str,
+            st: Optional[int], dtype: Optional[DTypeLike] = None) -> Tuple[DeviceArray, Array]:
     """The array a sort writes: out as given (viewed as dtype=, as src is), checked to have
     src's elements (dtype, count, bytes each) and to be writable, or a new one like src_obj.
     Returns (the object returned to the caller, its Array)."""
@@ -850,7 +1032,7 @@ def _output(src, src_obj, out, what, st, dtype=None):
     return out, o
 
 
-def _copy_into(sorter, src, dst, stream):
+def _copy_into(sorter: Sorter, src: Array, dst: Array, stream: int) -> None:
     """Queues src's bytes into dst (nothing when dst is src: the sort runs in place). Arrays
     that overlap otherwise are refused: the copy would read what it had written."""
     nbytes = src.n * src.row_bytes
@@ -866,17 +1048,44 @@ def _copy_into(sorter, src, dst, stream):
     _driver.copy(sorter.context.device, dst.ptr, src.ptr, nbytes, stream)
 
 
-def _pair(out, what):
+def _pair(out: Optional[ArrayPair],
+          what: str) -> Tuple[Optional[DeviceArray], Optional[DeviceArray]]:
     if out is None:
         return None, None
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise InvalidArgumentError("out= of %s: a pair (keys, values)" % what)
-    return out
+    return out[0], out[1]
 
 
-def sort(keys, *, out=None, descending=False, stable=True, order=None, less=None,
-         locality=False, return_indices=False, dtype=None, type_name="record", stream=None,
-         context=None):
+@overload
+def sort(keys: DeviceArray, *, out: Optional[DeviceArray] = None, descending: bool = False,
+         stable: Optional[bool] = True, order: Optional[Order] = None, less: Optional[str] = None,
+         locality: bool = False, return_indices: Literal[False] = False,
+         dtype: Optional[DTypeLike] = None, type_name: str = "record", stream: StreamLike = None,
+         context: Optional[Context] = None) -> DeviceArray: ...
+
+
+@overload
+def sort(keys: DeviceArray, *, out: Optional[ArrayPair] = None, descending: bool = False,
+         stable: Optional[bool] = True, order: Optional[Order] = None, less: Optional[str] = None,
+         locality: bool = False, return_indices: Literal[True],
+         dtype: Optional[DTypeLike] = None, type_name: str = "record", stream: StreamLike = None,
+         context: Optional[Context] = None) -> SortResult: ...
+
+
+@overload
+def sort(keys: DeviceArray, *, out: Union[DeviceArray, ArrayPair, None] = None,
+         descending: bool = False, stable: Optional[bool] = True, order: Optional[Order] = None,
+         less: Optional[str] = None, locality: bool = False, return_indices: bool,
+         dtype: Optional[DTypeLike] = None, type_name: str = "record", stream: StreamLike = None,
+         context: Optional[Context] = None) -> Union[DeviceArray, SortResult]: ...
+
+
+def sort(keys: DeviceArray, *, out: Union[DeviceArray, ArrayPair, None] = None,
+         descending: bool = False, stable: Optional[bool] = True, order: Optional[Order] = None,
+         less: Optional[str] = None, locality: bool = False, return_indices: bool = False,
+         dtype: Optional[DTypeLike] = None, type_name: str = "record", stream: StreamLike = None,
+         context: Optional[Context] = None) -> Union[DeviceArray, SortResult]:
     """keys sorted, stably, into a new array like keys (keys are left as they are), as
     numpy.sort, cupy.sort and torch.sort; out=keys sorts in place, another out= (same length
     and dtype) receives the result. descending=True or order="descending" reverses a built-in
@@ -925,7 +1134,7 @@ def sort(keys, *, out=None, descending=False, stable=True, order=None, less=None
     return SortResult(out_values, out_indices)
 
 
-def _iota(context, ix, stream):
+def _iota(context: Context, ix: Array, stream: int) -> None:
     """0, 1, ..., n - 1 into ix (int32 or int64) on stream: the ranks of a load-balancing
     search over one object of n items, whose single offset (0) is zeroed in stream order."""
     if not ix.n or context.compile_only:
@@ -937,8 +1146,12 @@ def _iota(context, ix, stream):
     context.sorter(ix.dtype, primitive="lbs").load_balance(z, ix.n, objects, ix, stream=stream)
 
 
-def sort_by_key(keys, values, *, out=None, descending=False, stable=True, order=None, less=None,
-                locality=False, dtype=None, type_name="record", stream=None, context=None):
+def sort_by_key(keys: DeviceArray, values: DeviceArray, *, out: Optional[ArrayPair] = None,
+                descending: bool = False, stable: Optional[bool] = True,
+                order: Optional[Order] = None, less: Optional[str] = None,
+                locality: bool = False, dtype: Optional[DTypeLike] = None,
+                type_name: str = "record", stream: StreamLike = None,
+                context: Optional[Context] = None) -> Tuple[DeviceArray, DeviceArray]:
     """keys and their values (any dtype, 1..64 bytes per key: trailing dimensions count) sorted
     by the keys, stably, into new arrays like them (the inputs are left as they are); out=(keys,
     values) sorts in place, another pair receives the result. Order keywords as sort's.
@@ -963,8 +1176,11 @@ def sort_by_key(keys, values, *, out=None, descending=False, stable=True, order=
     return out_keys, out_values
 
 
-def argsort(keys, out=None, *, descending=False, stable=True, order=None, less=None, dtype=None,
-            type_name="record", stream=None, context=None):
+def argsort(keys: DeviceArray, out: Optional[DeviceArray] = None, *, descending: bool = False,
+            stable: Optional[bool] = True, order: Optional[Order] = None,
+            less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+            type_name: str = "record", stream: StreamLike = None,
+            context: Optional[Context] = None) -> DeviceArray:
     """The stable permutation that sorts keys (keys are left as they are), in out (4- or
     8-byte integers; default: a new int64 array like keys). Order keywords as sort's.
     Returns it."""
@@ -981,8 +1197,30 @@ def argsort(keys, out=None, *, descending=False, stable=True, order=None, less=N
     return out
 
 
-def merge(a, b, out=None, *, a_values=None, b_values=None, out_values=None, order="ascending",
-          less=None, dtype=None, type_name="record", stream=None, context=None):
+@overload
+def merge(a: DeviceArray, b: DeviceArray, out: Optional[DeviceArray] = None, *,
+          a_values: None = None, b_values: None = None, out_values: None = None,
+          order: Order = "ascending", less: Optional[str] = None,
+          dtype: Optional[DTypeLike] = None, type_name: str = "record",
+          stream: StreamLike = None, context: Optional[Context] = None) -> DeviceArray: ...
+
+
+@overload
+def merge(a: DeviceArray, b: DeviceArray, out: Optional[DeviceArray] = None, *,
+          a_values: DeviceArray, b_values: DeviceArray,
+          out_values: Optional[DeviceArray] = None, order: Order = "ascending",
+          less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+          type_name: str = "record", stream: StreamLike = None,
+          context: Optional[Context] = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+
+def merge(a: DeviceArray, b: DeviceArray, out: Optional[DeviceArray] = None, *,
+          a_values: Optional[DeviceArray] = None, b_values: Optional[DeviceArray] = None,
+          out_values: Optional[DeviceArray] = None, order: Order = "ascending",
+          less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+          type_name: str = "record", stream: StreamLike = None,
+          context: Optional[Context] = None
+          ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """Merges sorted a and b (with their values) into out (default: a new array like a;
     out_values like a_values, or b_values when a_values is empty). Either may be empty.
     Returns out, or (out, out_values) with values."""
@@ -1002,9 +1240,34 @@ def merge(a, b, out=None, *, a_values=None, b_values=None, out_values=None, orde
     return out if out_values is None else (out, out_values)
 
 
-def segmented_sort(keys, segments, values=None, *, kind="offsets", out=None, descending=False,
-                   stable=True, order=None, less=None, dtype=None, type_name="record",
-                   stream=None, context=None):
+@overload
+def segmented_sort(keys: DeviceArray, segments: DeviceArray, values: None = None, *,
+                   kind: SegmentKind = "offsets", out: Optional[DeviceArray] = None,
+                   descending: bool = False, stable: Optional[bool] = True,
+                   order: Optional[Order] = None, less: Optional[str] = None,
+                   dtype: Optional[DTypeLike] = None, type_name: str = "record",
+                   stream: StreamLike = None, context: Optional[Context] = None
+                   ) -> DeviceArray: ...
+
+
+@overload
+def segmented_sort(keys: DeviceArray, segments: DeviceArray, values: DeviceArray, *,
+                   kind: SegmentKind = "offsets", out: Optional[ArrayPair] = None,
+                   descending: bool = False, stable: Optional[bool] = True,
+                   order: Optional[Order] = None, less: Optional[str] = None,
+                   dtype: Optional[DTypeLike] = None, type_name: str = "record",
+                   stream: StreamLike = None, context: Optional[Context] = None
+                   ) -> Tuple[DeviceArray, DeviceArray]: ...
+
+
+def segmented_sort(keys: DeviceArray, segments: DeviceArray,
+                   values: Optional[DeviceArray] = None, *, kind: SegmentKind = "offsets",
+                   out: Union[DeviceArray, ArrayPair, None] = None, descending: bool = False,
+                   stable: Optional[bool] = True, order: Optional[Order] = None,
+                   less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+                   type_name: str = "record", stream: StreamLike = None,
+                   context: Optional[Context] = None
+                   ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """Each segment of keys (and values) sorted, stably, into new arrays like them (the inputs
     are left as they are); segments as in Sorter.segmented_sort (default: CSR offsets,
     segments + 1 of them). out=keys (or out=(keys, values)) sorts in place, other arrays
@@ -1018,6 +1281,7 @@ def segmented_sort(keys, segments, values=None, *, kind="offsets", out=None, des
     s = _sorter(context, k, dict(_order_kw(order, less, type_name), primitive="segsort",
                                  value_size=v.row_bytes if v is not None else 0))
     s._keys(k, "keys", st)
+    ov: Optional[Array]
     if v is not None:
         s._values(v, k.n, "values", st)
         out_keys, out_values = _pair(out, "segmented_sort with values")
@@ -1030,14 +1294,16 @@ def segmented_sort(keys, segments, values=None, *, kind="offsets", out=None, des
     out_keys, ok = _output(k, keys, out_keys, what, st, dtype)
     strm = call_stream(st, (k, ok, g))
     _copy_into(s, k, ok, strm)
-    if v is not None:
+    if v is not None and ov is not None:
         _copy_into(s, v, ov, strm)
     s.segmented_sort(ok, g, ov, kind=kind, stream=strm)
     return out_keys if values is None else (out_keys, out_values)
 
 
-def reduce(x, out=None, *, op=None, identity=None, dtype=None, type_name="record", stream=None,
-           context=None):
+def reduce(x: DeviceArray, out: Optional[DeviceArray] = None, *, op: Optional[str] = None,
+           identity: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+           type_name: str = "record", stream: StreamLike = None,
+           context: Optional[Context] = None) -> DeviceArray:
     """x combined with op (default a + b) into out, a one-element device array (default: a
     new one like x); the identity for an empty x. Returns out."""
     st = stream_handle(stream)
@@ -1050,8 +1316,11 @@ def reduce(x, out=None, *, op=None, identity=None, dtype=None, type_name="record
     return out
 
 
-def segmented_reduce(x, offsets, out=None, *, op=None, identity=None, dtype=None,
-                     type_name="record", stream=None, context=None):
+def segmented_reduce(x: DeviceArray, offsets: DeviceArray, out: Optional[DeviceArray] = None, *,
+                     op: Optional[str] = None, identity: Optional[str] = None,
+                     dtype: Optional[DTypeLike] = None, type_name: str = "record",
+                     stream: StreamLike = None, context: Optional[Context] = None
+                     ) -> DeviceArray:
     """Each segment of x combined with op (default a + b, in order: op need not commute)
     into out, one element a segment (default: a new array like x): segment i is
     x[offsets[i]:offsets[i + 1]], offsets being segments + 1 CSR offsets (4- or 8-byte
@@ -1067,8 +1336,11 @@ def segmented_reduce(x, offsets, out=None, *, op=None, identity=None, dtype=None
     return out
 
 
-def scan(x, out=None, *, op=None, identity=None, inclusive=False, total=None, dtype=None,
-         type_name="record", stream=None, context=None):
+def scan(x: DeviceArray, out: Optional[DeviceArray] = None, *, op: Optional[str] = None,
+         identity: Optional[str] = None, inclusive: bool = False,
+         total: Optional[DeviceArray] = None, dtype: Optional[DTypeLike] = None,
+         type_name: str = "record", stream: StreamLike = None,
+         context: Optional[Context] = None) -> DeviceArray:
     """The exclusive (or inclusive) scan of x with op into out (default: a new array like x;
     out=x scans in place); total gets the combination of all. Returns out."""
     st = stream_handle(stream)
@@ -1084,8 +1356,11 @@ def scan(x, out=None, *, op=None, identity=None, inclusive=False, total=None, dt
     return out
 
 
-def sorted_search(a, b, *, bound="lower", order="ascending", less=None, dtype=None,
-                  type_name="record", stream=None, context=None, **outputs):
+def sorted_search(a: DeviceArray, b: DeviceArray, *, bound: Bound = "lower",
+                  order: Order = "ascending", less: Optional[str] = None,
+                  dtype: Optional[DTypeLike] = None, type_name: str = "record",
+                  stream: StreamLike = None, context: Optional[Context] = None,
+                  **outputs: Optional[DeviceArray]) -> SearchResult:
     """Vectorized sorted search of sorted a in sorted b (and b in a). Outputs as keyword
     arguments (a_indices, a_matches, a_counts, b_indices, b_matches, match_counts); with none,
     a_indices is a new int64 array like a (numpy's searchsorted(b, a, side="left" for
@@ -1099,7 +1374,22 @@ def sorted_search(a, b, *, bound="lower", order="ascending", less=None, dtype=No
     return s.sorted_search(ka, kb, bound=bound, stream=stream, **outputs)
 
 
-def load_balance(offsets, num_items, objects=None, ranks=None, *, stream=None, context=None):
+@overload
+def load_balance(offsets: DeviceArray, num_items: int, objects: Optional[DeviceArray] = None,
+                 ranks: None = None, *, stream: StreamLike = None,
+                 context: Optional[Context] = None) -> DeviceArray: ...
+
+
+@overload
+def load_balance(offsets: DeviceArray, num_items: int, objects: Optional[DeviceArray],
+                 ranks: DeviceArray, *, stream: StreamLike = None,
+                 context: Optional[Context] = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+
+def load_balance(offsets: DeviceArray, num_items: int, objects: Optional[DeviceArray] = None,
+                 ranks: Optional[DeviceArray] = None, *, stream: StreamLike = None,
+                 context: Optional[Context] = None
+                 ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """Load-balancing search over int32 or int64 offsets (the exclusive scan of the objects'
     counts; num_items their total): each item's object into objects (default: a new array
     like offsets) and its rank into ranks when given. Returns objects (or (objects, ranks))."""
@@ -1110,7 +1400,9 @@ def load_balance(offsets, num_items, objects=None, ranks=None, *, stream=None, c
     return s.load_balance(off, num_items, objects, ranks, stream=stream)
 
 
-def interval_expand(offsets, num_items, values, out=None, *, stream=None, context=None):
+def interval_expand(offsets: DeviceArray, num_items: int, values: DeviceArray,
+                    out: Optional[DeviceArray] = None, *, stream: StreamLike = None,
+                    context: Optional[Context] = None) -> DeviceArray:
     """Each object's value repeated its count times: out[i] = values[object of item i] for the
     num_items work items of int32 or int64 offsets (as in load_balance); values of 1 to 64
     bytes each (trailing dimensions count). out defaults to a new array like values. Returns
@@ -1124,8 +1416,10 @@ def interval_expand(offsets, num_items, values, out=None, *, stream=None, contex
     return s.interval_expand(off, num_items, v, out, stream=stream)
 
 
-def interval_move(offsets, num_items, x, out=None, *, gather=None, scatter=None, stream=None,
-                  context=None):
+def interval_move(offsets: DeviceArray, num_items: int, x: DeviceArray,
+                  out: Optional[DeviceArray] = None, *, gather: Optional[DeviceArray] = None,
+                  scatter: Optional[DeviceArray] = None, stream: StreamLike = None,
+                  context: Optional[Context] = None) -> DeviceArray:
     """Many variable-length copies at once: interval j covers the work items offsets[j] to
     offsets[j + 1] (int32 or int64 offsets, as in load_balance; the last ends at num_items),
     and its item of rank r copies out[scatter[j] + r] = x[gather[j] + r], the item's own
@@ -1146,8 +1440,26 @@ def interval_move(offsets, num_items, x, out=None, *, gather=None, scatter=None,
                            stream=stream)
 
 
-def bulk_remove(keys, indices, values=None, out=None, out_values=None, *, dtype=None,
-                type_name="record", stream=None, context=None):
+@overload
+def bulk_remove(keys: DeviceArray, indices: DeviceArray, values: None = None,
+                out: Optional[DeviceArray] = None, out_values: None = None, *,
+                dtype: Optional[DTypeLike] = None, type_name: str = "record",
+                stream: StreamLike = None, context: Optional[Context] = None) -> DeviceArray: ...
+
+
+@overload
+def bulk_remove(keys: DeviceArray, indices: DeviceArray, values: DeviceArray,
+                out: Optional[DeviceArray] = None, out_values: Optional[DeviceArray] = None, *,
+                dtype: Optional[DTypeLike] = None, type_name: str = "record",
+                stream: StreamLike = None, context: Optional[Context] = None
+                ) -> Tuple[DeviceArray, DeviceArray]: ...
+
+
+def bulk_remove(keys: DeviceArray, indices: DeviceArray, values: Optional[DeviceArray] = None,
+                out: Optional[DeviceArray] = None, out_values: Optional[DeviceArray] = None, *,
+                dtype: Optional[DTypeLike] = None, type_name: str = "record",
+                stream: StreamLike = None, context: Optional[Context] = None
+                ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """keys (and values) without the elements at indices (4- or 8-byte integers, ascending,
     distinct, each below len(keys)), into out (out_values): default new arrays like the
     inputs. Any dtype (moved as bytes). Returns out (or (out, out_values))."""
@@ -1168,8 +1480,28 @@ def bulk_remove(keys, indices, values=None, out=None, out_values=None, *, dtype=
     return out if values is None else (out, out_values)
 
 
-def bulk_insert(a, positions, b, a_values=None, b_values=None, out=None, out_values=None, *,
-                dtype=None, type_name="record", stream=None, context=None):
+@overload
+def bulk_insert(a: DeviceArray, positions: DeviceArray, b: DeviceArray, a_values: None = None,
+                b_values: None = None, out: Optional[DeviceArray] = None,
+                out_values: None = None, *, dtype: Optional[DTypeLike] = None,
+                type_name: str = "record", stream: StreamLike = None,
+                context: Optional[Context] = None) -> DeviceArray: ...
+
+
+@overload
+def bulk_insert(a: DeviceArray, positions: DeviceArray, b: DeviceArray, a_values: DeviceArray,
+                b_values: DeviceArray, out: Optional[DeviceArray] = None,
+                out_values: Optional[DeviceArray] = None, *, dtype: Optional[DTypeLike] = None,
+                type_name: str = "record", stream: StreamLike = None,
+                context: Optional[Context] = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+
+def bulk_insert(a: DeviceArray, positions: DeviceArray, b: DeviceArray,
+                a_values: Optional[DeviceArray] = None, b_values: Optional[DeviceArray] = None,
+                out: Optional[DeviceArray] = None, out_values: Optional[DeviceArray] = None, *,
+                dtype: Optional[DTypeLike] = None, type_name: str = "record",
+                stream: StreamLike = None, context: Optional[Context] = None
+                ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """b with a's elements inserted: a[i] just before b[positions[i]] (4- or 8-byte integers,
     ascending, each at most len(b); len(b) appends), a's of equal position in their order;
     values go together. out (out_values) default to new arrays like a (a_values, or b_values
@@ -1190,9 +1522,32 @@ def bulk_insert(a, positions, b, a_values=None, b_values=None, out=None, out_val
     return out if va is None else (out, out_values)
 
 
-def set_operation(op, a, b, a_values=None, b_values=None, *, out=None, out_values=None,
-                  order="ascending", less=None, dtype=None, type_name="record", stream=None,
-                  context=None):
+@overload
+def set_operation(op: SetOp, a: DeviceArray, b: DeviceArray, a_values: None = None,
+                  b_values: None = None, *, out: Optional[DeviceArray] = None,
+                  out_values: None = None, order: Order = "ascending",
+                  less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+                  type_name: str = "record", stream: StreamLike = None,
+                  context: Optional[Context] = None) -> DeviceArray: ...
+
+
+@overload
+def set_operation(op: SetOp, a: DeviceArray, b: DeviceArray, a_values: DeviceArray,
+                  b_values: DeviceArray, *, out: Optional[DeviceArray] = None,
+                  out_values: Optional[DeviceArray] = None, order: Order = "ascending",
+                  less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+                  type_name: str = "record", stream: StreamLike = None,
+                  context: Optional[Context] = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+
+def set_operation(op: SetOp, a: DeviceArray, b: DeviceArray,
+                  a_values: Optional[DeviceArray] = None,
+                  b_values: Optional[DeviceArray] = None, *, out: Optional[DeviceArray] = None,
+                  out_values: Optional[DeviceArray] = None, order: Order = "ascending",
+                  less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+                  type_name: str = "record", stream: StreamLike = None,
+                  context: Optional[Context] = None
+                  ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """The multiset operation op of sorted a and b, as the C++ standard's set algorithms:
     "intersection", "union", "difference" (a - b) or "symmetric_difference"; the i-th copy of
     a key in a matches the i-th in b, and each element keeps its value (a matched pair a's).
@@ -1221,7 +1576,10 @@ def set_operation(op, a, b, a_values=None, b_values=None, *, out=None, out_value
     return keys if out_values is None else (keys, out_values[:n])
 
 
-def _select(kind, keys, values, out, out_values, kw, dtype, stream, context):
+def _select(kind: SelectKind, keys: DeviceArray, values: Optional[DeviceArray],
+            out: Optional[DeviceArray], out_values: Optional[DeviceArray],
+            kw: Mapping[str, Any], dtype: Optional[DTypeLike], stream: StreamLike,
+            context: Optional[Context]) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """select and unique: the sorter of kw, new outputs like keys (and values) of len(keys)
     unless given, the count read back, the outputs trimmed to it."""
     st = stream_handle(stream)
@@ -1242,8 +1600,26 @@ def _select(kind, keys, values, out, out_values, kw, dtype, stream, context):
     return kept if out_values is None else (kept, out_values[:n])
 
 
-def select(keys, op, values=None, *, out=None, out_values=None, dtype=None, type_name="record",
-           stream=None, context=None):
+@overload
+def select(keys: DeviceArray, op: str, values: None = None, *,
+           out: Optional[DeviceArray] = None, out_values: None = None,
+           dtype: Optional[DTypeLike] = None, type_name: str = "record",
+           stream: StreamLike = None, context: Optional[Context] = None) -> DeviceArray: ...
+
+
+@overload
+def select(keys: DeviceArray, op: str, values: DeviceArray, *,
+           out: Optional[DeviceArray] = None, out_values: Optional[DeviceArray] = None,
+           dtype: Optional[DTypeLike] = None, type_name: str = "record",
+           stream: StreamLike = None, context: Optional[Context] = None
+           ) -> Tuple[DeviceArray, DeviceArray]: ...
+
+
+def select(keys: DeviceArray, op: str, values: Optional[DeviceArray] = None, *,
+           out: Optional[DeviceArray] = None, out_values: Optional[DeviceArray] = None,
+           dtype: Optional[DTypeLike] = None, type_name: str = "record",
+           stream: StreamLike = None, context: Optional[Context] = None
+           ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """The elements of keys (and their values) for which op, a CUDA boolean expression over
     `a` (const KEY &, e.g. "a > 0" or "a.weight != 0" for records), holds, in order (as
     cub::DeviceSelect::If). out (out_values) default to new arrays like keys (values) of
@@ -1255,8 +1631,27 @@ def select(keys, op, values=None, *, out=None, out_values=None, dtype=None, type
                    stream, context)
 
 
-def unique(keys, values=None, *, out=None, out_values=None, order="ascending", less=None,
-           dtype=None, type_name="record", stream=None, context=None):
+@overload
+def unique(keys: DeviceArray, values: None = None, *, out: Optional[DeviceArray] = None,
+           out_values: None = None, order: Order = "ascending", less: Optional[str] = None,
+           dtype: Optional[DTypeLike] = None, type_name: str = "record",
+           stream: StreamLike = None, context: Optional[Context] = None) -> DeviceArray: ...
+
+
+@overload
+def unique(keys: DeviceArray, values: DeviceArray, *, out: Optional[DeviceArray] = None,
+           out_values: Optional[DeviceArray] = None, order: Order = "ascending",
+           less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+           type_name: str = "record", stream: StreamLike = None,
+           context: Optional[Context] = None) -> Tuple[DeviceArray, DeviceArray]: ...
+
+
+def unique(keys: DeviceArray, values: Optional[DeviceArray] = None, *,
+           out: Optional[DeviceArray] = None, out_values: Optional[DeviceArray] = None,
+           order: Order = "ascending", less: Optional[str] = None,
+           dtype: Optional[DTypeLike] = None, type_name: str = "record",
+           stream: StreamLike = None, context: Optional[Context] = None
+           ) -> Union[DeviceArray, Tuple[DeviceArray, DeviceArray]]:
     """The first element of each run of adjacent equivalent keys (neither ordered before the
     other by order or less: floats are equivalent only with equal bits, so -0 and +0 differ),
     with its value, in order (as cub::DeviceSelect::Unique; sort first for distinct keys).
@@ -1271,9 +1666,14 @@ _VALUE_TYPES = {"u1": "unsigned char", "i1": "signed char", "u2": "unsigned shor
                 "i8": "long long", "f4": "float", "f8": "double"}
 
 
-def reduce_by_key(keys, values, *, op=None, identity=None, value_type=None,
-                  value_type_source=None, out_keys=None, out_values=None, order="ascending",
-                  less=None, dtype=None, type_name="record", stream=None, context=None):
+def reduce_by_key(keys: DeviceArray, values: DeviceArray, *, op: Optional[str] = None,
+                  identity: Optional[str] = None, value_type: Optional[str] = None,
+                  value_type_source: Optional[str] = None,
+                  out_keys: Optional[DeviceArray] = None,
+                  out_values: Optional[DeviceArray] = None, order: Order = "ascending",
+                  less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+                  type_name: str = "record", stream: StreamLike = None,
+                  context: Optional[Context] = None) -> Tuple[DeviceArray, DeviceArray]:
     """Each run of equivalent adjacent keys (neither ordered before the other by order or
     less; built-in float orders: equal bits) to its first key and its values combined in
     order with op and identity (CUDA expressions over a and b of the value type; default
@@ -1308,8 +1708,11 @@ def reduce_by_key(keys, values, *, op=None, identity=None, value_type=None,
     return _trim(out_keys, ko, n, st), out_values[:n]
 
 
-def join(a, b, kind="inner", *, index_dtype=np.int64, order="ascending", less=None, dtype=None,
-         type_name="record", stream=None, context=None):
+def join(a: DeviceArray, b: DeviceArray, kind: JoinKind = "inner", *,
+         index_dtype: DTypeLike = np.int64, order: Order = "ascending",
+         less: Optional[str] = None, dtype: Optional[DTypeLike] = None,
+         type_name: str = "record", stream: StreamLike = None,
+         context: Optional[Context] = None) -> Tuple[DeviceArray, DeviceArray]:
     """The relational join of sorted key columns a and b (kind "inner", "left", "right" or
     "outer"): (a_rows, b_rows), new arrays like a of index_dtype (4- or 8-byte integers) sized
     exactly: for each row i of a in order, (i, j) for each equivalent row j of b in order
@@ -1335,14 +1738,15 @@ def join(a, b, kind="inner", *, index_dtype=np.int64, order="ascending", less=No
     return a_rows, b_rows
 
 
-def _index_offsets(offsets, stream):
+def _index_offsets(offsets: DeviceArray, stream: Optional[int]) -> Array:
     off = as_array(offsets, "offsets", stream)
     if off.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise DtypeError("offsets must be int32 or int64 (got %s)" % off.dtype)
     return off
 
 
-def _paired_values(a_values, b_values, stream):
+def _paired_values(a_values: Optional[DeviceArray], b_values: Optional[DeviceArray],
+                   stream: Optional[int]) -> Optional[Array]:
     """The value array whose row (bytes, trailing shape) and dtype the output values take:
     a_values, or b_values when a_values is empty (an empty a's values say nothing of the
     rows: a (0,) array may go with b's (n, 3)); None without values. a_values and b_values
@@ -1355,12 +1759,12 @@ def _paired_values(a_values, b_values, stream):
     return va if va.n else as_array(b_values, "b_values", stream)
 
 
-def _read_count(sorter, count, stream):
+def _read_count(sorter: Sorter, count: DeviceArray, stream: int) -> int:
     """The count a run wrote to the device array `count`, waiting for the stream."""
     return _driver.read_u64(sorter.context.device, as_array(count, "count", stream).ptr, stream)
 
 
-def _trim(obj, viewed, n, stream):
+def _trim(obj: DeviceArray, viewed: Array, n: int, stream: Optional[int]) -> DeviceArray:
     """obj's first n elements (viewed: obj as the run saw it, maybe bytes viewed as records):
     a slice of obj, whose first dimension may count bytes rather than elements."""
     rows = as_array(obj, "out", stream).n

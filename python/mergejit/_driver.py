@@ -9,25 +9,29 @@ the library does, else libcuda.so.1), so importing the package and compile-only 
 need no driver. The copy runs in the device's primary context,
 the one the library and the CUDA runtime (CuPy, PyTorch, Numba) use.
 """
+from __future__ import annotations
+
 import ctypes
 import os
 import threading
+from typing import Any, Dict, Optional
 
 from ._errors import CudaError, NoDriverError
 
 _lock = threading.Lock()
-_cu = None
-_primary = {}   # device ordinal -> its primary context, retained for the process's life
+_cu: Optional[ctypes.CDLL] = None
+# device ordinal -> its primary context, retained for the process's life
+_primary: Dict[int, Optional[int]] = {}
 
 
-def _check(cu, r, what):
+def _check(cu: ctypes.CDLL, r: int, what: str) -> None:
     if r:
         name = ctypes.c_char_p()
         cu.cuGetErrorName(r, ctypes.byref(name))
         raise CudaError("%s failed: %s" % (what, (name.value or b"CUresult %d" % r).decode()))
 
 
-def _driver():
+def _driver() -> ctypes.CDLL:
     global _cu
     with _lock:
         if _cu is None:
@@ -54,7 +58,7 @@ def _driver():
         return _cu
 
 
-def _context(cu, device):
+def _context(cu: ctypes.CDLL, device: int) -> Optional[int]:
     with _lock:
         ctx = _primary.get(device)
         if ctx is None:
@@ -66,7 +70,7 @@ def _context(cu, device):
         return ctx
 
 
-def read_u64(device, ptr, stream):
+def read_u64(device: int, ptr: int, stream: int) -> int:
     """The uint64 at device address ptr, copied in stream order: the host waits for the stream
     (all work queued on it so far) and then returns the value."""
     cu = _driver()
@@ -81,7 +85,7 @@ def read_u64(device, ptr, stream):
     return host.value
 
 
-def _async(device, what, fn, *args):
+def _async(device: int, what: str, fn: str, *args: Any) -> None:
     cu = _driver()
     _check(cu, cu.cuCtxPushCurrent_v2(_context(cu, device)), "cuCtxPushCurrent")
     try:
@@ -90,13 +94,13 @@ def _async(device, what, fn, *args):
         cu.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
 
 
-def copy(device, dst, src, nbytes, stream):
+def copy(device: int, dst: int, src: int, nbytes: int, stream: int) -> None:
     """Queues a copy of nbytes from device address src to dst on stream; returns at once."""
     if nbytes:
         _async(device, "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2", dst, src, nbytes, stream)
 
 
-def zero(device, dst, nbytes, stream):
+def zero(device: int, dst: int, nbytes: int, stream: int) -> None:
     """Queues nbytes of zeros at device address dst on stream; returns at once."""
     if nbytes:
         _async(device, "cuMemsetD8Async", "cuMemsetD8Async", dst, 0, nbytes, stream)

@@ -7,25 +7,29 @@ That reproduces numpy's layout exactly when every field is at a multiple of its 
 alignment and the itemsize is a multiple of the struct's; other layouts (packed, unaligned
 fields; overlapping fields) have no C struct and are refused.
 """
+from __future__ import annotations
+
 import re
-from collections import namedtuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from ._errors import DtypeError
+from ._typing import DTypeLike
 
 # kind + itemsize -> key kind name (numpy's platform aliases collapse onto these).
-_BUILTIN = {("u", 1): "u8", ("i", 1): "i8", ("u", 2): "u16", ("i", 2): "i16",
-            ("u", 4): "u32", ("i", 4): "i32", ("u", 8): "u64", ("i", 8): "i64",
-            ("f", 2): "f16", ("f", 4): "f32", ("f", 8): "f64", ("b", 1): "u8"}
+_BUILTIN: Dict[Tuple[str, int], str] = {
+    ("u", 1): "u8", ("i", 1): "i8", ("u", 2): "u16", ("i", 2): "i16", ("u", 4): "u32",
+    ("i", 4): "i32", ("u", 8): "u64", ("i", 8): "i64", ("f", 2): "f16", ("f", 4): "f32",
+    ("f", 8): "f64", ("b", 1): "u8"}
 
 # C spelling, size and alignment of a scalar field. f16/bf16 are the library's bit-pattern
 # structs (NVRTC has no cuda_fp16.h here): compare them with mj_key_ord(a.x) < mj_key_ord(b.x).
-_FIELD_C = {("b", 1): "bool", ("i", 1): "signed char", ("u", 1): "unsigned char",
-            ("i", 2): "short", ("u", 2): "unsigned short", ("i", 4): "int",
-            ("u", 4): "unsigned int", ("i", 8): "long long", ("u", 8): "unsigned long long",
-            ("f", 2): "mj_f16", ("f", 4): "float", ("f", 8): "double",
-            ("M", 8): "long long", ("m", 8): "long long"}
+_FIELD_C: Dict[Tuple[str, int], str] = {
+    ("b", 1): "bool", ("i", 1): "signed char", ("u", 1): "unsigned char", ("i", 2): "short",
+    ("u", 2): "unsigned short", ("i", 4): "int", ("u", 4): "unsigned int", ("i", 8): "long long",
+    ("u", 8): "unsigned long long", ("f", 2): "mj_f16", ("f", 4): "float", ("f", 8): "double",
+    ("M", 8): "long long", ("m", 8): "long long"}
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CXX_KEYWORDS = frozenset("""
@@ -38,22 +42,27 @@ short signed sizeof static static_assert static_cast struct switch template this
 throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
 xor xor_eq""".split())
 
-KeyType = namedtuple("KeyType", "kind type_name type_source size align")
-KeyType.__doc__ = """How a dtype crosses to the library: kind is a key kind name ("u32", ...,
-"custom"); for "custom", the struct's name, source, size and alignment."""
+class KeyType(NamedTuple):
+    """How a dtype crosses to the library: kind is a key kind name ("u32", ...,
+    "custom"); for "custom", the struct's name, source, size and alignment."""
+    kind: str
+    type_name: Optional[str]
+    type_source: Optional[str]
+    size: int
+    align: int
 
 
-def is_bfloat16(dt):
+def is_bfloat16(dt: np.dtype[Any]) -> bool:
     return dt.name == "bfloat16" and dt.itemsize == 2
 
 
-def _check_byte_order(dt, what):
+def _check_byte_order(dt: np.dtype[Any], what: str) -> None:
     if dt.byteorder == ">" or (dt.byteorder == "=" and not np.little_endian):
         raise DtypeError("%s is big-endian (%s): the GPU is little-endian; convert it with "
                          ".astype(%r)" % (what, dt.str, dt.newbyteorder("<").str))
 
 
-def _check_name(name, what):
+def _check_name(name: str, what: str) -> None:
     if not _IDENT.match(name) or name in _CXX_KEYWORDS or name.startswith("mj_"):
         raise DtypeError("%s %r is not usable as a C++ identifier (letters, digits and _, not "
                          "a keyword, not mj_...): rename the field" % (what, name))
@@ -62,10 +71,10 @@ def _check_name(name, what):
 class _StructWriter:
     """Declares a structured dtype and its nested ones, innermost first."""
 
-    def __init__(self):
-        self.decls = []
+    def __init__(self) -> None:
+        self.decls: List[str] = []
 
-    def field(self, dt, owner, field):
+    def field(self, dt: np.dtype[Any], owner: str, field: str) -> Tuple[str, str, int, int]:
         """(C type, array suffix, size, alignment) of a field's dtype."""
         what = "field %r of %s" % (field, owner)
         if dt.subdtype is not None:
@@ -98,11 +107,13 @@ class _StructWriter:
             return "unsigned int", "[%d]" % (dt.itemsize // 4), dt.itemsize, 4
         raise DtypeError("%s has dtype %s, which has no CUDA equivalent here" % (what, dt))
 
-    def struct(self, dt, name):
+    def struct(self, dt: np.dtype[Any], name: str) -> Tuple[str, int, int]:
         """Declares the struct for dt under name; returns (name, size, alignment)."""
         fields = []
-        for field in dt.names:
-            fdt, offset = dt.fields[field][:2]
+        names = dt.names or ()
+        by_name: Mapping[str, Tuple[Any, ...]] = dt.fields or {}
+        for field in names:
+            fdt, offset = by_name[field][:2]
             _check_name(field, "field name of %s:" % name)
             fields.append((offset, field, fdt))
         if not fields:
@@ -137,7 +148,7 @@ class _StructWriter:
         return name, dt.itemsize, align
 
 
-def struct_source(dtype, name="record"):
+def struct_source(dtype: DTypeLike, name: str = "record") -> Tuple[str, int, int]:
     """The CUDA declaration of a structured dtype: (source, size, alignment). Raises
     DtypeError, saying why, for dtypes no C struct can reproduce."""
     dt = np.dtype(dtype)
@@ -149,10 +160,10 @@ def struct_source(dtype, name="record"):
     return "\n".join(w.decls) + "\n", size, align
 
 
-_cache = {}
+_cache: Dict[Tuple[Any, str], KeyType] = {}
 
 
-def key_type(dtype, type_name="record"):
+def key_type(dtype: DTypeLike, type_name: str = "record") -> KeyType:
     """The KeyType of a dtype (cached per dtype and name)."""
     try:
         return _cache[(dtype, type_name)]

@@ -1,65 +1,105 @@
 # SPDX-License-Identifier: Apache-2.0
 """One exception class per mj_status, all under MergejitError."""
+from __future__ import annotations
+
+from typing import Dict, Optional, Type
 
 
 class MergejitError(Exception):
     """A mergejit failure: .status is the status's name (e.g. "MJ_ERR_COMPILE"), .message the
     library's message (with NVRTC's log for code that did not compile)."""
 
-    status = "MJ_ERR"
+    status: str = "MJ_ERR"
 
-    def __init__(self, message, status=None):
+    def __init__(self, message: str, status: Optional[str] = None) -> None:
         super().__init__(message)
         if status is not None:
             self.status = status
         self.message = message
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "%s: %s" % (self.status, self.message)
 
 
-def _status_class(name, status, doc, *bases):
-    return type(name, (MergejitError,) + bases, {"status": status, "__doc__": doc})
+# One class statement each (not made by a function), so that type checkers know them as
+# exception classes.
+class InvalidArgumentError(MergejitError, ValueError):
+    """A bad argument: found by the package (array layout, dtype, sizes) or by the library."""
+    status = "MJ_ERR_INVALID_ARGUMENT"
 
 
-InvalidArgumentError = _status_class(
-    "InvalidArgumentError", "MJ_ERR_INVALID_ARGUMENT",
-    "A bad argument: found by the package (array layout, dtype, sizes) or by the library.",
-    ValueError)
 # Dtypes that no key kind or C struct can represent; also a TypeError, as numpy's are.
-DtypeError = type("DtypeError", (InvalidArgumentError, TypeError),
-                  {"__doc__": "A dtype mergejit cannot sort or move (see the message)."})
-HostMemoryError = _status_class("HostMemoryError", "MJ_ERR_HOST_MEMORY",
-                                "Host allocation failed.", MemoryError)
-NoDriverError = _status_class("NoDriverError", "MJ_ERR_NO_DRIVER",
-                              "libcuda could not be loaded or initialised.")
-NoDeviceError = _status_class("NoDeviceError", "MJ_ERR_NO_DEVICE",
-                              "No CUDA device, or the ordinal is out of range.")
-NoCompilerError = _status_class("NoCompilerError", "MJ_ERR_NO_COMPILER",
-                                "libnvrtc could not be loaded.")
-CompileError = _status_class("CompileError", "MJ_ERR_COMPILE",
-                             "NVRTC rejected the generated code; the message holds its log.")
-DeviceMemoryError = _status_class("DeviceMemoryError", "MJ_ERR_DEVICE_MEMORY",
-                                  "Device allocation failed.", MemoryError)
-CudaError = _status_class("CudaError", "MJ_ERR_CUDA", "A CUDA driver call failed.")
-CacheError = _status_class("CacheError", "MJ_ERR_CACHE",
-                           "The disk cache could not be used, or its directory is unsafe.")
-UnsupportedError = _status_class("UnsupportedError", "MJ_ERR_UNSUPPORTED",
-                                 "Valid, but this build, context or device cannot do it.")
-TooLargeError = _status_class("TooLargeError", "MJ_ERR_TOO_LARGE",
-                              "A count too large for the call.", OverflowError)
-FileError = _status_class("FileError", "MJ_ERR_FILE",
-                          "A tuning file or bundle is missing, unreadable or damaged.")
-NotInBundleError = _status_class("NotInBundleError", "MJ_ERR_NOT_IN_BUNDLE",
-                                 "The context's bundle lacks the kernels asked for.")
+class DtypeError(InvalidArgumentError, TypeError):
+    """A dtype mergejit cannot sort or move (see the message)."""
 
-BY_STATUS = {c.status: c for c in (
+
+class HostMemoryError(MergejitError, MemoryError):
+    """Host allocation failed."""
+    status = "MJ_ERR_HOST_MEMORY"
+
+
+class NoDriverError(MergejitError):
+    """libcuda could not be loaded or initialised."""
+    status = "MJ_ERR_NO_DRIVER"
+
+
+class NoDeviceError(MergejitError):
+    """No CUDA device, or the ordinal is out of range."""
+    status = "MJ_ERR_NO_DEVICE"
+
+
+class NoCompilerError(MergejitError):
+    """libnvrtc could not be loaded."""
+    status = "MJ_ERR_NO_COMPILER"
+
+
+class CompileError(MergejitError):
+    """NVRTC rejected the generated code; the message holds its log."""
+    status = "MJ_ERR_COMPILE"
+
+
+class DeviceMemoryError(MergejitError, MemoryError):
+    """Device allocation failed."""
+    status = "MJ_ERR_DEVICE_MEMORY"
+
+
+class CudaError(MergejitError):
+    """A CUDA driver call failed."""
+    status = "MJ_ERR_CUDA"
+
+
+class CacheError(MergejitError):
+    """The disk cache could not be used, or its directory is unsafe."""
+    status = "MJ_ERR_CACHE"
+
+
+class UnsupportedError(MergejitError):
+    """Valid, but this build, context or device cannot do it."""
+    status = "MJ_ERR_UNSUPPORTED"
+
+
+class TooLargeError(MergejitError, OverflowError):
+    """A count too large for the call."""
+    status = "MJ_ERR_TOO_LARGE"
+
+
+class FileError(MergejitError):
+    """A tuning file or bundle is missing, unreadable or damaged."""
+    status = "MJ_ERR_FILE"
+
+
+class NotInBundleError(MergejitError):
+    """The context's bundle lacks the kernels asked for."""
+    status = "MJ_ERR_NOT_IN_BUNDLE"
+
+
+BY_STATUS: Dict[str, Type[MergejitError]] = {c.status: c for c in (
     InvalidArgumentError, HostMemoryError, NoDriverError, NoDeviceError, NoCompilerError,
     CompileError, DeviceMemoryError, CudaError, CacheError, UnsupportedError, TooLargeError,
     FileError, NotInBundleError)}
 
 
-def error_for(status_name, message):
+def error_for(status_name: str, message: str) -> MergejitError:
     """The exception for a status name; statuses this package does not know yet (a newer
     library) give a plain MergejitError that still carries the name."""
     cls = BY_STATUS.get(status_name)

@@ -5,16 +5,19 @@ libmergejit.so opens libcuda and libnvrtc itself, so loading it needs neither. T
 found at $MERGEJIT_LIBRARY when set (a build tree's library, for the tests), else beside this
 file, where `pip install` puts it.
 """
+from __future__ import annotations
+
 import ctypes
 import os
 import sys
 import threading
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 c_int, c_uint, c_size_t, c_void_p, c_char_p = (ctypes.c_int, ctypes.c_uint, ctypes.c_size_t,
                                               ctypes.c_void_p, ctypes.c_char_p)
 
 
-def _library_path():
+def _library_path() -> str:
     path = os.environ.get("MERGEJIT_LIBRARY")
     if path:
         return path
@@ -60,7 +63,7 @@ SET_OPS = {"intersection": 0, "union": 1, "difference": 2, "symmetric_difference
 SELECT_KINDS = {"if": 0, "unique": 1}
 
 _CTX, _SORTER = c_void_p, c_void_p
-_PROTOTYPES = {
+_PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
     "mj_status_name": (c_char_p, [c_int]),
     "mj_version": (c_char_p, []),
     "mj_context_options_init": (None, [ctypes.POINTER(ContextOptions)]),
@@ -132,7 +135,7 @@ _PROTOTYPES = {
 }
 
 
-def _load():
+def _load() -> ctypes.CDLL:
     path = _library_path()
     try:
         lib = ctypes.CDLL(path)
@@ -163,19 +166,22 @@ PATH = _library_path()
 
 NVRTC_SONAMES = ("libnvrtc.so.13", "libnvrtc.so.12")
 # (folder under a sys.path entry, file names), in the order looked at.
-NVRTC_WHEEL_DIRS = ((os.path.join("nvidia", "cu13", "lib"), ("libnvrtc.so.13",)),
-                    (os.path.join("nvidia", "cuda_nvrtc", "lib"),
-                     ("libnvrtc.so.12", "libnvrtc.so.13")))
+NVRTC_WHEEL_DIRS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
+    (os.path.join("nvidia", "cu13", "lib"), ("libnvrtc.so.13",)),
+    (os.path.join("nvidia", "cuda_nvrtc", "lib"), ("libnvrtc.so.12", "libnvrtc.so.13")))
 
 
-def nvrtc_candidates(environ=None, path=None):
+def nvrtc_candidates(environ: Optional[Mapping[str, str]] = None,
+                     path: Optional[Sequence[str]] = None
+                     ) -> Tuple[List[Tuple[str, str]], List[Tuple[str, str]]]:
     """The NVRTC files to try before the system's search and after it, as two lists of
     (file, where): the nvidia-cuda-nvrtc wheels' folders on path (default sys.path), then
     $CUDA_PATH/lib64 and $CUDA_HOME/lib64 of environ (default os.environ). Files that exist
     only."""
     environ = os.environ if environ is None else environ
     path = sys.path if path is None else path
-    before, after = [], []
+    before: List[Tuple[str, str]] = []
+    after: List[Tuple[str, str]] = []
     for entry in path:
         for sub, names in NVRTC_WHEEL_DIRS:
             for name in names:
@@ -193,10 +199,10 @@ def nvrtc_candidates(environ=None, path=None):
 
 
 _nvrtc_lock = threading.Lock()
-_nvrtc_found = None
+_nvrtc_found: Optional[Tuple[Optional[str], str]] = None
 
 
-def _system_nvrtc():
+def _system_nvrtc() -> Optional[str]:
     """The soname the system's search opens (the library opens the same), or None."""
     for name in NVRTC_SONAMES:
         try:
@@ -207,7 +213,7 @@ def _system_nvrtc():
     return None
 
 
-def find_nvrtc():
+def find_nvrtc() -> Tuple[Optional[str], str]:
     """Where the library's NVRTC comes from, as (file or soname, where) or (None, reason);
     called before the library's first use of NVRTC (a context, nvrtc_version()), it sets
     MERGEJIT_LIBNVRTC to a file found outside the system's search. Decided once a process."""
@@ -215,6 +221,7 @@ def find_nvrtc():
     with _nvrtc_lock:
         if _nvrtc_found is not None:
             return _nvrtc_found
+        found: Tuple[Optional[str], str]
         env = os.environ.get("MERGEJIT_LIBNVRTC")
         if env:
             found = (env, "$MERGEJIT_LIBNVRTC")
@@ -238,10 +245,12 @@ def find_nvrtc():
         return found
 
 
-PRIMITIVES = {n: lib.mj_primitive_parse(n.encode())
-              for n in ("mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs",
-                        "expand", "search", "remove", "insert", "move", "join", "setops",
-                        "select", "segreduce", "reducebykey")}
-KEY_KINDS = {n: lib.mj_key_kind_parse(n.encode())
-             for n in ("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "bf16",
-                       "f32", "f64", "custom")}
+PRIMITIVES: Dict[str, int] = {
+    n: lib.mj_primitive_parse(n.encode())
+    for n in ("mergesort", "merge", "segsort", "locality", "reduce", "scan", "lbs", "expand",
+              "search", "remove", "insert", "move", "join", "setops", "select", "segreduce",
+              "reducebykey")}
+KEY_KINDS: Dict[str, int] = {
+    n: lib.mj_key_kind_parse(n.encode())
+    for n in ("u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "bf16", "f32", "f64",
+              "custom")}

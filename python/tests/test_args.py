@@ -149,6 +149,10 @@ def test_wrong_dtype(u32):
         u32.sort(FakeArray((8,), "u8"))
     with pytest.raises(DtypeError):
         u32.sort(FakeArray((8,), "i4"))
+    # Records given to a sorter of a built-in key: the same DtypeError (it was a TypeError
+    # from the struct's name, None, before mypy found it).
+    with pytest.raises(DtypeError, match="built for uint32"):
+        u32.sort(FakeArray((8,), [("x", "f4"), ("id", "u4")]))
 
 
 def test_keys_must_be_1d_and_writable(u32):
