@@ -257,7 +257,7 @@ typedef enum mj_order {
 
 /* The primitives a sorter can be built for. */
 typedef enum mj_primitive {
-    MJ_MERGESORT = 0,      /* mj_sorter_sort, mj_sorter_sort_indices */
+    MJ_MERGESORT = 0,      /* mj_sorter_sort, mj_sorter_sort_indices, _sort_with_indices */
     MJ_MERGE = 1,          /* mj_sorter_merge: two sorted arrays into one */
     MJ_SEGMENTED_SORT = 2, /* mj_sorter_segmented_sort: many segments, each sorted alone */
     MJ_LOCALITY_SORT = 3,  /* mj_sorter_sort: a mergesort that skips the work over data that
@@ -470,6 +470,14 @@ MJ_API mj_status mj_sorter_sort(mj_sorter *sorter, void *keys, void *values, siz
  *          4 or 8; MJ_ERR_TOO_LARGE for n above 2^32 with 4-byte indices. */
 MJ_API mj_status mj_sorter_sort_indices(mj_sorter *sorter, const void *keys, void *indices,
                                         size_t n, void *temp, size_t temp_bytes, void *stream);
+/*! mj_sorter_sort_with_indices() :
+ *  Sorts n keys in place, stably, and writes to `indices` each sorted key's position in the
+ *  input, as torch.sort returns values and indices: one sort, no index array to fill first.
+ *  Index width, sorters and statuses as mj_sorter_sort_indices'; temporary storage:
+ *  mj_sorter_temp_size(sorter, n, 0). indices must not overlap keys. */
+MJ_API mj_status mj_sorter_sort_with_indices(mj_sorter *sorter, void *keys, void *indices,
+                                             size_t n, void *temp, size_t temp_bytes,
+                                             void *stream);
 
 /* =============================================================================================
  * 6. Merge

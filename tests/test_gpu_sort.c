@@ -591,6 +591,86 @@ START_TEST(test_indices) {
 }
 END_TEST
 
+/* Sorting with indices: the keys sorted in place and each one's input position, as torch.sort
+ * gives them, for floats held as ordinals (descending, NaNs included: their bits come back)
+ * and u64 keys, 4- and 8-byte indices, at sizes from 0 through tile edges to millions; indices
+ * over the keys, and a sorter without an index width, are refused with the data untouched. */
+START_TEST(test_sort_with_indices) {
+    static const struct {
+        mj_key_kind kind;
+        mj_order order;
+    } cases[] = {{MJ_KEY_F32, MJ_DESCENDING}, {MJ_KEY_U64, MJ_ASCENDING}};
+    for (size_t c = 0; c < 2; ++c)
+        for (size_t width = 4; width <= 8; width += 4) {
+            mj_key_kind kind = cases[c].kind;
+            size_t ks = mj_key_kind_size(kind);
+            mj_sort_desc d;
+            mj_sort_desc_init(&d, kind, cases[c].order);
+            d.value_size = width;
+            mj_sorter *so;
+            ck_assert_int_eq(mj_sorter_create(ctx, &d, &so), MJ_OK);
+            int nt, vt;
+            mj_sorter_tile(so, &nt, &vt);
+            size_t nv = (size_t)nt * (size_t)vt;
+            size_t sizes[] = {0, 1, nv - 1, nv + 1, 4 * nv + 7, small ? 30011 : 2000003};
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si) {
+                size_t n = sizes[si];
+                unsigned char *keys = malloc(n * ks + 1), *got = malloc(n * ks + 1);
+                unsigned char *idx = malloc(n * width + 1);
+                uint64_t *perm = malloc(n * 8 + 8);
+                ck_assert(keys && got && idx && perm);
+                if (kind == MJ_KEY_F32)
+                    fill_nan_mix(kind, keys, n, 7 + si);
+                else
+                    kg_fill_keys(kind, keys, n, 7 + si);
+                ck_assert_int_eq(kg_reference_sort(kind, cases[c].order, keys, n, perm), MJ_OK);
+                void *dk = NULL, *di = NULL;
+                ck_assert_int_eq(mj__dev_alloc(ctx, &dk, n * ks + 1), MJ_OK);
+                ck_assert_int_eq(mj__dev_alloc(ctx, &di, n * width + 1), MJ_OK);
+                ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * ks), MJ_OK);
+                mj_status st = mj_sorter_sort_with_indices(so, dk, di, n, NULL, 0, NULL);
+                ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
+                ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+                ck_assert_int_eq(mj__dev_download(ctx, got, dk, n * ks), MJ_OK);
+                ck_assert_int_eq(mj__dev_download(ctx, idx, di, n * width), MJ_OK);
+                for (size_t i = 0; i < n; ++i) {
+                    uint64_t at = width == 4 ? ((uint32_t *)idx)[i] : ((uint64_t *)idx)[i];
+                    ck_assert_msg(at == perm[i], "%s n=%zu index %zu: %llu, expected %llu",
+                                  mj_key_kind_name(kind), n, i, (unsigned long long)at,
+                                  (unsigned long long)perm[i]);
+                    ck_assert_msg(memcmp(got + i * ks, keys + perm[i] * ks, ks) == 0,
+                                  "%s n=%zu key %zu", mj_key_kind_name(kind), n, i);
+                }
+                if (n > 1) { /* indices over the keys: refused, the keys as they were */
+                    ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * ks), MJ_OK);
+                    st = mj_sorter_sort_with_indices(so, dk, dk, n, NULL, 0, NULL);
+                    ck_assert_int_eq(st, MJ_ERR_INVALID_ARGUMENT);
+                    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "overlaps"));
+                    ck_assert_int_eq(mj__dev_download(ctx, got, dk, n * ks), MJ_OK);
+                    ck_assert(memcmp(got, keys, n * ks) == 0);
+                }
+                mj__dev_free(ctx, dk);
+                mj__dev_free(ctx, di);
+                free(keys);
+                free(got);
+                free(idx);
+                free(perm);
+            }
+            mj_sorter_destroy(so);
+        }
+    /* A sorter without values has no index width. */
+    mj_sort_desc d;
+    mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
+    mj_sorter *so;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &so), MJ_OK);
+    int dummy = 0;
+    ck_assert_int_eq(mj_sorter_sort_with_indices(so, &dummy, &dummy, 1, NULL, 0, NULL),
+                     MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "value_size 4 or 8"));
+    mj_sorter_destroy(so);
+}
+END_TEST
+
 /* Memory and a stream from the CUDA runtime API (mjt_cudart, opened as the library opens
  * the driver): the primary-context promise. */
 START_TEST(test_runtime_interop) {
@@ -725,6 +805,7 @@ int main(void) {
                         small ? SORT_VARIANTS - 1 : SORT_VARIANTS);
     tcase_add_test(create, test_create_build_fails);
     tcase_add_test(misc, test_indices);
+    tcase_add_test(misc, test_sort_with_indices);
     tcase_add_test(misc, test_runtime_interop);
     tcase_add_test(misc, test_bad_arguments);
     if (!small) {

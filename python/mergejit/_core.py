@@ -464,18 +464,37 @@ class Sorter:
         8, out's itemsize); returns out."""
         s = stream_handle(stream)
         k = self._keys(keys, "keys", s)
-        o = as_array(out, "out", s)
-        if _index_size(o, "out") != self.value_size:
-            raise DtypeError("out has %d-byte indices; this sorter writes %d" % (
-                o.dtype.itemsize, self.value_size))
-        _need_length(o, k.n, "out")
-        _writable(o, "out")
-        if o.dtype == np.int32 and k.n > 2**31 - 1:
-            raise InvalidArgumentError("%d keys do not fit int32 indices: use int64" % k.n)
+        o = self._indices(out, k.n, "out", s)
         tp, tb = self._temp(temp, s, k.n, indices=True)
         self._check(lib.mj_sorter_sort_indices(self._handle(), k.ptr, o.ptr, k.n, tp, tb,
                                                call_stream(s, (k, o))))
         return out
+
+    def sort_with_indices(self, keys: DeviceArray, indices: DeviceArray, *,
+                          temp: Optional[DeviceArray] = None,
+                          stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]:
+        """Sorts keys in place and writes to indices each sorted key's position in the input
+        (a sorter with value_size 4 or 8, indices' itemsize), as torch.sort's (values,
+        indices); returns (keys, indices)."""
+        s = stream_handle(stream)
+        k = self._keys(keys, "keys", s, writable=True)
+        o = self._indices(indices, k.n, "indices", s)
+        tp, tb = self._temp(temp, s, k.n)
+        self._check(lib.mj_sorter_sort_with_indices(self._handle(), k.ptr, o.ptr, k.n, tp, tb,
+                                                    call_stream(s, (k, o))))
+        return keys, indices
+
+    def _indices(self, out: DeviceArray, n: int, what: str, s: Optional[int]) -> Array:
+        """out as the n indices of an index sort: this sorter's index width, writable."""
+        o = as_array(out, what, s)
+        if _index_size(o, what) != self.value_size:
+            raise DtypeError("%s has %d-byte indices; this sorter writes %d" % (
+                what, o.dtype.itemsize, self.value_size))
+        _need_length(o, n, what)
+        _writable(o, what)
+        if o.dtype == np.int32 and n > 2**31 - 1:
+            raise InvalidArgumentError("%d keys do not fit int32 indices: use int64" % n)
+        return o
 
     @overload
     def merge(self, a: DeviceArray, b: DeviceArray, out: DeviceArray, *,
@@ -1023,7 +1042,8 @@ def _output(src: Array, src_obj: DeviceArray, out: Optional[DeviceArray], what: 
     Returns (the object returned to the caller, its Array)."""
     if out is None:
         out = _like(as_array(src_obj, what, st), what)
-    o = as_array(out, what, st, dtype)
+    # In place: the input's Array again, not a second export (DLPack's is asked once a call).
+    o = src if out is src_obj else as_array(out, what, st, dtype)
     if o.dtype != src.dtype or o.n != src.n or (o.row_bytes != src.row_bytes and src.n):
         raise InvalidArgumentError(
             "%s must be like its input: %d elements of %s, %d bytes each (got %d of %s, %d "
@@ -1117,33 +1137,20 @@ def sort(keys: DeviceArray, *, out: Union[DeviceArray, ArrayPair, None] = None,
         if ix.dtype not in (np.dtype(np.int32), np.dtype(np.int64)) or len(ix.shape) != 1:
             raise DtypeError("out[1] (the indices) must be a 1-D int32 or int64 array (got %s "
                              "of shape %s)" % (ix.dtype, ix.shape))
+    # The library's sort with indices makes them as it sorts: a mergesort (locality's queue
+    # has no such run; the order is the same).
+    kw["primitive"] = "mergesort"
     s = _sorter(context, k, dict(kw, value_size=8 if ix is None else ix.dtype.itemsize))
     s._keys(k, "keys", st)
     out_values, o = _output(k, keys, out_values, "out[0]", st, dtype)
     if ix is None:
         out_indices = _new(k, k.n, np.int64, "out[1]")
         ix = as_array(out_indices, "out[1]", st)
-    _need_length(ix, k.n, "out[1]")
-    _writable(ix, "out[1]")
-    if ix.dtype == np.int32 and k.n > 2**31 - 1:
-        raise InvalidArgumentError("%d keys do not fit int32 indices: use int64" % k.n)
     strm = call_stream(st, (k, o, ix))
+    s._indices(ix, k.n, "out[1]", strm)
     _copy_into(s, k, o, strm)
-    _iota(s.context, ix, strm)
-    s.sort(o, ix, stream=strm)
+    s.sort_with_indices(o, ix, stream=strm)
     return SortResult(out_values, out_indices)
-
-
-def _iota(context: Context, ix: Array, stream: int) -> None:
-    """0, 1, ..., n - 1 into ix (int32 or int64) on stream: the ranks of a load-balancing
-    search over one object of n items, whose single offset (0) is zeroed in stream order."""
-    if not ix.n or context.compile_only:
-        return                          # (a compile-only context: the sort refuses to run)
-    zero = _new(ix, 1, ix.dtype, "offsets")
-    z = as_array(zero, "offsets", stream)
-    objects = _new(ix, ix.n, ix.dtype, "objects")
-    _driver.zero(context.device, z.ptr, z.row_bytes, stream)
-    context.sorter(ix.dtype, primitive="lbs").load_balance(z, ix.n, objects, ix, stream=stream)
 
 
 def sort_by_key(keys: DeviceArray, values: DeviceArray, *, out: Optional[ArrayPair] = None,
@@ -1585,6 +1592,11 @@ def _select(kind: SelectKind, keys: DeviceArray, values: Optional[DeviceArray],
     st = stream_handle(stream)
     k = as_array(keys, "keys", st, dtype)
     v = as_array(values, "values", st) if values is not None else None
+    if kind == "if" and kw.get("less") is None and \
+            key_type(k.dtype, kw.get("type_name") or "record").kind == "custom":
+        # The library builds a sorter of a custom key with a comparator, which a selection by
+        # op never calls: one that orders nothing.
+        kw = dict(kw, less="false")
     s = _sorter(context, k, dict(kw, primitive="select",
                                  value_size=v.row_bytes if v is not None else 0))
     if out is None:

@@ -90,6 +90,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
                                c_void_p]),
     "mj_sorter_sort_indices": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_void_p,
                                        c_size_t, c_void_p]),
+    "mj_sorter_sort_with_indices": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_void_p,
+                                            c_size_t, c_void_p]),
     "mj_sorter_merge": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p,
                                 c_size_t, c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]),
     "mj_sorter_segmented_sort": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t,

@@ -19,8 +19,8 @@ KEYS, NEW, OTHER, STEP = 0x100000, 0x10000000, 0x300000, 0x1000000
 
 class Device:
     """What the calls queued, in order: ("copy", dst, src, nbytes), ("zero", dst, nbytes),
-    ("sort", primitive, order, keys, values), ("segsort", keys, segments, values),
-    ("lbs", offsets, num_items, objects, ranks); and the arrays allocated (new)."""
+    ("sort", primitive, value_size, keys, values), ("segsort", keys, segments, values),
+    ("sort+indices", primitive, value_size, keys, indices); and the arrays allocated (new)."""
 
     def __init__(self, monkeypatch, ctx):
         self.log, self.new, self.next = [], [], NEW
@@ -37,12 +37,12 @@ class Device:
                            stream=None):
             log.append(("segsort", _ptr(keys), _ptr(segments), _ptr(values)))
 
-        def load_balance(s, offsets, num_items, objects, ranks=None, *, temp=None, stream=None):
-            log.append(("lbs", _ptr(offsets), num_items, _ptr(objects), _ptr(ranks)))
+        def sort_with_indices(s, keys, indices, *, temp=None, stream=None):
+            log.append(("sort+indices", s.primitive, s.value_size, _ptr(keys), _ptr(indices)))
 
         monkeypatch.setattr(_core.Sorter, "sort", sort)
         monkeypatch.setattr(_core.Sorter, "segmented_sort", segmented_sort)
-        monkeypatch.setattr(_core.Sorter, "load_balance", load_balance)
+        monkeypatch.setattr(_core.Sorter, "sort_with_indices", sort_with_indices)
 
     def copy(self, device, dst, src, nbytes, stream):
         self.log.append(("copy", dst, src, nbytes))
@@ -158,10 +158,14 @@ def test_sort_return_indices(dev, compile_ctx):
     new = {n[3]: n for n in dev.new}
     assert new["out[0]"][1:3] == ((50,), np.float64) and new["out[1]"][1:3] == ((50,), np.int64)
     vp, ip = _ptr(values), _ptr(indices)
-    zero, objects = _ptr(new["offsets"][0]), _ptr(new["objects"][0])
-    # the keys copied, 0..n-1 made as the ranks of one object of n items, the pairs sorted
-    assert dev.log == [("copy", vp, KEYS, 400), ("zero", zero, 8),
-                       ("lbs", zero, 50, objects, ip), ("sort", "mergesort", 8, vp, ip)]
+    # the keys copied, then sorted there with their indices made as they sort: nothing else
+    # allocated, no index array filled first
+    assert set(new) == {"out[0]", "out[1]"}
+    assert dev.log == [("copy", vp, KEYS, 400), ("sort+indices", "mergesort", 8, vp, ip)]
+    # locality=True sorts the same way (its queue has no run that makes indices)
+    dev.log.clear()
+    mergejit.sort(keys, return_indices=True, locality=True, context=compile_ctx)
+    assert dev.log[-1][:3] == ("sort+indices", "mergesort", 8)
 
 
 def test_sort_return_indices_out(dev, compile_ctx):
@@ -169,7 +173,7 @@ def test_sort_return_indices_out(dev, compile_ctx):
     idx = FakeArray((50,), "i4", ptr=OTHER)
     r = mergejit.sort(keys, return_indices=True, out=(keys, idx), context=compile_ctx)
     assert r == (keys, idx)
-    assert dev.log[0][0] == "zero" and dev.log[-1] == ("sort", "mergesort", 4, KEYS, OTHER)
+    assert dev.log == [("sort+indices", "mergesort", 4, KEYS, OTHER)]   # in place: no copy
     with pytest.raises(DtypeError, match=r"out\[1\] \(the indices\) must be a 1-D int32 or "
                                          r"int64 array \(got uint8"):
         mergejit.sort(keys, return_indices=True, out=(keys, FakeArray((50,), "u1")),

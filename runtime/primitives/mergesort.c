@@ -227,8 +227,10 @@ static mj_status schedule(mj_sorter *s, const plan *pl, CUdeviceptr keys_src,
     return MJ_OK;
 }
 
-/* Common body of sort and sort_indices: checks, temporary storage, schedule. An index sort
- * (`indices`) reads no values: values_final is the indices it writes. */
+/* Common body of sort, sort_indices and sort_with_indices: checks, temporary storage, schedule.
+ * values NULL with values_final: the values are generated as the keys' indices (index sorts),
+ * values_final gets them. `indices` (sort_indices): the keys are only read, sorted in temporary
+ * storage (keys_final unused), so only the indices come out. */
 static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const void *values,
                      void *values_final, size_t n, int indices, void *temp, size_t temp_bytes,
                      void *stream, CUevent *marks) {
@@ -239,8 +241,8 @@ static mj_status run(mj_sorter *s, const void *keys, void *keys_final, const voi
     plan pl = plan_of(s, (long long)n);
     /* layout checked both products; values are given exactly when there are values. */
     const mj_array a[] = {{keys, n * s->key_size, "keys"},
-                          {indices ? values_final : values, n * s->value_size,
-                           indices ? "indices" : "values"}};
+                          {values ? values : values_final, n * s->value_size,
+                           values ? "values" : "indices"}};
     const size_t align[] = {s->key_align, s->value_align};
     mj_run rn;
     st = mj__run_open(s, a, align, 2, n ? MJ_RUN_TEMP : MJ_RUN_ENTER, t.total, temp, stream, &rn);
@@ -267,10 +269,10 @@ mj_status mj__mergesort_sort(mj_sorter *s, void *keys, void *values, size_t n, v
     return run(s, keys, keys, values, values, n, 0, temp, temp_bytes, stream, marks);
 }
 
-mj_status mj_sorter_sort_indices(mj_sorter *s, const void *keys, void *indices, size_t n,
-                                 void *temp, size_t temp_bytes, void *stream) {
-    if (!s) return MJ_ERR_INVALID_ARGUMENT;
-    mj_status st = mj__sorter_expect(s, 1u << MJ_MERGESORT, "mj_sorter_sort_indices");
+/* What both index sorts check before their run: the sorter, the index width, indices. */
+static mj_status check_index_sort(mj_sorter *s, const void *indices, size_t n,
+                                  const char *function) {
+    mj_status st = mj__sorter_expect(s, 1u << MJ_MERGESORT, function);
     if (st) return st;
     if (s->value_size != 4 && s->value_size != 8)
         return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
@@ -280,5 +282,24 @@ mj_status mj_sorter_sort_indices(mj_sorter *s, const void *keys, void *indices, 
         return mj__fail(s->ctx, MJ_ERR_TOO_LARGE,
                         "%zu elements need 8-byte indices (value_size 8)", n);
     if (!indices && n) return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "indices is NULL");
-    return run(s, keys, NULL, NULL, indices, n, 1, temp, temp_bytes, stream, NULL);
+    return MJ_OK;
+}
+
+mj_status mj_sorter_sort_indices(mj_sorter *s, const void *keys, void *indices, size_t n,
+                                 void *temp, size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    mj_status st = check_index_sort(s, indices, n, "mj_sorter_sort_indices");
+    return st ? st : run(s, keys, NULL, NULL, indices, n, 1, temp, temp_bytes, stream, NULL);
+}
+
+mj_status mj_sorter_sort_with_indices(mj_sorter *s, void *keys, void *indices, size_t n,
+                                      void *temp, size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    static const char fn[] = "mj_sorter_sort_with_indices";
+    mj_array a[] = {{keys, 0, "keys"}, {indices, 0, "indices"}};
+    const size_t count[] = {n, n}, size[] = {s->key_size, s->value_size};
+    mj_status st = check_index_sort(s, indices, n, fn);
+    if (!st) st = mj__array_bytes(s, fn, a, count, size, 2);
+    if (!st) st = mj__check_overlaps(s, fn, a, 1, 2);
+    return st ? st : run(s, keys, keys, NULL, indices, n, 0, temp, temp_bytes, stream, NULL);
 }
