@@ -2,6 +2,7 @@
 /* The mergejit tool's exit statuses and messages without a GPU: --help, the demo building for
  * the target, saying on one line that there is no GPU, with its build split per program, then
  * loading from the disk cache; and bad command lines. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,36 @@ START_TEST(tool)
                       "%s --device -1 exited %d:\n%s", cmds[c], r.status, r.err);
         mjt_tool_run_free(&r);
     }
+    /* Outputs that cannot be written are refused before any work (exit 1, "cannot write"),
+     * whatever the input: sort's and join's before reading it, gen's before compiling, tune's
+     * before measuring; an output that is a directory too. */
+    char *dir = mjt_tmpdir();
+    char missing[4200], in[4200];
+    snprintf(missing, sizeof missing, "%s/no/such/folder/out", dir);
+    snprintf(in, sizeof in, "%s/never-read", dir);
+    const char *const unwritable[][8] = {
+        {"sort", "--type", "u32", in, missing, NULL},
+        {"sort", "--type", "u32", in, dir, NULL},
+        {"join", "--type", "u32", in, in, missing, NULL},
+        {"gen", "-o", missing, "--sm", "90", "--types", "u32", NULL},
+        {"tune", "--quick", "--json", missing, NULL},
+        {"tune", "--quick", "--plot", dir, NULL}};
+    for (size_t l = 0; l < sizeof unwritable / sizeof unwritable[0]; l++) {
+        r = mjt_run_tool(unwritable[l], NULL);
+        ck_assert_msg(r.status == 1 && strstr(r.err, "cannot write '") != NULL &&
+                          strstr(r.err, "never-read") == NULL,
+                      "%s (line %zu) exited %d:\n%s", unwritable[l][0], l, r.status, r.err);
+        mjt_tool_run_free(&r);
+    }
+    int names = 0;
+    DIR *d = opendir(dir); /* no probe left behind */
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        names += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    ck_assert_int_eq(names, 0);
+    mjt_rmtree(dir);
+    free(dir);
     static const char *const bad_top[] = {"--no-such-option", NULL};
     r = mjt_run_tool(bad_top, NULL);
     ck_assert_int_eq(r.status, 2);

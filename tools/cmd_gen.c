@@ -501,6 +501,8 @@ int cmd_gen(int argc, char **argv)
     if (!o)
         return cli_tool_error(MJ_ERR_HOST_MEMORY, "out of host memory");
     int rc = parse_opts(argc, argv, o) != 0 ? CLI_USAGE : CLI_OK;
+    if (rc == CLI_OK && !o->list && cli_check_output(o->output) != 0)
+        rc = CLI_FAILURE;
     if (rc == CLI_OK && o->list) {
         rc = list_bundle(o->list);
     } else if (rc == CLI_OK) {

@@ -198,6 +198,8 @@ int cmd_join(int argc, char **argv)
     }
     if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
         return rc;
+    if (cli_check_output(o.operands.arg[2]) != 0)
+        return CLI_FAILURE;
 
     void *a = NULL, *b = NULL, *rows = NULL;
     size_t na = 0, nb = 0;

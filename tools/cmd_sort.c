@@ -228,6 +228,8 @@ int cmd_sort(int argc, char **argv)
     }
     if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
         return rc;
+    if (cli_check_output(o.out) != 0 || cli_check_output(o.values_out) != 0)
+        return CLI_FAILURE;
 
     size_t key_size = mj_key_kind_size(o.kind);
     void *keys = NULL, *values = NULL, *keys_copy = NULL, *values_copy = NULL, *heads = NULL;

@@ -696,6 +696,10 @@ int cmd_tune(int argc, char **argv)
     tune_opts o;
     if (parse_opts(argc, argv, &o) != 0)
         return CLI_USAGE;
+    /* Hours of measuring must not end in a file that cannot be written. */
+    if (cli_check_output(o.output) != 0 || cli_check_output(o.json) != 0 ||
+        cli_check_output(o.plot) != 0)
+        return CLI_FAILURE;
     int rc = CLI_OK;
     mj_context *ctx = open_device(&o, &rc);
     if (ctx == NULL)

@@ -208,6 +208,10 @@ int cli_stage_file(const char *path, const void *data, size_t size, cli_staged *
 int cli_commit_file(cli_staged *staged);
 /* Stages and commits one file. */
 int cli_write_file(const char *path, const void *data, size_t size);
+/* Before the work a command writes out: path's folder takes a new file (one is made and
+ * removed) and path is not a folder. 0, or -1 with "cannot write 'path': why" printed. NULL
+ * paths (an output not asked for) pass. */
+int cli_check_output(const char *path);
 /* Removes a staged file that is not to be committed. Safe on an empty or committed one. */
 void cli_discard_file(cli_staged *staged);
 /* 1 when both paths name the same existing file (same device and inode; `b` is not followed

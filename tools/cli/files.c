@@ -81,6 +81,23 @@ int cli_commit_file(cli_staged *staged)
     return 0;
 }
 
+int cli_check_output(const char *path)
+{
+    if (path == NULL)
+        return 0;
+    cli_staged probe;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("cannot write '%s': it is a directory", path);
+        return -1;
+    }
+    /* A staged empty file in the output's folder, discarded: what the write will need. */
+    if (cli_stage_file(path, "", 0, &probe) != 0)
+        return -1;
+    cli_discard_file(&probe);
+    return 0;
+}
+
 int cli_write_file(const char *path, const void *data, size_t size)
 {
     cli_staged staged;
