@@ -97,26 +97,20 @@ int cmd_cache(int argc, char **argv)
         if (st != MJ_OK) {
             rc = cli_status_error(ctx, st);
         } else {
-            uint64_t cap = mj_context_cache_max(ctx);
-            int writable = mj_cache_check_writable(ctx) == MJ_OK;
             if (o.json) {
                 printf("{\"dir\": ");
                 cli_put_json_string(stdout, mj_context_cache_dir(ctx));
-                printf(", \"entries\": %zu, \"bytes\": %llu, \"max_bytes\": ", entries,
-                       (unsigned long long)bytes);
-                if (cap == UINT64_MAX)
-                    printf("null");
-                else
-                    printf("%llu", (unsigned long long)cap);
-                printf(", \"writable\": %s}\n", writable ? "true" : "false");
+                cli_put_cache_json(stdout, ctx, entries, bytes);
+                printf("}\n");
             } else {
+                uint64_t cap = mj_context_cache_max(ctx);
                 printf("cache:   %s\n", mj_context_cache_dir(ctx));
                 printf("entries: %zu\n", entries);
                 printf("bytes:   %llu (%s)\n", (unsigned long long)bytes,
                        cli_format_bytes(bytes, buf, sizeof buf));
                 printf("cap:     %s\n", cap == UINT64_MAX ? "none (MERGEJIT_CACHE_MAX=0)"
                                                          : cli_format_bytes(cap, buf, sizeof buf));
-                if (!writable)
+                if (mj_cache_check_writable(ctx) != MJ_OK)
                     printf("warning: %s; kernels are compiled again by every process\n",
                            mj_context_last_error(ctx));
             }

@@ -97,16 +97,8 @@ static void json_files(mj_context *ctx)
         json_error("cache_error", ctx, st);
     printf("  \"cache\": {\"dir\": ");
     cli_put_json_string(stdout, dir[0] ? dir : NULL);
-    if (dir[0] && st == MJ_OK) {
-        printf(", \"entries\": %zu, \"bytes\": %llu, \"max_bytes\": ", entries,
-               (unsigned long long)bytes);
-        uint64_t cap = mj_context_cache_max(ctx);
-        if (cap == UINT64_MAX)
-            printf("null");
-        else
-            printf("%llu", (unsigned long long)cap);
-        printf(", \"writable\": %s", mj_cache_check_writable(ctx) == MJ_OK ? "true" : "false");
-    }
+    if (dir[0] && st == MJ_OK)
+        cli_put_cache_json(stdout, ctx, entries, bytes);
     printf("},\n");
     const char *tuning = ctx ? mj_context_tuning_file(ctx) : "";
     const char *bundle = ctx ? mj_context_bundle(ctx) : "";

@@ -162,6 +162,9 @@ void cli_put_one_line(FILE *f, const char *msg);
 const char *cli_json_char(unsigned char c, char *buf);
 /* s as a JSON string on f ("null" for NULL). */
 void cli_put_json_string(FILE *f, const char *s);
+/* The cache's facts after its "dir" member, as `info --json` and `cache stats --json` print
+ * them: , "entries": N, "bytes": N, "max_bytes": N or null (no cap), "writable": bool. */
+void cli_put_cache_json(FILE *f, mj_context *ctx, size_t entries, uint64_t bytes);
 
 /* "13.0" from 13000 (driver and NVRTC versions); "not found" for 0. */
 const char *cli_format_version(int version, char *buf, size_t len);

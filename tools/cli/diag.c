@@ -90,6 +90,18 @@ void cli_put_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void cli_put_cache_json(FILE *f, mj_context *ctx, size_t entries, uint64_t bytes)
+{
+    fprintf(f, ", \"entries\": %zu, \"bytes\": %llu, \"max_bytes\": ", entries,
+            (unsigned long long)bytes);
+    uint64_t cap = mj_context_cache_max(ctx);
+    if (cap == UINT64_MAX)
+        fputs("null", f);
+    else
+        fprintf(f, "%llu", (unsigned long long)cap);
+    fprintf(f, ", \"writable\": %s", mj_cache_check_writable(ctx) == MJ_OK ? "true" : "false");
+}
+
 void cli_put_one_line(FILE *f, const char *msg)
 {
     int pending_space = 0, started = 0;
