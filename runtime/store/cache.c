@@ -234,10 +234,19 @@ mj_cache_result mj__cache_load(const char *dir, const uint8_t key[32], void **da
     return res;
 }
 
+/* What a store needs of dir before it writes: created (private) when missing, and ours. The
+ * writability probe takes the same step, so that it answers for a store. */
+static int open_dir(const char *dir, char *err, size_t errcap)
+{
+    if (mj__dir_ensure_private(dir, err, errcap) != 0)
+        return -1;
+    return mj__cache_check_dir(dir, err, errcap);
+}
+
 int mj__cache_store(const char *dir, const uint8_t key[32], const void *data, size_t size,
                     const mj_cache_meta *meta, char *err, size_t errcap)
 {
-    if (mj__dir_ensure_private(dir, err, errcap) != 0 || mj__cache_check_dir(dir, err, errcap) != 0)
+    if (open_dir(dir, err, errcap) != 0)
         return -1;
     char path[PATH_MAX];
     char hex[65];
@@ -517,7 +526,7 @@ int mj__cache_check_writable(const char *dir, char *err, size_t errcap)
     /* Tried, not guessed from permissions: root passes access(2) on directories it cannot
      * write (a read-only mount, /proc). The probe is named as an interrupted store's
      * temporary file, which clear removes should it ever be left. */
-    if (mj__dir_ensure_private(dir, err, errcap) != 0 || mj__cache_check_dir(dir, err, errcap) != 0)
+    if (open_dir(dir, err, errcap) != 0)
         return -1;
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/.%064d.tmp.XXXXXX", dir, 0) >= (int)sizeof path) {
