@@ -108,8 +108,10 @@ typedef enum mj_status {
     MJ_ERR_TOO_LARGE = 11,       /* a count whose byte size does not fit in size_t */
     MJ_ERR_FILE = 12,            /* a tuning file or bundle is missing, unreadable, damaged, or
                                     not one; the message names the file and the problem */
-    MJ_ERR_NOT_IN_BUNDLE = 13    /* the context's bundle lacks the kernels asked for, and the
+    MJ_ERR_NOT_IN_BUNDLE = 13,   /* the context's bundle lacks the kernels asked for, and the
                                     context may not compile them */
+    MJ_ERR_TIMEOUT = 14          /* a sort across GPUs waited longer than its timeout for
+                                    another rank; the communicator was aborted (section 22) */
 } mj_status;
 
 /*! mj_status_name() :
@@ -1279,6 +1281,25 @@ MJ_API mj_status mj_bundle_list(const char *path,
  * so check that it succeeded everywhere first.
  * The calls return once the work is queued on `stream` (plan waits for the counts). Streams
  * are cudaStream_t / CUstream on the rank's device; ctx must be on the communicator's device.
+ *
+ * Timeouts. Every step at which a rank waits for the others gives up after the sorter's
+ * timeout (mj_multi_sorter_set_timeout; default 600 s, or $MERGEJIT_MULTI_TIMEOUT seconds,
+ * 0 waiting for ever), and after an asynchronous NCCL error at once: the call then aborts the
+ * communicator (ncclCommAbort, which ends its pending work and frees it) and returns
+ * MJ_ERR_TIMEOUT (MJ_ERR_CUDA for NCCL's error); the sorter refuses further calls. Destroy
+ * the sorter and make a new communicator; do not use or destroy the aborted one. The exchange
+ * and merges that finish queues are not waited for; a rank lost during them is NCCL's to
+ * report (ncclCommGetAsyncError).
+ *
+ * Processes. A program of one process per GPU (on one node or several) makes its
+ * communicators as NCCL's ncclGetUniqueId and ncclCommInitRank do, through the library's own
+ * NCCL when it does not link NCCL: one process calls mj_multi_id_create and hands the id to
+ * the others (a file, a socket, MPI_Bcast, torch.distributed), then every process calls
+ * mj_multi_comm_create with its rank (examples/c/multi_process_sort.c).
+ *
+ * Memory. The sorter keeps its temporary device memory between calls (about the largest
+ * shard's size in phase 1, twice the output's in phase 2) and frees it when destroyed: a sort
+ * that allocated on every call spent more time mapping memory than merging at 2^30 keys.
  * ============================================================================================= */
 
 typedef struct mj_multi_sorter mj_multi_sorter;
@@ -1335,6 +1356,35 @@ MJ_API mj_status mj_multi_sort(mj_multi_sorter *m, void *keys, void *values, siz
                                void *out_keys, void *out_values, size_t capacity,
                                size_t *out_count, void *stream);
 
+/*! mj_multi_sorter_set_timeout() :
+ *  How long, in seconds, each collective step waits for the other ranks before it aborts the
+ *  communicator (0: for ever; the section's introduction). Local: each rank sets its own.
+ *  @return MJ_OK; MJ_ERR_INVALID_ARGUMENT for a negative or non-finite time. */
+MJ_API mj_status mj_multi_sorter_set_timeout(mj_multi_sorter *m, double seconds);
+
+/* An NCCL unique id (ncclUniqueId): 128 opaque bytes that one process makes and every rank
+ * needs, to be passed between processes as plain bytes. */
+typedef struct mj_multi_id {
+    unsigned char bytes[128];
+} mj_multi_id;
+
+/*! mj_multi_id_create() :
+ *  A new id (ncclGetUniqueId), made once, by one process, for one communicator.
+ *  @return MJ_OK; MJ_ERR_UNSUPPORTED without NCCL, MJ_ERR_CUDA for NCCL's failure (e.g. no
+ *          network interface), the reason in err (may be NULL; err_cap bytes). */
+MJ_API mj_status mj_multi_id_create(mj_multi_id *id, char *err, size_t err_cap);
+
+/*! mj_multi_comm_create() :
+ *  This process's rank `rank` of `ranks` in the communicator of id (ncclCommInitRank), on
+ *  ctx's device, into *comm. Collective: it returns when every rank has called it (NCCL waits
+ *  for ranks that are late, and has no timeout of its own here). Destroy the communicator with
+ *  mj_multi_comms_destroy(1, &comm) after the sorters that use it.
+ *  @return MJ_OK; MJ_ERR_INVALID_ARGUMENT for a NULL argument or a rank out of range;
+ *          MJ_ERR_UNSUPPORTED without NCCL or in a compile-only context; MJ_ERR_CUDA for
+ *          NCCL's failure (its message in ctx). */
+MJ_API mj_status mj_multi_comm_create(mj_context *ctx, const mj_multi_id *id, int ranks,
+                                      int rank, void **comm);
+
 /*! mj_multi_comms_create() :
  *  For programs that do not link NCCL (tests, tools, bindings): one communicator per device of
  *  devices[0 .. count - 1] (NULL: devices 0 .. count - 1), all in this process
@@ -1345,7 +1395,8 @@ MJ_API mj_status mj_multi_sort(mj_multi_sorter *m, void *keys, void *values, siz
 MJ_API mj_status mj_multi_comms_create(int count, const int *devices, void **comms, char *err,
                                        size_t err_cap);
 /*! mj_multi_comms_destroy() :
- *  Destroys count communicators (NULL entries are skipped). */
+ *  Destroys count communicators (NULL entries are skipped), made by mj_multi_comms_create or
+ *  mj_multi_comm_create. */
 MJ_API void mj_multi_comms_destroy(int count, void **comms);
 
 /* =============================================================================================

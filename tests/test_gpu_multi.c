@@ -1,21 +1,32 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The sort across GPUs over NCCL, against a CPU stable sort. Uses every visible GPU (P = the
- * device count, at most 8, capped by $MJ_TEST_GPUS; P = 1 runs the same path over a one-rank
- * communicator), one host thread a rank, communicators from mj_multi_comms_create. Key kinds:
- * u32, i64, f32 (NaNs, -0, infinities), f64 descending, a 16-byte struct with a two-field
- * comparator, and pairs with 4- and 12-byte values holding each key's global input position
- * (which checks stability across ranks; float NaNs of different payloads check it for keys
- * alone). Shards: none anywhere, none on one rank, one key each, tile edges, very unequal,
- * a few million in all; all-equal, sorted and reverse keys; every rank's count within the
- * bound of primitives/multi_plan.h. Paths: the one call, the two phases, a capacity too small
- * on one rank (MJ_ERR_TOO_LARGE everywhere, nothing exchanged), and a bad argument on one
- * rank (MJ_ERR_INVALID_ARGUMENT everywhere, every rank's keys untouched).
+/* The sort across GPUs over NCCL, against a CPU stable sort, with the ranks as threads of this
+ * process (communicators from mj_multi_comms_create) and again as processes, one a GPU, each
+ * this program started as a worker (`--worker RANK RANKS KIND DIR`) with a communicator from
+ * mj_multi_comm_create over an id that this process made with mj_multi_id_create and handed
+ * over in a file; the workers write what they got to files and this process judges it as it
+ * judges the threads'. P = the device count, at most 8, capped by $MJ_TEST_GPUS (P = 1 runs the
+ * same paths over a one-rank communicator). Key kinds: u32, i64, f32 (NaNs, -0, infinities),
+ * f64 descending, a 16-byte struct with a two-field comparator, and pairs with 4- and 12-byte
+ * values holding each key's global input position (which checks stability across ranks; float
+ * NaNs of different payloads check it for keys alone). Shards: none anywhere, none on one rank,
+ * one key each, tile edges, very unequal, a few million in all; all-equal, sorted and reverse
+ * keys; every rank's count within the bound of primitives/multi_plan.h. Paths: the one call,
+ * the two phases, a capacity too small on one rank (MJ_ERR_TOO_LARGE everywhere, nothing
+ * exchanged), a bad argument on one rank and device memory exhausted on one rank (that status
+ * everywhere, every rank's keys untouched), and, with processes, a rank that never calls (every
+ * other rank MJ_ERR_TIMEOUT within its timeout, not a hang).
  * Skips (77) without a GPU or without NCCL ($MERGEJIT_NCCL names it). MJ_TEST_SMALL=1 runs
  * small sizes. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep, kill */
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "api/devmem.h"
 #include "cli.h"
@@ -23,10 +34,13 @@
 #include "test_support.h"
 
 #define MAXR 8
+#define TEST_TIMEOUT 60.0 /* seconds a collective step waits here before it gives up */
+#define ABSENT_TIMEOUT 3.0
 
 static int P, small, verbose;
 static mj_context *ctxs[MAXR];
 static void *comms[MAXR];
+static const char *self_path;
 
 /* ---------------------------------------------------------------- keys and references */
 
@@ -122,22 +136,75 @@ static unsigned char *make_keys(const kind_case *k, int dist, size_t n, uint64_t
     return keys;
 }
 
-/* ---------------------------------------------------------------- one rank's run */
+/* ---------------------------------------------------------------- the cases */
 
-enum { M_ONE_CALL, M_TWO_PHASES, M_SHORT_CAPACITY, M_BAD_ARGUMENT };
+enum { M_ONE_CALL, M_TWO_PHASES, M_SHORT_CAPACITY, M_BAD_ARGUMENT, M_NO_MEMORY };
 static const char *const mode_names[] = {"one call", "two phases", "short capacity",
-                                         "bad argument"};
+                                         "bad argument", "no device memory"};
+
+typedef struct case_spec {
+    size_t n[MAXR];
+    int dist, mode;
+    uint64_t seed;
+} case_spec;
+
+#define MAX_CASES 16
+
+/* Every shape, distribution and mode for kind i (nv its merge tile), into cases. */
+static int case_list(int i, size_t nv, case_spec *cases) {
+    size_t big = small ? 200000 : 4000000;
+    uint64_t seed = 100 * (uint64_t)i;
+    int c = 0;
+#define ADD(expr, d, m)                                                                        \
+    do {                                                                                       \
+        for (int r = 0; r < P; ++r) cases[c].n[r] = (expr);                                    \
+        cases[c].dist = (d);                                                                   \
+        cases[c].mode = (m);                                                                   \
+        cases[c++].seed = ++seed;                                                              \
+    } while (0)
+    ADD(0, D_RANDOM, M_ONE_CALL);
+    ADD(r == 0 ? 0 : nv + 1, D_RANDOM, M_ONE_CALL);
+    ADD(1, D_RANDOM, M_TWO_PHASES);
+    ADD(nv - 1 + (size_t)(r % 3), D_RANDOM, M_ONE_CALL);
+    ADD((size_t)(r + 1) * (r + 1) * (small ? 1000 : 20000) + 7, D_RANDOM, M_TWO_PHASES);
+    ADD(big / (size_t)P + (size_t)r, D_RANDOM, M_ONE_CALL);
+    size_t mid = (small ? 20000 : 300000);
+    for (int dist = D_EQUAL; dist <= D_REVERSE; ++dist) ADD(mid + (size_t)r * 3, dist, M_ONE_CALL);
+    ADD(mid + (size_t)r * 3, D_RANDOM, M_SHORT_CAPACITY);
+    ADD(mid + (size_t)r * 3, D_RANDOM, M_BAD_ARGUMENT);
+    /* Larger than any shard before, so that the sorter must grow its memory, and cannot. */
+    ADD((size_t)1 << 24, D_RANDOM, M_NO_MEMORY);
+    /* After the refusals the sorters still work. */
+    ADD(mid + (size_t)r * 3, D_RANDOM, M_TWO_PHASES);
+#undef ADD
+    return c;
+}
+
+/* The merge tile of kind k (for sizes at tile edges). */
+static size_t tile_of(mj_context *ctx, const kind_case *k) {
+    mj_sort_desc d = desc_of(k);
+    mj_sorter *s = NULL;
+    mj_status st = mj_sorter_create(ctx, &d, &s);
+    ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
+    int nt, vt;
+    mj_sorter_tile(s, &nt, &vt);
+    mj_sorter_destroy(s);
+    return (size_t)nt * (size_t)vt;
+}
+
+/* ---------------------------------------------------------------- one rank's run */
 
 typedef struct rank_job {
     int rank, mode;
     mj_multi_sorter *m;
     size_t ks, vs, n, capacity;
     const unsigned char *keys, *values; /* the shard on the host */
-    mj_status st;
-    char msg[1024];
-    size_t out_count;
-    unsigned char *out_keys, *out_values, *keys_after; /* read back (host) */
+    /* What the rank got: */
+    int st;
     int setup_failed;
+    size_t out_count;
+    char msg[1024];
+    unsigned char *out_keys, *out_values, *keys_after; /* read back (host) */
 } rank_job;
 
 static void *host_buffer(size_t bytes) {
@@ -146,8 +213,28 @@ static void *host_buffer(size_t bytes) {
     return p;
 }
 
-/* Runs in the rank's thread: no Check assertions here; the main thread judges. A failed
- * allocation still joins the collective (with NULL buffers), as a real program would. */
+/* All but ~16 MB of the device's free memory, in chunks (freed by release). */
+#define HOG_MAX 4096
+typedef struct hog {
+    void *p[HOG_MAX];
+    int count;
+} hog;
+
+static void hog_take(mj_context *ctx, hog *h) {
+    h->count = 0;
+    for (size_t chunk = (size_t)1 << 30; chunk >= ((size_t)16 << 20); chunk /= 4)
+        while (h->count < HOG_MAX && mj__dev_alloc(ctx, &h->p[h->count], chunk) == MJ_OK)
+            h->count++;
+    if (h->count) mj__dev_free(ctx, h->p[--h->count]); /* a last small chunk back */
+}
+
+static void hog_release(mj_context *ctx, hog *h) {
+    while (h->count) mj__dev_free(ctx, h->p[--h->count]);
+}
+
+/* Runs in the rank's thread (or worker process): no Check assertions here; the judge runs in
+ * the main thread. A failed allocation still joins the collective (with NULL buffers), as a
+ * real program would. */
 static void *rank_main(void *arg) {
     rank_job *j = arg;
     mj_context *ctx = ctxs[j->rank];
@@ -157,25 +244,33 @@ static void *rank_main(void *arg) {
         (j->vs && (mj__dev_alloc(ctx, &dv, vb) || mj__dev_upload(ctx, dv, j->values, vb))))
         j->setup_failed = 1;
     void *keys = dk, *values = dv;
-    if (j->mode == M_BAD_ARGUMENT && j->rank == P - 1) {
+    int failing = j->rank == P - 1;
+    if (j->mode == M_BAD_ARGUMENT && failing) {
         if (j->vs) values = NULL; /* pairs without values */
         else keys = NULL;
     }
+    mj_status st;
+    size_t out_count = 0;
     if (j->mode == M_TWO_PHASES) {
-        j->st = mj_multi_sort_plan(j->m, keys, values, j->n, &j->out_count, NULL);
-        if (j->st == MJ_OK) {
-            if (mj__dev_alloc(ctx, &ok, j->out_count * j->ks) ||
-                (j->vs && mj__dev_alloc(ctx, &ov, j->out_count * j->vs)))
+        st = mj_multi_sort_plan(j->m, keys, values, j->n, &out_count, NULL);
+        if (st == MJ_OK) {
+            if (mj__dev_alloc(ctx, &ok, out_count * j->ks) ||
+                (j->vs && mj__dev_alloc(ctx, &ov, out_count * j->vs)))
                 j->setup_failed = 1;
-            j->st = mj_multi_sort_finish(j->m, ok, ov, NULL);
+            st = mj_multi_sort_finish(j->m, ok, ov, NULL);
         }
     } else {
         if (mj__dev_alloc(ctx, &ok, j->capacity * j->ks) ||
             (j->vs && mj__dev_alloc(ctx, &ov, j->capacity * j->vs)))
             j->setup_failed = 1;
-        j->st = mj_multi_sort(j->m, keys, values, j->n, ok, j->vs ? ov : NULL, j->capacity,
-                              &j->out_count, NULL);
+        hog h = {.count = 0};
+        if (j->mode == M_NO_MEMORY && failing) hog_take(ctx, &h);
+        st = mj_multi_sort(j->m, keys, values, j->n, ok, j->vs ? ov : NULL, j->capacity,
+                           &out_count, NULL);
+        hog_release(ctx, &h);
     }
+    j->st = (int)st;
+    j->out_count = out_count;
     snprintf(j->msg, sizeof j->msg, "%s", mj_context_last_error(ctx));
     if (mj__dev_sync(ctx, NULL)) j->setup_failed = 1;
     if (j->st == MJ_OK) {
@@ -194,141 +289,355 @@ static void *rank_main(void *arg) {
 
 /* ---------------------------------------------------------------- one case on every rank */
 
-static mj_multi_sorter *sorters[MAXR];
-
-/* Sorts shards of n[r] keys of kind k (distribution dist) on every rank in mode and checks
- * the outcome against the CPU. */
-static void run_case(const kind_case *k, const size_t *n, int dist, int mode, uint64_t seed) {
-    size_t ks = key_size(k), vs = k->vs, N = 0, n_max = 0;
-    for (int r = 0; r < P; ++r) {
-        N += n[r];
-        n_max = n[r] > n_max ? n[r] : n_max;
-    }
+/* The inputs of a case: every rank's keys and values, in rank order. */
+typedef struct case_input {
+    size_t N, n_max;
+    unsigned char *keys, *values;
     char what[256];
-    snprintf(what, sizeof what, "%s, %s, %s, N = %zu over %d rank%s (rank 0: %zu)", k->name,
-             dist_names[dist], mode_names[mode], N, P, P == 1 ? "" : "s", n[0]);
-    if (verbose) fprintf(stderr, "  %s\n", what);
-    unsigned char *keys = make_keys(k, dist, N, seed);
-    unsigned char *values = malloc(N * vs + 1);
-    ck_assert_ptr_nonnull(values);
-    kg_fill_values(values, vs, N); /* value i holds i, the global input position */
+} case_input;
 
-    rank_job jobs[MAXR];
-    pthread_t threads[MAXR];
-    size_t at = 0;
+static void make_input(const kind_case *k, const case_spec *c, case_input *in) {
+    size_t vs = k->vs;
+    in->N = in->n_max = 0;
     for (int r = 0; r < P; ++r) {
-        memset(&jobs[r], 0, sizeof jobs[r]);
-        jobs[r] = (rank_job){.rank = r, .mode = mode, .m = sorters[r], .ks = ks, .vs = vs,
-                             .n = n[r], .capacity = N ? N : 1, .keys = keys + at * ks,
-                             .values = values + at * vs};
-        if (mode == M_SHORT_CAPACITY && r == 0) jobs[r].capacity = 0;
-        at += n[r];
+        in->N += c->n[r];
+        in->n_max = c->n[r] > in->n_max ? c->n[r] : in->n_max;
     }
-    for (int r = 0; r < P; ++r)
-        ck_assert_int_eq(pthread_create(&threads[r], NULL, rank_main, &jobs[r]), 0);
-    for (int r = 0; r < P; ++r) ck_assert_int_eq(pthread_join(threads[r], NULL), 0);
+    snprintf(in->what, sizeof in->what, "%s, %s, %s, N = %zu over %d rank%s (rank 0: %zu)",
+             k->name, dist_names[c->dist], mode_names[c->mode], in->N, P, P == 1 ? "" : "s",
+             c->n[0]);
+    in->keys = make_keys(k, c->dist, in->N, c->seed);
+    in->values = malloc(in->N * vs + 1);
+    if (!in->keys || !in->values) abort();
+    kg_fill_values(in->values, vs, in->N); /* value i holds i, the global input position */
+}
+
+static void free_input(case_input *in) {
+    free(in->keys);
+    free(in->values);
+}
+
+/* Rank r's job of case c. */
+static rank_job job_of(const kind_case *k, const case_spec *c, const case_input *in, int r,
+                       mj_multi_sorter *m) {
+    size_t at = 0;
+    for (int q = 0; q < r; ++q) at += c->n[q];
+    rank_job j;
+    memset(&j, 0, sizeof j);
+    j.rank = r;
+    j.mode = c->mode;
+    j.m = m;
+    j.ks = key_size(k);
+    j.vs = k->vs;
+    j.n = c->n[r];
+    j.capacity = in->N ? in->N : 1;
+    if (c->mode == M_SHORT_CAPACITY && r == 0) j.capacity = 0;
+    j.keys = in->keys + at * j.ks;
+    j.values = in->values + at * j.vs;
+    return j;
+}
+
+/* Checks every rank's outcome of case c against the CPU. */
+static void judge(const kind_case *k, const case_spec *c, const case_input *in,
+                  const rank_job *jobs) {
+    size_t ks = key_size(k), vs = k->vs, N = in->N;
+    const char *what = in->what;
     for (int r = 0; r < P; ++r)
         ck_assert_msg(!jobs[r].setup_failed, "%s: rank %d: a device copy failed: %s", what, r,
                       jobs[r].msg);
-
-    if (mode == M_SHORT_CAPACITY || mode == M_BAD_ARGUMENT) {
-        mj_status want = mode == M_BAD_ARGUMENT ? MJ_ERR_INVALID_ARGUMENT : MJ_ERR_TOO_LARGE;
+    if (c->mode == M_SHORT_CAPACITY || c->mode == M_BAD_ARGUMENT || c->mode == M_NO_MEMORY) {
+        mj_status want = c->mode == M_BAD_ARGUMENT ? MJ_ERR_INVALID_ARGUMENT
+                         : c->mode == M_NO_MEMORY  ? MJ_ERR_DEVICE_MEMORY
+                                                   : MJ_ERR_TOO_LARGE;
         size_t needed = 0;
         for (int r = 0; r < P; ++r) {
-            ck_assert_msg(jobs[r].st == want, "%s: rank %d returned %s (%s)", what, r,
-                          mj_status_name(jobs[r].st), jobs[r].msg);
+            ck_assert_msg(jobs[r].st == (int)want, "%s: rank %d returned %s (%s)", what, r,
+                          mj_status_name((mj_status)jobs[r].st), jobs[r].msg);
             ck_assert_msg(jobs[r].msg[0], "%s: rank %d has no message", what, r);
             needed += jobs[r].out_count;
         }
-        if (mode == M_SHORT_CAPACITY) /* each rank's need, and nothing exchanged */
+        if (c->mode == M_SHORT_CAPACITY) /* each rank's need, and nothing exchanged */
             ck_assert_uint_eq(needed, N);
         else /* found before any rank touched its keys */
             for (int r = 0; r < P; ++r)
-                ck_assert_msg(memcmp(jobs[r].keys_after, jobs[r].keys, n[r] * ks) == 0,
+                ck_assert_msg(memcmp(jobs[r].keys_after, jobs[r].keys, c->n[r] * ks) == 0,
                               "%s: rank %d's keys changed", what, r);
-    } else {
-        unsigned char *out_k = malloc(N * ks + 1), *out_v = malloc(N * vs + 1);
-        uint64_t *perm = malloc(N * sizeof *perm + 8);
-        ck_assert(out_k && out_v && perm);
-        size_t got = 0;
-        for (int r = 0; r < P; ++r) {
-            const rank_job *j = &jobs[r];
-            ck_assert_msg(j->st == MJ_OK, "%s: rank %d: %s: %s", what, r, mj_status_name(j->st),
-                          j->msg);
-            /* Below N / P + N / s + n_max / s + P + 1, times P * s. */
-            uint64_t s = MJ__MULTI_SAMPLES, p = (uint64_t)P;
-            ck_assert_msg(j->out_count * p * s < N * s + N * p + n_max * p + (p + 1) * p * s,
-                          "%s: rank %d holds %zu keys, above the bound", what, r, j->out_count);
-            ck_assert_uint_le(got + j->out_count, N);
-            memcpy(out_k + got * ks, j->out_keys, j->out_count * ks);
-            memcpy(out_v + got * vs, j->out_values, j->out_count * vs);
-            got += j->out_count;
-        }
-        ck_assert_msg(got == N, "%s: the ranks hold %zu keys in all", what, got);
-        reference(k, keys, N, perm);
-        size_t first = 0, bad = kg_compare(ks, vs, keys, values, out_k, out_v, perm, N, &first);
-        ck_assert_msg(bad == 0, "%s: %zu positions differ from the CPU's stable sort, the first "
-                      "at %zu", what, bad, first);
-        free(out_k);
-        free(out_v);
-        free(perm);
+        return;
     }
+    unsigned char *out_k = malloc(N * ks + 1), *out_v = malloc(N * vs + 1);
+    uint64_t *perm = malloc(N * sizeof *perm + 8);
+    ck_assert(out_k && out_v && perm);
+    size_t got = 0;
+    for (int r = 0; r < P; ++r) {
+        const rank_job *j = &jobs[r];
+        ck_assert_msg(j->st == MJ_OK, "%s: rank %d: %s: %s", what, r,
+                      mj_status_name((mj_status)j->st), j->msg);
+        /* Below N / P + N / s + n_max / s + P + 1, times P * s. */
+        uint64_t s = MJ__MULTI_SAMPLES, p = (uint64_t)P;
+        ck_assert_msg(j->out_count * p * s < N * s + N * p + in->n_max * p + (p + 1) * p * s,
+                      "%s: rank %d holds %zu keys, above the bound", what, r, j->out_count);
+        ck_assert_uint_le(got + j->out_count, N);
+        memcpy(out_k + got * ks, j->out_keys, j->out_count * ks);
+        memcpy(out_v + got * vs, j->out_values, j->out_count * vs);
+        got += j->out_count;
+    }
+    ck_assert_msg(got == N, "%s: the ranks hold %zu keys in all", what, got);
+    reference(k, in->keys, N, perm);
+    size_t first = 0, bad = kg_compare(ks, vs, in->keys, in->values, out_k, out_v, perm, N, &first);
+    ck_assert_msg(bad == 0, "%s: %zu positions differ from the CPU's stable sort, the first at "
+                  "%zu", what, bad, first);
+    free(out_k);
+    free(out_v);
+    free(perm);
+}
+
+static void free_jobs(rank_job *jobs) {
     for (int r = 0; r < P; ++r) {
         free(jobs[r].out_keys);
         free(jobs[r].out_values);
         free(jobs[r].keys_after);
     }
-    free(keys);
-    free(values);
 }
 
-/* The merge tile of kind k (for sizes at tile edges). */
-static size_t tile_of(const kind_case *k) {
+/* A sorter of kind k on rank r's context and communicator, with the test's timeout. */
+static mj_multi_sorter *sorter_of(const kind_case *k, int r, void *comm) {
     mj_sort_desc d = desc_of(k);
-    mj_sorter *s = NULL;
-    mj_status st = mj_sorter_create(ctxs[0], &d, &s);
-    ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctxs[0]));
-    int nt, vt;
-    mj_sorter_tile(s, &nt, &vt);
-    mj_sorter_destroy(s);
-    return (size_t)nt * (size_t)vt;
-}
-
-/* Every shape, distribution and mode for kind _i. */
-START_TEST(sorts_across_ranks) {
-    const kind_case *k = &kinds[_i];
-    mj_sort_desc d = desc_of(k);
-    for (int r = 0; r < P; ++r) { /* one at a time: the others load rank 0's build */
-        mj_status st = mj_multi_sorter_create(ctxs[r], &d, comms[r], &sorters[r]);
-        ck_assert_msg(st == MJ_OK, "%s: rank %d: %s: %s", k->name, r, mj_status_name(st),
-                      mj_context_last_error(ctxs[r]));
-        int rank = -1, ranks = 0;
-        mj_multi_sorter_rank(sorters[r], &rank, &ranks);
-        ck_assert(rank == r && ranks == P);
+    mj_multi_sorter *m = NULL;
+    mj_status st = mj_multi_sorter_create(ctxs[r], &d, comm, &m);
+    if (st != MJ_OK) {
+        fprintf(stderr, "%s: rank %d: %s: %s\n", k->name, r, mj_status_name(st),
+                mj_context_last_error(ctxs[r]));
+        return NULL;
     }
-    size_t nv = tile_of(k), big = small ? 200000 : 4000000, n[MAXR];
-    uint64_t seed = 100 * (uint64_t)_i;
-#define EACH(expr) for (int r = 0; r < P; ++r) n[r] = (expr)
-    EACH(0);
-    run_case(k, n, D_RANDOM, M_ONE_CALL, ++seed);
-    EACH(r == 0 ? 0 : nv + 1);
-    run_case(k, n, D_RANDOM, M_ONE_CALL, ++seed);
-    EACH(1);
-    run_case(k, n, D_RANDOM, M_TWO_PHASES, ++seed);
-    EACH(nv - 1 + (size_t)(r % 3));
-    run_case(k, n, D_RANDOM, M_ONE_CALL, ++seed);
-    EACH((size_t)(r + 1) * (r + 1) * (small ? 1000 : 20000) + 7);
-    run_case(k, n, D_RANDOM, M_TWO_PHASES, ++seed);
-    EACH(big / (size_t)P + (size_t)r);
-    run_case(k, n, D_RANDOM, M_ONE_CALL, ++seed);
-    EACH((small ? 20000 : 300000) + (size_t)r * 3);
-    for (int dist = D_EQUAL; dist <= D_REVERSE; ++dist) run_case(k, n, dist, M_ONE_CALL, ++seed);
-    run_case(k, n, D_RANDOM, M_SHORT_CAPACITY, ++seed);
-    run_case(k, n, D_RANDOM, M_BAD_ARGUMENT, ++seed);
-    /* After the refusals the sorters still work. */
-    run_case(k, n, D_RANDOM, M_TWO_PHASES, ++seed);
-#undef EACH
+    int rank = -1, ranks = 0;
+    mj_multi_sorter_rank(m, &rank, &ranks);
+    if (rank != r || ranks != P || mj_multi_sorter_set_timeout(m, TEST_TIMEOUT)) {
+        fprintf(stderr, "%s: rank %d reports rank %d of %d\n", k->name, r, rank, ranks);
+        mj_multi_sorter_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* ---------------------------------------------------------------- ranks as threads */
+
+START_TEST(threads) {
+    const kind_case *k = &kinds[_i];
+    mj_multi_sorter *sorters[MAXR];
+    for (int r = 0; r < P; ++r) { /* one at a time: the others load rank 0's build */
+        sorters[r] = sorter_of(k, r, comms[r]);
+        ck_assert_ptr_nonnull(sorters[r]);
+    }
+    case_spec cases[MAX_CASES];
+    int count = case_list(_i, tile_of(ctxs[0], k), cases);
+    for (int c = 0; c < count; ++c) {
+        case_input in;
+        make_input(k, &cases[c], &in);
+        if (verbose) fprintf(stderr, "  threads: %s\n", in.what);
+        rank_job jobs[MAXR];
+        pthread_t threads[MAXR];
+        for (int r = 0; r < P; ++r) jobs[r] = job_of(k, &cases[c], &in, r, sorters[r]);
+        for (int r = 0; r < P; ++r)
+            ck_assert_int_eq(pthread_create(&threads[r], NULL, rank_main, &jobs[r]), 0);
+        for (int r = 0; r < P; ++r) ck_assert_int_eq(pthread_join(threads[r], NULL), 0);
+        judge(k, &cases[c], &in, jobs);
+        free_jobs(jobs);
+        free_input(&in);
+    }
     for (int r = 0; r < P; ++r) mj_multi_sorter_destroy(sorters[r]);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- ranks as processes */
+
+/* A worker's result file: the job's outcome, then its arrays. */
+static void result_path(char *out, size_t cap, const char *dir, int c, int r) {
+    snprintf(out, cap, "%s/case%d.rank%d", dir, c, r);
+}
+
+static int write_all(FILE *f, const void *p, size_t bytes) {
+    return !bytes || fwrite(p, 1, bytes, f) == bytes;
+}
+
+static int save_job(const char *path, const rank_job *j) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int ok = write_all(f, &j->st, sizeof j->st) && write_all(f, &j->setup_failed, sizeof(int)) &&
+             write_all(f, &j->out_count, sizeof j->out_count) &&
+             write_all(f, j->msg, sizeof j->msg) &&
+             (j->st != MJ_OK || (write_all(f, j->out_keys, j->out_count * j->ks) &&
+                                 write_all(f, j->out_values, j->out_count * j->vs))) &&
+             write_all(f, j->keys_after, j->n * j->ks);
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static void load_job(const char *path, rank_job *j) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f, "no result file %s (the worker died?)", path);
+    int ok = fread(&j->st, sizeof j->st, 1, f) == 1 &&
+             fread(&j->setup_failed, sizeof(int), 1, f) == 1 &&
+             fread(&j->out_count, sizeof j->out_count, 1, f) == 1 &&
+             fread(j->msg, sizeof j->msg, 1, f) == 1;
+    ck_assert_msg(ok && j->out_count <= ((size_t)1 << 40), "%s is damaged", path);
+    j->out_keys = host_buffer(j->out_count * j->ks);
+    j->out_values = host_buffer(j->out_count * j->vs);
+    j->keys_after = host_buffer(j->n * j->ks);
+    if (j->st == MJ_OK)
+        ok = fread(j->out_keys, 1, j->out_count * j->ks, f) == j->out_count * j->ks &&
+             fread(j->out_values, 1, j->out_count * j->vs, f) == j->out_count * j->vs;
+    ok = ok && fread(j->keys_after, 1, j->n * j->ks, f) == j->n * j->ks;
+    fclose(f);
+    ck_assert_msg(ok, "%s is short", path);
+}
+
+/* The absent-rank case's outcome: the status and how long the call took. */
+static void absent_path(char *out, size_t cap, const char *dir, int r) {
+    snprintf(out, cap, "%s/absent.rank%d", dir, r);
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Rank `rank` of kind i in its own process: every case, each outcome to a file, then the
+ * absent-rank case (the last rank sleeps past the others' timeout and never calls). */
+static int worker_main(int rank, int ranks, int i, const char *dir) {
+    P = ranks;
+    const kind_case *k = &kinds[i];
+    mj_context_options o;
+    mj_context_options_init(&o);
+    o.device = rank;
+    if (mj_context_create(&o, &ctxs[rank]) != MJ_OK) return 3;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/id", dir);
+    mj_multi_id id;
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(&id, sizeof id, 1, f) != 1) return 4;
+    fclose(f);
+    void *comm = NULL;
+    if (mj_multi_comm_create(ctxs[rank], &id, ranks, rank, &comm)) {
+        fprintf(stderr, "worker %d: %s\n", rank, mj_context_last_error(ctxs[rank]));
+        return 5;
+    }
+    mj_multi_sorter *m = sorter_of(k, rank, comm);
+    if (!m) return 6;
+    case_spec cases[MAX_CASES];
+    int count = case_list(i, tile_of(ctxs[rank], k), cases);
+    for (int c = 0; c < count; ++c) {
+        case_input in;
+        make_input(k, &cases[c], &in);
+        rank_job j = job_of(k, &cases[c], &in, rank, m);
+        rank_main(&j);
+        result_path(path, sizeof path, dir, c, rank);
+        if (save_job(path, &j)) return 7;
+        free(j.out_keys);
+        free(j.out_values);
+        free(j.keys_after);
+        free_input(&in);
+    }
+    /* The absent rank: the others must give up after their timeout, not hang. */
+    if (rank == ranks - 1 && ranks > 1) {
+        struct timespec pause = {(time_t)(2 * ABSENT_TIMEOUT + 2), 0};
+        nanosleep(&pause, NULL);
+        _exit(0); /* its communicator is left to the process's end */
+    }
+    if (ranks == 1) return 0;
+    mj_multi_sorter_set_timeout(m, ABSENT_TIMEOUT);
+    size_t out_count = 0;
+    double t0 = now_s();
+    int st = mj_multi_sort(m, NULL, NULL, 0, NULL, NULL, 0, &out_count, NULL);
+    double took = now_s() - t0;
+    int again = mj_multi_sort(m, NULL, NULL, 0, NULL, NULL, 0, &out_count, NULL);
+    absent_path(path, sizeof path, dir, rank);
+    f = fopen(path, "wb");
+    if (!f) return 8;
+    fprintf(f, "%d %d %.3f %s\n", st, again, took, mj_context_last_error(ctxs[rank]));
+    fclose(f);
+    mj_multi_sorter_destroy(m); /* the communicator was aborted: not destroyed here */
+    _exit(0);
+}
+
+/* Starts the P workers of kind i and waits for them (at most `limit` s, then kills them). */
+static void run_workers(int i, const char *dir, double limit) {
+    pid_t pids[MAXR];
+    for (int r = 0; r < P; ++r) {
+        char rank[16], ranks[16], kind[16];
+        snprintf(rank, sizeof rank, "%d", r);
+        snprintf(ranks, sizeof ranks, "%d", P);
+        snprintf(kind, sizeof kind, "%d", i);
+        char *argv[] = {(char *)self_path, "--worker", rank, ranks, kind, (char *)dir, NULL};
+        extern char **environ;
+        ck_assert_int_eq(posix_spawn(&pids[r], self_path, NULL, NULL, argv, environ), 0);
+    }
+    double start = now_s();
+    int left = P, failed = 0;
+    while (left) {
+        for (int r = 0; r < P; ++r) {
+            int status;
+            if (pids[r] <= 0 || waitpid(pids[r], &status, WNOHANG) != pids[r]) continue;
+            if (!WIFEXITED(status) || WEXITSTATUS(status))
+                failed = failed ? failed : 100 + r, fprintf(stderr, "worker %d: status %d\n",
+                                                            r, status);
+            pids[r] = 0;
+            --left;
+        }
+        if (left && now_s() - start > limit) {
+            for (int r = 0; r < P; ++r)
+                if (pids[r] > 0) kill(pids[r], SIGKILL), waitpid(pids[r], NULL, 0);
+            ck_abort_msg("%s: the workers did not finish in %.0f s", kinds[i].name, limit);
+        }
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+    }
+    ck_assert_msg(!failed, "%s: worker %d failed", kinds[i].name, failed - 100);
+}
+
+START_TEST(processes) {
+    const kind_case *k = &kinds[_i];
+    char *dir = mjt_tmpdir(), path[1024];
+    mj_multi_id id;
+    char err[1024];
+    ck_assert_msg(mj_multi_id_create(&id, err, sizeof err) == MJ_OK, "%s", err);
+    snprintf(path, sizeof path, "%s/id", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert(f && fwrite(&id, sizeof id, 1, f) == 1 && fclose(f) == 0);
+    run_workers(_i, dir, 300);
+    case_spec cases[MAX_CASES];
+    int count = case_list(_i, tile_of(ctxs[0], k), cases);
+    for (int c = 0; c < count; ++c) {
+        case_input in;
+        make_input(k, &cases[c], &in);
+        if (verbose) fprintf(stderr, "  processes: %s\n", in.what);
+        rank_job jobs[MAXR];
+        for (int r = 0; r < P; ++r) {
+            jobs[r] = job_of(k, &cases[c], &in, r, NULL);
+            result_path(path, sizeof path, dir, c, r);
+            load_job(path, &jobs[r]);
+        }
+        judge(k, &cases[c], &in, jobs);
+        free_jobs(jobs);
+        free_input(&in);
+    }
+    for (int r = 0; P > 1 && r < P - 1; ++r) {
+        absent_path(path, sizeof path, dir, r);
+        f = fopen(path, "r");
+        ck_assert_msg(f, "%s: rank %d wrote no outcome for the absent rank", k->name, r);
+        int st = -1, again = -1;
+        double took = -1;
+        char msg[1024] = "";
+        ck_assert(fscanf(f, "%d %d %lf %1023[^\n]", &st, &again, &took, msg) >= 3);
+        fclose(f);
+        ck_assert_msg(st == MJ_ERR_TIMEOUT, "%s: rank %d: %s (%s) with a rank absent", k->name,
+                      r, mj_status_name((mj_status)st), msg);
+        ck_assert_msg(took >= ABSENT_TIMEOUT && took < ABSENT_TIMEOUT + 10, "%s: rank %d gave up "
+                      "after %.1f s, its timeout %.0f s", k->name, r, took, ABSENT_TIMEOUT);
+        ck_assert_msg(strstr(msg, "aborted"), "%s: rank %d: %s", k->name, r, msg);
+        ck_assert_int_eq(again, MJ_ERR_INVALID_ARGUMENT); /* the sorter refuses more calls */
+    }
+    mjt_rmtree(dir);
+    free(dir);
 }
 END_TEST
 
@@ -352,9 +661,12 @@ static int open_devices(const char *program) {
     return count;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     small = mjt_small();
     verbose = getenv("MJ_TEST_VERBOSE") && atoi(getenv("MJ_TEST_VERBOSE"));
+    if (argc == 6 && !strcmp(argv[1], "--worker"))
+        return worker_main(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argv[5]);
+    self_path = argv[0];
     P = open_devices("test_gpu_multi");
     char err[1024];
     mj_status st = mj_multi_comms_create(P, NULL, comms, err, sizeof err);
@@ -370,9 +682,14 @@ int main(void) {
     }
     printf("test_gpu_multi: %d rank%s, NCCL %d\n", P, P == 1 ? "" : "s", mj_nccl_version());
     Suite *s = suite_create("gpu_multi");
-    TCase *tc = tcase_create("multi");
+    int nk = (int)(sizeof kinds / sizeof *kinds);
+    TCase *tc = tcase_create("threads");
     tcase_set_timeout(tc, 1800);
-    tcase_add_loop_test(tc, sorts_across_ranks, 0, (int)(sizeof kinds / sizeof *kinds));
+    tcase_add_loop_test(tc, threads, 0, nk);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("processes");
+    tcase_set_timeout(tc, 1800);
+    tcase_add_loop_test(tc, processes, 0, nk);
     suite_add_tcase(s, tc);
     int rc = mjt_run(s, 0);
     mj_multi_comms_destroy(P, comms);

@@ -9,8 +9,8 @@
 
 START_TEST(names)
 {
-    const char *names[MJ_ERR_TOO_LARGE + 1];
-    for (int s = MJ_OK; s <= MJ_ERR_TOO_LARGE; ++s) {
+    const char *names[MJ_ERR_TIMEOUT + 1];
+    for (int s = MJ_OK; s <= MJ_ERR_TIMEOUT; ++s) {
         names[s] = mj_status_name((mj_status)s);
         ck_assert_ptr_nonnull(names[s]);
         ck_assert_msg(strncmp(names[s], "MJ_", 3) == 0, "status %d: %s", s, names[s]);
@@ -20,6 +20,7 @@ START_TEST(names)
     }
     ck_assert_str_eq(mj_status_name(MJ_OK), "MJ_OK");
     ck_assert_str_eq(mj_status_name(MJ_ERR_COMPILE), "MJ_ERR_COMPILE");
+    ck_assert_str_eq(mj_status_name(MJ_ERR_TIMEOUT), "MJ_ERR_TIMEOUT");
     ck_assert_ptr_nonnull(mj_status_name((mj_status)99));
 
     static const size_t sizes[MJ_KEY_KIND_COUNT] = {

@@ -32,7 +32,7 @@ from ._dtypes import KeyType, key_type, struct_source
 from ._errors import (CacheError, CompileError, CudaError, DeviceMemoryError, DtypeError,
                       FileError, HostMemoryError, InvalidArgumentError, MergejitError,
                       NoCompilerError, NoDeviceError, NoDriverError, NotInBundleError,
-                      TooLargeError, UnsupportedError)
+                      RankTimeoutError, TooLargeError, UnsupportedError)
 from ._typing import DeviceArray
 
 __version__: str = _lib.lib.mj_version().decode()
@@ -68,4 +68,5 @@ __all__ = [
     "MergejitError", "InvalidArgumentError", "DtypeError", "HostMemoryError", "NoDriverError",
     "NoDeviceError", "NoCompilerError", "CompileError", "DeviceMemoryError", "CudaError",
     "CacheError", "UnsupportedError", "TooLargeError", "FileError", "NotInBundleError",
+    "RankTimeoutError",
 ]

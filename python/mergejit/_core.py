@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _driver, _lib
 from ._arrays import Array, as_array, call_stream, empty_like, stream_handle
-from ._dtypes import is_bfloat16, key_type
+from ._dtypes import KeyType, is_bfloat16, key_type
 from ._errors import DtypeError, InvalidArgumentError, UnsupportedError, error_for
 from ._typing import (ArrayPair, Bound, DeviceArray, DTypeLike, JoinKind, Order, SegmentKind,
                       SelectKind, SetOp, StreamLike)
@@ -235,6 +235,39 @@ class SearchResult(NamedTuple):
     match_counts: Optional[DeviceArray]
 
 
+def sort_desc(key: KeyType, primitive: str, *, order: Order = "ascending",
+              less: Optional[str] = None, value_size: int = 0, op: Optional[str] = None,
+              identity: Optional[str] = None, tile: Optional[Sequence[int]] = None,
+              merge4_log2: Optional[int] = None, value_type: Optional[str] = None,
+              value_type_source: Optional[str] = None) -> _lib.SortDesc:
+    """The mj_sort_desc of a sorter (Sorter's arguments); shared with mergejit.distributed."""
+    d = _lib.SortDesc()
+    d.primitive = _lib.PRIMITIVES[primitive]
+    d.key = _lib.KEY_KINDS[key.kind]
+    d.order = _choice(order, _lib.ORDERS, "order")
+    d.less = less.encode() if less is not None else None
+    d.op = op.encode() if op is not None else None
+    d.identity = identity.encode() if identity is not None else None
+    d.value_type = value_type.encode() if value_type is not None else None
+    d.value_type_source = (value_type_source.encode() if value_type_source is not None
+                           else None)
+    if key.kind == "custom":
+        assert key.type_name is not None and key.type_source is not None
+        d.type_name = key.type_name.encode()
+        d.type_source = key.type_source.encode()
+        d.type_size = key.size
+        d.type_align = key.align
+    d.value_size = value_size
+    if tile is not None:
+        if len(tile) not in (2, 3):
+            raise InvalidArgumentError("tile=%r: (nt, vt) or (nt, vt, bs_nt)" % (tile,))
+        d.nt, d.vt = tile[0], tile[1]
+        d.bs_nt = tile[2] if len(tile) == 3 else 0
+    if merge4_log2 is not None:
+        d.merge4_log2 = merge4_log2
+    return d
+
+
 class Sorter:
     """Kernels built once for one primitive, key dtype and order (or comparator), run many
     times. Building compiles with NVRTC or loads from the disk cache, the context's memory or
@@ -280,30 +313,9 @@ class Sorter:
             raise InvalidArgumentError("primitive=%r: one of %s" % (
                 primitive, ", ".join(sorted(_lib.PRIMITIVES))))
         self.value_size = value_size
-        d = _lib.SortDesc()
-        d.primitive = _lib.PRIMITIVES[self.primitive]
-        d.key = _lib.KEY_KINDS[self.key.kind]
-        d.order = _choice(order, _lib.ORDERS, "order")
-        d.less = less.encode() if less is not None else None
-        d.op = op.encode() if op is not None else None
-        d.identity = identity.encode() if identity is not None else None
-        d.value_type = value_type.encode() if value_type is not None else None
-        d.value_type_source = (value_type_source.encode() if value_type_source is not None
-                               else None)
-        if self.key.kind == "custom":
-            assert self.key.type_name is not None and self.key.type_source is not None
-            d.type_name = self.key.type_name.encode()
-            d.type_source = self.key.type_source.encode()
-            d.type_size = self.key.size
-            d.type_align = self.key.align
-        d.value_size = value_size
-        if tile is not None:
-            if len(tile) not in (2, 3):
-                raise InvalidArgumentError("tile=%r: (nt, vt) or (nt, vt, bs_nt)" % (tile,))
-            d.nt, d.vt = tile[0], tile[1]
-            d.bs_nt = tile[2] if len(tile) == 3 else 0
-        if merge4_log2 is not None:
-            d.merge4_log2 = merge4_log2
+        d = sort_desc(self.key, self.primitive, order=order, less=less, value_size=value_size,
+                      op=op, identity=identity, tile=tile, merge4_log2=merge4_log2,
+                      value_type=value_type, value_type_source=value_type_source)
         handle = ctypes.c_void_p()
         st = lib.mj_sorter_create(self.context._handle(), ctypes.byref(d), ctypes.byref(handle))
         if st:

@@ -2,7 +2,7 @@
 """The device transfers the package makes itself, each in stream order: a count read back to the
 host on the stream of the run that wrote it (set_operation and join size their outputs with it),
 and a device-to-device copy and a zero fill (the sorts that return a new array copy their input
-into it first).
+into it first); and a stream's wait and the device count (mergejit.distributed).
 
 libcuda is opened here through ctypes on first use only (the file $MERGEJIT_LIBCUDA names, as
 the library does, else libcuda.so.1), so importing the package and compile-only contexts still
@@ -50,7 +50,8 @@ def _driver() -> ctypes.CDLL:
                                ("cuMemcpyDtoHAsync_v2", [vp, u64, sz, vp]),
                                ("cuMemcpyDtoDAsync_v2", [u64, u64, sz, vp]),
                                ("cuMemsetD8Async", [u64, ctypes.c_ubyte, sz, vp]),
-                               ("cuStreamSynchronize", [vp])):
+                               ("cuStreamSynchronize", [vp]),
+                               ("cuDeviceGetCount", [ctypes.POINTER(ctypes.c_int)])):
                 getattr(cu, name).argtypes = args
                 getattr(cu, name).restype = ctypes.c_int
             _check(cu, cu.cuInit(0), "cuInit")
@@ -104,3 +105,15 @@ def zero(device: int, dst: int, nbytes: int, stream: int) -> None:
     """Queues nbytes of zeros at device address dst on stream; returns at once."""
     if nbytes:
         _async(device, "cuMemsetD8Async", "cuMemsetD8Async", dst, 0, nbytes, stream)
+
+
+def sync(device: int, stream: int) -> None:
+    """Waits for the work queued on stream so far."""
+    _async(device, "cuStreamSynchronize", "cuStreamSynchronize", stream)
+
+
+def device_count() -> int:
+    """The number of CUDA devices (0 when the driver has none)."""
+    cu = _driver()
+    n = ctypes.c_int()
+    return n.value if cu.cuDeviceGetCount(ctypes.byref(n)) == 0 else 0

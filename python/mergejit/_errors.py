@@ -93,10 +93,16 @@ class NotInBundleError(MergejitError):
     status = "MJ_ERR_NOT_IN_BUNDLE"
 
 
+class RankTimeoutError(MergejitError, TimeoutError):
+    """A sort across GPUs waited past its timeout for another rank; its communicator was
+    aborted."""
+    status = "MJ_ERR_TIMEOUT"
+
+
 BY_STATUS: Dict[str, Type[MergejitError]] = {c.status: c for c in (
     InvalidArgumentError, HostMemoryError, NoDriverError, NoDeviceError, NoCompilerError,
     CompileError, DeviceMemoryError, CudaError, CacheError, UnsupportedError, TooLargeError,
-    FileError, NotInBundleError)}
+    FileError, NotInBundleError, RankTimeoutError)}
 
 
 def error_for(status_name: str, message: str) -> MergejitError:

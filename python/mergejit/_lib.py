@@ -134,7 +134,21 @@ _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
                                  c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]),
     "mj_driver_version": (c_int, []),
     "mj_nvrtc_version": (c_int, []),
+    # Sorting across GPUs (mergejit.distributed).
+    "mj_nccl_version": (c_int, []),
+    "mj_multi_id_create": (c_int, [c_void_p, c_char_p, c_size_t]),
+    "mj_multi_comm_create": (c_int, [_CTX, c_void_p, c_int, c_int, ctypes.POINTER(c_void_p)]),
+    "mj_multi_comms_destroy": (None, [c_int, ctypes.POINTER(c_void_p)]),
+    "mj_multi_sorter_create": (c_int, [_CTX, ctypes.POINTER(SortDesc), c_void_p,
+                                       ctypes.POINTER(c_void_p)]),
+    "mj_multi_sorter_destroy": (None, [c_void_p]),
+    "mj_multi_sorter_rank": (None, [c_void_p, ctypes.POINTER(c_int), ctypes.POINTER(c_int)]),
+    "mj_multi_sorter_set_timeout": (c_int, [c_void_p, ctypes.c_double]),
+    "mj_multi_sort_plan": (c_int, [c_void_p, c_void_p, c_void_p, c_size_t,
+                                   ctypes.POINTER(c_size_t), c_void_p]),
+    "mj_multi_sort_finish": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p]),
 }
+MULTI_ID_BYTES = 128
 
 
 def _load() -> ctypes.CDLL:

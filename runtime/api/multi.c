@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The multi-GPU sorter (public: mergejit.h): building one over a communicator, its getters,
  * and the collective step and verdict its phases (multi_sort.c) are made of. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #include "api/multi.h"
 
+#include <math.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/host_alloc.h"
 #include "core/context.h"
@@ -41,6 +46,90 @@ mj_status mj__multi_verdict(mj_multi_sorter *m, const uint64_t *status, size_t s
     return MJ_OK;
 }
 
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Ends the communicator's pending work and the communicator itself; the sorter is done. */
+static void abort_comm(mj_multi_sorter *m) {
+    m->nccl->comm_abort(m->comm);
+    m->comm = NULL;
+    m->aborted = 1;
+}
+
+mj_status mj__multi_wait(mj_multi_sorter *m, CUstream stream) {
+    const mj_cuda_api *cu = m->ctx->cu;
+    double start = seconds_now();
+    for (int polls = 0;; ++polls) {
+        CUresult r = cu->stream_query(stream);
+        if (r == CUDA_SUCCESS) return MJ_OK;
+        if (r != CUDA_ERROR_NOT_READY) return mj__fail_cuda(m->ctx, r, "waiting for the ranks");
+        int e = MJ_NCCL_SUCCESS;
+        if (m->nccl->comm_async_error(m->comm, &e) == MJ_NCCL_SUCCESS &&
+            e != MJ_NCCL_SUCCESS && e != MJ_NCCL_IN_PROGRESS) {
+            char text[256];
+            mj__nccl_describe(m->nccl, e, text, sizeof text);
+            abort_comm(m);
+            return mj__fail(m->ctx, MJ_ERR_CUDA, "NCCL reported an error while rank %d waited "
+                            "for the others: %s; the communicator was aborted", m->rank, text);
+        }
+        double waited = seconds_now() - start;
+        if (m->timeout > 0 && waited > m->timeout) {
+            abort_comm(m);
+            return mj__fail(m->ctx, MJ_ERR_TIMEOUT, "rank %d waited %.1f s for the other ranks "
+                            "(its timeout); the communicator was aborted: a rank did not call, "
+                            "or called with another sorter", m->rank, waited);
+        }
+        /* Spin briefly (a step takes tens of microseconds), then sleep between polls. */
+        if (polls < 2000) {
+            sched_yield();
+        } else {
+            struct timespec pause = {0, 50000};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
+mj_status mj__multi_usable(mj_multi_sorter *m, const char *fn) {
+    if (!m->aborted) return MJ_OK;
+    return mj__fail(m->ctx, MJ_ERR_INVALID_ARGUMENT, "%s: this sorter's communicator was "
+                    "aborted after an earlier failure; destroy the sorter and make a new "
+                    "communicator", fn);
+}
+
+mj_status mj__multi_scratch(mj_multi_sorter *m, size_t bytes, CUstream stream, char **base) {
+    const mj_cuda_api *cu = m->ctx->cu;
+    CUresult r = CUDA_SUCCESS;
+    if (m->scratch_used) r = cu->stream_wait_event(stream, m->scratch_free, 0);
+    if (r == CUDA_SUCCESS && bytes > m->scratch_bytes) {
+        if (m->scratch_used) r = cu->event_sync(m->scratch_free);
+        if (m->scratch && r == CUDA_SUCCESS) r = cu->mem_free(DPTR(m->scratch));
+        if (r == CUDA_SUCCESS) {
+            m->scratch = NULL;
+            m->scratch_bytes = 0;
+            CUdeviceptr p = 0;
+            size_t want = bytes + bytes / 16; /* room for shards that vary a little */
+            r = cu->mem_alloc(&p, want);
+            if (r == CUDA_ERROR_OUT_OF_MEMORY && want > bytes) r = cu->mem_alloc(&p, want = bytes);
+            if (r == CUDA_SUCCESS) {
+                m->scratch = (void *)(uintptr_t)p;
+                m->scratch_bytes = want;
+            }
+        }
+    }
+    *base = m->scratch;
+    if (r == CUDA_SUCCESS) return MJ_OK;
+    char what[96];
+    snprintf(what, sizeof what, "the sort's temporary storage (%zu bytes)", bytes);
+    return mj__fail_cuda(m->ctx, r, what);
+}
+
+void mj__multi_scratch_done(mj_multi_sorter *m, CUstream stream) {
+    if (m->ctx->cu->event_record(m->scratch_free, stream) == CUDA_SUCCESS) m->scratch_used = 1;
+}
+
 mj_status mj__multi_upload(mj_multi_sorter *m, void *dev, const void *host, size_t bytes,
                            CUstream stream) {
     if (!bytes) return MJ_OK;
@@ -59,8 +148,8 @@ mj_status mj__multi_download(mj_multi_sorter *m, void *host, const void *dev, si
                              CUstream stream) {
     const mj_cuda_api *cu = m->ctx->cu;
     CUresult r = bytes ? cu->memcpy_dtoh_async(host, DPTR(dev), bytes, stream) : CUDA_SUCCESS;
-    if (r == CUDA_SUCCESS) r = cu->stream_sync(stream);
-    return r == CUDA_SUCCESS ? MJ_OK : mj__fail_cuda(m->ctx, r, "reading back a collective");
+    if (r != CUDA_SUCCESS) return mj__fail_cuda(m->ctx, r, "reading back a collective");
+    return mj__multi_wait(m, stream);
 }
 
 /* The sorter of `primitive` with value_size for desc: the caller's description for the local
@@ -95,6 +184,20 @@ static mj_status query_comm(mj_multi_sorter *m) {
     return MJ_OK;
 }
 
+/* 600 s, or $MERGEJIT_MULTI_TIMEOUT. */
+static mj_status default_timeout(mj_multi_sorter *m) {
+    const char *env = getenv("MERGEJIT_MULTI_TIMEOUT");
+    m->timeout = 600;
+    if (!env || !*env) return MJ_OK;
+    char *end;
+    double t = strtod(env, &end);
+    if (*end || !isfinite(t) || t < 0)
+        return mj__fail(m->ctx, MJ_ERR_INVALID_ARGUMENT, FN ": MERGEJIT_MULTI_TIMEOUT=%s is "
+                        "not a number of seconds (0 or more)", env);
+    m->timeout = t;
+    return MJ_OK;
+}
+
 /* Host arrays and the collectives' device buffer, for m->ranks ranks. */
 static mj_status allocate(mj_multi_sorter *m) {
     size_t P = (size_t)m->ranks, s = m->samples;
@@ -122,6 +225,7 @@ static mj_status allocate(mj_multi_sorter *m) {
     CUdeviceptr ctl = 0;
     int pitch = 0;
     CUresult r = m->ctx->cu->mem_alloc(&ctl, l.total);
+    if (r == CUDA_SUCCESS) r = m->ctx->cu->event_create(&m->scratch_free, CU_EVENT_DISABLE_TIMING);
     if (r == CUDA_SUCCESS)
         r = m->ctx->cu->device_attribute(&pitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH, m->ctx->device);
     mj__ctx_leave(m->ctx);
@@ -156,7 +260,8 @@ mj_status mj_multi_sorter_create(mj_context *ctx, const mj_sort_desc *desc, void
     m->nccl = nc;
     m->comm = comm;
     m->samples = MJ__MULTI_SAMPLES;
-    mj_status st = query_comm(m);
+    mj_status st = default_timeout(m);
+    if (!st) st = query_comm(m);
     if (!st) st = helper(ctx, desc, MJ_MERGESORT, desc->value_size, 1, &m->sort);
     if (!st) st = helper(ctx, desc, MJ_MERGESORT, 4, 0, &m->index);
     if (!st) st = helper(ctx, desc, MJ_SORTED_SEARCH, 0, 0, &m->search);
@@ -172,8 +277,12 @@ mj_status mj_multi_sorter_create(mj_context *ctx, const mj_sort_desc *desc, void
 
 void mj_multi_sorter_destroy(mj_multi_sorter *m) {
     if (!m) return;
-    if (m->ctl && mj__ctx_enter(m->ctx) == MJ_OK) {
-        m->ctx->cu->mem_free(DPTR(m->ctl));
+    if ((m->ctl || m->scratch_free) && mj__ctx_enter(m->ctx) == MJ_OK) {
+        const mj_cuda_api *cu = m->ctx->cu;
+        if (m->scratch_used) cu->event_sync(m->scratch_free); /* the last call's work */
+        if (m->scratch) cu->mem_free(DPTR(m->scratch));
+        if (m->scratch_free) cu->event_destroy(m->scratch_free);
+        if (m->ctl) cu->mem_free(DPTR(m->ctl));
         mj__ctx_leave(m->ctx);
     }
     mj_sorter_destroy(m->sort);
@@ -183,6 +292,15 @@ void mj_multi_sorter_destroy(mj_multi_sorter *m) {
     void *host[] = {m->headers, m->rows, m->status, m->n, m->recv, m->offset, m->search_out,
                     m->order, m->splitters, m->steps, m};
     for (size_t i = 0; i < sizeof host / sizeof *host; ++i) free(host[i]);
+}
+
+mj_status mj_multi_sorter_set_timeout(mj_multi_sorter *m, double seconds) {
+    if (!m) return MJ_ERR_INVALID_ARGUMENT;
+    if (!isfinite(seconds) || seconds < 0)
+        return mj__fail(m->ctx, MJ_ERR_INVALID_ARGUMENT, "mj_multi_sorter_set_timeout: %g is "
+                        "not a number of seconds (0 or more)", seconds);
+    m->timeout = seconds;
+    return MJ_OK;
 }
 
 void mj_multi_sorter_rank(const mj_multi_sorter *m, int *rank, int *ranks) {

@@ -44,6 +44,14 @@ struct mj_multi_sorter {
     uint32_t *order;
     mj_splitter *splitters;
     mj_merge_step *steps;
+    /* Temporary device memory kept between calls (grown, never shrunk, until destroy), and
+     * the event after its last use, which a call on another stream waits for. */
+    void *scratch;
+    size_t scratch_bytes;
+    CUevent scratch_free;
+    int scratch_used;
+    double timeout; /* seconds a step waits for the others; 0: for ever */
+    int aborted;    /* the communicator was aborted (a timeout, NCCL's error): no more calls */
     /* The plan between the phases. */
     int planned;
     void *keys, *values;
@@ -62,6 +70,20 @@ mj_status mj__multi_gather(mj_multi_sorter *m, void *dev, size_t bytes, void *ho
  * message kept when it failed too, else one naming the rank that failed. */
 mj_status mj__multi_verdict(mj_multi_sorter *m, const uint64_t *status, size_t stride,
                             const char *fn);
+
+/* Waits for stream, giving up after the sorter's timeout or at NCCL's asynchronous error:
+ * then the communicator is aborted (m->aborted) and the step fails with MJ_ERR_TIMEOUT or
+ * MJ_ERR_CUDA. Every wait for other ranks goes through here. Call inside the context. */
+mj_status mj__multi_wait(mj_multi_sorter *m, CUstream stream);
+
+/* At least `bytes` of the sorter's temporary memory, usable on stream (ordered after its last
+ * use), into *base; grown by a fresh allocation when short. Call inside the context. */
+mj_status mj__multi_scratch(mj_multi_sorter *m, size_t bytes, CUstream stream, char **base);
+/* Marks the end, in stream order, of the scratch's use by this call. */
+void mj__multi_scratch_done(mj_multi_sorter *m, CUstream stream);
+
+/* MJ_ERR_INVALID_ARGUMENT with a message when the communicator was aborted. */
+mj_status mj__multi_usable(mj_multi_sorter *m, const char *fn);
 
 /* Uploads bytes from host to dev in stream order (the host copy may be reused at once). */
 mj_status mj__multi_upload(mj_multi_sorter *m, void *dev, const void *host, size_t bytes,

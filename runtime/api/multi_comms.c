@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Communicators for programs that do not link NCCL (public: mergejit.h): all of one process's
- * devices through ncclCommInitAll, and their destruction. */
+ * devices through ncclCommInitAll, one rank a process through ncclGetUniqueId and
+ * ncclCommInitRank, and their destruction. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/host_alloc.h"
+#include "core/context.h"
 #include "driver/dl_cuda.h"
 #include "driver/dl_nccl.h"
 #include "mergejit.h"
@@ -57,6 +60,56 @@ mj_status mj_multi_comms_create(int count, const int *devices, void **comms, cha
     }
     for (int i = 0; i < count; ++i) comms[i] = made[i];
     free(made);
+    return MJ_OK;
+}
+
+mj_status mj_multi_id_create(mj_multi_id *id, char *err, size_t err_cap) {
+    if (err && err_cap) err[0] = '\0';
+    if (!id)
+        return say(err, err_cap, MJ_ERR_INVALID_ARGUMENT, "mj_multi_id_create: id is NULL");
+    char why[1024];
+    const mj_nccl_api *nc = mj__nccl_load(why, sizeof why);
+    if (!nc) return say(err, err_cap, MJ_ERR_UNSUPPORTED, "%s", why);
+    mj_nccl_unique_id made;
+    int r = nc->get_unique_id(&made);
+    if (r != MJ_NCCL_SUCCESS) {
+        mj__nccl_describe(nc, r, why, sizeof why);
+        return say(err, err_cap, MJ_ERR_CUDA, "ncclGetUniqueId failed: %s", why);
+    }
+    memcpy(id->bytes, made.internal, sizeof id->bytes);
+    return MJ_OK;
+}
+
+mj_status mj_multi_comm_create(mj_context *ctx, const mj_multi_id *id, int ranks, int rank,
+                               void **comm) {
+    if (!ctx) return MJ_ERR_INVALID_ARGUMENT;
+    if (!id || !comm)
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_multi_comm_create: id and comm are "
+                        "required");
+    *comm = NULL;
+    if (ranks < 1 || rank < 0 || rank >= ranks)
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_multi_comm_create: rank %d of %d "
+                        "(ranks must be at least 1, 0 <= rank < ranks)", rank, ranks);
+    char why[1024];
+    const mj_nccl_api *nc = mj__nccl_load(why, sizeof why);
+    if (!nc) return mj__fail(ctx, MJ_ERR_UNSUPPORTED, "mj_multi_comm_create: %s", why);
+    if (!ctx->cu)
+        return mj__fail(ctx, MJ_ERR_UNSUPPORTED, "mj_multi_comm_create: this context is "
+                        "compile-only: it has no device");
+    /* NCCL takes the device of the current context: ctx's. */
+    mj_status st = mj__ctx_enter(ctx);
+    if (st) return st;
+    mj_nccl_unique_id u;
+    memcpy(u.internal, id->bytes, sizeof u.internal);
+    mj_nccl_comm made = NULL;
+    int r = nc->comm_init_rank(&made, ranks, u, rank);
+    mj__ctx_leave(ctx);
+    if (r != MJ_NCCL_SUCCESS) {
+        mj__nccl_describe(nc, r, why, sizeof why);
+        return mj__fail(ctx, MJ_ERR_CUDA, "mj_multi_comm_create: ncclCommInitRank (rank %d of "
+                        "%d) failed: %s", rank, ranks, why);
+    }
+    *comm = made;
     return MJ_OK;
 }
 

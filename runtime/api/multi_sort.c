@@ -206,10 +206,11 @@ static mj_status plan(mj_multi_sorter *m, const plan_args *a, const char *fn, CU
     if (st) return st;
     plan_temp t;
     memset(&t, 0, sizeof t);
-    mj_run run = {0, stream, 0, 0};
-    st = check_plan(m, a, fn);
+    char *base = NULL;
+    st = mj__multi_usable(m, fn);
+    if (!st) st = check_plan(m, a, fn);
     if (!st) st = plan_layout(m, a->n, &t);
-    if (!st) st = mj__run_begin(m->sort, t.total, NULL, stream, &run);
+    if (!st) st = mj__multi_scratch(m, t.total, stream, &base);
 
     mj_multi_header h = {st, a->n, a->outputs ? a->capacity : UINT64_MAX, ks, vs, {0, 0, 0}};
     cs = mj__multi_upload(m, ctl + m->ctl_headers + (size_t)m->rank * sizeof h, &h, sizeof h,
@@ -219,7 +220,6 @@ static mj_status plan(mj_multi_sorter *m, const plan_args *a, const char *fn, CU
     if (!cs) cs = agree(m, fn);
     if (cs) goto done;
 
-    char *base = (char *)(uintptr_t)run.base;
     st = sort_and_sample(m, a, &t, base, stream);
     cs = mj__multi_gather(m, base + t.gather, m->samples * ks, NULL, stream);
     if (cs) goto done;
@@ -239,7 +239,7 @@ static mj_status plan(mj_multi_sorter *m, const plan_args *a, const char *fn, CU
         m->count = a->n;
     }
 done:
-    if (run.owned) mj__run_end(m->sort, &run);
+    if (base) mj__multi_scratch_done(m, stream);
     mj__ctx_leave(ctx);
     return cs;
 }
@@ -325,12 +325,13 @@ static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, co
     size_t ks = m->sort->key_size, vs = m->sort->value_size, merge_bytes = 0;
     mj_status st = mj__ctx_enter(ctx), cs;
     if (st) return st;
-    mj_run run = {0, stream, 0, 0};
+    char *base = NULL;
     size_t steps = 0;
     int first = 0;
     mj_temp_layout l = {0, 0};
     size_t tk = 0, tv = 0, tm = 0;
-    st = check_finish(m, out_keys, out_values, fn);
+    st = mj__multi_usable(m, fn);
+    if (!st) st = check_finish(m, out_keys, out_values, fn);
     if (!st) steps = mj__multi_merge_schedule(m->ranks, m->recv, m->steps, &first);
     if (!st && steps && !(st = mj_sorter_temp_size(m->merge, m->out_count, 0, &merge_bytes))) {
         tk = mj__temp_part(&l, m->out_count, ks);
@@ -338,7 +339,7 @@ static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, co
         tm = mj__temp_part(&l, merge_bytes, 1);
         st = l.overflow ? mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: the output does not fit twice "
                                    "in memory", fn)
-                        : mj__run_begin(m->sort, l.total, NULL, stream, &run);
+                        : mj__multi_scratch(m, l.total, stream, &base);
     }
 
     char *ctl = m->ctl;
@@ -349,13 +350,12 @@ static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, co
     if (!cs) cs = mj__multi_verdict(m, m->status, 1, fn);
     if (!cs) {
         /* Buffer pair 1, the temporary one, exists only when the tree has steps. */
-        char *base = (char *)(uintptr_t)run.base;
         char *keys[2] = {out_keys, base ? base + tk : NULL};
         char *values[2] = {out_values, base ? base + tv : NULL};
         cs = exchange(m, keys[first], values[first], stream);
         if (!cs && steps) cs = merge_tree(m, steps, keys, values, base + tm, merge_bytes, stream);
     }
-    if (run.owned) mj__run_end(m->sort, &run);
+    if (base) mj__multi_scratch_done(m, stream);
     mj__ctx_leave(ctx);
     m->planned = 0;
     return cs;

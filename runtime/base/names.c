@@ -21,6 +21,7 @@ const char *mj_status_name(mj_status status) {
     case MJ_ERR_TOO_LARGE: return "MJ_ERR_TOO_LARGE";
     case MJ_ERR_FILE: return "MJ_ERR_FILE";
     case MJ_ERR_NOT_IN_BUNDLE: return "MJ_ERR_NOT_IN_BUNDLE";
+    case MJ_ERR_TIMEOUT: return "MJ_ERR_TIMEOUT";
     }
     return "MJ_ERR_UNKNOWN";
 }

@@ -75,6 +75,8 @@ static void load(void) {
     RESOLVE(memcpy_2d_async, "cuMemcpy2DAsync", 1);
     RESOLVE(memset_d8_async, "cuMemsetD8Async", 1);
     RESOLVE(stream_sync, "cuStreamSynchronize", 1);
+    RESOLVE(stream_query, "cuStreamQuery", 1);
+    RESOLVE(stream_wait_event, "cuStreamWaitEvent", 1);
     RESOLVE(ctx_sync, "cuCtxSynchronize", 1);
     RESOLVE(event_create, "cuEventCreate", 1);
     RESOLVE(event_record, "cuEventRecord", 1);

@@ -39,6 +39,8 @@ typedef struct mj_cuda_api {
     CUresult (*memcpy_2d_async)(const CUDA_MEMCPY2D *, CUstream);
     CUresult (*memset_d8_async)(CUdeviceptr, unsigned char, size_t, CUstream);
     CUresult (*stream_sync)(CUstream);
+    CUresult (*stream_query)(CUstream);
+    CUresult (*stream_wait_event)(CUstream, CUevent, unsigned);
     CUresult (*ctx_sync)(void);
     CUresult (*event_create)(CUevent *, unsigned);
     CUresult (*event_record)(CUevent, CUstream);

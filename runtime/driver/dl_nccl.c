@@ -34,7 +34,10 @@ static void load(void) {
         {"ncclRecv", &api.recv},
         {"ncclAllGather", &api.all_gather},
         {"ncclCommInitAll", &api.comm_init_all},
+        {"ncclGetUniqueId", &api.get_unique_id},
+        {"ncclCommInitRank", &api.comm_init_rank},
         {"ncclCommDestroy", &api.comm_destroy},
+        {"ncclCommAbort", &api.comm_abort},
     };
     if (mj__dl_resolve(lib, &nccl, opened, syms, sizeof syms / sizeof *syms, load_error,
                        sizeof load_error))

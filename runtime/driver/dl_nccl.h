@@ -12,6 +12,10 @@
 
 typedef struct mj_nccl_comm *mj_nccl_comm; /* ncclComm_t */
 typedef void *mj_nccl_stream;              /* cudaStream_t, the same as a CUstream */
+/* ncclUniqueId: NCCL_UNIQUE_ID_BYTES (128) opaque bytes, passed by value. */
+typedef struct mj_nccl_unique_id {
+    char internal[128];
+} mj_nccl_unique_id;
 
 /* ncclResult_t and ncclDataType_t values used here. */
 enum { MJ_NCCL_SUCCESS = 0, MJ_NCCL_IN_PROGRESS = 7 };
@@ -33,7 +37,10 @@ typedef struct mj_nccl_api {
     int (*all_gather)(const void *send, void *recv, size_t count, int type, mj_nccl_comm comm,
                       mj_nccl_stream stream);
     int (*comm_init_all)(mj_nccl_comm *comms, int count, const int *devices);
+    int (*get_unique_id)(mj_nccl_unique_id *id);
+    int (*comm_init_rank)(mj_nccl_comm *comm, int count, mj_nccl_unique_id id, int rank);
     int (*comm_destroy)(mj_nccl_comm comm);
+    int (*comm_abort)(mj_nccl_comm comm);
     int version; /* e.g. 22805 for 2.28.5 */
 } mj_nccl_api;
 

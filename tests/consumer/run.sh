@@ -110,6 +110,16 @@ if example_build c; then
         77) grep -q "no GPU here" "$work/sort_example.log" || fail "sort_example exited 77 without saying why" ;;
         *) fail "sort_example exited $rc" ;;
     esac
+    step "running multi_process_sort as one rank of one"
+    rc=0
+    "$(built c multi_process_sort)" 0 1 "$work/mj.id" 100000 >"$work/multi.log" 2>&1 || rc=$?
+    cat "$work/multi.log"
+    case $rc in
+        0) grep -q "sorted and after" "$work/multi.log" || fail "multi_process_sort said nothing" ;;
+        77) grep -q "no GPU here\|NCCL\|MJ_ERR_NO_D" "$work/multi.log" ||
+            fail "multi_process_sort exited 77 without saying why" ;;
+        *) fail "multi_process_sort exited $rc" ;;
+    esac
 fi
 if example_build deploy; then
     tool=$(find "$prefix" -path "*/bin/mergejit" -type f | head -n1)

@@ -142,6 +142,12 @@ static CUresult memset_d8(CUdeviceptr d, unsigned char v, size_t n, CUstream st)
     memset(PTR(d), v, n);
     return CUDA_SUCCESS;
 }
+static CUresult stream_query(CUstream s) { (void)s; return CUDA_SUCCESS; }
+static CUresult stream_wait_event(CUstream s, CUevent e, unsigned flags)
+{
+    (void)s, (void)e, (void)flags;
+    return CUDA_SUCCESS;
+}
 static CUresult stream_sync(CUstream s) { (void)s; return CUDA_SUCCESS; }
 static CUresult ctx_sync(void) { return CUDA_SUCCESS; }
 static CUresult event_create(CUevent *e, unsigned flags)
@@ -221,6 +227,8 @@ static const struct {
     {"cuMemcpy2DAsync", (void *)memcpy_2d},
     {"cuMemsetD8Async", (void *)memset_d8},
     {"cuStreamSynchronize", (void *)stream_sync},
+    {"cuStreamQuery", (void *)stream_query},
+    {"cuStreamWaitEvent", (void *)stream_wait_event},
     {"cuCtxSynchronize", (void *)ctx_sync},
     {"cuEventCreate", (void *)event_create},
     {"cuEventRecord", (void *)event_record},
