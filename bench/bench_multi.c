@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bench_multi: mj_multi_sort across P = 1 .. G GPUs over NCCL, beside (a) the one-GPU mergejit
  * sort of the same total (where it fits) and (b) the baseline that gathers every shard to rank
- * 0 with NCCL and sorts there; u32 and u64 keys and u32 keys with u32 values, random, at the
- * total sizes of --sizes. Plain C over the public API, the library's device-memory bridge
+ * 0 with NCCL and sorts there, and (c) NCCL moving the exchange's bytes alone (the link's
+ * rate); the plan phase timed apart; u32 and u64 keys and u32 keys with u32 values, random, at
+ * the total sizes of --sizes. Plain C over the public API, the library's device-memory bridge
  * (api/devmem.h) and its NCCL loader (driver/dl_nccl.h, for the baseline's sends); no nvcc.
  *
  * Each time is the median over --reps runs of the slowest rank's, from a barrier to the end of
@@ -76,7 +77,7 @@ static uint64_t fingerprint(const unsigned char *k, const unsigned char *v, size
 
 /* ---------------------------------------------------------------- ranks */
 
-typedef enum job_kind { JOB_MULTI, JOB_GATHER } job_kind;
+typedef enum job_kind { JOB_MULTI, JOB_GATHER, JOB_EXCHANGE } job_kind;
 
 typedef struct rank_job {
     job_kind kind;
@@ -87,7 +88,7 @@ typedef struct rank_job {
     mj_sorter *sorter;              /* JOB_GATHER, rank 0: the one-GPU sort of all */
     const unsigned char *keys, *values; /* the shard (host) */
     size_t n, total, capacity;
-    double ms[64];
+    double ms[64], plan_ms[64];
     size_t out_count;
     unsigned char *out_keys, *out_values; /* --check: the first run's output */
     int failed;
@@ -122,15 +123,20 @@ static void run_multi(rank_job *j) {
                            (st = mj__dev_sync(ctx, NULL))))
             fail(j, st, "restoring the input");
         pthread_barrier_wait(j->barrier);
-        double t0 = now_ms();
-        st = mj_multi_sort(j->m, j->failed ? NULL : k, v, n, ok, ov, j->capacity, &j->out_count,
-                           NULL);
+        double t0 = now_ms(), t1 = t0;
+        /* The two phases (the one call's work), timed apart: plan returns with the counts. */
+        st = mj_multi_sort_plan(j->m, j->failed ? NULL : k, v, n, &j->out_count, NULL);
+        if (!st) t1 = now_ms();
+        if (!st && j->out_count > j->capacity)
+            st = MJ_ERR_TOO_LARGE; /* not reached: the capacity is the documented bound */
+        if (!st) st = mj_multi_sort_finish(j->m, ok, ov, NULL);
         if (!st) st = mj__dev_sync(ctx, NULL);
         if (st) {
             fail(j, st, "mj_multi_sort");
             break;
         }
         if (rep >= 0) j->ms[rep] = now_ms() - t0;
+        if (rep >= 0) j->plan_ms[rep] = t1 - t0;
         if (rep < 0 && check) {
             j->out_keys = malloc(j->out_count * ks + 1);
             j->out_values = malloc(j->out_count * vs + 1);
@@ -207,13 +213,62 @@ static void run_gather(rank_job *j) {
         if (bufs[i]) mj__dev_free(ctx, bufs[i]);
 }
 
+/* One rank of the link measurement: what the sort's exchange moves, a (P-1)/P part of the
+ * shard's keys and values, sent in P-1 even parts to the other ranks with grouped ncclSend and
+ * ncclRecv, the data untouched. */
+static void run_exchange(rank_job *j) {
+    mj_context *ctx = ctxs[j->rank];
+    const mj_nccl_api *nc = mj__nccl_load(NULL, 0);
+    size_t bytes = j->n * (mj_key_kind_size(j->t->kind) + j->t->vs), part = bytes / (size_t)j->P;
+    void *in = NULL, *out = NULL;
+    if (mj__dev_alloc(ctx, &in, bytes) || mj__dev_alloc(ctx, &out, bytes)) {
+        fprintf(stderr, "bench_multi: link measurement, rank %d: %s\n", j->rank,
+                mj_context_last_error(ctx));
+        exit(1);
+    }
+    mj_nccl_comm c = comms[j->P][j->rank];
+    for (int rep = -1; rep < reps; ++rep) {
+        pthread_barrier_wait(j->barrier);
+        double t0 = now_ms();
+        int r = nc->group_start();
+        for (int p = 0; p < j->P && !r; ++p) {
+            if (p == j->rank) continue;
+            r = nc->send((char *)in + (size_t)p * part, part, MJ_NCCL_UINT8, p, c, NULL);
+            if (!r) r = nc->recv((char *)out + (size_t)p * part, part, MJ_NCCL_UINT8, p, c, NULL);
+        }
+        int e = nc->group_end();
+        if (r || e || mj__dev_sync(ctx, NULL)) {
+            fprintf(stderr, "bench_multi: NCCL failed in the link measurement (%d)\n", r ? r : e);
+            exit(1);
+        }
+        if (rep >= 0) j->ms[rep] = now_ms() - t0;
+    }
+    mj__dev_free(ctx, in);
+    mj__dev_free(ctx, out);
+}
+
 static void *rank_main(void *arg) {
     rank_job *j = arg;
     if (j->kind == JOB_MULTI)
         run_multi(j);
-    else
+    else if (j->kind == JOB_GATHER)
         run_gather(j);
+    else
+        run_exchange(j);
     return NULL;
+}
+
+/* The median over runs of the slowest rank's time (plan: the plan phase's). */
+static double slowest(const rank_job *jobs, int P, int plan) {
+    double worst[64];
+    for (int rep = 0; rep < reps; ++rep) {
+        worst[rep] = 0;
+        for (int r = 0; r < P; ++r) {
+            double ms = plan ? jobs[r].plan_ms[rep] : jobs[r].ms[rep];
+            if (ms > worst[rep]) worst[rep] = ms;
+        }
+    }
+    return median_of(worst, reps);
 }
 
 /* Runs the jobs, one thread a rank; the median over runs of the slowest rank's time, or -1
@@ -236,13 +291,7 @@ static double run_ranks(rank_job *jobs, int P) {
             fprintf(stderr, "  rank %d: %s\n", r, jobs[r].msg);
             return -1;
         }
-    double worst[64];
-    for (int rep = 0; rep < reps; ++rep) {
-        worst[rep] = 0;
-        for (int r = 0; r < P; ++r)
-            if (jobs[r].ms[rep] > worst[rep]) worst[rep] = jobs[r].ms[rep];
-    }
-    return median_of(worst, reps);
+    return slowest(jobs, P, 0);
 }
 
 /* ---------------------------------------------------------------- one row */
@@ -296,7 +345,7 @@ static void row(const bench_type *t, size_t total, int P, const unsigned char *k
             exit(1);
         }
     }
-    double multi = run_ranks(jobs, P);
+    double multi = run_ranks(jobs, P), plan = multi > 0 ? slowest(jobs, P, 1) : -1;
     size_t most = 0;
     for (int r = 0; r < P; ++r) most = jobs[r].out_count > most ? jobs[r].out_count : most;
     const char *verdict = check && multi > 0 ? check_output(t, jobs, P, want, total) : "-";
@@ -323,13 +372,23 @@ static void row(const bench_type *t, size_t total, int P, const unsigned char *k
         gather = run_ranks(jobs, P);
     }
     mj_sorter_destroy(s);
-    char a[32] = "-", b[32] = "-", g[32] = "-";
+    /* (c) the link: the exchange's bytes alone. */
+    double link = -1;
+    if (P > 1) {
+        for (int r = 0; r < P; ++r) jobs[r].kind = JOB_EXCHANGE;
+        link = run_ranks(jobs, P);
+    }
+    char a[32] = "-", b[32] = "-", g[32] = "-", l[32] = "-";
+    if (link > 0)
+        snprintf(l, sizeof l, "%.0f", (double)jobs[0].n * (double)(ks + vs) *
+                 (double)(P - 1) / (double)P / (link * 1e6));
     if (one_gpu > 0 && multi > 0) snprintf(a, sizeof a, "%.2fx", one_gpu / multi);
     if (gather > 0) snprintf(g, sizeof g, "%.2f", gather);
     if (gather > 0 && multi > 0) snprintf(b, sizeof b, "%.2fx", gather / multi);
     if (multi > 0)
-        printf("%-8s %12zu %4d %10.2f %8.2f %9s %10s %9s %8.3f  %s\n", t->name, total, P, multi,
-               (double)total / (multi * 1e6), a, g, b, (double)most * P / (double)total, verdict);
+        printf("%-8s %12zu %4d %10.2f %8.2f %8.2f %9s %10s %9s %8.3f %8s  %s\n", t->name, total,
+               P, multi, plan, (double)total / (multi * 1e6), a, g, b,
+               (double)most * P / (double)total, l, verdict);
     else
         printf("%-8s %12zu %4d %10s (failed: see above)\n", t->name, total, P, "-");
     fflush(stdout);
@@ -427,9 +486,11 @@ static const char usage[] =
     "beside the one-GPU sort of the same total and a gather of every shard to rank 0 with a\n"
     "sort there. --sizes: total keys (default 2^24,2^27,2^30); --reps: timed runs (default 5,\n"
     "at most 64); --check: each result checked on the host. NCCL: $MERGEJIT_NCCL, else\n"
-    "libnccl.so.2. Columns: the median of the slowest rank's time, its Gkeys/s, the one-GPU\n"
-    "time over it, the gather baseline's time and its ratio, the largest rank's share\n"
-    "(1 is even), the check.\n";
+    "libnccl.so.2. Columns: the median of the slowest rank's time, of its plan phase (the\n"
+    "local sort and the splitters; the rest is the exchange and merge), its Gkeys/s, the\n"
+    "one-GPU time over it, the gather baseline's time and its ratio, the largest rank's share\n"
+    "(1 is even), the link's GB/s a rank sends when NCCL moves the exchange's bytes alone,\n"
+    "the check.\n";
 
 int main(int argc, char **argv) {
     uint64_t sizes[16] = {1ull << 24, 1ull << 27, 1ull << 30};
@@ -486,8 +547,9 @@ int main(int argc, char **argv) {
     printf("bench_multi: %d GPU%s (%s), NCCL %s, median of %d runs, each the slowest rank's "
            "time from a barrier\n", G, G == 1 ? "" : "s", mj_context_device_name(ctxs[0]),
            cli_format_nccl_version(mj_nccl_version(), version, sizeof version), reps);
-    printf("%-8s %12s %4s %10s %8s %9s %10s %9s %8s  %s\n", "type", "keys", "GPUs", "multi ms",
-           "Gkeys/s", "1-GPU/it", "gather ms", "gather/it", "largest", "check");
+    printf("%-8s %12s %4s %10s %8s %8s %9s %10s %9s %8s %8s  %s\n", "type", "keys", "GPUs",
+           "multi ms", "plan ms", "Gkeys/s", "1-GPU/it", "gather ms", "gather/it", "largest",
+           "link GB/s", "check");
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ++ti) {
         const bench_type *t = &types[ti];
         char wanted[64];
