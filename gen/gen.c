@@ -341,6 +341,9 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         mj__sb_puts(&sb, "#line 1 \"comparator\"\n    return (bool)(");
         mj__sb_puts(&sb, spec->less);
         mj__sb_puts(&sb, "\n    );\n");
+    } else if (spec->key == MJ_KEY_CUSTOM) {
+        /* A select sorter with op alone (mj__spec_check): unique is refused on the host. */
+        mj__sb_puts(&sb, "    return false;\n");
     } else {
         emit_builtin_less(&sb, spec);
     }

@@ -218,8 +218,13 @@ int mj__spec_check(const mj_kernel_spec *spec, char *err, size_t errcap) {
                      spec->type_size, spec->type_align);
             return -1;
         }
-        if (!spec->less && mj__primitive_traits(spec->primitive)->comparator) {
-            snprintf(err, errcap, "a custom key needs a comparator expression (less)");
+        const mj_primitive_traits *t = mj__primitive_traits(spec->primitive);
+        /* A selection by op alone orders nothing: select needs less for unique only. */
+        if (!spec->less && t->comparator && !(t->predicate && spec->op)) {
+            snprintf(err, errcap, "a custom key needs a comparator expression (less)%s",
+                     t->predicate ? ", or a selection operator (op) for a sorter that only "
+                                    "selects"
+                                  : "");
             return -1;
         }
     }

@@ -357,7 +357,8 @@ typedef struct mj_sort_desc {
     /* MJ_SELECT reads op as its selection operator instead: a CUDA boolean expression over
      * `a` (`const KEY &`), true for the elements to keep, e.g. "a > 10" or "a.weight != 0"
      * (custom keys); same rules as `less`. NULL: the sorter runs MJ_SELECT_UNIQUE only.
-     * identity must then be NULL. */
+     * identity must then be NULL. A custom key with op may leave `less` NULL: the sorter
+     * then runs MJ_SELECT_IF only. */
     /* The operator's identity, a CUDA expression giving a KEY (op(identity, x) == op(x,
      * identity) == x), e.g. "0", "-INFINITY" (defined for these expressions) or "rec{0, 0}"
      * (custom keys name their type): an exclusive scan's first output, the reduction of no
@@ -576,8 +577,8 @@ MJ_API mj_status mj_sorter_scan(mj_sorter *sorter, const void *in, void *out, si
  * 9. Select and unique
  *
  * Sorters built for MJ_SELECT; any key, including custom keys, whose order or less decides
- * what unique takes as equivalent; values of 0 to 64 bytes, moved with their keys. What to
- * keep is chosen per call.
+ * what unique takes as equivalent (a custom key needs less for unique only); values of 0 to 64
+ * bytes, moved with their keys. What to keep is chosen per call.
  * ============================================================================================= */
 
 typedef enum mj_select_kind {
@@ -598,7 +599,8 @@ typedef enum mj_select_kind {
  *  allowed for n == 0). Outputs must not overlap the inputs or one another. The temporary
  *  storage is mj_sorter_temp_size(s, n, 0): one 8-byte word a tile of the input.
  *  @return as every run (section 4); MJ_ERR_INVALID_ARGUMENT also for MJ_SELECT_IF on a
- *          sorter built without op. */
+ *          sorter built without op, and for MJ_SELECT_UNIQUE on one of a custom key built
+ *          without less. */
 MJ_API mj_status mj_sorter_select(mj_sorter *s, mj_select_kind kind, const void *keys,
                                   const void *values, size_t n, void *out_keys,
                                   void *out_values, void *out_count, void *temp,

@@ -44,6 +44,8 @@ static const config configs[] = {
 
 static const config *cur;
 
+/* The sorter of configuration c: with its operator (with_op 1), without (0), or with it and
+ * without a comparator (-1, custom keys: a sorter that only selects). */
 static mj_sorter *make(const config *c, int with_op) {
     mj_sort_desc d;
     static const mj_key_kind kinds[] = {MJ_KEY_U8, MJ_KEY_U32, MJ_KEY_I64, MJ_KEY_F32};
@@ -55,6 +57,10 @@ static mj_sorter *make(const config *c, int with_op) {
     }
     d.value_size = c->vs;
     d.op = with_op ? c->op : NULL;
+    if (with_op < 0) { /* a custom key's selection alone: no comparator */
+        d.op = c->op;
+        d.less = NULL;
+    }
     mj_sorter *s = NULL;
     mj_status st = mj_sorter_create(ctx, &d, &s);
     ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
@@ -309,6 +315,35 @@ START_TEST(test_select_if)
 }
 END_TEST
 
+/* Custom keys selected by a sorter built without less: the same selections, and unique
+ * refused with the outputs untouched. */
+START_TEST(test_select_without_less)
+{
+    for (int c = 0; c < CONFIGS; ++c) {
+        cur = &configs[c];
+        if (cur->k != PADK) continue;
+        mj_sorter *s = make(cur, -1);
+        size_t nv = tile_of(s), sizes[16], count = sizes_for(nv, sizes);
+        for (size_t z = 0; z < count; ++z) {
+            unsigned char *k = make_keys(0, 3, sizes[z], nv, 53 * z);
+            char what[160];
+            snprintf(what, sizeof what, "select if %s without less, %s", cur->op, sel_names[3]);
+            say(what);
+            run_select(s, MJ_SELECT_IF, k, sizes[z], NULL, 0, what);
+            free(k);
+        }
+        char *guard = NULL;
+        ck_assert_int_eq(mj__dev_alloc(ctx, (void **)&guard, 64), MJ_OK);
+        mj_status st = mj_sorter_select(s, MJ_SELECT_UNIQUE, guard, cur->vs ? guard : NULL, 0,
+                                        guard, cur->vs ? guard : NULL, guard, NULL, 0, NULL);
+        ck_assert_int_eq(st, MJ_ERR_INVALID_ARGUMENT);
+        ck_assert_ptr_nonnull(strstr(mj_context_last_error(ctx), "needs a comparator"));
+        mj__dev_free(ctx, guard);
+        mj_sorter_destroy(s);
+    }
+}
+END_TEST
+
 /* Unique on sorters with and without a selection operator (one kernel either way). */
 START_TEST(test_unique)
 {
@@ -404,6 +439,7 @@ int main(void) {
     tcase_set_timeout(tc, 1800);
     tcase_add_loop_test(tc, test_select_if, 0, CONFIGS);
     tcase_add_loop_test(tc, test_unique, 0, CONFIGS);
+    tcase_add_test(tc, test_select_without_less);
     tcase_add_test(tc, test_temp_and_one_call);
     tcase_add_test(tc, test_over_2g);
     suite_add_tcase(s, tc);

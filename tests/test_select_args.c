@@ -44,7 +44,13 @@ START_TEST(spec_checks)
     ck_assert_ptr_nonnull(strstr(src, "return (bool)(false"));
     free(src);
     s.less = NULL;
-    refused(&s, "comparator", "a custom key without less");
+    refused(&s, "comparator", "a custom key without less or op");
+    /* With op and no less, a sorter that only selects: the source orders nothing. */
+    s.op = "a.lo % 3 == 0";
+    src = generated(&s);
+    ck_assert_ptr_nonnull(strstr(src, "mj_select_op(const mj_key &mj_a)"));
+    ck_assert_ptr_nonnull(strstr(src, "return false;"));
+    free(src);
     static const size_t value_sizes[] = {0, 4, 12, 64};
     default_tiles_fit(MJ_SELECT, value_sizes, 4);
 }
@@ -176,6 +182,26 @@ START_TEST(api_arguments)
                MJ_ERR_INVALID_ARGUMENT, "selection operator", "mj_select without op");
     mjt_expect(ctx, mj_select(ctx, NULL, UQ, k, NULL, 10, o, NULL, cnt, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "desc", "mj_select without desc");
+    /* A custom key with op and no less: a sorter that only selects; unique is refused before
+     * the missing device is noticed. Neither op nor less: no sorter. */
+    mj_sort_desc c;
+    memset(&c, 0, sizeof c);
+    c.primitive = MJ_SELECT;
+    c.key = MJ_KEY_CUSTOM;
+    c.type_name = "pair128";
+    c.type_source = "struct pair128 { unsigned long long hi, lo; };";
+    c.type_size = 16;
+    c.type_align = 8;
+    mjt_expect(ctx, mj_sorter_create(ctx, &c, &bad), MJ_ERR_INVALID_ARGUMENT, "selection operator",
+               "a custom select without op or less");
+    c.op = "a.lo % 3 == 0";
+    mj_sorter *only_if = NULL;
+    ck_assert_msg(mj_sorter_create(ctx, &c, &only_if) == MJ_OK, "%s", mj_context_last_error(ctx));
+    mjt_expect(ctx, mj_sorter_select(only_if, UQ, k, NULL, 10, o, NULL, cnt, NULL, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "needs a comparator", "unique without less");
+    mjt_expect(ctx, mj_sorter_select(only_if, IF, k, NULL, 10, o, NULL, cnt, NULL, 0, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "a selection without less");
+    mj_sorter_destroy(only_if);
     mj_sorter_destroy(keys);
     mj_sorter_destroy(pairs);
     mj_sorter_destroy(unique);

@@ -1604,11 +1604,6 @@ def _select(kind: SelectKind, keys: DeviceArray, values: Optional[DeviceArray],
     st = stream_handle(stream)
     k = as_array(keys, "keys", st, dtype)
     v = as_array(values, "values", st) if values is not None else None
-    if kind == "if" and kw.get("less") is None and \
-            key_type(k.dtype, kw.get("type_name") or "record").kind == "custom":
-        # The library builds a sorter of a custom key with a comparator, which a selection by
-        # op never calls: one that orders nothing.
-        kw = dict(kw, less="false")
     s = _sorter(context, k, dict(kw, primitive="select",
                                  value_size=v.row_bytes if v is not None else 0))
     if out is None:

@@ -418,6 +418,15 @@ def test_select_rules(compile_ctx):
         u.select("if", k, out, count)
     with pytest.raises(mergejit.CompileError):
         compile_ctx.sorter(np.uint32, primitive="select", op="a >>> 3")
+    # Records selected by op alone need no comparator; unique then does.
+    r, rout = FakeArray((5,), REC, ptr=0x7F0000100000), FakeArray((5,), REC, ptr=0x7F0000200000)
+    sel = compile_ctx.sorter(REC, primitive="select", op="a.id % 2 == 1")
+    with pytest.raises(InvalidArgumentError, match="needs a comparator"):
+        sel.select("unique", r, rout, count)
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        sel.select("if", r, rout, count)
+    with pytest.raises(InvalidArgumentError, match="comparator expression"):
+        compile_ctx.sorter(REC, primitive="select")
 
 
 def test_reduce_by_key_rules(compile_ctx):

@@ -55,6 +55,7 @@ mj_status mj_sorter_create(mj_context *ctx, const mj_sort_desc *desc, mj_sorter 
     s->key_align = desc->key == MJ_KEY_CUSTOM ? desc->type_align : key_size;
     s->value_size = desc->value_size;
     s->has_op = desc->op != NULL;
+    s->has_less = desc->key != MJ_KEY_CUSTOM || desc->less != NULL;
     s->value_align = mj__value_align(desc->value_size);
     s->nt = spec.nt;
     s->vt = spec.vt;

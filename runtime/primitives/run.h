@@ -27,7 +27,8 @@ struct mj_sorter {
     int merge4_log2;
     int source;
     double build_ms;
-    int has_op; /* select: built with a selection operator (mj_sort_desc.op) */
+    int has_op;   /* select: built with a selection operator (mj_sort_desc.op) */
+    int has_less; /* an order: a built-in key, or a custom one with less (select may lack it) */
 };
 
 #define MJ_TEMP_ALIGN 256

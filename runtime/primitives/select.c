@@ -57,6 +57,11 @@ mj_status mj_sorter_select(mj_sorter *s, mj_select_kind kind, const void *keys,
                         FN ": MJ_SELECT_IF needs a sorter built with a selection operator "
                            "(mj_sort_desc.op, e.g. \"a > 0\"); this one runs MJ_SELECT_UNIQUE "
                            "only");
+    if (kind == MJ_SELECT_UNIQUE && !s->has_less)
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
+                        FN ": MJ_SELECT_UNIQUE needs a comparator: this sorter of a custom key "
+                           "was built without one (mj_sort_desc.less) and runs MJ_SELECT_IF "
+                           "only");
     size_t vs = s->value_size;
     if ((st = mj__check_values(s, values, n))) return st;
     if (vs && n && !out_values)
