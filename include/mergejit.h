@@ -400,15 +400,17 @@ MJ_API void mj_sort_desc_init(mj_sort_desc *desc, mj_key_kind kind, mj_order ord
  * work. The one-call functions (section 17) do both, keeping the sorter in the context.
  *
  * Temporary storage, for every run function: `temp` is device memory of at least
- * mj_sorter_temp_size bytes, aligned to 256, with its size in temp_bytes; or NULL (temp_bytes
- * unused), and the library allocates and frees it in stream order. A NULL temp is not a size
- * query as in CUB: the run happens; ask the size with mj_sorter_temp_size.
+ * mj_sorter_temp_size bytes, aligned to 256, with its size in temp_bytes; or NULL with
+ * temp_bytes 0, and the library allocates and frees it in stream order. A NULL temp is not a
+ * size query as in CUB: ask the size with mj_sorter_temp_size. A NULL temp with temp_bytes
+ * other than 0 (a CUB-style call) is refused, so that no run happens by mistake.
  *
  * What every run function returns (each function's @return adds its own cases):
  *   MJ_OK once the work is queued on `stream` (the run has not finished);
  *   MJ_ERR_INVALID_ARGUMENT for a sorter built for another primitive, a required pointer that
- *     is NULL, misaligned or not device memory, outputs that overlap what they must not, or
- *     temp smaller than mj_sorter_temp_size or not aligned to 256;
+ *     is NULL, misaligned or not device memory, outputs that overlap what they must not,
+ *     temp smaller than mj_sorter_temp_size or not aligned to 256, or a NULL temp with
+ *     temp_bytes other than 0;
  *   MJ_ERR_TOO_LARGE for a count whose byte size does not fit in size_t;
  *   MJ_ERR_UNSUPPORTED in a compile-only context;
  *   MJ_ERR_DEVICE_MEMORY when temp is NULL and the library's allocation fails;

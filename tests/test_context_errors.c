@@ -301,6 +301,14 @@ START_TEST(primitives_without_gpu)
                MJ_ERR_UNSUPPORTED, "compile-only", "a valid call without a device");
     mjt_expect(ctx, mj_sorter_sort(s[MJ_LOCALITY_SORT], fake, NULL, 10, NULL, 0, NULL),
                MJ_ERR_UNSUPPORTED, "compile-only", "locality sort without a device");
+    /* A CUB-style first call (NULL temp, a size) is refused, not run: every run checks its
+     * temp the same way (mj__run_check_temp). */
+    mjt_expect(ctx, mj_sorter_sort(s[MJ_LOCALITY_SORT], fake, NULL, 10, NULL, 4096, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "not a size query", "a NULL temp with a size");
+    mjt_expect(ctx, mj_sorter_segmented_sort(s[MJ_SEGMENTED_SORT], fake, NULL, 10, &segs,
+                                             NULL, 1, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "mj_sorter_temp_size gives the size",
+               "a NULL temp with a size, segmented");
     mj_sort_desc desc = u32_desc();
     mjt_expect(ctx, mj_merge_pairs(ctx, &desc, fake, fake, 5, fake, fake, 5, fake, fake, 0,
                                    NULL),

@@ -92,6 +92,11 @@ static mj_status check_pointer(mj_sorter *s, const void *p, size_t align, const 
 }
 
 mj_status mj__run_check_temp(mj_sorter *s, size_t need, const void *temp, size_t temp_bytes) {
+    if (!temp && temp_bytes)
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "temp is NULL but temp_bytes is %zu: a NULL temp (with temp_bytes 0) "
+                        "has the library allocate it, and is not a size query as in CUB; "
+                        "mj_sorter_temp_size gives the size (%zu bytes here)", temp_bytes, need);
     if (temp && temp_bytes < need)
         return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
                         "temporary storage of %zu bytes is too small: %zu needed", temp_bytes,
