@@ -147,9 +147,13 @@ mj_status mj__multi_copy(mj_multi_sorter *m, void *dst, const void *src, size_t 
 mj_status mj__multi_download(mj_multi_sorter *m, void *host, const void *dev, size_t bytes,
                              CUstream stream) {
     const mj_cuda_api *cu = m->ctx->cu;
+    /* Wait first, with the timeout: a copy to pageable memory returns only once it is done,
+     * so queued behind a collective that a rank never joins it would block for ever. */
+    mj_status st = mj__multi_wait(m, stream);
+    if (st) return st;
     CUresult r = bytes ? cu->memcpy_dtoh_async(host, DPTR(dev), bytes, stream) : CUDA_SUCCESS;
-    if (r != CUDA_SUCCESS) return mj__fail_cuda(m->ctx, r, "reading back a collective");
-    return mj__multi_wait(m, stream);
+    if (r == CUDA_SUCCESS) r = cu->stream_sync(stream); /* the stream is idle but for the copy */
+    return r == CUDA_SUCCESS ? MJ_OK : mj__fail_cuda(m->ctx, r, "reading back a collective");
 }
 
 /* The sorter of `primitive` with value_size for desc: the caller's description for the local

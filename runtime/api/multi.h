@@ -91,7 +91,7 @@ mj_status mj__multi_upload(mj_multi_sorter *m, void *dev, const void *host, size
 /* Copies bytes on the device in stream order. */
 mj_status mj__multi_copy(mj_multi_sorter *m, void *dst, const void *src, size_t bytes,
                          CUstream stream);
-/* Copies bytes to the host and waits for it. */
+/* Waits for the stream (mj__multi_wait: the timeout), then copies bytes to the host. */
 mj_status mj__multi_download(mj_multi_sorter *m, void *host, const void *dev, size_t bytes,
                              CUstream stream);
 
