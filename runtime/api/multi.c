@@ -104,8 +104,10 @@ mj_status mj__multi_scratch(mj_multi_sorter *m, size_t bytes, CUstream stream, c
     CUresult r = CUDA_SUCCESS;
     if (m->scratch_used) r = cu->stream_wait_event(stream, m->scratch_free, 0);
     if (r == CUDA_SUCCESS && bytes > m->scratch_bytes) {
-        if (m->scratch_used) r = cu->event_sync(m->scratch_free);
-        if (m->scratch && r == CUDA_SUCCESS) r = cu->mem_free(DPTR(m->scratch));
+        /* The last use (an exchange, perhaps) must be over: waited for with the timeout. */
+        mj_status st = m->scratch_used ? mj__multi_wait(m, stream) : MJ_OK;
+        if (st) return st;
+        if (m->scratch) r = cu->mem_free(DPTR(m->scratch));
         if (r == CUDA_SUCCESS) {
             m->scratch = NULL;
             m->scratch_bytes = 0;

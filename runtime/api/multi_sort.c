@@ -211,6 +211,10 @@ static mj_status plan(mj_multi_sorter *m, const plan_args *a, const char *fn, CU
     if (!st) st = check_plan(m, a, fn);
     if (!st) st = plan_layout(m, a->n, &t);
     if (!st) st = mj__multi_scratch(m, t.total, stream, &base);
+    if (m->aborted) { /* the wait for the scratch's last use timed out */
+        mj__ctx_leave(ctx);
+        return st;
+    }
 
     mj_multi_header h = {st, a->n, a->outputs ? a->capacity : UINT64_MAX, ks, vs, {0, 0, 0}};
     cs = mj__multi_upload(m, ctl + m->ctl_headers + (size_t)m->rank * sizeof h, &h, sizeof h,
@@ -340,6 +344,11 @@ static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, co
         st = l.overflow ? mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: the output does not fit twice "
                                    "in memory", fn)
                         : mj__multi_scratch(m, l.total, stream, &base);
+    }
+    if (m->aborted) {
+        mj__ctx_leave(ctx);
+        m->planned = 0;
+        return st;
     }
 
     char *ctl = m->ctl;
