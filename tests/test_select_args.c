@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "args_support.h"
+#include "padded_keys_support.h"
 #include "test_support.h"
 
 START_TEST(spec_checks)
@@ -184,14 +185,8 @@ START_TEST(api_arguments)
                MJ_ERR_INVALID_ARGUMENT, "desc", "mj_select without desc");
     /* A custom key with op and no less: a sorter that only selects; unique is refused before
      * the missing device is noticed. Neither op nor less: no sorter. */
-    mj_sort_desc c;
-    memset(&c, 0, sizeof c);
-    c.primitive = MJ_SELECT;
-    c.key = MJ_KEY_CUSTOM;
-    c.type_name = "pair128";
-    c.type_source = "struct pair128 { unsigned long long hi, lo; };";
-    c.type_size = 16;
-    c.type_align = 8;
+    mj_sort_desc c = padk_desc(MJ_SELECT);
+    c.less = NULL;
     mjt_expect(ctx, mj_sorter_create(ctx, &c, &bad), MJ_ERR_INVALID_ARGUMENT, "selection operator",
                "a custom select without op or less");
     c.op = "a.lo % 3 == 0";
