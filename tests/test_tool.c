@@ -121,6 +121,26 @@ START_TEST(tool)
                       count_lines_with(r.out, "programs on") == 0,
                   "demo printed:\n%s", r.out);
     mjt_tool_run_free(&r);
+    /* demo --json: its lines on stderr, one JSON object on stdout; without a GPU, "built". A
+     * bad command line is refused before anything runs (no JSON). */
+    static const char *const demo_json[] = {"demo", "--n", "1000", "--json", NULL};
+    r = mjt_run_tool(demo_json, env);
+    static const char json_head[] =
+        "{\"primitive\": \"mergesort\", \"type\": \"u32\", \"n\": 1000, \"value_size\": 0, "
+        "\"order\": \"ascending\", \"seed\": 1, \"gpus\": 0, \"gpu\": false, \"device\": null, "
+        "\"sm\": 90, \"build\": {\"source\": \"disk\", \"ms\": ";
+    ck_assert_msg(r.status == 0 && count_lines_with(r.out, "") == 1 &&
+                      strncmp(r.out, json_head, sizeof json_head - 1) == 0 &&
+                      strstr(r.out, "\"median_ms\": [], \"gkeys_per_s\": null, \"result\": "
+                                    "\"built\", \"exit\": 0}\n") != NULL &&
+                      count_lines_with(r.err, "no GPU") == 1,
+                  "demo --json exited %d:\n%s\nstderr:\n%s", r.status, r.out, r.err);
+    mjt_tool_run_free(&r);
+    static const char *const demo_json_bad[] = {"demo", "--json", "--n", "0", NULL};
+    r = mjt_run_tool(demo_json_bad, env);
+    ck_assert_msg(r.status == 2 && r.out[0] == '\0', "demo --json --n 0 exited %d:\n%s",
+                  r.status, r.out);
+    mjt_tool_run_free(&r);
     /* cache prune: a bad size and --max elsewhere are bad command lines; to a cap under one
      * entry it empties the cache, and says so. */
     static const char *const prune_bad[] = {"cache", "prune", "--max", "12Q", NULL};

@@ -74,6 +74,10 @@ static const char usage[] =
     "  --sm SM       target when no GPU is found: 90, sm_90 or 9.0 (default 90)\n"
     "  --reps R      timed sorts (default 5; 0 skips timing and the passes line)\n"
     "  --seed S      random seed, decimal or 0x hex (default 1)\n"
+    "  --json        the demo's lines on stderr, and on stdout one JSON object: the options,\n"
+    "                gpu, device, sm, build (source, ms, nt, vt of the demo's sorter),\n"
+    "                median_ms (each timed run's median), gkeys_per_s (the first one's),\n"
+    "                result (PASS, FAIL, built: no GPU, or error) and exit (the status)\n"
     "  -h, --help    show this help\n";
 
 static int set_primitive(void *opts, const char *v)
@@ -166,6 +170,7 @@ static const cli_option options[] = {
     CLI_OPT_PARSED("--sm", set_sm),
     CLI_OPT_PARSED("--reps", set_reps),
     CLI_OPT_PARSED("--seed", set_seed),
+    CLI_OPT_FLAG("--json", demo_opts, json),
     CLI_OPT_END,
 };
 
@@ -210,6 +215,7 @@ static int compile_only(const demo_opts *o)
         goto done;
     }
     printf("target: sm_%d (compile only)\n", mj_context_target_sm(ctx));
+    demo_note_device(NULL, mj_context_target_sm(ctx), 0);
     fill_desc(o, &desc);
     st = mj_sorter_create(ctx, &desc, &sorter);
     if (st != MJ_OK) {
@@ -217,6 +223,7 @@ static int compile_only(const demo_opts *o)
         goto done;
     }
     cli_print_build(sorter);
+    demo_note_build(sorter);
     cli_print_again(ctx, &desc);
 
 done:
@@ -301,6 +308,7 @@ static mj_context *open_device(const demo_opts *o, int *rc)
     }
     printf("device %d: %s, sm_%d\n", o->device, mj_context_device_name(ctx),
            mj_context_target_sm(ctx));
+    demo_note_device(mj_context_device_name(ctx), mj_context_target_sm(ctx), 1);
     return ctx;
 }
 
@@ -457,23 +465,17 @@ static int time_runs(mj_context *ctx, const demo_opts *o, size_t n, sort_job *jo
     cli_sort_floats(times, (size_t)o->reps);
     size_t mid = (size_t)o->reps / 2;
     double median = o->reps % 2 ? times[mid] : 0.5 * ((double)times[mid - 1] + times[mid]);
+    demo_note_time(median);
     printf("time: median %.3f ms over %ld sort%s (min %.3f, max %.3f): %.2f Gkeys/s\n",
            median, o->reps, o->reps == 1 ? "" : "s", times[0], times[o->reps - 1],
            median > 0 ? (double)n / (median * 1e6) : 0.0);
     return CLI_OK;
 }
 
-int cmd_demo(int argc, char **argv)
+/* The demo of parsed options o (its lines on stdout). */
+static int run_demo(demo_opts o)
 {
-    demo_opts o;
     int rc;
-
-    if (cli_wants_help(argc, argv)) {
-        fputs(usage, stdout);
-        return CLI_OK;
-    }
-    if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
-        return rc;
     if ((demo_is_scan(o.primitive) || demo_is_segreduce(o.primitive)) &&
         (o.kind > MJ_KEY_I64 || o.value_size > 0))
         return cli_usage_error(CMD, "%s takes integer key types and no values (the demo "
@@ -532,8 +534,10 @@ int cmd_demo(int argc, char **argv)
         mj_status st = mj_sorter_create(ctx, &desc, &sorter);
         if (st != MJ_OK)
             rc = cli_status_error(ctx, st);
-        else
+        else {
             cli_print_build(sorter);
+            demo_note_build(sorter);
+        }
     }
     if (rc == CLI_OK)
         cli_print_again(ctx, &desc);
@@ -549,15 +553,32 @@ int cmd_demo(int argc, char **argv)
         demo_sort_buffers b = {sorter, d.keys, d.values, d.temp, job.temp_bytes};
         rc = demo_print_passes(ctx, &o, n, &b, &h);
     }
-    if (rc == CLI_OK) {
-        printf("%s\n", pass ? "PASS" : "FAIL");
-        rc = pass ? CLI_OK : CLI_FAILURE;
-    }
+    if (rc == CLI_OK)
+        rc = demo_verdict(!pass);
     if (launched)
         (void)mj__dev_sync(ctx, NULL);
     free_device(ctx, &d);
     mj_sorter_destroy(sorter);
     mj_context_destroy(ctx);
     demo_free_host(&h);
+    return rc;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+    demo_opts o;
+    int rc;
+
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
+    if ((rc = parse_opts(argc, argv, &o)) != CLI_OK)
+        return rc;
+    if (!o.json)
+        return run_demo(o);
+    int saved = demo_json_begin();
+    rc = run_demo(o);
+    demo_json_end(saved, &o, (size_t)o.n, rc);
     return rc;
 }

@@ -21,6 +21,7 @@ typedef struct demo_opts {
     long reps;
     uint64_t seed;
     int gpus; /* --gpus: 0 for the one-GPU demo */
+    int json; /* --json */
 } demo_opts;
 
 /* The host side of a run: the input, the result read back, the reference permutation and
@@ -141,6 +142,17 @@ typedef struct demo_sort_buffers {
  * why. */
 int demo_print_passes(mj_context *ctx, const demo_opts *o, size_t n, const demo_sort_buffers *b,
                       const demo_host *h);
+
+/* --json (demo_json.c): what the demo notes as it runs (the device, or the target without one;
+ * the first sorter's build; each timed median in ms; the verdicts, PASS only when all pass),
+ * and, between begin and end, its own lines sent to stderr; end prints one JSON object on
+ * stdout. begin returns the saved stdout for end (-1: nothing was redirected). */
+void demo_note_device(const char *name, int sm, int gpu);
+void demo_note_build(const mj_sorter *s);
+void demo_note_time(double median_ms);
+void demo_note_verdict(int pass);
+int demo_json_begin(void);
+void demo_json_end(int saved, const demo_opts *o, size_t n, int rc);
 
 /* Prints where the result first differs from the reference, and how many positions do. */
 void demo_report_mismatch(const demo_opts *o, size_t key_size, const unsigned char *keys_in,

@@ -206,6 +206,7 @@ int demo_time_runs(mj_context *ctx, const demo_opts *o, mj_status (*run)(void *j
     if (o->reps > 0) {
         cli_sort_floats(times, (size_t)o->reps);
         *median = times[o->reps / 2];
+        demo_note_time(*median);
     }
     return CLI_OK;
 }
@@ -216,6 +217,7 @@ mj_status demo_sorter(mj_context *ctx, const mj_sort_desc *desc, size_t n, mj_so
     mj_status st = mj_sorter_create(ctx, desc, s);
     if (st == MJ_OK) {
         cli_print_build(*s);
+        demo_note_build(*s);
         cli_print_again(ctx, desc);
     }
     if (st == MJ_OK)
@@ -225,6 +227,7 @@ mj_status demo_sorter(mj_context *ctx, const mj_sort_desc *desc, size_t n, mj_so
 
 int demo_verdict(int failed)
 {
+    demo_note_verdict(!failed);
     printf("%s\n", failed ? "FAIL" : "PASS");
     return failed ? CLI_FAILURE : CLI_OK;
 }

@@ -89,6 +89,7 @@ static int open_ranks(const demo_opts *o, mj_context **ctx, void **comms, mj_mul
             return cli_status_error(ctx[r], st);
         }
         printf("rank %d: device %d, %s\n", r, r, mj_context_device_name(ctx[r]));
+        if (r == 0) demo_note_device(mj_context_device_name(ctx[r]), mj_context_target_sm(ctx[r]), 1);
     }
     char err[1024];
     mj_status st = mj_multi_comms_create(gpus, NULL, comms, err, sizeof err);
@@ -168,6 +169,7 @@ static void report_times(const demo_opts *o, size_t n, const rank_run *runs)
     }
     cli_sort_floats(t, (size_t)o->reps);
     double median = t[o->reps / 2];
+    demo_note_time(median);
     printf("time: median %.3f ms over %ld sort%s (min %.3f, max %.3f), slowest rank from a "
            "barrier: %.2f Gkeys/s\n", median, o->reps, o->reps == 1 ? "" : "s", t[0],
            t[o->reps - 1], median > 0 ? (double)n / (median * 1e6) : 0.0);
@@ -241,10 +243,7 @@ int demo_multi_run(const demo_opts *o, size_t n)
         rc = check(o, n, keys, values, runs, &pass);
     }
     if (rc == CLI_OK && o->reps > 0) report_times(o, n, runs);
-    if (rc == CLI_OK) {
-        printf("%s\n", pass ? "PASS" : "FAIL");
-        rc = pass ? CLI_OK : CLI_FAILURE;
-    }
+    if (rc == CLI_OK) rc = demo_verdict(!pass);
     for (int r = 0; r < gpus; r++) {
         mj_multi_sorter_destroy(m[r]);
         free(runs[r].out_keys);
