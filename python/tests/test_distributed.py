@@ -96,3 +96,15 @@ def test_two_processes_under_torchrun(cache_dir):
     assert r.returncode == 0, r.stdout
     lines = [line for line in r.stdout.splitlines() if "sorted and checked" in line]
     assert len(lines) == 2, r.stdout
+
+
+def test_a_callers_communicator_is_wrapped_not_owned(one_rank, gpu):
+    cupy = pytest.importorskip("cupy")
+    wrapped = md.Communicator.from_handle(one_rank.handle, gpu, timeout=60)
+    assert (wrapped.rank, wrapped.ranks) == (0, 1)
+    host = np.random.default_rng(9).integers(-50, 50, 10007).astype(np.int64)
+    out = md.sort(cupy.asarray(host), comm=wrapped)
+    assert np.array_equal(cupy.asnumpy(out), np.sort(host, kind="stable"))
+    wrapped.close()                                   # the caller's communicator stays
+    out = md.sort(cupy.asarray(host), comm=one_rank, descending=True)
+    assert np.array_equal(cupy.asnumpy(out), -np.sort(-host, kind="stable"))
