@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the multi-GPU sort refuses without a GPU: a missing NCCL (MERGEJIT_NCCL naming no file,
- * or a library that is not NCCL) is MJ_ERR_UNSUPPORTED with a message naming what was tried;
+ * or a library that is not NCCL) is MJ_ERR_UNSUPPORTED with a message naming what was tried
+ * (for the sorter, the communicators and the id of one rank a process);
  * bad arguments (NULL context, description, output or communicator, another primitive) are
  * MJ_ERR_INVALID_ARGUMENT, before NCCL is even looked for; a compile-only context cannot sort
  * across GPUs; NULL sorters; and mj_multi_comms_create's own refusals. Each test runs in its
@@ -45,6 +46,15 @@ START_TEST(missing_nccl) {
     ck_assert_ptr_null(comms[0]);
     ck_assert_ptr_null(comms[1]);
     mj_multi_comms_destroy(2, comms); /* NULL entries, no NCCL: nothing to do */
+    /* One rank a process: the id and the rank's communicator need NCCL too. */
+    mj_multi_id id;
+    ck_assert_int_eq(mj_multi_id_create(&id, err, sizeof err), MJ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err, NO_LIB) != NULL, "the message does not name the library: %s", err);
+    memset(&id, 0, sizeof id);
+    void *comm = FAKE_COMM;
+    mjt_expect(ctx, mj_multi_comm_create(ctx, &id, 2, 0, &comm), MJ_ERR_UNSUPPORTED, NO_LIB,
+               "a rank's communicator without NCCL");
+    ck_assert_ptr_null(comm);
     done(ctx, dir);
 }
 END_TEST
@@ -105,6 +115,42 @@ START_TEST(compile_only_context) {
 }
 END_TEST
 
+/* One rank a process: arguments refused before NCCL is looked for (or, with it here, before
+ * it is asked for anything); a compile-only context has no device for a rank. */
+START_TEST(process_refusals) {
+    char *dir;
+    mj_context *ctx = compile_context(&dir);
+    mj_multi_id id;
+    memset(&id, 0, sizeof id);
+    void *comm = FAKE_COMM;
+    ck_assert_int_eq(mj_multi_id_create(NULL, NULL, 0), MJ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(mj_multi_comm_create(NULL, &id, 2, 0, &comm), MJ_ERR_INVALID_ARGUMENT);
+    mjt_expect(ctx, mj_multi_comm_create(ctx, NULL, 2, 0, &comm), MJ_ERR_INVALID_ARGUMENT,
+               "required", "NULL id");
+    mjt_expect(ctx, mj_multi_comm_create(ctx, &id, 2, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
+               "required", "NULL comm");
+    const int bad[][2] = {{0, 0}, {2, 2}, {2, -1}, {-3, 0}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        comm = FAKE_COMM;
+        mjt_expect(ctx, mj_multi_comm_create(ctx, &id, bad[i][0], bad[i][1], &comm),
+                   MJ_ERR_INVALID_ARGUMENT, "out of range", "a rank out of range");
+        ck_assert_ptr_null(comm);
+    }
+    int nccl = mj_nccl_version() != 0;
+    mjt_expect(ctx, mj_multi_comm_create(ctx, &id, 2, 1, &comm), MJ_ERR_UNSUPPORTED,
+               nccl ? "compile-only" : "NCCL", "a rank's communicator without a device");
+    if (nccl) { /* ncclGetUniqueId needs no GPU: fresh bytes each time */
+        mj_multi_id a, b;
+        char err[512];
+        ck_assert_msg(mj_multi_id_create(&a, err, sizeof err) == MJ_OK, "%s", err);
+        ck_assert_msg(mj_multi_id_create(&b, err, sizeof err) == MJ_OK, "%s", err);
+        ck_assert(memcmp(&a, &b, sizeof a) != 0);
+    }
+    ck_assert_int_eq(mj_multi_sorter_set_timeout(NULL, 1.0), MJ_ERR_INVALID_ARGUMENT);
+    done(ctx, dir);
+}
+END_TEST
+
 START_TEST(null_sorter) {
     size_t count = 7;
     ck_assert_int_eq(mj_multi_sort_plan(NULL, NULL, NULL, 0, &count, NULL),
@@ -156,6 +202,7 @@ static Suite *multi_args_suite(void) {
     tcase_add_test(tc, library_that_is_not_nccl);
     tcase_add_loop_test(tc, bad_arguments, 0, 2);
     tcase_add_test(tc, compile_only_context);
+    tcase_add_test(tc, process_refusals);
     tcase_add_test(tc, null_sorter);
     tcase_add_test(tc, comms_refusals);
     suite_add_tcase(s, tc);

@@ -88,8 +88,8 @@ mj_status mj_multi_comm_create(mj_context *ctx, const mj_multi_id *id, int ranks
                         "required");
     *comm = NULL;
     if (ranks < 1 || rank < 0 || rank >= ranks)
-        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_multi_comm_create: rank %d of %d "
-                        "(ranks must be at least 1, 0 <= rank < ranks)", rank, ranks);
+        return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_multi_comm_create: rank %d of %d is "
+                        "out of range (ranks must be at least 1, 0 <= rank < ranks)", rank, ranks);
     char why[1024];
     const mj_nccl_api *nc = mj__nccl_load(why, sizeof why);
     if (!nc) return mj__fail(ctx, MJ_ERR_UNSUPPORTED, "mj_multi_comm_create: %s", why);
