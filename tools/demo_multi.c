@@ -89,7 +89,8 @@ static int open_ranks(const demo_opts *o, mj_context **ctx, void **comms, mj_mul
             return cli_status_error(ctx[r], st);
         }
         printf("rank %d: device %d, %s\n", r, r, mj_context_device_name(ctx[r]));
-        if (r == 0) demo_note_device(mj_context_device_name(ctx[r]), mj_context_target_sm(ctx[r]), 1);
+        if (r == 0)
+            demo_note_device(mj_context_device_name(ctx[r]), mj_context_target_sm(ctx[r]), 1);
     }
     char err[1024];
     mj_status st = mj_multi_comms_create(gpus, NULL, comms, err, sizeof err);
