@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _driver, _lib
 from ._arrays import as_array, call_stream, empty_like, stream_handle
-from ._core import Context, _check_stable, _sort_order, default_context, sort_desc
+from ._core import Context, _check_stable, _new, _sort_order, default_context, sort_desc
 from ._dtypes import key_type
 from ._errors import InvalidArgumentError, UnsupportedError, error_for
 from ._lib import lib
@@ -251,10 +251,7 @@ def sort(keys: DeviceArray, values: Optional[DeviceArray] = None, *, comm: Commu
     if rc:
         comm.context._raise(rc)
     n = count.value
-    if k.dtype.fields is None and k.dtype.kind in "biuf":
-        out_k = empty_like(k, (n,), k.dtype, "keys")
-    else:
-        out_k = empty_like(k, (n * k.row_bytes,), np.uint8, "keys")
+    out_k = _new(k, n, k.dtype, "keys")         # records (and unknown dtypes) as bytes
     out_v = empty_like(v, (n,) + v.shape[1:], v.dtype, "values") if v is not None else None
     ok = as_array(out_k, "out keys", st)
     ov = as_array(out_v, "out values", st) if out_v is not None else None

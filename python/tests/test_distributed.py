@@ -108,3 +108,22 @@ def test_a_callers_communicator_is_wrapped_not_owned(one_rank, gpu):
     wrapped.close()                                   # the caller's communicator stays
     out = md.sort(cupy.asarray(host), comm=one_rank, descending=True)
     assert np.array_equal(cupy.asnumpy(out), -np.sort(-host, kind="stable"))
+
+
+def test_one_rank_sorts_records_and_bfloat16(one_rank):
+    cupy = pytest.importorskip("cupy")
+    rec = np.dtype([("x", "f4"), ("id", "u4")])
+    host = np.zeros(5003, rec)
+    host["x"] = np.random.default_rng(3).integers(0, 50, host.size)
+    host["id"] = np.arange(host.size)
+    out = md.sort(cupy.asarray(host.view(np.uint8)), comm=one_rank, dtype=rec,
+                  less="a.x < b.x")
+    assert out.dtype == cupy.uint8 and out.size == host.nbytes
+    want = host[np.argsort(host["x"], kind="stable")]
+    assert (cupy.asnumpy(out).view(rec) == want).all()
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    torch = pytest.importorskip("torch")
+    t = torch.randn(4001, device="cuda").to(torch.bfloat16)
+    got = md.sort(t, comm=one_rank)
+    assert got.dtype == torch.bfloat16 and torch.equal(got, torch.sort(t, stable=True).values)
+    del ml_dtypes
