@@ -9,9 +9,12 @@
  *
  * Start one process a rank, e.g. on a machine of two GPUs:
  *   rm -f /tmp/mj.id; for r in 0 1; do ./multi_process_sort $r 2 /tmp/mj.id & done; wait
- * (with mpirun or torchrun, take RANK and RANKS from the launcher's environment instead). The
- * file must be on a file system that every rank sees; for several nodes, hand the 128 bytes over
- * as your launcher does (MPI_Bcast, a key-value store).
+ * RANK and RANKS given as `env` are read from the launcher's environment (Open MPI's
+ * OMPI_COMM_WORLD_RANK and _SIZE, PMI_RANK and PMI_SIZE, torchrun's RANK and WORLD_SIZE):
+ *   mpirun -np 2 ./multi_process_sort env env /tmp/mj.id
+ * and the GPU is the node-local rank's (OMPI_COMM_WORLD_LOCAL_RANK, LOCAL_RANK) modulo the
+ * devices, else the rank's. The file must be on a file system that every rank sees; for several
+ * nodes, hand the 128 bytes over as your launcher does (MPI_Bcast, a key-value store).
  *
  * Exit status: 0 sorted and checked; 1 an error (printed); 77 no GPU, driver or NCCL here. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -66,6 +69,24 @@ static int get_file(const char *path, void *bytes, size_t size) {
     return -1;
 }
 
+/* The first of the environment variables names that holds a number, or -1. */
+static int from_env(const char *const *names) {
+    for (; *names; ++names) {
+        const char *v = getenv(*names);
+        if (v && *v >= '0' && *v <= '9') return atoi(v);
+    }
+    return -1;
+}
+
+/* RANK or RANKS as given, or from the launcher's environment for `env`. */
+static int rank_arg(const char *arg, int size) {
+    static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "RANK", NULL};
+    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "WORLD_SIZE",
+                                            NULL};
+    if (strcmp(arg, "env") == 0) return from_env(size ? size_vars : rank_vars);
+    return atoi(arg);
+}
+
 static uint64_t mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -77,8 +98,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: multi_process_sort RANK RANKS ID_FILE [n]\n");
         return 2;
     }
-    rank_ = atoi(argv[1]);
-    ranks_ = atoi(argv[2]);
+    rank_ = rank_arg(argv[1], 0);
+    ranks_ = rank_arg(argv[2], 1);
     const char *id_file = argv[3];
     size_t n = argc == 5 ? strtoull(argv[4], NULL, 10) : 10000000;
     if (ranks_ < 1 || rank_ < 0 || rank_ >= ranks_) {
@@ -110,9 +131,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rank %d: no GPU here\n", rank_);
         return EXIT_NO_GPU;
     }
+    static const char *const local_vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", NULL};
+    int local = from_env(local_vars);
     mj_context_options o;
     mj_context_options_init(&o);
-    o.device = rank_ % devices;
+    o.device = (local >= 0 ? local : rank_) % devices;
     mj_context *ctx = NULL;
     if ((st = mj_context_create(&o, &ctx)) != MJ_OK) return failed(ctx, "context", st);
     cudaSetDevice(o.device); /* for this program's own cudaMalloc */
