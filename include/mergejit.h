@@ -1281,8 +1281,8 @@ MJ_API mj_status mj_bundle_list(const char *path,
  * failed. Bad arguments and failed allocations, on any rank, are found before any rank touches
  * its data, which is then left as it was (phase 2's: before anything is exchanged; phase 1 has
  * sorted each shard in place by then). A rank that does not call at all leaves the others
- * waiting (as in NCCL), and so does one whose sorter could not be created: create is local,
- * so check that it succeeded everywhere first.
+ * waiting until their timeout (below), and so does one whose sorter could not be created:
+ * create is local, so check that it succeeded everywhere first.
  * The calls return once the work is queued on `stream` (plan waits for the counts). Streams
  * are cudaStream_t / CUstream on the rank's device; ctx must be on the communicator's device.
  *
