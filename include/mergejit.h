@@ -1332,18 +1332,19 @@ MJ_API void mj_multi_sorter_rank(const mj_multi_sorter *m, int *rank, int *ranks
  *  > 0) in place, gathers a regular sample of every shard, picks the splitters and agrees with
  *  every rank how many keys each receives: *out_count is how many this rank will hold. Blocks
  *  until the counts are known. keys and values must stay as they are until phase 2. A new plan
- *  replaces one not finished. Temporary device memory of about the shard's size (the local
- *  sort's) is allocated in stream order and released before it returns.
+ *  replaces one not finished. It needs temporary device memory of about the shard's size (the
+ *  local sort's), which the sorter keeps (the section's introduction).
  *  @return MJ_OK on every rank, or the same status on every rank (the section's
  *          introduction): MJ_ERR_INVALID_ARGUMENT, MJ_ERR_TOO_LARGE, MJ_ERR_DEVICE_MEMORY,
- *          MJ_ERR_CUDA (a failed NCCL or driver call). */
+ *          MJ_ERR_CUDA (a failed NCCL or driver call); MJ_ERR_TIMEOUT (the others, or
+ *          MJ_ERR_CUDA for NCCL's asynchronous error) when a rank waited past its timeout. */
 MJ_API mj_status mj_multi_sort_plan(mj_multi_sorter *m, void *keys, void *values, size_t n,
                                     size_t *out_count, void *stream);
 /*! mj_multi_sort_finish() :
  *  Collective, phase 2: exchanges the shards and merges what this rank receives into out_keys
  *  (and out_values), *out_count entries of phase 1, not overlapping the inputs. Give plan's
- *  stream or one ordered after it. Temporary device memory of the output's size is allocated
- *  in stream order. Ends the plan, whatever the outcome.
+ *  stream or one ordered after it. It needs temporary device memory of twice the output's
+ *  size, which the sorter keeps. Ends the plan, whatever the outcome.
  *  @return as mj_multi_sort_plan; MJ_ERR_INVALID_ARGUMENT on every rank, nothing exchanged,
  *          when a rank calls it with NULL outputs (when its *out_count > 0): a rank that could
  *          not get its outputs does so. */
