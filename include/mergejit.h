@@ -1336,8 +1336,9 @@ MJ_API void mj_multi_sorter_rank(const mj_multi_sorter *m, int *rank, int *ranks
  *  local sort's), which the sorter keeps (the section's introduction).
  *  @return MJ_OK on every rank, or the same status on every rank (the section's
  *          introduction): MJ_ERR_INVALID_ARGUMENT, MJ_ERR_TOO_LARGE, MJ_ERR_DEVICE_MEMORY,
- *          MJ_ERR_CUDA (a failed NCCL or driver call); MJ_ERR_TIMEOUT (the others, or
- *          MJ_ERR_CUDA for NCCL's asynchronous error) when a rank waited past its timeout. */
+ *          MJ_ERR_CUDA (a failed NCCL or driver call); MJ_ERR_TIMEOUT when this rank waited
+ *          past its timeout for the others (MJ_ERR_CUDA at NCCL's asynchronous error), the
+ *          communicator then aborted. */
 MJ_API mj_status mj_multi_sort_plan(mj_multi_sorter *m, void *keys, void *values, size_t n,
                                     size_t *out_count, void *stream);
 /*! mj_multi_sort_finish() :
