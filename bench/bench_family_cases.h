@@ -114,7 +114,7 @@ static void bench_scan(const char *name, mj_key_kind kind, bool inclusive, int l
         CUDA_CHECK(cub_call(ct.p, bytes));
     };
     auto run_mj = [&] {
-        MJ_CHECK(mj_sorter_scan(s, in.p, out.p, n, sk, nullptr, mt.p, mt.bytes, g_stream));
+        MJ_CHECK(mj_sorter_scan(s, in.p, n, out.p, sk, nullptr, mt.p, mt.bytes, g_stream));
     };
     run_cub();
     auto want = download(out, out.bytes);

@@ -571,7 +571,7 @@ typedef enum mj_scan_kind {
  *  tile (0 for n == 0), cleared in stream order by every run, so one buffer serves any number
  *  of runs. One pass over the data (decoupled look-back).
  *  @return as every run (section 4). */
-MJ_API mj_status mj_sorter_scan(mj_sorter *sorter, const void *in, void *out, size_t n,
+MJ_API mj_status mj_sorter_scan(mj_sorter *sorter, const void *in, size_t n, void *out,
                                 mj_scan_kind kind, void *total, void *temp, size_t temp_bytes,
                                 void *stream);
 
@@ -936,8 +936,8 @@ MJ_API mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *de
  *  mj_sorter_reduce and mj_sorter_scan; they set the primitive (MJ_REDUCE, MJ_SCAN). */
 MJ_API mj_status mj_reduce(mj_context *ctx, const mj_sort_desc *desc, const void *in, size_t n,
                            void *out, void *stream);
-MJ_API mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, void *out,
-                         size_t n, mj_scan_kind kind, void *total, void *stream);
+MJ_API mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, size_t n,
+                         void *out, mj_scan_kind kind, void *total, void *stream);
 /*! mj_segmented_reduce() :
  *  mj_sorter_segmented_reduce; it sets the primitive (MJ_SEGMENTED_REDUCE). */
 MJ_API mj_status mj_segmented_reduce(mj_context *ctx, const mj_sort_desc *desc, const void *in,

@@ -268,7 +268,7 @@ START_TEST(primitives_without_gpu)
     mjt_expect(ctx, mj_sorter_reduce_by_key(s[MJ_SET_OPS], fake, fake, 5, fake, fake, fake, NULL,
                                             0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "setops", "reduce by key with a setops sorter");
-    mjt_expect(ctx, mj_sorter_scan(s[MJ_REDUCE_BY_KEY], fake, fake, 5, MJ_SCAN_INCLUSIVE, NULL,
+    mjt_expect(ctx, mj_sorter_scan(s[MJ_REDUCE_BY_KEY], fake, 5, fake, MJ_SCAN_INCLUSIVE, NULL,
                                    NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "reducebykey", "scan with a reduce-by-key sorter");
     /* Argument checks come before the missing device. */

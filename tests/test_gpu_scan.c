@@ -145,7 +145,7 @@ static void check_scan(mj_sorter *s, const etype *t, const scan_case *c, uint64_
              c->in_place ? ", in place" : "", c->with_total ? ", total" : "",
              c->temp ? ", caller's temp" : "", c->stream ? ", own stream" : "");
     say(what);
-    mj_status st = mj_sorter_scan(s, din, dout, n, c->kind, dtotal, c->temp, c->temp_bytes,
+    mj_status st = mj_sorter_scan(s, din, n, dout, c->kind, dtotal, c->temp, c->temp_bytes,
                                   c->stream);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st),
                   mj_context_last_error(ctx));
@@ -298,7 +298,7 @@ START_TEST(test_one_call)
     mj_sort_desc_init(&d, t->key, MJ_ASCENDING);
     d.op = t->op;
     d.identity = t->identity;
-    ck_assert_int_eq(mj_scan(ctx, &d, din, dout, n, MJ_SCAN_INCLUSIVE, dtotal, NULL), MJ_OK);
+    ck_assert_int_eq(mj_scan(ctx, &d, din, n, dout, MJ_SCAN_INCLUSIVE, dtotal, NULL), MJ_OK);
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     double *got = host_copy(dout, n * ks), acc = -INFINITY;
     for (size_t i = 0; i < n; ++i) {

@@ -124,9 +124,9 @@ static mj_status reduce(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
 }
 
 static mj_status scan(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
-    return s ? mj_sorter_scan(s, buf[IN0], buf[OUT0], N, MJ_SCAN_EXCLUSIVE, buf[OUT1], NULL, 0,
+    return s ? mj_sorter_scan(s, buf[IN0], N, buf[OUT0], MJ_SCAN_EXCLUSIVE, buf[OUT1], NULL, 0,
                               stream)
-             : mj_scan(c, d, buf[IN0], buf[OUT0], N, MJ_SCAN_EXCLUSIVE, buf[OUT1], stream);
+             : mj_scan(c, d, buf[IN0], N, buf[OUT0], MJ_SCAN_EXCLUSIVE, buf[OUT1], stream);
 }
 
 static mj_status lbs(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {

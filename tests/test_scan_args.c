@@ -205,44 +205,44 @@ START_TEST(api_arguments)
 
     char *fake = (char *)(uintptr_t)0x100000, *total = fake + 4096;
     /* Each run function takes only its own primitive. */
-    mjt_expect(ctx, mj_sorter_scan(reduce, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+    mjt_expect(ctx, mj_sorter_scan(reduce, fake, 10, fake, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "reduce", "scan with a reduce sorter");
     mjt_expect(ctx, mj_sorter_reduce(scan, fake, 10, fake, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
                "scan", "reduce with a scan sorter");
-    mjt_expect(ctx, mj_sorter_scan(sort, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+    mjt_expect(ctx, mj_sorter_scan(sort, fake, 10, fake, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "mergesort", "scan with a mergesort sorter");
     mjt_expect(ctx, mj_sorter_sort(scan, fake, NULL, 10, NULL, 0, NULL), MJ_ERR_INVALID_ARGUMENT,
                "scan", "sort with a scan sorter");
 
     /* Scan arguments, all refused before the device is needed. */
-    mjt_expect(ctx, mj_sorter_scan(scan, NULL, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+    mjt_expect(ctx, mj_sorter_scan(scan, NULL, 10, fake, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "in is NULL", "NULL in");
-    mjt_expect(ctx, mj_sorter_scan(scan, fake, NULL, 10, MJ_SCAN_EXCLUSIVE, NULL, NULL, 0, NULL),
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, 10, NULL, MJ_SCAN_EXCLUSIVE, NULL, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "out is NULL", "NULL out");
-    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake, 10, (mj_scan_kind)2, NULL, NULL, 0, NULL),
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, 10, fake, (mj_scan_kind)2, NULL, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "kind", "unknown kind");
-    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake + 4, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, 10, fake + 4, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
                                    NULL),
                MJ_ERR_INVALID_ARGUMENT, "overlaps", "out overlapping in");
-    mjt_expect(ctx, mj_sorter_scan(scan, fake + 4, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
+    mjt_expect(ctx, mj_sorter_scan(scan, fake + 4, 10, fake, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
                                    NULL),
                MJ_ERR_INVALID_ARGUMENT, "overlaps", "in overlapping out");
-    mjt_expect(ctx, mj_sorter_scan(scan, fake, total, 10, MJ_SCAN_INCLUSIVE, total + 36, NULL, 0,
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, 10, total, MJ_SCAN_INCLUSIVE, total + 36, NULL, 0,
                                    NULL),
                MJ_ERR_INVALID_ARGUMENT, "total overlaps", "total inside out");
-    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake, 10, MJ_SCAN_INCLUSIVE, fake, NULL, 0, NULL),
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, 10, fake, MJ_SCAN_INCLUSIVE, fake, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "total overlaps", "total inside in");
     ck_assert_int_eq(mj_sorter_temp_size(scan, 10 * nv, 0, &bytes), MJ_OK);
-    mjt_expect(ctx, mj_sorter_scan(scan, fake, total, 10 * nv, MJ_SCAN_INCLUSIVE, NULL,
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, 10 * nv, total, MJ_SCAN_INCLUSIVE, NULL,
                                    (void *)(uintptr_t)0x200000, bytes - 1, NULL),
                MJ_ERR_INVALID_ARGUMENT, "too small", "small temp");
-    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake, SIZE_MAX, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, SIZE_MAX, fake, MJ_SCAN_INCLUSIVE, NULL, NULL, 0,
                                    NULL),
                MJ_ERR_TOO_LARGE, NULL, "SIZE_MAX elements");
     /* Good arguments (in place, no total; or n == 0 with only total) reach the device check. */
-    mjt_expect(ctx, mj_sorter_scan(scan, fake, fake, 10, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
+    mjt_expect(ctx, mj_sorter_scan(scan, fake, 10, fake, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
                MJ_ERR_UNSUPPORTED, "compile-only", "in place");
-    mjt_expect(ctx, mj_sorter_scan(scan, NULL, NULL, 0, MJ_SCAN_EXCLUSIVE, total, NULL, 0, NULL),
+    mjt_expect(ctx, mj_sorter_scan(scan, NULL, 0, NULL, MJ_SCAN_EXCLUSIVE, total, NULL, 0, NULL),
                MJ_ERR_UNSUPPORTED, "compile-only", "n == 0 with total");
 
     /* Reduce arguments. */
@@ -261,7 +261,7 @@ START_TEST(api_arguments)
     mj_sort_desc_init(&d, MJ_KEY_F64, MJ_ASCENDING);
     d.op = "fmax(a, b)";
     d.identity = "-INFINITY";
-    mjt_expect(ctx, mj_scan(ctx, &d, fake, fake, 10, MJ_SCAN_EXCLUSIVE, NULL, NULL),
+    mjt_expect(ctx, mj_scan(ctx, &d, fake, 10, fake, MJ_SCAN_EXCLUSIVE, NULL, NULL),
                MJ_ERR_UNSUPPORTED, "compile-only", "mj_scan");
     mjt_expect(ctx, mj_reduce(ctx, &d, fake, 10, total, NULL), MJ_ERR_UNSUPPORTED, "compile-only",
                "mj_reduce");

@@ -261,7 +261,7 @@ static mj_status run_sort(void *arg)
         return mj_sorter_reduce(j->sorter, j->keys, j->n, j->out_keys, j->temp, j->temp_bytes,
                                 NULL);
     case MJ_SCAN:
-        return mj_sorter_scan(j->sorter, j->keys, j->out_keys, j->n, MJ_SCAN_EXCLUSIVE,
+        return mj_sorter_scan(j->sorter, j->keys, j->n, j->out_keys, MJ_SCAN_EXCLUSIVE,
                               (char *)j->out_keys + j->n * j->key_size, j->temp, j->temp_bytes,
                               NULL);
     default:

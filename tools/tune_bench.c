@@ -35,7 +35,7 @@ static mj_status run_once(void *arg)
         return mj_sorter_reduce(j->sorter, in->src_keys, in->n, in->keys, j->temp,
                                 j->temp_bytes, NULL);
     if (j->c->primitive == MJ_SCAN)
-        return mj_sorter_scan(j->sorter, in->src_keys, in->keys, in->n, MJ_SCAN_INCLUSIVE, NULL,
+        return mj_sorter_scan(j->sorter, in->src_keys, in->n, in->keys, MJ_SCAN_INCLUSIVE, NULL,
                               j->temp, j->temp_bytes, NULL);
     if (j->c->primitive == MJ_SORTED_SEARCH) {
         /* The lower bounds of the first half in the second, as 4-byte indices in keys. */

@@ -626,7 +626,7 @@ class Sorter:
             if t.n < 1:
                 raise InvalidArgumentError("total needs one element")
         tp, tb = self._temp(temp, s, a.n)
-        self._check(lib.mj_sorter_scan(self._handle(), a.ptr, o.ptr, a.n,
+        self._check(lib.mj_sorter_scan(self._handle(), a.ptr, a.n, o.ptr,
                                        _lib.SCAN_KINDS["inclusive" if inclusive else "exclusive"],
                                        _ptr(t), tp, tb, call_stream(s, (a, o))))
         return out

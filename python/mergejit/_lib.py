@@ -101,7 +101,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
                                  c_void_p]),
     "mj_sorter_segmented_reduce": (c_int, [_SORTER, c_void_p, c_size_t, ctypes.POINTER(Segments),
                                            c_void_p, c_void_p, c_size_t, c_void_p]),
-    "mj_sorter_scan": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_int, c_void_p,
+    "mj_sorter_scan": (c_int, [_SORTER, c_void_p, c_size_t, c_void_p, c_int, c_void_p,
                                c_void_p, c_size_t, c_void_p]),
     "mj_sorter_sorted_search": (c_int, [_SORTER, c_void_p, c_size_t, c_void_p, c_size_t,
                                         ctypes.POINTER(SearchOutputs), c_void_p, c_size_t,

@@ -109,12 +109,12 @@ mj_status mj_reduce(mj_context *ctx, const mj_sort_desc *desc, const void *in, s
     return st;
 }
 
-mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, void *out,
-                  size_t n, mj_scan_kind kind, void *total, void *stream) {
+mj_status mj_scan(mj_context *ctx, const mj_sort_desc *desc, const void *in, size_t n,
+                  void *out, mj_scan_kind kind, void *total, void *stream) {
     mj_sorter *s;
     mj_status st = make(ctx, desc, MJ_SCAN, 0, &s);
     if (st) return st;
-    st = mj_sorter_scan(s, in, out, n, kind, total, NULL, 0, stream);
+    st = mj_sorter_scan(s, in, n, out, kind, total, NULL, 0, stream);
     mj_sorter_destroy(s);
     return st;
 }

@@ -119,7 +119,7 @@ mj_status mj__scan_temp(const mj_sorter *s, size_t n, size_t *bytes) {
     return st;
 }
 
-mj_status mj_sorter_scan(mj_sorter *s, const void *in, void *out, size_t n, mj_scan_kind kind,
+mj_status mj_sorter_scan(mj_sorter *s, const void *in, size_t n, void *out, mj_scan_kind kind,
                          void *total, void *temp, size_t temp_bytes, void *stream) {
     if (!s) return MJ_ERR_INVALID_ARGUMENT;
     mj_context *ctx = s->ctx;
