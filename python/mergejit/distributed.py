@@ -152,8 +152,7 @@ class Communicator:
 
     def _sorter(self, dtype: np.dtype[Any], order: Order, less: Optional[str], type_name: str,
                 value_size: int) -> int:
-        key = (dtype.str, dtype.descr if dtype.fields else None, order, less, type_name,
-               value_size)
+        key = (dtype, order, less, type_name, value_size)     # numpy dtypes hash by value
         m = self._sorters.get(key)
         if m is not None:
             return m
