@@ -1288,7 +1288,8 @@ MJ_API mj_status mj_bundle_list(const char *path,
  *
  * Timeouts. Every step at which a rank waits for the others gives up after the sorter's
  * timeout (mj_multi_sorter_set_timeout; default 600 s, or $MERGEJIT_MULTI_TIMEOUT seconds,
- * 0 waiting for ever), and after an asynchronous NCCL error at once: the call then aborts the
+ * 0 waiting for ever; the wait includes the work queued on the stream before the call), and
+ * after an asynchronous NCCL error at once: the call then aborts the
  * communicator (ncclCommAbort, which ends its pending work and frees it) and returns
  * MJ_ERR_TIMEOUT (MJ_ERR_CUDA for NCCL's error); the sorter refuses further calls. Destroy
  * the sorter and make a new communicator; do not use or destroy the aborted one. The exchange
