@@ -107,6 +107,12 @@ int main(int argc, char **argv) {
         return 2;
     }
 
+    int devices = 0; /* first: without a GPU there is nothing to do */
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) {
+        fprintf(stderr, "rank %d: no GPU here\n", rank_);
+        return EXIT_NO_GPU;
+    }
+
     /* 1. The id: made by rank 0, read by the others. */
     mj_multi_id id;
     char err[1024];
@@ -126,11 +132,6 @@ int main(int argc, char **argv) {
     }
 
     /* 2. A context on this rank's GPU, and the rank's communicator (waits for every rank). */
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) {
-        fprintf(stderr, "rank %d: no GPU here\n", rank_);
-        return EXIT_NO_GPU;
-    }
     static const char *const local_vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", NULL};
     int local = from_env(local_vars);
     mj_context_options o;
