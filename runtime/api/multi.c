@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The multi-GPU sorter (public: mergejit.h): building one over a communicator, its getters,
  * and the collective step and verdict its phases (multi_sort.c) are made of. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "api/multi.h"
 
 #include <math.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/host_alloc.h"
 #include "core/context.h"
 #include "driver/dl_nccl.h"
@@ -46,12 +47,6 @@ mj_status mj__multi_verdict(mj_multi_sorter *m, const uint64_t *status, size_t s
     return MJ_OK;
 }
 
-static double seconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Ends the communicator's pending work and the communicator itself; the sorter is done. */
 static void abort_comm(mj_multi_sorter *m) {
     m->nccl->comm_abort(m->comm);
@@ -61,7 +56,7 @@ static void abort_comm(mj_multi_sorter *m) {
 
 mj_status mj__multi_wait(mj_multi_sorter *m, CUstream stream) {
     const mj_cuda_api *cu = m->ctx->cu;
-    double start = seconds_now();
+    double start = mj__now_ms();
     for (int polls = 0;; ++polls) {
         CUresult r = cu->stream_query(stream);
         if (r == CUDA_SUCCESS) return MJ_OK;
@@ -75,7 +70,7 @@ mj_status mj__multi_wait(mj_multi_sorter *m, CUstream stream) {
             return mj__fail(m->ctx, MJ_ERR_CUDA, "NCCL reported an error while rank %d waited "
                             "for the others: %s; the communicator was aborted", m->rank, text);
         }
-        double waited = seconds_now() - start;
+        double waited = (mj__now_ms() - start) / 1e3;
         if (m->timeout > 0 && waited > m->timeout) {
             abort_comm(m);
             return mj__fail(m->ctx, MJ_ERR_TIMEOUT, "rank %d waited %.1f s for the other ranks "
