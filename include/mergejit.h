@@ -897,7 +897,9 @@ MJ_API mj_status mj_sorter_join(mj_sorter *s, mj_join_kind kind, const void *a, 
  * library-allocated temporary storage. The first call for a description creates its sorter,
  * and so may compile and wait for the device as mj_sorter_create does; a call for a
  * description the context has seen returns once the work is queued. Each is the run function
- * named in its comment; its arguments mean the same.
+ * named in its comment; its arguments mean the same and come in the same order (temp and
+ * temp_bytes left out), then the sizes the sorter's description would hold (value_size,
+ * index_size of an index sort), last before the stream.
  *
  * @return, for every one-call function: what mj_sorter_create returns for the description
  *         (first call), then what its run function returns.
@@ -908,12 +910,12 @@ MJ_API mj_status mj_sorter_join(mj_sorter *s, mj_join_kind kind, const void *a, 
 MJ_API mj_status mj_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys, size_t n,
                               void *stream);
 MJ_API mj_status mj_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
-                               void *values, size_t value_size, size_t n, void *stream);
+                               void *values, size_t n, size_t value_size, void *stream);
 /*! mj_sort_indices() :
  *  mj_sorter_sort_indices; it sets the primitive (MJ_MERGESORT), and index_size (4 or 8) is
  *  the sorter's value_size. */
 MJ_API mj_status mj_sort_indices(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
-                                 void *indices, size_t index_size, size_t n, void *stream);
+                                 void *indices, size_t n, size_t index_size, void *stream);
 
 /*! mj_merge_keys(), mj_merge_pairs() :
  *  mj_sorter_merge; they set the primitive (MJ_MERGE). */
@@ -929,8 +931,8 @@ MJ_API mj_status mj_merge_pairs(mj_context *ctx, const mj_sort_desc *desc, const
 MJ_API mj_status mj_segmented_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys,
                                         size_t n, const mj_segments *segments, void *stream);
 MJ_API mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
-                                         void *values, size_t value_size, size_t n,
-                                         const mj_segments *segments, void *stream);
+                                         void *values, size_t n, const mj_segments *segments,
+                                         size_t value_size, void *stream);
 
 /*! mj_reduce(), mj_scan() :
  *  mj_sorter_reduce and mj_sorter_scan; they set the primitive (MJ_REDUCE, MJ_SCAN). */
@@ -968,9 +970,9 @@ MJ_API mj_status mj_sorted_search(mj_context *ctx, const mj_sort_desc *desc, con
  *  mj_sorter_bulk_remove and mj_sorter_bulk_insert; they set the primitive (MJ_BULK_REMOVE,
  *  MJ_BULK_INSERT) and value_size (0 with NULL values). */
 MJ_API mj_status mj_bulk_remove(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
-                                const void *values, size_t value_size, size_t n,
-                                const void *indices, size_t num_indices, size_t index_size,
-                                void *out_keys, void *out_values, void *stream);
+                                const void *values, size_t n, const void *indices,
+                                size_t num_indices, size_t index_size, void *out_keys,
+                                void *out_values, size_t value_size, void *stream);
 MJ_API mj_status mj_bulk_insert(mj_context *ctx, const mj_sort_desc *desc, const void *a_keys,
                                 const void *a_values, const void *positions, size_t a_count,
                                 size_t index_size, const void *b_keys, const void *b_values,
@@ -995,9 +997,8 @@ MJ_API mj_status mj_select(mj_context *ctx, const mj_sort_desc *desc, mj_select_
  *  mj_sorter_reduce_by_key; it sets the primitive (MJ_REDUCE_BY_KEY) and value_size, with
  *  value_type from desc. */
 MJ_API mj_status mj_reduce_by_key(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
-                                  const void *values, size_t value_size, size_t n,
-                                  void *out_keys, void *out_values, void *out_count,
-                                  void *stream);
+                                  const void *values, size_t n, void *out_keys, void *out_values,
+                                  void *out_count, size_t value_size, void *stream);
 
 /*! mj_join() :
  *  mj_sorter_join over caller buffers; it sets the primitive (MJ_JOIN). a_rows and b_rows may

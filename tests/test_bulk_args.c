@@ -162,9 +162,9 @@ START_TEST(remove_arguments)
                MJ_ERR_UNSUPPORTED, "compile-only", "nothing removed, adjacent out");
     /* The one-call function. */
     d = rec12_desc(MJ_MERGESORT, 0);
-    mjt_expect(ctx, mj_bulk_remove(ctx, &d, k, v, 12, 100, ix, 10, 4, ok, ov, NULL),
+    mjt_expect(ctx, mj_bulk_remove(ctx, &d, k, v, 100, ix, 10, 4, ok, ov, 12, NULL),
                MJ_ERR_UNSUPPORTED, "compile-only", "mj_bulk_remove");
-    mjt_expect(ctx, mj_bulk_remove(ctx, &d, k, v, 0, 100, ix, 10, 4, ok, NULL, NULL),
+    mjt_expect(ctx, mj_bulk_remove(ctx, &d, k, v, 100, ix, 10, 4, ok, NULL, 0, NULL),
                MJ_ERR_INVALID_ARGUMENT, "value_size 0", "mj_bulk_remove with value_size 0");
     mj_sorter_destroy(keys);
     mj_sorter_destroy(pairs);

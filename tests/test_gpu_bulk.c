@@ -146,9 +146,9 @@ static void run_remove(mj_sorter *s, const config *c, size_t n, const uint64_t *
     mj_status st = s ? mj_sorter_bulk_remove(s, n ? d_keys : NULL, vs && n ? d_vals : NULL, n,
                                              d_ix, k, c->index_size, m ? d_ok : NULL,
                                              vs && m ? d_ov : NULL, temp, temp_bytes, NULL)
-                     : mj_bulk_remove(ctx, &d, n ? d_keys : NULL, vs && n ? d_vals : NULL, vs, n,
+                     : mj_bulk_remove(ctx, &d, n ? d_keys : NULL, vs && n ? d_vals : NULL, n,
                                       d_ix, k, c->index_size, m ? d_ok : NULL,
-                                      vs && m ? d_ov : NULL, NULL);
+                                      vs && m ? d_ov : NULL, vs, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st), mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     size_t overrun = 0;
@@ -401,7 +401,7 @@ START_TEST(test_temp_and_one_call)
     ck_assert_int_eq(mj__dev_alloc(ctx, &d_out, n * 8), MJ_OK);
     mj_sort_desc d;
     mj_sort_desc_init(&d, MJ_KEY_U64, MJ_DESCENDING); /* the order is not used */
-    ck_assert_int_eq(mj_bulk_remove(ctx, &d, d_keys, NULL, 0, n, d_ix, k, 8, d_out, NULL, NULL),
+    ck_assert_int_eq(mj_bulk_remove(ctx, &d, d_keys, NULL, n, d_ix, k, 8, d_out, NULL, 0, NULL),
                      MJ_OK);
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     uint64_t *got = host_copy(d_out, (n - k) * 8);

@@ -48,7 +48,7 @@ static const char *sort_and_check(mj_context *c, mj_key_kind kind, int pairs, si
     mj_sort_desc d;
     mj_sort_desc_init(&d, kind, MJ_ASCENDING);
     if (!st)
-        st = pairs ? mj_sort_pairs(c, &d, dk, dv, 4, n, stream) : mj_sort_keys(c, &d, dk, n, stream);
+        st = pairs ? mj_sort_pairs(c, &d, dk, dv, n, 4, stream) : mj_sort_keys(c, &d, dk, n, stream);
     if (!st && rt.stream_sync(stream) != 0) {
         snprintf(why, 256, "cudaStreamSynchronize failed");
         goto done;

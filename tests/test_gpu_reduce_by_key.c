@@ -304,7 +304,7 @@ static void run_case(const config *c, mj_sorter *s, pattern p, size_t n, uint64_
         mj_sort_desc d;
         mj_sort_desc_init(&d, MJ_KEY_U32, MJ_ASCENDING);
         d.value_type = value_types[c->v].type;
-        st = mj_reduce_by_key(ctx, &d, d_k, d_v, vs, n, d_ok, d_ov, d_count, NULL);
+        st = mj_reduce_by_key(ctx, &d, d_k, d_v, n, d_ok, d_ov, d_count, vs, NULL);
     } else {
         st = mj_sorter_reduce_by_key(s, d_k, d_v, n, d_ok, d_ov, d_count, temp, temp_bytes,
                                      NULL);

@@ -105,7 +105,7 @@ static void check_sort(mj_key_kind kind, mj_order order, size_t value_size, int 
     }
     mj_sort_desc desc;
     mj_sort_desc_init(&desc, kind, order);
-    mj_status st = value_size ? mj_sort_pairs(ctx, &desc, dk, dv, value_size, n, NULL)
+    mj_status st = value_size ? mj_sort_pairs(ctx, &desc, dk, dv, n, value_size, NULL)
                               : mj_sort_keys(ctx, &desc, dk, n, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
@@ -539,7 +539,7 @@ START_TEST(test_custom_struct) {
     ck_assert_int_eq(mj__dev_alloc(ctx, &dv, n * 4), MJ_OK);
     ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * 16), MJ_OK);
     ck_assert_int_eq(mj__dev_upload(ctx, dv, vals, n * 4), MJ_OK);
-    mj_status st = mj_sort_pairs(ctx, &d, dk, dv, 4, n, NULL);
+    mj_status st = mj_sort_pairs(ctx, &d, dk, dv, n, 4, NULL);
     ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_download(ctx, keys, dk, n * 16), MJ_OK);
     ck_assert_int_eq(mj__dev_download(ctx, vals, dv, n * 4), MJ_OK);
@@ -571,7 +571,7 @@ START_TEST(test_indices) {
         ck_assert_int_eq(mj__dev_upload(ctx, dk, keys, n * 4), MJ_OK);
         mj_sort_desc d;
         mj_sort_desc_init(&d, MJ_KEY_F32, MJ_DESCENDING);
-        mj_status st = mj_sort_indices(ctx, &d, dk, di, width, n, NULL);
+        mj_status st = mj_sort_indices(ctx, &d, dk, di, n, width, NULL);
         ck_assert_msg(st == MJ_OK, "%s", mj_context_last_error(ctx));
         ck_assert_int_eq(mj__dev_download(ctx, idx, di, n * width), MJ_OK);
         ck_assert_int_eq(mj__dev_download(ctx, after, dk, n * 4), MJ_OK);

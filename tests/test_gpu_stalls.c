@@ -91,13 +91,13 @@ static mj_status sort_keys(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
 static mj_status sort_pairs(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
     size_t n = (size_t)1 << 24; /* more tiles: the 4-way partitions by one lane */
     return s ? mj_sorter_sort(s, buf[SORT_KEYS], buf[OUT2], n, NULL, 0, stream)
-             : mj_sort_pairs(c, d, buf[SORT_KEYS], buf[OUT2], 4, n, stream);
+             : mj_sort_pairs(c, d, buf[SORT_KEYS], buf[OUT2], n, 4, stream);
 }
 
 static mj_status sort_indices(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
     size_t n = (size_t)1 << 23;
     return s ? mj_sorter_sort_indices(s, buf[IN0], buf[OUT0], n, NULL, 0, stream)
-             : mj_sort_indices(c, d, buf[IN0], buf[OUT0], 4, n, stream);
+             : mj_sort_indices(c, d, buf[IN0], buf[OUT0], n, 4, stream);
 }
 
 static mj_status locality(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
@@ -160,7 +160,7 @@ static mj_status search(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
 static mj_status bulk_remove(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
     return s ? mj_sorter_bulk_remove(s, buf[IN0], NULL, N, buf[IN1], 1, 4, buf[OUT0], NULL, NULL,
                                      0, stream)
-             : mj_bulk_remove(c, d, buf[IN0], NULL, 0, N, buf[IN1], 1, 4, buf[OUT0], NULL,
+             : mj_bulk_remove(c, d, buf[IN0], NULL, N, buf[IN1], 1, 4, buf[OUT0], NULL, 0,
                               stream);
 }
 
@@ -222,7 +222,7 @@ static mj_status set_difference(mj_context *c, const mj_sort_desc *d, mj_sorter 
 static mj_status reduce_by_key(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
     return s ? mj_sorter_reduce_by_key(s, buf[IN0], buf[IN1], N, buf[OUT0], buf[OUT1], buf[OUT2],
                                        NULL, 0, stream)
-             : mj_reduce_by_key(c, d, buf[IN0], buf[IN1], 4, N, buf[OUT0], buf[OUT1], buf[OUT2],
+             : mj_reduce_by_key(c, d, buf[IN0], buf[IN1], N, buf[OUT0], buf[OUT1], buf[OUT2], 4,
                                 stream);
 }
 

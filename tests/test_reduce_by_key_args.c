@@ -259,13 +259,13 @@ START_TEST(api_arguments)
     /* The one-call function: the call's value size, the description's value type. */
     d = rbk_desc(MJ_KEY_I64, "long long", 0);
     d.order = MJ_DESCENDING;
-    mjt_expect(ctx, mj_reduce_by_key(ctx, &d, k, v, 8, 10, ok, ov, cnt, NULL),
+    mjt_expect(ctx, mj_reduce_by_key(ctx, &d, k, v, 10, ok, ov, cnt, 8, NULL),
                MJ_ERR_UNSUPPORTED, "compile-only", "mj_reduce_by_key");
-    mjt_expect(ctx, mj_reduce_by_key(ctx, &d, k, v, 4, 10, ok, ov, cnt, NULL), MJ_ERR_COMPILE,
+    mjt_expect(ctx, mj_reduce_by_key(ctx, &d, k, v, 10, ok, ov, cnt, 4, NULL), MJ_ERR_COMPILE,
                "is not 4 as declared", "mj_reduce_by_key with the wrong value size");
-    mjt_expect(ctx, mj_reduce_by_key(ctx, &d, k, v, 8, 10, ok, ov, NULL, NULL),
+    mjt_expect(ctx, mj_reduce_by_key(ctx, &d, k, v, 10, ok, ov, NULL, 8, NULL),
                MJ_ERR_INVALID_ARGUMENT, "out_count is NULL", "mj_reduce_by_key without out_count");
-    mjt_expect(ctx, mj_reduce_by_key(ctx, NULL, k, v, 8, 10, ok, ov, cnt, NULL),
+    mjt_expect(ctx, mj_reduce_by_key(ctx, NULL, k, v, 10, ok, ov, cnt, 8, NULL),
                MJ_ERR_INVALID_ARGUMENT, "desc", "mj_reduce_by_key without desc");
     mj_sorter_destroy(s);
     mj_sorter_destroy(big);

@@ -30,14 +30,14 @@ mj_status mj_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void *keys, si
 }
 
 mj_status mj_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys, void *values,
-                        size_t value_size, size_t n, void *stream) {
+                        size_t n, size_t value_size, void *stream) {
     if (ctx && value_size == 0)
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "mj_sort_pairs needs value_size > 0");
     return sort(ctx, desc, value_size, keys, values, n, stream);
 }
 
 mj_status mj_sort_indices(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
-                          void *indices, size_t index_size, size_t n, void *stream) {
+                          void *indices, size_t n, size_t index_size, void *stream) {
     mj_sorter *s;
     mj_status st = make(ctx, desc, MJ_MERGESORT, index_size, &s);
     if (st) return st;
@@ -91,8 +91,8 @@ mj_status mj_segmented_sort_keys(mj_context *ctx, const mj_sort_desc *desc, void
 }
 
 mj_status mj_segmented_sort_pairs(mj_context *ctx, const mj_sort_desc *desc, void *keys,
-                                  void *values, size_t value_size, size_t n,
-                                  const mj_segments *segments, void *stream) {
+                                  void *values, size_t n, const mj_segments *segments,
+                                  size_t value_size, void *stream) {
     if (ctx && value_size == 0)
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT,
                         "mj_segmented_sort_pairs needs value_size > 0");
@@ -155,9 +155,9 @@ mj_status mj_sorted_search(mj_context *ctx, const mj_sort_desc *desc, const void
 }
 
 mj_status mj_bulk_remove(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
-                         const void *values, size_t value_size, size_t n, const void *indices,
-                         size_t num_indices, size_t index_size, void *out_keys,
-                         void *out_values, void *stream) {
+                         const void *values, size_t n, const void *indices, size_t num_indices,
+                         size_t index_size, void *out_keys, void *out_values,
+                         size_t value_size, void *stream) {
     mj_sorter *s;
     mj_status st = make(ctx, desc, MJ_BULK_REMOVE, value_size, &s);
     if (st) return st;
@@ -243,8 +243,8 @@ mj_status mj_segmented_reduce(mj_context *ctx, const mj_sort_desc *desc, const v
 }
 
 mj_status mj_reduce_by_key(mj_context *ctx, const mj_sort_desc *desc, const void *keys,
-                           const void *values, size_t value_size, size_t n, void *out_keys,
-                           void *out_values, void *out_count, void *stream) {
+                           const void *values, size_t n, void *out_keys, void *out_values,
+                           void *out_count, size_t value_size, void *stream) {
     mj_sorter *s;
     mj_status st = make(ctx, desc, MJ_REDUCE_BY_KEY, value_size, &s);
     if (st) return st;

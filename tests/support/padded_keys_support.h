@@ -141,10 +141,10 @@ static inline void padk_check_sort(mj_context *ctx, mj_sorter *s, const mj_sort_
     else if (s)
         st = mj_sorter_sort(s, dk, dv, n, temp, bytes, NULL);
     else if (seg)
-        st = vs ? mj_segmented_sort_pairs(ctx, d, dk, dv, vs, n, &segments, NULL)
+        st = vs ? mj_segmented_sort_pairs(ctx, d, dk, dv, n, &segments, vs, NULL)
                 : mj_segmented_sort_keys(ctx, d, dk, n, &segments, NULL);
     else
-        st = vs ? mj_sort_pairs(ctx, d, dk, dv, vs, n, NULL) : mj_sort_keys(ctx, d, dk, n, NULL);
+        st = vs ? mj_sort_pairs(ctx, d, dk, dv, n, vs, NULL) : mj_sort_keys(ctx, d, dk, n, NULL);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st), mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
     padk_expect(ctx, dk, dv, n, keys, n, seg ? seg : n, what);
