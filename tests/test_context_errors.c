@@ -80,6 +80,21 @@ START_TEST(compile_only_cannot_sort)
     st = mj_sort_keys(ctx, &desc, fake, 1000, NULL);
     ck_assert_msg(st == MJ_ERR_UNSUPPORTED, "mj_sort_keys: got %s", mj_status_name(st));
     ck_assert_str_ne(mj_context_last_error(ctx), "");
+
+    /* The one-call functions take n before the description's sizes, last before the stream:
+     * each call below fails another way with the two swapped (a value or index size of 1000,
+     * or n 0 and nothing to do). */
+    mjt_expect(ctx, mj_sort_pairs(ctx, &desc, fake, fake, 1000, 4, NULL), MJ_ERR_UNSUPPORTED,
+               "compile-only", "mj_sort_pairs");
+    mjt_expect(ctx, mj_sort_pairs(ctx, &desc, fake, fake, 1000, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "value_size > 0", "mj_sort_pairs, value_size 0");
+    mjt_expect(ctx, mj_sort_indices(ctx, &desc, fake, fake, 1000, 4, NULL), MJ_ERR_UNSUPPORTED,
+               "compile-only", "mj_sort_indices");
+    mj_segments heads = {MJ_SEGMENTS_HEADS, fake, 10, 4};
+    mjt_expect(ctx, mj_segmented_sort_pairs(ctx, &desc, fake, fake, 1000, &heads, 4, NULL),
+               MJ_ERR_UNSUPPORTED, "compile-only", "mj_segmented_sort_pairs");
+    mjt_expect(ctx, mj_segmented_sort_pairs(ctx, &desc, fake, fake, 1000, &heads, 0, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "value_size > 0", "mj_segmented_sort_pairs, 0");
     mj_context_destroy(ctx);
     mjt_rmtree(dir);
     free(dir);
