@@ -20,10 +20,10 @@ proposed for the merge step (issue 45) and checks it, before any kernel is writt
   multiples of 32 VT), so the 32 words of a round are distinct modulo 32 VT and, being
   congruent modulo VT, distinct modulo 32 when VT is odd: one wavefront a load.
 - Registers then hold the window rotated by p_t (mod VT). A barrel shift by p_t (log2 VT
-  stages of selects) undoes the rotation; the bitonic sequence, padded to 32 with copies of
-  its smallest element after its descending end, is sorted by Batcher's bitonic merger (80
-  compare-exchanges for 32), comparing (key, tile position) so that ties keep A first: the
-  last VT outputs are the thread's.
+  stages of selects) undoes the rotation; the bitonic sequence is sorted by Batcher's
+  bitonic merger of 32 with the window at its top and minus infinity below, whose
+  compare-exchanges with a pad never swap and are left out (48 remain for VT 23, and no
+  register holds a pad), comparing (key, tile position) so that ties keep A first.
 
 The model checks, for random full tiles (runs of any lengths, keys random or repeated), that every round's
 loads are conflict-free and that every thread's outputs equal a stable merge's, and prints the
@@ -50,18 +50,23 @@ def merge_path(s, a_len, total, diag):
     return lo
 
 
-def bitonic_merge32(seq):
-    """Batcher's bitonic merger on 32 elements, ascending: sorts any up-then-down sequence."""
-    seq = list(seq)
+def bitonic_merge(window):
+    """Batcher's bitonic merger of 32, ascending, on the window (up then down, at most 32
+    elements) placed at the top positions [32 - len, 32) behind virtual pads of minus infinity:
+    a pad at the lower end of a compare-exchange never moves, so only the pairs of two window
+    elements are done (for VT 23, 48 of the 80), a fixed set the compiler unrolls."""
+    first = 32 - len(window)
+    seq = [None] * first + list(window)
     cas = 0
     half = 16
     while half:
-        for i in range(32):
-            if i & half == 0 and seq[i + half] < seq[i]:
-                seq[i], seq[i + half] = seq[i + half], seq[i]
-        cas += 16
+        for i in range(first, 32):
+            if i & half == 0:
+                cas += 1
+                if seq[i + half] < seq[i]:
+                    seq[i], seq[i + half] = seq[i + half], seq[i]
         half //= 2
-    return seq, cas
+    return seq[first:], cas
 
 
 def tile(nt, vt, rng, repeats):
@@ -102,11 +107,9 @@ def tile(nt, vt, rng, repeats):
                 continue
             unrotated = [regs[lane][(k + p0) % vt] for k in range(len(win))]
             assert unrotated == win
-            elems = [(s[j], j) for j in unrotated]
-            padded = elems + [min(elems)] * (32 - len(elems))
-            out, c = bitonic_merge32(padded)
+            out, c = bitonic_merge([(s[j], j) for j in unrotated])
             cas = max(cas, c)
-            got = [j for _, j in out[32 - len(win):]]
+            got = [j for _, j in out]
             wrong += got != want[d0:d0 + len(win)]
     return wf, loads, wrong, cas
 
@@ -139,7 +142,7 @@ def main():
           "searches: %.2f)" % (wf / loads, loads, base["merge"][0] / base["merge"][1],
                                base["search"][0] / base["search"][1]))
     print("a thread's register merge: %d loads, %d selects to undo the rotation (%d stages; "
-          "twice with positions), %d compare-exchanges on (key, position)" % (
+          "twice with positions), %d compare-exchanges on (key, position), no pads held" % (
               o.vt, stages * o.vt, stages, cas))
     print("outputs: %s" % ("every thread's equal to a stable merge's" if not wrong else
                            "%d threads wrong" % wrong))
