@@ -83,8 +83,7 @@ static const char *const setops_templates[] = {
     "cta_count_scan.cuh", "cta_count_look_back.cuh", "kernel_setops.cuh", NULL,
 };
 static const char *const select_templates[] = {
-    "tile_io.cuh", "cta_count_scan.cuh", "cta_count_look_back.cuh", "cta_move_kept.cuh",
-    "kernel_select.cuh", NULL,
+    "tile_io.cuh", "warp_shfl.cuh", "cta_count_look_back.cuh", "kernel_select.cuh", NULL,
 };
 /* The segmented reduction walks lbs's merge of elements and offsets and carries its open
  * segment across tiles by the scan's look-back (cta_look_back.cuh). */

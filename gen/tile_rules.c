@@ -74,12 +74,12 @@ size_t mj__smem_insert(int nt, int vt, size_t key_size, size_t value_size) {
     return 8 * (nv + 1) + 4 * nv + 16;
 }
 
-/* Select: the tile's keys, a destination slot per element and the warp totals (and the tile
- * number and output base). Values go from global memory straight to their slots. */
+/* Select: a kept count, then a first slot, for each group of 32 elements (a warp's round),
+ * and the tile number and output base. Keys and values stay in registers. */
 size_t mj__smem_select(int nt, int vt, size_t key_size, size_t value_size) {
+    (void)key_size;
     (void)value_size;
-    size_t nv = (size_t)nt * (size_t)vt;
-    return nv * key_size + 4 * nv + 4 * (size_t)(nt / 32) + 16;
+    return 4 * (size_t)vt * (size_t)(nt / 32) + 16;
 }
 
 /* ---- Default tiles. */
@@ -188,15 +188,16 @@ void mj__tile_insert(mj_smem_rule *smem, int sm, size_t key_size, size_t value_s
     bulk_tile(128, key_size, value_size, nt, vt, bs_nt);
 }
 
-/* Select reads each element once and writes the kept ones once, bound by memory: 256
- * threads, each with 15 4-byte keys in flight as reduce and scan have, fewer of larger keys
- * (odd, so that a thread's consecutive slots in shared memory spread over the banks); within
- * static shared memory. Not yet tuned on a GPU. */
+/* Select reads each element once and writes the kept ones once, bound by memory; its keys
+ * stay in registers. Measured on an H200 (bench_primitives --only select, MERGEJIT_TILE
+ * sweep, 2^24 and 2^27): 4-byte keys 512 x 11 (7-13% ahead of 256 x 15 and 256 x 23 at 2^27),
+ * 8-byte keys 256 x 11 (512 x 11 and 512 x 15 within noise); fewer of larger keys, so that
+ * their registers stay below a spill. */
 void mj__tile_select(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,
                      int *vt, int *bs_nt) {
     (void)sm;
-    *nt = 256;
-    *vt = key_size <= 4 ? 15 : key_size <= 8 ? 11 : key_size <= 16 ? 7 : key_size <= 32 ? 5 : 3;
+    *nt = key_size <= 4 ? 512 : 256;
+    *vt = key_size <= 8 ? 11 : key_size <= 16 ? 7 : key_size <= 32 ? 5 : 3;
     fit_tile(smem, key_size, value_size, nt, vt);
     *bs_nt = *nt;
 }

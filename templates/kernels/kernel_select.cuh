@@ -1,25 +1,68 @@
 /* Select (CUB's DeviceSelect::If and ::Unique) in one pass over the input: one block a tile
- * of MJ_NV elements, numbered in the order the blocks start, loads its keys into shared
- * memory, marks the ones it keeps (the selection operator holds, or the key is not equivalent
- * to the one before it), numbers them with a block scan, learns how many the tiles before it
- * keep (the count look-back) and moves its kept keys from shared memory, its values from
- * global memory, to their slots. The last tile writes the count. */
+ * of MJ_NV elements, numbered in the order the blocks start. The tile is read in MJ_VT rounds,
+ * each warp loading 32 consecutive elements a round (element k * MJ_NT + tid in round k)
+ * straight into registers; a lane marks what it keeps (the selection operator holds, or the
+ * key is not equivalent to the one before it) and a ballot a round counts a warp's kept ones.
+ * Warp 0 scans those counts in tile order and learns how many the tiles before keep (the
+ * count look-back); then each lane stores its kept elements from its registers, a warp's kept
+ * elements of a round on consecutive slots. No element passes through shared memory, so the
+ * tile costs one read of the input and one coalesced write of what it keeps. The last tile
+ * writes the count. */
 #ifndef MJ_KERNEL_SELECT_CUH
 #define MJ_KERNEL_SELECT_CUH
 
 #include "common/spec_default.cuh"
 #include "block/tile_io.cuh"
-#include "block/cta_count_scan.cuh"
 #include "block/cta_count_look_back.cuh"
-#include "block/cta_move_kept.cuh"
+#include "warp/warp_shfl.cuh"
 
 /* What mj_select_tiles keeps: the values of mj_select_kind (mergejit.h). */
 #define MJ_KEEP_SELECTED 0
 #define MJ_KEEP_UNIQUE 1
 
+/* A tile's groups of 32 elements, (round, warp) in tile order, and how many of them each lane
+ * of warp 0 scans. */
+#define MJ_SELECT_WARPS (MJ_NT / 32)
+#define MJ_SELECT_GROUPS (MJ_VT * MJ_SELECT_WARPS)
+#define MJ_SELECT_PER_LANE ((MJ_SELECT_GROUPS + 31) / 32)
+
 /* Neither is ordered before the other. */
 MJ_DEVICE bool mj_equivalent(const mj_key &a, const mj_key &b) {
     return !mj_less(a, b) && !mj_less(b, a);
+}
+
+/* Warp 0: turns each group's kept count in s_groups into the group's first slot in the
+ * tile's output and returns the tile's total (in every lane). */
+MJ_DEVICE int mj_select_number_groups(int *s_groups, int lane) {
+    int c[MJ_SELECT_PER_LANE], sum = 0;
+#pragma unroll
+    for (int j = 0; j < MJ_SELECT_PER_LANE; ++j) {
+        int g = lane * MJ_SELECT_PER_LANE + j;
+        c[j] = g < MJ_SELECT_GROUPS ? s_groups[g] : 0;
+        sum += c[j];
+    }
+    int inclusive = sum;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        int y = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
+        if (lane >= d) inclusive += y;
+    }
+    int slot = inclusive - sum;
+#pragma unroll
+    for (int j = 0; j < MJ_SELECT_PER_LANE; ++j) {
+        int g = lane * MJ_SELECT_PER_LANE + j;
+        if (g < MJ_SELECT_GROUPS) s_groups[g] = slot;
+        slot += c[j];
+    }
+    return __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+}
+
+/* Round k's element for each thread, k * MJ_NT + tid, every load issued before the first use.
+ * Lanes past the end load the tile's last key (and keep nothing), so that no operator sees
+ * an unset key. */
+MJ_DEVICE void mj_select_load(const mj_key *in, int len, int tid, mj_key *x) {
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k) x[k] = in[mj_min(k * MJ_NT + tid, len - 1)];
 }
 
 /* One block a tile (the grid has exactly one a tile; n > 0). states: a look-back word a
@@ -27,58 +70,65 @@ MJ_DEVICE bool mj_equivalent(const mj_key &a, const mj_key &b) {
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_select_tiles(const mj_key *keys, const mj_value *values, mj_i64 n, int kind,
                 mj_u64 *states, mj_key *out_keys, mj_value *out_values, mj_u64 *out_count) {
-    __shared__ mj_key s_keys[MJ_NV];
-    __shared__ int s_dest[MJ_NV]; /* each element's slot in the tile's output, -1 if dropped */
-    __shared__ int s_warps[MJ_COUNT_SCAN_WARPS];
+    __shared__ int s_groups[MJ_SELECT_GROUPS]; /* kept counts, then first slots */
     __shared__ mj_i64 s_tile, s_base;
-    int tid = threadIdx.x;
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     mj_i64 tiles = gridDim.x;
     if (tid == 0) s_tile = (mj_i64)atomicAdd(states + tiles, 1ull);
     __syncthreads();
     mj_i64 tile = s_tile, first = tile * MJ_NV;
     int len = (int)mj_min<mj_i64>(n - first, MJ_NV);
-    mj_copy_tile<MJ_NT>(keys + first, len, s_keys, tid);
-    __syncthreads();
-
-    /* Each thread its MJ_VT consecutive elements. Unique compares each key with the one
-     * before it: the tile's first with the last of the tile before, from global memory. */
-    int j0 = tid * MJ_VT;
-    bool keep[MJ_VT];
-    int kept = 0;
-    if (j0 < len) {
-        mj_key prev = j0 > 0 ? s_keys[j0 - 1] : first > 0 ? keys[first - 1] : s_keys[0];
+    mj_key x[MJ_VT];
+    mj_select_load(keys + first, len, tid, x);
+    const mj_key *in = keys + first;
+    unsigned kept[MJ_VT]; /* a round's ballot: the lanes of this warp that keep theirs */
 #pragma unroll
-        for (int k = 0; k < MJ_VT; ++k) {
-            int j = j0 + k;
-            keep[k] = false;
-            if (j < len) {
-                mj_key x = s_keys[j];
-                keep[k] = kind == MJ_KEEP_UNIQUE ? (first + j == 0 || !mj_equivalent(prev, x))
-                                                 : mj_select_op(x);
-                prev = x;
-            }
-            kept += keep[k];
+    for (int k = 0; k < MJ_VT; ++k) {
+        int i = k * MJ_NT + tid;
+        bool keep;
+        if (kind == MJ_KEEP_UNIQUE) {
+            /* The key before: the lane below's, or for lane 0 the one before the warp's 32
+             * (another warp's or tile's, read again from global memory, where it is cached). */
+            mj_key prev = mj_shfl_up_key(x[k], 1);
+            if (lane == 0 && first + i > 0) prev = in[mj_min(i, len) - 1];
+            keep = first + i == 0 || !mj_equivalent(prev, x[k]);
+        } else {
+            keep = mj_select_op(x[k]);
         }
-    } else {
-#pragma unroll
-        for (int k = 0; k < MJ_VT; ++k) keep[k] = false;
+        kept[k] = __ballot_sync(0xFFFFFFFFu, keep && i < len);
     }
-    int slot = mj_cta_count_scan(kept, s_warps, tid);
-    /* The tile's count from the warp totals, before the next barrier: warp 0's look-back
-     * then overlaps the other warps' numbering. */
-    int count = mj_cta_count_total(s_warps);
+    if (lane == 0)
 #pragma unroll
-    for (int k = 0; k < MJ_VT; ++k) s_dest[j0 + k] = keep[k] ? slot++ : -1;
-    if (tid < 32) {
-        mj_u64 before = mj_count_look_back(states, tile, (mj_u64)count, tid);
-        if (tid == 0) {
+        for (int k = 0; k < MJ_VT; ++k) s_groups[k * MJ_SELECT_WARPS + warp] = __popc(kept[k]);
+    __syncthreads();
+    if (warp == 0) {
+        int count = mj_select_number_groups(s_groups, lane);
+        mj_u64 before = mj_count_look_back(states, tile, (mj_u64)count, lane);
+        if (lane == 0) {
             s_base = (mj_i64)before;
             if (tile == tiles - 1) *out_count = before + (mj_u64)count;
         }
     }
     __syncthreads();
-    mj_move_kept(s_keys, out_keys, s_base, n, s_dest, len, tid);
-    if (MJ_HAS_VALUES) mj_move_kept(values + first, out_values, s_base, n, s_dest, len, tid);
+
+    /* Where each kept element goes: its group's first slot and the kept lanes below it. */
+    unsigned below = (1u << lane) - 1;
+    mj_i64 base = s_base;
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k)
+        if (kept[k] >> lane & 1)
+            out_keys[base + s_groups[k * MJ_SELECT_WARPS + warp] + __popc(kept[k] & below)] = x[k];
+    if (MJ_HAS_VALUES) {
+        mj_value v[MJ_VT];
+#pragma unroll
+        for (int k = 0; k < MJ_VT; ++k)
+            if (kept[k] >> lane & 1) v[k] = values[first + k * MJ_NT + tid];
+#pragma unroll
+        for (int k = 0; k < MJ_VT; ++k)
+            if (kept[k] >> lane & 1)
+                out_values[base + s_groups[k * MJ_SELECT_WARPS + warp] +
+                           __popc(kept[k] & below)] = v[k];
+    }
 }
 
 #endif
