@@ -91,10 +91,7 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     long spills = -1, frame = -1;
     int regs = -1;
     int kernels = mj__ptxas_report(log, &spills, &frame, &regs);
-    /* The search's module, and the join's, also hold the merge's mj_merge_arrays, unused
-     * (their template lists in gen/catalog.c say why). */
-    int want = __builtin_popcount(mj__primitive_kernels(s->primitive)) +
-               (s->primitive == MJ_SORTED_SEARCH || s->primitive == MJ_JOIN);
+    int want = __builtin_popcount(mj__primitive_kernels(s->primitive));
     ck_assert_msg(kernels == want, "%s (sm_%d): ptxas reported %d kernels, not %d; log:\n%s",
                   what, s->sm, kernels, want, log);
     ck_assert_msg(spills == 0, "%s (NT %d, VT %d, sm_%d): %ld bytes of spills; log:\n%s", what,
@@ -834,8 +831,7 @@ static mj_binary module_build(const mj_nvrtc_api *nv, const mj_kernel_spec *s, m
 }
 
 /* The kernels build as separate programs on several threads: the same bytes as one after
- * another, one image per kernel of the primitive (the search's without the merge's unused
- * mj_merge_arrays), and ptxas's figures those of the module compiled as one program, whose
+ * another, one image per kernel of the primitive, and ptxas's figures those of the module compiled as one program, whose
  * kernels have the same PTX. */
 START_TEST(parallel_build_matches_serial)
 {

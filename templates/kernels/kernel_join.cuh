@@ -10,9 +10,9 @@
 #include "common/spec_default.cuh"
 #include "shared/load_balance.h"
 #include "shared/relational_join.h"
+#include "thread/index_array.cuh"
 #include "block/cta_count_scan.cuh"
 #include "block/cta_load_balance.cuh"
-#include "kernels/kernel_search.cuh"
 
 #define MJ_JOIN_NV (MJ_NT * MJ_VT)
 

@@ -14,7 +14,7 @@
 #include "shared/merge_frame.h"
 #include "shared/work_queue.h"
 #include "block/cta_merge.cuh"
-#include "kernels/kernel_queue_partition.cuh"
+#include "block/queue_tiles.cuh"
 
 /* A tile's runs r of a queued pass, each read from the buffers that hold its (at most two)
  * tiles. */

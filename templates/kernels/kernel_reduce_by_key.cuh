@@ -7,7 +7,7 @@
  *     tile's first compares with the previous tile's last key, read from global memory);
  *   - summarises each thread's elements as (heads, value of the run open at its end), scans
  *     the summaries across the block and looks back over the tiles before it
- *     (cta_run_look_back.cuh): the count gives where its runs go, the value is the run the tiles
+ *     (cta_look_back.cuh, tile_sum.cuh): the count gives where its runs go, the value is the run the tiles
  *     before leave open, which continues into the tile up to its first head;
  *   - compacts what it emits in shared memory, then stores it coalesced: for its r-th head,
  *     run R + r's first key (R: heads before the tile) and run R + r - 1's value, which that
@@ -19,7 +19,7 @@
 
 #include "common/spec_default.cuh"
 #include "warp/warp_shfl_any.cuh"
-#include "block/cta_run_look_back.cuh"
+#include "block/tile_sum.cuh"
 #include "block/tile_io.cuh"
 
 /* A span's heads and the combination of its values from its last head on (all of them when
@@ -40,7 +40,7 @@ MJ_DEVICE bool mj_equivalent(const mj_key &a, const mj_key &b) {
 /* keys, values: n elements; out_keys, out_values: room for every run (n); out_count: one
  * 64-bit count. state: the tile counter (its first 4 bytes), then from 16 bytes on the
  * tiles' look-back words, two per tile, all zero before the launch; state_values: two values
- * per tile when values are over 8 bytes (cta_run_look_back.cuh). The grid has one block per tile
+ * per tile when values are over 8 bytes (tile_sum.cuh). The grid has one block per tile
  * and n > 0. */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
     mj_reduce_by_key_tiles(const mj_key *keys, const mj_value *values, mj_i64 n,
@@ -79,8 +79,8 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
     mj_rbk_sum tile_sum;
     mj_rbk_sum before = mj_cta_sum_scan(mine, s_warp, tid, combine, &tile_sum);
     if (tid < 32) {
-        mj_lb_states<mj_value> st = {state + 2, state_values};
-        mj_rbk_sum prefix = mj_look_back(st, tile, tile_sum, tid, combine);
+        mj_sum_states<mj_value> st = {state + 2, state_values};
+        mj_rbk_sum prefix = mj_look_back(st, tile, tile_sum, false, tid, combine);
         if (tid == 0) s_prefix = prefix;
     }
     __syncthreads();

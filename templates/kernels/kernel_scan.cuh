@@ -7,7 +7,7 @@
 
 #include "common/spec_default.cuh"
 #include "block/cta_scan.cuh"
-#include "block/cta_look_back.cuh"
+#include "block/value_states.cuh"
 
 /* in, out: n elements (out == in allowed); inclusive: 1 for inclusive, 0 for exclusive;
  * total: NULL, or where the combination of all n goes. state, values: see above; the grid
@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
     mj_i64 tiles = (n + MJ_SCAN_NV - 1) / MJ_SCAN_NV;
     /* After the counter: 8 bytes on for words, 16 (aligned) for pairs. */
     mj_u32 *states = state + (MJ_PAIRED_STATE ? 4 : 2);
-    mj_tile_states st = {(mj_u64 *)states, states, values, values + tiles};
+    mj_value_states st = {(mj_u64 *)states, states, values, values + tiles};
     if (tid == 0) s_id = (int)atomicAdd(state, 1u);
     __syncthreads();
     int tile = s_id;
@@ -39,14 +39,7 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
     mj_key aggregate;
     mj_key p = mj_cta_scan(mj_thread_reduce(x), s_warp, tid, &aggregate);
     if (tid < 32) {
-        mj_key before = mj_identity();
-        if (tile == 0) {
-            if (lane == 0) mj_publish(st, 0, MJ_TILE_PREFIX, aggregate);
-        } else {
-            if (lane == 0) mj_publish(st, tile, MJ_TILE_AGGREGATE, aggregate);
-            before = mj_look_back(st, tile, lane);
-            if (lane == 0) mj_publish(st, tile, MJ_TILE_PREFIX, mj_op(before, aggregate));
-        }
+        mj_key before = mj_look_back(st, tile, aggregate, false, lane, mj_key_sum());
         if (lane == 0) {
             s_prefix = before;
             if (total && tile == tiles - 1) *total = mj_op(before, aggregate);

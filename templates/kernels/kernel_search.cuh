@@ -1,6 +1,6 @@
-/* Sorted search (see shared/sorted_search.h): the merge partition kernel splits the merge of
- * `first` and `second` into tiles, then one block per tile loads its keys and the two halos
- * into shared memory, each thread finds its split (merge path) and walks MJ_VT steps of the
+/* Sorted search (see shared/sorted_search.h): the merge partition kernel
+ * (kernel_merge_partition.cuh) splits the merge of `first` and `second` into tiles, then one
+ * block per tile loads its keys and the two halos into shared memory, each thread finds its split (merge path) and walks MJ_VT steps of the
  * merge, noting for each key met how many of the other array's keys came before it and
  * whether its neighbour is equivalent; the results, staged in shared memory by tile position,
  * are stored coalesced. */
@@ -12,19 +12,9 @@
 #include "shared/sorted_search.h"
 #include "thread/merge_path.cuh"
 #include "thread/serial_merge.cuh"
+#include "thread/index_array.cuh"
 #include "block/tile_io.cuh"
-#include "kernels/kernel_merge_arrays.cuh"
-
-MJ_DEVICE void mj_put_index(void *p, mj_i64 i, mj_u64 v, bool wide) {
-    if (wide)
-        ((mj_u64 *)p)[i] = v;
-    else
-        ((mj_u32 *)p)[i] = (mj_u32)v;
-}
-
-MJ_DEVICE mj_u64 mj_get_index(const void *p, mj_i64 i, bool wide) {
-    return wide ? ((const mj_u64 *)p)[i] : ((const mj_u32 *)p)[i];
-}
+#include "block/await_split.cuh"
 
 /* Writes key i's outputs from its tile result r, where the other array's keys before the
  * tile number `base`; returns 1 when it has a match. */

@@ -7,9 +7,9 @@
  * A thread walks MJ_VT outputs combining elements in order: a segment opened and ended within
  * its walk is written at once; what precedes its first offset (its head) and what follows its
  * last (its tail) cross threads by a segmented scan of (offset met, tail) pairs over the block,
- * and tiles by the scan's decoupled look-back (block/cta_look_back.cuh, whose states and
- * layout it shares): a tile that meets an offset publishes its inclusive prefix (its tail) at once, so a
- * look-back only passes tiles that lie inside one segment. Tiles are numbered by a counter in
+ * and tiles by the decoupled look-back (block/cta_look_back.cuh, over the scan's value states,
+ * value_states.cuh): a tile that meets an offset publishes its inclusive prefix (its tail) at
+ * once, so a look-back only passes tiles that lie inside one segment. Tiles are numbered by a counter in
  * the order blocks start, as the scan's are. */
 #ifndef MJ_KERNEL_SEGREDUCE_CUH
 #define MJ_KERNEL_SEGREDUCE_CUH
@@ -20,7 +20,7 @@
 #include "warp/warp_shfl.cuh"
 #include "block/cta_scan.cuh"
 #include "block/cta_load_balance.cuh"
-#include "block/cta_look_back.cuh"
+#include "block/value_states.cuh"
 
 /* partitions[t] for t in [0, tiles]: lbs's coarse partition of the merge of the n elements
  * with the `count` offsets. */
@@ -84,7 +84,7 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     mj_i64 tiles = mj_lbs_tile_count(n, count, MJ_LBS_NV);
     mj_u32 *states = state + (MJ_PAIRED_STATE ? 4 : 2);
-    mj_tile_states st = {(mj_u64 *)states, states, values, values + tiles};
+    mj_value_states st = {(mj_u64 *)states, states, values, values + tiles};
     if (tid == 0) s_id = (int)atomicAdd(state, 1u);
     __syncthreads();
     int tile = s_id;
@@ -132,15 +132,9 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
         mj_seg_carry total = s_warp[0];
 #pragma unroll
         for (int w = 1; w < MJ_SCAN_WARPS; ++w) total = mj_seg_combine(total, s_warp[w]);
-        mj_key prior = mj_identity();
-        if (tile == 0 || total.met) {
-            if (lane == 0) mj_publish(st, tile, MJ_TILE_PREFIX, total.v);
-            if (tile > 0) prior = mj_look_back(st, tile, lane);
-        } else {
-            if (lane == 0) mj_publish(st, tile, MJ_TILE_AGGREGATE, total.v);
-            prior = mj_look_back(st, tile, lane);
-            if (lane == 0) mj_publish(st, tile, MJ_TILE_PREFIX, mj_op(prior, total.v));
-        }
+        /* A tile that ends a segment publishes its prefix at once: nothing before it
+         * reaches past its first offset. */
+        mj_key prior = mj_look_back(st, tile, total.v, total.met != 0, lane, mj_key_sum());
         if (lane == 0) s_prefix = prior;
     }
     __syncthreads();

@@ -13,7 +13,7 @@
 
 #include "common/spec_default.cuh"
 #include "block/tile_io.cuh"
-#include "block/cta_count_look_back.cuh"
+#include "block/count_states.cuh"
 #include "warp/warp_shfl.cuh"
 
 /* What mj_select_tiles keeps: the values of mj_select_kind (mergejit.h). */

@@ -15,7 +15,7 @@
 #include "thread/balanced_search.cuh"
 #include "block/tile_io.cuh"
 #include "block/cta_count_scan.cuh"
-#include "block/cta_count_look_back.cuh"
+#include "block/count_states.cuh"
 
 /* partitions[t] for t in [0, tiles]: the balanced path's crossing of diagonal t * MJ_NV
  * (mj_bp_entry). A group of `lanes` threads an entry finds the merge path's split

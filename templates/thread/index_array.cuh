@@ -32,4 +32,16 @@ MJ_DEVICE mj_i64 mj_index_lower_bound(const mj_index_array &a, mj_i64 count, mj_
     return lo;
 }
 
+/* Index i of an array of the given width (wide: 8 bytes, else 4) set to v, or read. */
+MJ_DEVICE void mj_put_index(void *p, mj_i64 i, mj_u64 v, bool wide) {
+    if (wide)
+        ((mj_u64 *)p)[i] = v;
+    else
+        ((mj_u32 *)p)[i] = (mj_u32)v;
+}
+
+MJ_DEVICE mj_u64 mj_get_index(const void *p, mj_i64 i, bool wide) {
+    return wide ? ((const mj_u64 *)p)[i] : ((const mj_u32 *)p)[i];
+}
+
 #endif
