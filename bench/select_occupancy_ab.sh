@@ -16,4 +16,9 @@ for side in main occ main occ; do
   echo "== $side"
   MERGEJIT_CACHE_DIR=/tmp/c_$side timeout 100 /tmp/$side/bench/bench_primitives --only select --reps 5 | grep "^select\|^unique"
 done
+# Tiles with the bound (2048 / NT blocks): 256 threads now get 8 blocks at 32 registers.
+for t in 256x15 256x23 512x15 1024x11; do
+  echo "== occ MERGEJIT_TILE=$t"
+  MERGEJIT_CACHE_DIR=/tmp/c_occ_$t MERGEJIT_TILE=$t timeout 60 /tmp/occ/bench/bench_primitives --only select --lg 27 --reps 5 | grep "^select\|^unique"
+done
 echo "done at $(( $(date +%s) - T0 )) s"
