@@ -157,17 +157,45 @@ static void simulate(int P, const uint64_t *n, size_t s, int dist, uint64_t seed
         }
     }
 
-    /* Each rank's split row, from binary searches of the splitters' keys. */
-    uint64_t rows[MAXP * (MAXP + 1)];
+    /* Each rank's split row, from binary searches of the splitters' keys in the whole shard;
+     * and the same split found by a search of the bracket alone (mj__multi_bracket), as the
+     * GPU's sorted search of [lo, hi) finds it. */
+    uint64_t rows[MAXP * (MAXP + 1)], bracketed[MAXP * (MAXP + 1)];
     for (int r = 0; r < P; ++r) {
-        uint64_t lower[MAXP], equal[MAXP];
+        uint64_t lower[MAXP], equal[MAXP], found[MAXP], none[MAXP] = {0};
         for (int q = 1; q < P; ++q) {
-            uint32_t key = m ? shard[sp[q - 1].rank][sp[q - 1].position].key : 0;
+            const mj_splitter *x = &sp[q - 1];
+            uint32_t key = m ? shard[x->rank][x->position].key : 0;
             lower[q - 1] = lower_bound(shard[r], n[r], key);
             equal[q - 1] = lower_bound(shard[r], n[r], key + 1) - lower[q - 1];
             if (key == UINT32_MAX) equal[q - 1] = n[r] - lower[q - 1];
+            if (!m) {
+                found[q - 1] = 0;
+                continue;
+            }
+            uint64_t lo = 0, hi = 0;
+            ck_assert_int_eq(mj__multi_bracket(P, r, n, s, order, m, x, &lo, &hi), 0);
+            ck_assert_uint_le(lo, hi);
+            ck_assert_uint_le(hi, n[r]);
+            uint64_t want = r < x->rank ? lower[q - 1] + equal[q - 1] : lower[q - 1];
+            if (r == x->rank) want = x->position;
+            ck_assert_msg(lo <= want && want <= hi, "%s: rank %d, splitter %d: split %llu "
+                          "outside [%llu, %llu]", what, r, q, (unsigned long long)want,
+                          (unsigned long long)lo, (unsigned long long)hi);
+            /* The bracket's search: the upper bound before the splitter's rank, else the
+             * lower bound, in [lo, hi). */
+            uint64_t b = lower_bound(shard[r] + lo, hi - lo, key);
+            if (r < x->rank)
+                b = key == UINT32_MAX ? hi - lo : lower_bound(shard[r] + lo, hi - lo, key + 1);
+            found[q - 1] = r == x->rank ? 0 : lo + b;
         }
         mj__multi_split_row(P, r, n[r], sp, lower, equal, rows + r * (P + 1));
+        mj__multi_split_row(P, r, n[r], sp, found, none, bracketed + r * (P + 1));
+        for (int q = 0; q <= P; ++q)
+            ck_assert_msg(bracketed[r * (P + 1) + q] == rows[r * (P + 1) + q],
+                          "%s: rank %d, split %d: %llu by the bracket, %llu by the shard", what,
+                          r, q, (unsigned long long)bracketed[r * (P + 1) + q],
+                          (unsigned long long)rows[r * (P + 1) + q]);
     }
 
     /* Each receiver: its runs laid out in buffer `first`, then the merge tree. */

@@ -137,7 +137,11 @@ static mj_status sort_and_sample(mj_multi_sorter *m, const plan_args *a, const p
 
 /* From the gathered samples: their order (the index sort of the compacted samples, which are
  * in rank order, so ties keep (rank, position) order), the splitters, their search in the
- * shard, and this rank's split row. */
+ * shard, and this rank's split row. Each splitter is searched only between the two of this
+ * rank's sample positions that bracket its split (mj__multi_bracket: at most a span of the
+ * shard, n / s + 1 keys), not in the whole shard: a sorted search walks both its arrays, and
+ * over the whole shard it read every key once more (at 2^29 keys a rank, most of the plan's
+ * time after the local sort). */
 static mj_status split(mj_multi_sorter *m, const plan_args *a, const plan_temp *t, char *base,
                        CUstream stream) {
     size_t P = (size_t)m->ranks, s = m->samples, ks = m->sort->key_size, all = 0;
@@ -154,27 +158,46 @@ static mj_status split(mj_multi_sorter *m, const plan_args *a, const plan_temp *
     if (!st) st = mj__multi_download(m, m->order, base + t->order, all * sizeof *m->order, stream);
     if (!st && mj__multi_pick_splitters(m->ranks, m->n, s, m->order, all, m->splitters))
         st = mj__fail(m->ctx, MJ_ERR_CUDA, "the sample's order came back damaged");
-    uint64_t *lower = m->search_out, *equal = m->search_out + P;
+    /* found: each splitter's split in this shard, as mj__multi_split_row's lower bounds with
+     * no equal counts (zero). The search of splitter q, where one is needed, leaves its offset
+     * in its bracket at found[q] on the device. */
+    uint64_t *found = m->search_out, *equal = m->search_out + P;
     memset(m->search_out, 0, 2 * P * sizeof *m->search_out);
     if (!st && P > 1 && a->n && all) {
-        for (size_t q = 0; q + 1 < P && !st; ++q)
-            st = mj__multi_copy(m, base + t->keys + q * ks,
-                                base + t->compact + m->splitters[q].sample * ks, ks, stream);
-        mj_search_outputs out;
-        memset(&out, 0, sizeof out);
-        out.bound = MJ_BOUND_LOWER;
-        out.index_size = sizeof(uint64_t);
-        out.a_indices = base + t->found;
-        out.a_counts = base + t->found + P * sizeof(uint64_t);
-        if (!st)
-            st = mj_sorter_sorted_search(m->search, base + t->keys, P - 1, a->keys, a->n, &out,
-                                         base + t->search, t->search_bytes, stream);
-        if (!st)
-            st = mj__multi_download(m, m->search_out, base + t->found,
-                                    2 * P * sizeof *m->search_out, stream);
+        int searched = 0;
+        for (size_t q = 0; q + 1 < P && !st; ++q) {
+            const mj_splitter *x = &m->splitters[q];
+            uint64_t lo, hi;
+            if (mj__multi_bracket(m->ranks, m->rank, m->n, s, m->order, all, x, &lo, &hi))
+                st = mj__fail(m->ctx, MJ_ERR_CUDA, "the sample's order came back damaged");
+            if (st || x->rank == m->rank || lo == hi) continue;
+            st = mj__multi_copy(m, base + t->keys + q * ks, base + t->compact + x->sample * ks,
+                                ks, stream);
+            mj_search_outputs out;
+            memset(&out, 0, sizeof out);
+            out.bound = m->rank < x->rank ? MJ_BOUND_UPPER : MJ_BOUND_LOWER;
+            out.index_size = sizeof(uint64_t);
+            out.a_indices = base + t->found + q * sizeof(uint64_t);
+            if (!st)
+                st = mj_sorter_sorted_search(m->search, base + t->keys + q * ks, 1,
+                                             (const char *)a->keys + lo * ks, hi - lo, &out,
+                                             base + t->search, t->search_bytes, stream);
+            searched = 1;
+        }
+        if (!st && searched)
+            st = mj__multi_download(m, found, base + t->found, (P - 1) * sizeof *found,
+                                    stream);
+        for (size_t q = 0; !st && q + 1 < P; ++q) {
+            const mj_splitter *x = &m->splitters[q];
+            uint64_t lo = 0, hi = 0;
+            mj__multi_bracket(m->ranks, m->rank, m->n, s, m->order, all, x, &lo, &hi);
+            /* The splitter's own rank splits at its position (mj__multi_split_row); an empty
+             * bracket is its split; a searched one adds the search's offset. */
+            found[q] = x->rank == m->rank ? 0 : lo == hi ? lo : lo + found[q];
+        }
     }
     if (!st)
-        mj__multi_split_row(m->ranks, m->rank, a->n, m->splitters, lower, equal,
+        mj__multi_split_row(m->ranks, m->rank, a->n, m->splitters, found, equal,
                             m->rows + (size_t)m->rank * m->row + 1);
     return st;
 }

@@ -71,6 +71,23 @@ int mj__multi_pick_splitters(int ranks, const uint64_t *n, size_t s, const uint3
     return 0;
 }
 
+int mj__multi_bracket(int ranks, int rank, const uint64_t *n, size_t s, const uint32_t *order,
+                      size_t m, const mj_splitter *sp, uint64_t *lo, uint64_t *hi) {
+    if (rank == sp->rank) {
+        *lo = *hi = sp->position;
+        return 0;
+    }
+    size_t first = 0; /* this rank's samples are [first, first + c) of all */
+    for (int r = 0; r < rank && r < ranks; ++r) first += mj__multi_sample_count(n[r], s);
+    size_t c = mj__multi_sample_count(n[rank], s), before = 0, k = 0;
+    for (; k < m && order[k] != sp->sample; ++k)
+        before += order[k] >= first && order[k] - first < c;
+    if (k == m) return -1;
+    *lo = before ? mj__multi_sample_position(n[rank], s, before - 1) + 1 : 0;
+    *hi = before < c ? mj__multi_sample_position(n[rank], s, before) : n[rank];
+    return 0;
+}
+
 void mj__multi_split_row(int ranks, int rank, uint64_t n, const mj_splitter *sp,
                          const uint64_t *lower, const uint64_t *equal, uint64_t *split) {
     split[0] = 0;

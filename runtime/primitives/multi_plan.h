@@ -74,6 +74,17 @@ typedef struct mj_splitter {
 int mj__multi_pick_splitters(int ranks, const uint64_t *n, size_t s, const uint32_t *order,
                              size_t m, mj_splitter *out);
 
+/* Where rank `rank`'s split for splitter sp lies in its shard, from the samples' order alone
+ * (see Bound above): with c of its samples before the splitter in order, in [*lo, *hi], lo
+ * the position after its sample c - 1 (0 for none) and hi its sample c's (n[rank] past its
+ * last). A search of the splitter's key in the shard's keys [lo, hi) then finds the split:
+ * lo plus the key's upper bound there for a rank before the splitter's, its lower bound for a
+ * rank after it (this rank's samples equal to the key come before the splitter in order in
+ * the first case and after it in the second). For the splitter's own rank lo = hi =
+ * sp->position. Returns 0, or -1 when the splitter's sample is not in order[0 .. m). */
+int mj__multi_bracket(int ranks, int rank, const uint64_t *n, size_t s, const uint32_t *order,
+                      size_t m, const mj_splitter *sp, uint64_t *lo, uint64_t *hi);
+
 /* Rank `rank`'s split points split[0 .. ranks] in its shard of n keys: 0, then for each
  * splitter q (sp[q - 1]) from the search of its key in the shard, lower[q - 1] (the first key
  * not before it) and equal[q - 1] (how many keys are equivalent to it), then n. Clamped to be
