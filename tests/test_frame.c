@@ -572,7 +572,7 @@ START_TEST(pass_and_tile_counts)
 }
 END_TEST
 
-/* The merge primitive's partitions (kernel_merge_arrays.cuh): every split narrowed by two
+/* The merge primitive's partitions (kernel_merge_partition.cuh): every split narrowed by two
  * others up to `stride` tiles away (mj_narrow_split) keeps its true value in range, and the
  * range is no wider than the distance to the nearer of the two in outputs. */
 /* The output diagonal where tile t starts, clamped to n as the kernel clamps it. */

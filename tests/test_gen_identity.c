@@ -12,8 +12,11 @@
  *
  * Expected lines were written by the tree before the primitive catalogue (issue 44), then
  * rewritten once where two changes meant to alter them: custom keys held as their bytes (issue
- * 43: the rec4 and pair16 lines of every primitive but reduce and scan) and no kernel built
- * later (issue 50: the kernel lines lost their later= field). A change that means to alter the
+ * 43: the rec4 and pair16 lines of every primitive but reduce and scan), no kernel built
+ * later (issue 50: the kernel lines lost their later= field), select in registers (issue 44),
+ * and one look-back with no kernel file including another (issue 44: the merge, search, join,
+ * segmented and locality sort, scan, segmented reduce, set operation, select, reduce by key,
+ * bulk remove and insert lines; mergesort, reduce, lbs, expand and move stay). A change that means to alter the
  * source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

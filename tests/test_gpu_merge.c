@@ -198,7 +198,7 @@ START_TEST(test_merge_floats) {
 END_TEST
 
 /* The merge kernel starts while the partitions are still being found and waits for each
- * entry it reads to be found (kernel_merge_arrays.cuh): entries left in temporary storage by
+ * entry it reads to be found (block/await_split.cuh): entries left in temporary storage by
  * earlier runs, or zeros, must never be taken for this run's. Three runs share one
  * caller-provided temporary buffer that starts as zeros: random lists, then lists whose
  * partitions all differ from the first run's (all of a below all of b), then random again.

@@ -12,7 +12,7 @@
 
 /* The partitions the first waves of merge blocks wait for, found with more lanes: so many
  * waves of resident blocks, in groups of so many lanes (at most MJ_MP_NT / MJ_MP_BOUNDS, see
- * kernel_merge_arrays.cuh). The sweep behind 4 and 4: docs/TUNING.md. */
+ * kernel_merge_partition.cuh). The sweep behind 4 and 4: docs/TUNING.md. */
 #define MJ_EARLY_WAVES 4
 #define MJ_EARLY_LANES 4
 

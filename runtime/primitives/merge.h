@@ -15,7 +15,7 @@ mj_status mj__merge_temp(const mj_sorter *s, size_t n, size_t *bytes);
 /* Launches the partition kernel of a merge of a and b in tiles of the sorter's tile:
  * partitions[t] for t in [0, tiles] becomes how many of the first t tiles' outputs come from a
  * (ties: a first). The kernel of the tiles is launched next with mj__launch_overlapped and
- * waits for its entries (mj_await_split in kernel_merge_arrays.cuh). */
+ * waits for its entries (mj_await_split, block/await_split.cuh). */
 mj_status mj__merge_partition_launch(mj_sorter *s, CUdeviceptr a, long long a_count,
                                      CUdeviceptr b, long long b_count, long long tiles,
                                      CUdeviceptr partitions, CUstream stream);

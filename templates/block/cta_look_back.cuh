@@ -23,22 +23,36 @@
 #include "common/spec_default.cuh"
 #include "warp/warp_shfl_any.cuh"
 
+/* A state of two 64-bit words (16-byte aligned) written or read by one 16-byte vector access,
+ * which these GPUs do not split (as CUB's tile states of 8-byte types): a status in one word
+ * is never seen without the other. Volatile, so never from the incoherent L1. */
+MJ_DEVICE void mj_store_state_pair(mj_u64 *p, mj_u64 w0, mj_u64 w1) {
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w0), "l"(w1)
+                 : "memory");
+}
+MJ_DEVICE void mj_load_state_pair(const mj_u64 *p, mj_u64 *w0, mj_u64 *w1) {
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(*w0), "=l"(*w1) : "l"(p)
+                 : "memory");
+}
+
 /* Warp 0 of tile `tile`'s block: publishes the tile's summary `own` (as its prefix at once
  * where `closes`: nothing before the tile reaches past its own summary, as a segmented
  * reduce's tile that starts a segment, or where it is tile 0), combines the summaries of the
  * tiles before it back to the nearest prefix, publishes its own prefix, and returns the
- * combination of every tile before it (the identity for tile 0), in every lane. A window is
+ * combination of every tile before it (the identity for tile 0), in every lane. Index is the
+ * tile number's type: int where the tiles are known to number below 2^31 (a 64-bit one costs
+ * the scan 16 registers), mj_i64 otherwise. A window is
  * tiles [end - 32, end), lane l taking end - 32 + l, combined from its highest lane holding a
  * prefix up (whole when none has one), then the window before it. */
-template <typename S, typename States, typename C>
-MJ_DEVICE S mj_look_back(const States &st, mj_i64 tile, const S &own, bool closes, int lane,
+template <typename S, typename States, typename C, typename Index>
+MJ_DEVICE S mj_look_back(const States &st, Index tile, const S &own, bool closes, int lane,
                          const C &combine) {
     const S none = combine.identity();
     closes = closes || tile == 0;
     if (lane == 0) st.publish(tile, closes, own);
     if (tile == 0) return none;
     S before = none; /* of the tiles from `end` to this one */
-    for (mj_i64 end = tile;; end -= 32) {
+    for (Index end = tile;; end -= 32) {
         S s;
         bool prefix = st.await(end - 32 + lane, none, &s);
         unsigned prefixes = __ballot_sync(0xFFFFFFFFu, prefix);

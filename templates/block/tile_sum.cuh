@@ -13,8 +13,7 @@
  *   word 0: the status in the top two bits (AGGREGATE: the tile's own summary, PREFIX: that
  *     of every tile up to and including it) and the count in the other 62;
  *   T of at most 8 bytes: word 1 holds the value's bits, and both words are written and read
- *     by one 16-byte vector access (aligned 16-byte accesses are not split on these GPUs), so
- *     a status is never seen without its value;
+ *     by one 16-byte access (mj_store_state_pair), so a status is never seen without its value;
  *   larger T: the value goes to values[2t] (aggregate) or values[2t + 1] (prefix), separate
  *     so that publishing the prefix never rewrites a value a reader of the aggregate may be
  *     loading; the writer stores the value, fences (__threadfence), then word 0; a reader
@@ -70,9 +69,7 @@ template <typename T> struct mj_sum_states {
         if constexpr (sizeof(T) <= 8) {
             mj_u64 bits = 0;
             memcpy(&bits, &s.value, sizeof(T));
-            asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(words + 2 * tile),
-                         "l"(word), "l"(bits)
-                         : "memory");
+            mj_store_state_pair(words + 2 * tile, word, bits);
         } else {
             mj_store_volatile(values + 2 * tile + prefix, s.value);
             __threadfence(); /* the value before the status that announces it */
@@ -84,11 +81,7 @@ template <typename T> struct mj_sum_states {
         mj_u64 word = MJ_LB_PREFIX | none.count, bits = 0;
         if constexpr (sizeof(T) <= 8) {
             do {
-                if (pred >= 0)
-                    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-                                 : "=l"(word), "=l"(bits)
-                                 : "l"(words + 2 * pred)
-                                 : "memory");
+                if (pred >= 0) mj_load_state_pair(words + 2 * pred, &word, &bits);
             } while (__any_sync(0xFFFFFFFFu, (word & ~MJ_LB_COUNT) == 0));
             T v;
             memcpy(&v, &bits, sizeof(T));

@@ -4,8 +4,7 @@
  *   keys of at most 4 bytes: one 64-bit word a tile, status << 32 | the value's bits, written
  *     and read whole (single-copy atomic), so a status is never seen without its value;
  *   keys of 5 to 8 bytes: a 16-byte pair {status, the value's bits}, written and read by one
- *     16-byte vector access (as CUB's tile states of 8-byte types are: aligned 16-byte
- *     accesses are not split on these GPUs), so again no fence is needed;
+ *     16-byte access (mj_store_state_pair), so again no fence is needed;
  *   larger keys: a 32-bit status, and the values in `values` (aggregates [0, tiles),
  *     inclusive prefixes [tiles, 2 * tiles), separate so that publishing the prefix never
  *     rewrites a value a reader of the aggregate may be loading). The writer stores the value,
@@ -38,9 +37,7 @@ struct mj_value_states {
              * range. */
             const int hi = MJ_KEY_WORDS > 1 ? 1 : 0;
             mj_u64 bits = (hi ? (mj_u64)u.w[hi] << 32 : 0) | u.w[0];
-            asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(words + 2 * tile),
-                         "l"((mj_u64)status), "l"(bits)
-                         : "memory");
+            mj_store_state_pair(words + 2 * tile, status, bits);
         } else {
             mj_key_words *slot = (prefix ? inclusive : aggregate) + tile;
 #pragma unroll
@@ -64,11 +61,7 @@ struct mj_value_states {
         } else if constexpr (MJ_PAIRED_STATE) {
             mj_u64 word = MJ_TILE_PREFIX, bits = 0;
             do {
-                if (pred >= 0)
-                    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-                                 : "=l"(word), "=l"(bits)
-                                 : "l"(words + 2 * pred)
-                                 : "memory");
+                if (pred >= 0) mj_load_state_pair(words + 2 * pred, &word, &bits);
             } while (__any_sync(0xFFFFFFFFu, (mj_u32)word == 0));
             status = (mj_u32)word;
             mj_key_words u;

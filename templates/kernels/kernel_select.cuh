@@ -65,15 +65,9 @@ MJ_DEVICE void mj_select_load(const mj_key *in, int len, int tid, mj_key *x) {
     for (int k = 0; k < MJ_VT; ++k) x[k] = in[mj_min(k * MJ_NT + tid, len - 1)];
 }
 
-/* Keys of at most 4 bytes fit 32 registers a thread without spilling (NVRTC, sm_90): the
- * multiprocessor then holds 2048 threads rather than 1536 at 40, more loads in flight while
- * a block waits on its look-back (ncu: 56% of stalls at that barrier). Larger keys keep the
- * 48 registers they take unbounded (a bound of one block would let ptxas take 72). */
-#define MJ_SELECT_MIN_BLOCKS (sizeof(mj_key) <= 4 ? 2048 / MJ_NT : 1280 / MJ_NT)
-
 /* One block a tile (the grid has exactly one a tile; n > 0). states: a look-back word a
  * tile, then the tile counter, all zero before the launch. Outputs hold n elements. */
-extern "C" __global__ void __launch_bounds__(MJ_NT, MJ_SELECT_MIN_BLOCKS)
+extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_select_tiles(const mj_key *keys, const mj_value *values, mj_i64 n, int kind,
                 mj_u64 *states, mj_key *out_keys, mj_value *out_values, mj_u64 *out_count) {
     __shared__ int s_groups[MJ_SELECT_GROUPS]; /* kept counts, then first slots */
