@@ -56,7 +56,8 @@ static const char *const expand_templates[] = {
     NULL,
 };
 static const char *const remove_templates[] = {
-    "bulk_remove.h", "index_array.cuh", "cta_count_scan.cuh", "cta_move_kept.cuh",
+    "bulk_remove.h", "index_array.cuh", "warp_count_scan.cuh", "cta_count_scan.cuh",
+    "cta_move_kept.cuh",
     "kernel_remove.cuh", NULL,
 };
 static const char *const insert_templates[] = {
@@ -73,8 +74,8 @@ static const char *const search_templates[] = {
 static const char *const join_templates[] = {
     "merge_frame.h",      "load_balance.h",     "sorted_search.h",      "merge_path.cuh",
     "serial_merge.cuh",   "index_array.cuh",    "tile_io.cuh",          "await_split.cuh",
-    "kernel_merge_partition.cuh", "kernel_search.cuh", "relational_join.h", "cta_count_scan.cuh",
-    "cta_load_balance.cuh", "kernel_join.cuh", NULL,
+    "kernel_merge_partition.cuh", "kernel_search.cuh", "relational_join.h",
+    "warp_count_scan.cuh", "cta_count_scan.cuh", "cta_load_balance.cuh", "kernel_join.cuh", NULL,
 };
 static const char *const move_templates[] = {
     "load_balance.h",  "cta_load_balance.cuh", "kernel_lbs_partition.cuh",
@@ -83,12 +84,12 @@ static const char *const move_templates[] = {
 
 static const char *const setops_templates[] = {
     "merge_frame.h",      "balanced_path.h",    "merge_path.cuh",    "balanced_search.cuh",
-    "warp_shfl_any.cuh",  "tile_io.cuh",        "cta_count_scan.cuh", "cta_look_back.cuh",
-    "count_states.cuh",   "kernel_setops.cuh",  NULL,
+    "warp_shfl_any.cuh",  "warp_count_scan.cuh", "tile_io.cuh",      "cta_count_scan.cuh",
+    "cta_look_back.cuh",  "count_states.cuh",   "kernel_setops.cuh", NULL,
 };
 static const char *const select_templates[] = {
-    "tile_io.cuh",      "warp_shfl.cuh",     "warp_shfl_any.cuh", "cta_look_back.cuh",
-    "count_states.cuh", "kernel_select.cuh", NULL,
+    "tile_io.cuh",       "warp_shfl.cuh",     "warp_shfl_any.cuh", "warp_count_scan.cuh",
+    "cta_look_back.cuh", "count_states.cuh",  "kernel_select.cuh", NULL,
 };
 /* The segmented reduction walks lbs's merge of elements and offsets and carries its open
  * segment across tiles by the look-back over the scan's value states. */

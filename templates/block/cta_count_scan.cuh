@@ -6,6 +6,7 @@
 #define MJ_CTA_COUNT_SCAN_CUH
 
 #include "common/spec_default.cuh"
+#include "warp/warp_count_scan.cuh"
 
 #define MJ_COUNT_SCAN_WARPS (MJ_NT / 32)
 
@@ -15,12 +16,7 @@
 template <typename T>
 MJ_DEVICE T mj_cta_count_scan(T x, T *s_warps, int tid) {
     int lane = tid & 31, warp = tid >> 5;
-    T inclusive = x;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        T y = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
-        if (lane >= d) inclusive += y;
-    }
+    T inclusive = mj_warp_count_scan(x, lane);
     if (lane == 31) s_warps[warp] = inclusive;
     __syncthreads();
     T before = 0;

@@ -1,4 +1,4 @@
-/* Moving the elements a tile keeps to where they go (bulk remove, select): the tile has
+/* Moving the elements a tile keeps to where they go (bulk remove): the tile has
  * numbered its kept elements in shared memory, s_dest[i] the slot of element i in the tile's
  * output (-1 for an element dropped), and knows where its output starts. */
 #ifndef MJ_CTA_MOVE_KEPT_CUH

@@ -15,6 +15,7 @@
 #include "block/tile_io.cuh"
 #include "block/count_states.cuh"
 #include "warp/warp_shfl.cuh"
+#include "warp/warp_count_scan.cuh"
 
 /* What mj_select_tiles keeps: the values of mj_select_kind (mergejit.h). */
 #define MJ_KEEP_SELECTED 0
@@ -41,12 +42,7 @@ MJ_DEVICE int mj_select_number_groups(int *s_groups, int lane) {
         c[j] = g < MJ_SELECT_GROUPS ? s_groups[g] : 0;
         sum += c[j];
     }
-    int inclusive = sum;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        int y = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
-        if (lane >= d) inclusive += y;
-    }
+    int inclusive = mj_warp_count_scan(sum, lane);
     int slot = inclusive - sum;
 #pragma unroll
     for (int j = 0; j < MJ_SELECT_PER_LANE; ++j) {
