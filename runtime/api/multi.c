@@ -209,7 +209,8 @@ static mj_status allocate(mj_multi_sorter *m) {
     m->n = mj__calloc(P, sizeof *m->n);
     m->recv = mj__calloc(P, sizeof *m->recv);
     m->offset = mj__calloc(P, sizeof *m->offset);
-    m->search_out = mj__calloc(2 * P, sizeof *m->search_out);
+    /* The splitters' splits, equal counts, and their brackets' ends (split in multi_sort.c). */
+    m->search_out = mj__calloc(4 * P, sizeof *m->search_out);
     m->order = mj__calloc(P * s, sizeof *m->order);
     m->splitters = mj__calloc(P, sizeof *m->splitters);
     m->steps = mj__calloc(mj__multi_merge_steps_max(m->ranks), sizeof *m->steps);

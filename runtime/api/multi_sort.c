@@ -160,17 +160,16 @@ static mj_status split(mj_multi_sorter *m, const plan_args *a, const plan_temp *
         st = mj__fail(m->ctx, MJ_ERR_CUDA, "the sample's order came back damaged");
     /* found: each splitter's split in this shard, as mj__multi_split_row's lower bounds with
      * no equal counts (zero). The search of splitter q, where one is needed, leaves its offset
-     * in its bracket at found[q] on the device. */
-    uint64_t *found = m->search_out, *equal = m->search_out + P;
+     * in its bracket [lo[q], hi[q]) at found[q] on the device. */
+    uint64_t *found = m->search_out, *equal = found + P, *lo = equal + P, *hi = lo + P;
     memset(m->search_out, 0, 2 * P * sizeof *m->search_out);
     if (!st && P > 1 && a->n && all) {
         int searched = 0;
         for (size_t q = 0; q + 1 < P && !st; ++q) {
             const mj_splitter *x = &m->splitters[q];
-            uint64_t lo, hi;
-            if (mj__multi_bracket(m->ranks, m->rank, m->n, s, m->order, all, x, &lo, &hi))
+            if (mj__multi_bracket(m->ranks, m->rank, m->n, s, m->order, all, x, &lo[q], &hi[q]))
                 st = mj__fail(m->ctx, MJ_ERR_CUDA, "the sample's order came back damaged");
-            if (st || x->rank == m->rank || lo == hi) continue;
+            if (st || x->rank == m->rank || lo[q] == hi[q]) continue;
             st = mj__multi_copy(m, base + t->keys + q * ks, base + t->compact + x->sample * ks,
                                 ks, stream);
             mj_search_outputs out;
@@ -180,21 +179,19 @@ static mj_status split(mj_multi_sorter *m, const plan_args *a, const plan_temp *
             out.a_indices = base + t->found + q * sizeof(uint64_t);
             if (!st)
                 st = mj_sorter_sorted_search(m->search, base + t->keys + q * ks, 1,
-                                             (const char *)a->keys + lo * ks, hi - lo, &out,
-                                             base + t->search, t->search_bytes, stream);
+                                             (const char *)a->keys + lo[q] * ks, hi[q] - lo[q],
+                                             &out, base + t->search, t->search_bytes, stream);
             searched = 1;
         }
         if (!st && searched)
             st = mj__multi_download(m, found, base + t->found, (P - 1) * sizeof *found,
                                     stream);
-        for (size_t q = 0; !st && q + 1 < P; ++q) {
-            const mj_splitter *x = &m->splitters[q];
-            uint64_t lo = 0, hi = 0;
-            mj__multi_bracket(m->ranks, m->rank, m->n, s, m->order, all, x, &lo, &hi);
-            /* The splitter's own rank splits at its position (mj__multi_split_row); an empty
-             * bracket is its split; a searched one adds the search's offset. */
-            found[q] = x->rank == m->rank ? 0 : lo == hi ? lo : lo + found[q];
-        }
+        /* The splitter's own rank splits at its position (mj__multi_split_row); an empty
+         * bracket is its split; a searched one adds the search's offset. */
+        for (size_t q = 0; !st && q + 1 < P; ++q)
+            found[q] = m->splitters[q].rank == m->rank ? 0
+                       : lo[q] == hi[q]                ? lo[q]
+                                                       : lo[q] + found[q];
     }
     if (!st)
         mj__multi_split_row(m->ranks, m->rank, a->n, m->splitters, found, equal,
