@@ -197,6 +197,10 @@ static const mj_tile_row expand_sm90[] = {
 static const mj_tile_row move_sm90[] = {{4, 4, 128, 7, 128}, {0}};
 static const mj_tile_row insert_sm90[] = {{4, 4, 256, 7, 256}, {0}};
 static const mj_tile_row setops_sm90[] = {{4, 0, 256, 23, 256}, {4, 4, 128, 19, 128}, {0}};
+/* The segmented reduce's and reduce by key's: MERGEJIT_TILE sweeps of bench_primitives on an
+ * H200 (docs/TUNING.md). */
+static const mj_tile_row segreduce_sm90[] = {{4, 0, 128, 15, 128}, {0}};
+static const mj_tile_row reduce_by_key_sm90[] = {{4, 4, 256, 11, 256}, {0}};
 
 /* ---- Primitives. */
 
@@ -344,17 +348,18 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .smem = mj__smem_select,
         .tile = mj__tile_select,
     },
-    /* The tile holds NV + 1 offsets as i64 and NV elements: interval move's rule bounds that
-     * (its 16 bytes an entry more than cover the block scan's slots), and the sorted
-     * search's rule (128 x 11, fewer steps for larger keys, within it) gives the tile. */
+    /* The tile holds NV + 1 offsets as i64 and NV elements (mj__smem_segreduce), and the
+     * sorted search's rule (128 x 11, fewer steps for larger keys, within it) gives the
+     * tile. */
     [MJ_SEGMENTED_REDUCE] = {
         .name = "segreduce",
         .traits = {.op = 1, .fixed_nt = 1, .values = MJ_VALUES_NONE},
         .templates = segreduce_templates,
         .kernels = {[MJ_K_SEGREDUCE_PARTITION] = &segreduce_partition,
                     [MJ_K_SEGREDUCE] = &segreduce},
-        .smem = mj__smem_move,
+        .smem = mj__smem_segreduce,
         .tile = mj__tile_search,
+        .sm90 = segreduce_sm90,
     },
     [MJ_REDUCE_BY_KEY] = {
         .name = "reducebykey",
@@ -363,6 +368,7 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .kernels = {[MJ_K_REDUCE_BY_KEY] = &reduce_by_key},
         .smem = mj__smem_reduce_by_key,
         .tile = mj__tile_setops,
+        .sm90 = reduce_by_key_sm90,
     },
 };
 #undef K

@@ -21,6 +21,8 @@ size_t mj__smem_segsort(int nt, int vt, size_t key_size, size_t value_size);
 size_t mj__smem_op(int nt, int vt, size_t key_size, size_t value_size);
 /* load-balancing search, interval expand */
 size_t mj__smem_lbs(int nt, int vt, size_t key_size, size_t value_size);
+/* segmented reduce */
+size_t mj__smem_segreduce(int nt, int vt, size_t key_size, size_t value_size);
 /* interval move */
 size_t mj__smem_move(int nt, int vt, size_t key_size, size_t value_size);
 /* sorted search */
