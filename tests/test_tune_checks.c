@@ -112,6 +112,10 @@ START_TEST(output_sizes)
     c = (tune_config){MJ_LOAD_BALANCE, 4, 0};
     ck_assert_uint_eq(tune_check_output(&c, 100, 7, 0, &v), 400);
     ck_assert_int_eq(v, 0);
+    c = (tune_config){MJ_SEGMENTED_REDUCE, 8, 0}; /* 7 offsets: 6 segments */
+    ck_assert_uint_eq(tune_check_output(&c, 100, 7, 0, &v), 48);
+    ck_assert_int_eq(v, 0);
+    ck_assert_uint_eq(tune_check_output(&c, 100, 1, 0, &v), 0);
 }
 END_TEST
 
@@ -221,6 +225,47 @@ START_TEST(sums)
         expect(check(MJ_SCAN, ks, 0, &d), "the scan is wrong");
         free(in);
         free(scan);
+    }
+}
+END_TEST
+
+/* The segmented reduce: segments of 10 (the last one short) and an empty one, as CSR offsets;
+ * a sum a segment, of the key's width (wrapping), word by word for the struct. */
+START_TEST(segment_sums)
+{
+    const size_t sizes[] = {4, 8, 16};
+    for (int s = 0; s < 3; s++) {
+        size_t ks = sizes[s], n = 95;
+        const uint32_t off[] = {0, 10, 20, 20, 30, 40, 50, 60, 70, 80, 90, 95};
+        size_t count = sizeof off / sizeof *off;
+        unsigned char *in = malloc(n * ks), *out = malloc(count * ks);
+        uint64_t seed = 5;
+        for (size_t i = 0; i < n; i++)
+            tune_set_key(in, ks, i, mjt_rand(&seed), mjt_rand(&seed));
+        for (size_t g = 0; g + 1 < count; g++) {
+            uint64_t hi = 0, lo = 0, h, l;
+            for (size_t i = off[g]; i < off[g + 1]; i++) {
+                tune_key_words(in, ks, i, &h, &l);
+                hi += h;
+                lo += l;
+            }
+            tune_set_key(out, ks, g, hi, lo);
+        }
+        tune_check_data d = {.n = n, .keys = in, .offsets = off, .offset_count = count, .out = out};
+        expect(check(MJ_SEGMENTED_REDUCE, ks, 0, &d), NULL);
+        uint64_t h, l;
+        tune_key_words(out, ks, 2, &h, &l); /* the empty segment: the identity */
+        ck_assert(h == 0 && l == 0);
+        tune_key_words(out, ks, 5, &h, &l);
+        tune_set_key(out, ks, 5, h + 1, l);
+        expect(check(MJ_SEGMENTED_REDUCE, ks, 0, &d), "the segmented reduction is wrong");
+        tune_set_key(out, ks, 5, h, l);
+        tune_key_words(out, ks, count - 2, &h, &l); /* the last, short segment */
+        tune_set_key(out, ks, count - 2, h, l + 1);
+        expect(check(MJ_SEGMENTED_REDUCE, ks, 0, &d),
+               ks == 16 ? "the segmented reduction is wrong" : NULL);
+        free(in);
+        free(out);
     }
 }
 END_TEST
@@ -495,6 +540,7 @@ int main(void)
     tcase_add_test(tc, sorted_outputs);
     tcase_add_test(tc, segmented_outputs);
     tcase_add_test(tc, sums);
+    tcase_add_test(tc, segment_sums);
     tcase_add_test(tc, search);
     tcase_add_test(tc, set_union);
     tcase_add_test(tc, bulk);

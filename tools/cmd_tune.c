@@ -42,7 +42,8 @@ static const char usage[] =
     "                  the first half of sorted keys in the second, no values); remove\n"
     "                  (every fourth element) and insert (n / 4 elements into the rest),\n"
     "                  timed per source element; setops (the union of the two sorted\n"
-    "                  halves); not join, select, segreduce or reducebykey (not tuned yet)\n"
+    "                  halves); segreduce (sums of segments of --seglen, no values);\n"
+    "                  not join, select or reducebykey (not tuned yet)\n"
     "                  (default mergesort,merge,segsort)\n"
     "  --keys L        key sizes in bytes: 4 (u32), 8 (u64), 16 (a struct of two u64)\n"
     "                  (default 4,8,16)\n"
@@ -50,7 +51,8 @@ static const char usage[] =
     "  --nt L          thread counts (default 64,128,256,512; --quick 128,256)\n"
     "  --sizes L       input sizes as powers of two (default 24,26; --quick 22)\n"
     "  --reps R        timed runs per size, the median is taken (default 5; --quick 3)\n"
-    "  --seglen L      segment length of the segmented sorts' input (default 1000)\n"
+    "  --seglen L      segment length of the segmented sorts' and the segmented reduce's\n"
+    "                  input (default 1000)\n"
     "  --quick         a short sweep: VT within 4 of the default's, fewer sizes and runs\n"
     "  -o, --output F  the tuning file to update (default: $MERGEJIT_TUNING, else\n"
     "                  $XDG_CONFIG_HOME/mergejit/tuning, else ~/.config/mergejit/tuning)\n"
@@ -61,7 +63,8 @@ static const char usage[] =
     "  --device N      CUDA device ordinal (default 0)\n"
     "  -h, --help      show this help\n"
     "\n"
-    "Segmented sorts are timed on segments of --seglen keys; locality sorts on sorted keys\n"
+    "Segmented sorts and the segmented reduce are timed on segments of --seglen keys;\n"
+    "locality sorts on sorted keys\n"
     "with 0.1% of them swapped with a key at most 1000 places away.\n";
 
 /* The command line as given, before the defaults that depend on --quick. */
@@ -201,8 +204,7 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
                                cli_primitive_names(), a.prims);
     /* Their timing and check are not written yet: they run their built-in tile rule. */
     for (int p = 0; p < nprims; p++)
-        if (list[p] == MJ_JOIN || list[p] == MJ_SELECT || list[p] == MJ_SEGMENTED_REDUCE ||
-            list[p] == MJ_REDUCE_BY_KEY)
+        if (list[p] == MJ_JOIN || list[p] == MJ_SELECT || list[p] == MJ_REDUCE_BY_KEY)
             return cli_usage_error(CMD, "%s is not tuned yet (its default tile follows %s)",
                                    mj_primitive_name(list[p]),
                                    list[p] == MJ_SELECT ? "its built-in rule"
@@ -374,7 +376,8 @@ static void print_plan(mj_context *ctx, const tune_opts *o, int sm, size_t count
         printf(" 2^%d", o->log2_sizes[k]);
     printf(", %ld runs each", o->reps);
     for (int k = 0; k < o->config_count; k++)
-        if (o->configs[k].primitive == MJ_SEGMENTED_SORT) {
+        if (o->configs[k].primitive == MJ_SEGMENTED_SORT ||
+            o->configs[k].primitive == MJ_SEGMENTED_REDUCE) {
             printf("; segments of %ld", o->seglen);
             break;
         }

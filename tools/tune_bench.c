@@ -71,6 +71,11 @@ static mj_status run_once(void *arg)
         return mj_sorter_interval_move(j->sorter, in->offsets, in->offset_count, in->n,
                                        in->gather, in->scatter, in->src_values, in->n,
                                        in->values, in->n, j->temp, j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_SEGMENTED_REDUCE) {
+        mj_segments seg = {MJ_SEGMENTS_OFFSETS, in->offsets, in->offset_count, 4};
+        return mj_sorter_segmented_reduce(j->sorter, in->src_keys, in->n, &seg, in->keys,
+                                          j->temp, j->temp_bytes, NULL);
+    }
     if (j->c->primitive == MJ_SEGMENTED_SORT) {
         mj_segments seg = {MJ_SEGMENTS_OFFSETS, in->offsets, in->offset_count, 4};
         return mj_sorter_segmented_sort(j->sorter, in->keys, in->values, in->n, &seg, j->temp,
@@ -84,7 +89,8 @@ static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN ||
         c->primitive == MJ_SORTED_SEARCH || c->primitive == MJ_SET_OPS ||
-        tune_is_lbs(c->primitive) || tune_is_bulk(c->primitive))
+        c->primitive == MJ_SEGMENTED_REDUCE || tune_is_lbs(c->primitive) ||
+        tune_is_bulk(c->primitive))
         return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
@@ -168,8 +174,10 @@ const char *tune_measure(tune_bench *b, const tune_config *c, size_t point, tune
     for (int k = 0; k < b->o->size_count && !st && !bad; k++) {
         tune_inputs *in = &b->in[k];
         size_t need = 0;
-        /* lbs, expand and move merge the items with the offsets */
-        size_t merged = tune_is_lbs(c->primitive) ? in->n + in->offset_count : in->n;
+        /* lbs, expand, move and the segmented reduce merge the items with the offsets */
+        size_t merged = tune_is_lbs(c->primitive) || c->primitive == MJ_SEGMENTED_REDUCE
+                            ? in->n + in->offset_count
+                            : in->n;
         if ((st = mj_sorter_temp_size(s, merged, 0, &need)) || (st = temp_reserve(b, need)))
             break;
         run_job job = {c, s, in, b->temp, b->temp_bytes};

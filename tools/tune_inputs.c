@@ -131,7 +131,7 @@ static mj_status generate(const tune_config *c, size_t n, size_t seglen, tune_ho
         st = lbs_offsets(c, h, s);
     else if (tune_is_bulk(c->primitive))
         st = bulk_indices(c, h, s);
-    else if (c->primitive == MJ_SEGMENTED_SORT)
+    else if (c->primitive == MJ_SEGMENTED_SORT || c->primitive == MJ_SEGMENTED_REDUCE)
         st = segment_offsets(h);
     if (st)
         free_host(h);

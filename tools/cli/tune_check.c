@@ -64,6 +64,8 @@ size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, si
     switch (c->primitive) {
     case MJ_REDUCE:
         return ks;
+    case MJ_SEGMENTED_REDUCE: /* a sum a segment */
+        return offset_count > 1 ? (offset_count - 1) * ks : 0;
     case MJ_SORTED_SEARCH: /* 4-byte lower bounds of the first half */
         return n / 2 * 4;
     case MJ_SET_OPS:
@@ -121,6 +123,28 @@ static const char *check_sums(const tune_config *c, const tune_check_data *d)
         tune_key_words(d->out, ks, c->primitive == MJ_SCAN ? i : 0, &xh, &xl);
         if (xh != hi || xl != lo)
             return c->primitive == MJ_SCAN ? "the scan is wrong" : "the reduction is wrong";
+    }
+    return NULL;
+}
+
+/* Segmented reduce: each segment's sum (of the key's width, word by word for the struct), the
+ * segments given by the 4-byte CSR offsets (count = segments + 1). */
+static const char *check_segment_sums(const tune_config *c, const tune_check_data *d)
+{
+    size_t ks = c->key_size;
+    const uint32_t *off = d->offsets;
+    for (size_t g = 0; g + 1 < d->offset_count; g++) {
+        uint64_t hi = 0, lo = 0, xh, xl;
+        for (size_t i = off[g]; i < off[g + 1] && i < d->n; i++) {
+            tune_key_words(d->keys, ks, i, &xh, &xl);
+            hi += xh;
+            lo += xl;
+        }
+        if (ks == 4)
+            hi = (uint32_t)hi;
+        tune_key_words(d->out, ks, g, &xh, &xl);
+        if (xh != hi || xl != lo)
+            return "the segmented reduction is wrong";
     }
     return NULL;
 }
@@ -232,6 +256,8 @@ const char *tune_check(const tune_config *c, const tune_check_data *d)
     case MJ_REDUCE:
     case MJ_SCAN:
         return check_sums(c, d);
+    case MJ_SEGMENTED_REDUCE:
+        return check_segment_sums(c, d);
     case MJ_SORTED_SEARCH:
         return check_search(c, d);
     case MJ_BULK_REMOVE:

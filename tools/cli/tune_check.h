@@ -36,7 +36,8 @@ typedef struct tune_check_data {
     size_t seglen;         /* segmented sorts: segment length */
     const void *keys;      /* the input keys (n of key_size); not read by sorts and merges */
     const void *offsets;   /* lbs, expand, move: the objects' offsets (key_size each); bulk
-                              remove and insert: the 4-byte indices */
+                              remove and insert: the 4-byte indices; the segmented reduce:
+                              4-byte CSR offsets (offset_count = segments + 1) */
     size_t offset_count;
     uint64_t sum;          /* tune_key_sum of the input keys: sorts and merges keep it */
     const void *out;       /* the output, as tune_check_output describes it */
