@@ -116,6 +116,9 @@ START_TEST(output_sizes)
     ck_assert_uint_eq(tune_check_output(&c, 100, 7, 0, &v), 48);
     ck_assert_int_eq(v, 0);
     ck_assert_uint_eq(tune_check_output(&c, 100, 1, 0, &v), 0);
+    c = (tune_config){MJ_REDUCE_BY_KEY, 16, 8}; /* 30 runs' sums, from the values */
+    ck_assert_uint_eq(tune_check_output(&c, 100, 0, 30, &v), 240);
+    ck_assert_int_eq(v, 1);
 }
 END_TEST
 
@@ -267,6 +270,58 @@ START_TEST(segment_sums)
         free(in);
         free(out);
     }
+}
+END_TEST
+
+/* Reduce by key: ascending runs of equal keys (of 1 to 7), a sum of values a run, wrapping in
+ * the value's width; a wrong sum, a missing run and a count off by one are caught. */
+START_TEST(run_sums)
+{
+    const size_t key_sizes[] = {4, 8, 16}, value_sizes[] = {4, 8};
+    for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 2; t++) {
+            size_t ks = key_sizes[s], vs = value_sizes[t], n = 500, runs = 0;
+            unsigned char *keys = malloc(n * ks), *vals = malloc(n * vs), *out = malloc(n * vs);
+            uint64_t seed = 11, key = 0, left = 0, sum = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (left == 0) {
+                    if (i > 0) {
+                        memcpy(out + (runs - 1) * vs, &sum, vs);
+                        sum = 0;
+                    }
+                    left = 1 + mjt_rand(&seed) % 7;
+                    key += 1 + mjt_rand(&seed) % 3;
+                    runs++;
+                }
+                left--;
+                tune_set_key(keys, ks, i, key, 0);
+                uint64_t x = mjt_rand(&seed);
+                memcpy(vals + i * vs, &x, vs);
+                x = 0;
+                memcpy(&x, vals + i * vs, vs);
+                sum += x;
+                if (vs == 4)
+                    sum = (uint32_t)sum;
+            }
+            memcpy(out + (runs - 1) * vs, &sum, vs);
+            tune_check_data d = {.n = n, .keys = keys, .values = vals, .out = out,
+                                 .out_count = runs};
+            expect(check(MJ_REDUCE_BY_KEY, ks, vs, &d), NULL);
+            d.out_count = runs - 1;
+            expect(check(MJ_REDUCE_BY_KEY, ks, vs, &d), "reduce by key found too few runs");
+            d.out_count = runs + 1;
+            expect(check(MJ_REDUCE_BY_KEY, ks, vs, &d),
+                   "reduce by key found a wrong number of runs");
+            d.out_count = runs;
+            out[(runs / 2) * vs] ^= 1;
+            expect(check(MJ_REDUCE_BY_KEY, ks, vs, &d), "reduce by key's sums are wrong");
+            out[(runs / 2) * vs] ^= 1;
+            out[(runs - 1) * vs] ^= 1; /* the last run, checked after the loop */
+            expect(check(MJ_REDUCE_BY_KEY, ks, vs, &d), "reduce by key's sums are wrong");
+            free(keys);
+            free(vals);
+            free(out);
+        }
 }
 END_TEST
 
@@ -541,6 +596,7 @@ int main(void)
     tcase_add_test(tc, segmented_outputs);
     tcase_add_test(tc, sums);
     tcase_add_test(tc, segment_sums);
+    tcase_add_test(tc, run_sums);
     tcase_add_test(tc, search);
     tcase_add_test(tc, set_union);
     tcase_add_test(tc, bulk);

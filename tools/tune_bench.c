@@ -71,6 +71,9 @@ static mj_status run_once(void *arg)
         return mj_sorter_interval_move(j->sorter, in->offsets, in->offset_count, in->n,
                                        in->gather, in->scatter, in->src_values, in->n,
                                        in->values, in->n, j->temp, j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_REDUCE_BY_KEY) /* the runs' count into offsets */
+        return mj_sorter_reduce_by_key(j->sorter, in->src_keys, in->src_values, in->n, in->keys,
+                                       in->values, in->offsets, j->temp, j->temp_bytes, NULL);
     if (j->c->primitive == MJ_SEGMENTED_REDUCE) {
         mj_segments seg = {MJ_SEGMENTS_OFFSETS, in->offsets, in->offset_count, 4};
         return mj_sorter_segmented_reduce(j->sorter, in->src_keys, in->n, &seg, in->keys,
@@ -89,8 +92,8 @@ static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
 {
     if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN ||
         c->primitive == MJ_SORTED_SEARCH || c->primitive == MJ_SET_OPS ||
-        c->primitive == MJ_SEGMENTED_REDUCE || tune_is_lbs(c->primitive) ||
-        tune_is_bulk(c->primitive))
+        c->primitive == MJ_SEGMENTED_REDUCE || c->primitive == MJ_REDUCE_BY_KEY ||
+        tune_is_lbs(c->primitive) || tune_is_bulk(c->primitive))
         return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
@@ -128,8 +131,8 @@ static const char *read_output(tune_bench *b, const tune_config *c, tune_inputs 
                                tune_check_slot **slot, tune_check_data *d)
 {
     double t0 = tune_now_s();
-    uint64_t count = 0; /* setops: the union's count, read first */
-    if (c->primitive == MJ_SET_OPS &&
+    uint64_t count = 0; /* setops: the union's count, reduce by key the runs', read first */
+    if ((c->primitive == MJ_SET_OPS || c->primitive == MJ_REDUCE_BY_KEY) &&
         (mj__dev_download(b->ctx, &count, in->offsets, 8) != MJ_OK || count > in->n))
         return "the result could not be read back";
     int from_values;
@@ -145,8 +148,15 @@ static const char *read_output(tune_bench *b, const tune_config *c, tune_inputs 
         *slot = NULL;
         return "the result could not be read back";
     }
-    *d = (tune_check_data){in->n, in->seglen, in->host_keys, in->host_offsets,
-                           in->offset_count, in->sum, out, (size_t)count};
+    *d = (tune_check_data){.n = in->n,
+                           .seglen = in->seglen,
+                           .keys = in->host_keys,
+                           .offsets = in->host_offsets,
+                           .offset_count = in->offset_count,
+                           .sum = in->sum,
+                           .out = out,
+                           .out_count = (size_t)count,
+                           .values = in->host_values};
     b->spent.readback += tune_now_s() - t0;
     return NULL;
 }
@@ -250,10 +260,11 @@ static const char *time_prefix(tune_bench *b, const tune_config *c, mj_sorter *s
             if (out && mj__dev_download(b->ctx, out, in->keys, n * c->key_size) != MJ_OK)
                 bad = "the result could not be read back";
             else if (out)
-                bad = tune_check(c, &(tune_check_data){n, 0, in->host_keys, NULL, 0,
-                                                       tune_key_sum(in->host_keys, c->key_size,
-                                                                    n),
-                                                       out, 0});
+                bad = tune_check(c, &(tune_check_data){.n = n,
+                                                       .keys = in->host_keys,
+                                                       .sum = tune_key_sum(in->host_keys,
+                                                                           c->key_size, n),
+                                                       .out = out});
             free(out);
             if (bad) {
                 snprintf(why, cap, "%s", bad);

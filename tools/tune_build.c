@@ -28,6 +28,12 @@ void tune_key_desc(const tune_config *c, const tune_point *p, mj_sort_desc *d)
         d->key = c->key_size == 4 ? MJ_KEY_I32 : MJ_KEY_I64;
     d->primitive = c->primitive;
     d->value_size = c->value_size;
+    /* Reduce by key: the key is only compared; its operator sums the values (u32, u64). */
+    if (c->primitive == MJ_REDUCE_BY_KEY) {
+        d->op = NULL;
+        d->identity = NULL;
+        d->value_type = c->value_size == 4 ? "unsigned" : "unsigned long long";
+    }
     if (p) {
         d->nt = p->nt;
         d->vt = p->vt;

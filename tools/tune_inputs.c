@@ -84,11 +84,27 @@ static mj_status segment_offsets(tune_host_input *h)
     return MJ_OK;
 }
 
+/* Reduce by key: each element's value, random (u32 or u64). */
+static mj_status run_values(const tune_config *c, tune_host_input *h, uint64_t s)
+{
+    size_t vs = c->value_size;
+    unsigned char *v = h->values = malloc(h->n * vs + 1);
+    if (!v)
+        return MJ_ERR_HOST_MEMORY;
+    for (size_t i = 0; i < h->n; i++) {
+        uint64_t r = kg_splitmix(&s);
+        memcpy(v + i * vs, &r, vs < sizeof r ? vs : sizeof r);
+    }
+    h->value_bytes = h->n * vs;
+    return MJ_OK;
+}
+
 /* Generates the primitive's input of n elements on the host: random keys (mergesort,
- * segsort), two sorted runs (merge, search, setops: the first and second half), or sorted keys
- * with local swaps (locality), and the offsets or indices of the primitives that take them.
- * Values are left to the device allocator: their bytes do not change the work. On failure h
- * holds nothing. */
+ * segsort), two sorted runs (merge, search, setops: the first and second half), sorted keys
+ * with local swaps (locality), or ascending runs of equal keys (reduce by key), and the
+ * offsets or indices of the primitives that take them. Values are left to the device
+ * allocator, their bytes not changing the work, but for those a check reads (lbs', move's,
+ * reduce by key's). On failure h holds nothing. */
 static mj_status generate(const tune_config *c, size_t n, size_t seglen, tune_host_input *h)
 {
     size_t ks = c->key_size;
@@ -111,6 +127,9 @@ static mj_status generate(const tune_config *c, size_t n, size_t seglen, tune_ho
                 tune_set_key(k, ks, i, run, 0);
         } else if (c->primitive == MJ_LOCALITY_SORT) {
             tune_set_key(k, ks, i, i, 0);
+        } else if (c->primitive == MJ_REDUCE_BY_KEY) {
+            run += r % 4 == 0; /* runs of equal keys, of mean length 4 */
+            tune_set_key(k, ks, i, run, 0);
         } else {
             tune_set_key(k, ks, i, ks == 4 ? r >> 32 : r, kg_splitmix(&s));
         }
@@ -133,6 +152,8 @@ static mj_status generate(const tune_config *c, size_t n, size_t seglen, tune_ho
         st = bulk_indices(c, h, s);
     else if (c->primitive == MJ_SEGMENTED_SORT || c->primitive == MJ_SEGMENTED_REDUCE)
         st = segment_offsets(h);
+    else if (c->primitive == MJ_REDUCE_BY_KEY)
+        st = run_values(c, h, s);
     if (st)
         free_host(h);
     return st;
@@ -160,12 +181,14 @@ static void free_device(mj_context *ctx, tune_inputs *in)
     mj__dev_free(ctx, in->scatter);
     free(in->host_keys);
     free(in->host_offsets);
+    free(in->host_values);
     memset(in, 0, sizeof *in);
 }
 
 /* Uploads h: the input keys (src_keys) and room for the result (keys, and values for both
- * with values); the offsets or indices, lbs' values and move's entries; setops' count. The
- * keys and offsets stay on the host in `in` when keep (for the checks); h is emptied. */
+ * with values); the offsets or indices, the values generated (lbs', move's, reduce by key's)
+ * and move's entries; setops' and reduce by key's count. The keys, offsets and values stay on
+ * the host in `in` when keep (for the checks); h is emptied. */
 static mj_status upload(mj_context *ctx, const tune_config *c, tune_host_input *h, int keep,
                         tune_inputs *in)
 {
@@ -195,13 +218,16 @@ static mj_status upload(mj_context *ctx, const tune_config *c, tune_host_input *
     for (int k = 0; k < 2 && h->mirror && !st; k++)
         if (!(st = mj__dev_alloc(ctx, entries[k], h->offset_bytes)))
             st = mj__dev_upload(ctx, *entries[k], h->mirror, h->offset_bytes);
-    if (!st && c->primitive == MJ_SET_OPS) /* the union's count */
+    /* the union's count; reduce by key's count of runs */
+    if (!st && (c->primitive == MJ_SET_OPS || c->primitive == MJ_REDUCE_BY_KEY))
         st = mj__dev_alloc(ctx, &in->offsets, sizeof(uint64_t));
     if (!st && keep) {
         in->host_keys = h->keys;
         in->host_offsets = h->offsets;
+        in->host_values = h->values;
         h->keys = NULL;
         h->offsets = NULL;
+        h->values = NULL;
     }
     free_host(h);
     if (st)

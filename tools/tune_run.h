@@ -74,7 +74,8 @@ typedef struct tune_host_input {
     void *offsets;        /* lbs, expand, move: the objects' offsets; remove, insert: 4-byte
                              indices; segsort: 4-byte segment offsets */
     size_t offset_count, offset_bytes;
-    unsigned char *values; /* expand: each object's value, move: each element's */
+    unsigned char *values; /* expand: each object's value, move and reduce by key: each
+                              element's */
     size_t value_bytes;
     unsigned char *mirror; /* move: where each interval is gathered from and scattered to */
 } tune_host_input;
@@ -84,12 +85,13 @@ typedef struct tune_inputs {
     size_t n, seglen;            /* seglen: segsort's segment length */
     void *src_keys, *src_values; /* the input as generated; sorts copy it into keys first */
     void *keys, *values;         /* the sorted (merged) result */
-    void *offsets;               /* segsort: CSR offsets (uint32); lbs, expand, move: offsets */
+    void *offsets;               /* segsort, segreduce: CSR offsets (uint32); lbs, expand, move:
+                                    offsets; setops, reducebykey: the output count */
     void *gather, *scatter;      /* move: each interval's source and destination */
     size_t offset_count;
     uint64_t sum;                /* tune_key_sum of the input */
     /* The input as generated, kept on the host for the checks (the checked size only). */
-    void *host_keys, *host_offsets;
+    void *host_keys, *host_offsets, *host_values;
 } tune_inputs;
 
 /* ---------------------------------------------------------------- timing (tune_bench.c) */

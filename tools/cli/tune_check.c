@@ -70,6 +70,9 @@ size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, si
         return n / 2 * 4;
     case MJ_SET_OPS:
         return out_count * ks;
+    case MJ_REDUCE_BY_KEY: /* the runs' sums */
+        *from_values = 1;
+        return out_count * c->value_size;
     case MJ_BULK_REMOVE:
         return (n - offset_count) * ks;
     default:
@@ -147,6 +150,43 @@ static const char *check_segment_sums(const tune_config *c, const tune_check_dat
             return "the segmented reduction is wrong";
     }
     return NULL;
+}
+
+/* Value r of an array of u32 or u64 (vs 4 or 8). */
+static uint64_t value_at(const unsigned char *v, size_t vs, size_t r)
+{
+    uint64_t x = 0;
+    memcpy(&x, v + r * vs, vs);
+    return x;
+}
+
+/* Reduce by key: one sum of values (u32 or u64, wrapping) a run of equal keys, in order, and
+ * as many as there are runs. */
+static const char *check_runs(const tune_config *c, const tune_check_data *d)
+{
+    size_t ks = c->key_size, vs = c->value_size, runs = 0;
+    uint64_t sum = 0, ph = 0, pl = 0, hi = 0, lo = 0;
+    for (size_t i = 0; i <= d->n; i++) {
+        if (i < d->n)
+            tune_key_words(d->keys, ks, i, &hi, &lo);
+        int starts = i < d->n && (i == 0 || hi != ph || lo != pl);
+        if (runs > 0 && (starts || i == d->n)) { /* run runs - 1 ends before i */
+            if (runs > d->out_count)
+                return "reduce by key found too few runs";
+            if (value_at(d->out, vs, runs - 1) != sum)
+                return "reduce by key's sums are wrong";
+            sum = 0;
+        }
+        if (i == d->n)
+            break;
+        runs += starts;
+        sum += value_at(d->values, vs, i);
+        if (vs == 4)
+            sum = (uint32_t)sum;
+        ph = hi;
+        pl = lo;
+    }
+    return runs == d->out_count ? NULL : "reduce by key found a wrong number of runs";
 }
 
 /* Load-balancing search: each item's object, walking the offsets; expand: the object's index
@@ -258,6 +298,8 @@ const char *tune_check(const tune_config *c, const tune_check_data *d)
         return check_sums(c, d);
     case MJ_SEGMENTED_REDUCE:
         return check_segment_sums(c, d);
+    case MJ_REDUCE_BY_KEY:
+        return check_runs(c, d);
     case MJ_SORTED_SEARCH:
         return check_search(c, d);
     case MJ_BULK_REMOVE:

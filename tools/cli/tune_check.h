@@ -41,7 +41,9 @@ typedef struct tune_check_data {
     size_t offset_count;
     uint64_t sum;          /* tune_key_sum of the input keys: sorts and merges keep it */
     const void *out;       /* the output, as tune_check_output describes it */
-    size_t out_count;      /* setops: the union's count as read back (at most n) */
+    size_t out_count;      /* setops: the union's count, reduce by key: the runs', as read
+                              back (at most n) */
+    const void *values;    /* reduce by key: the input values (n of value_size) */
 } tune_check_data;
 
 /* What a check reads of a run's output: `*from_values` 1 for the run's values, 0 for its keys
