@@ -65,8 +65,8 @@ static const char usage[] =
     "  -h, --help      show this help\n"
     "\n"
     "Segmented sorts and the segmented reduce are timed on segments of --seglen keys;\n"
-    "locality sorts on sorted keys\n"
-    "with 0.1% of them swapped with a key at most 1000 places away.\n";
+    "locality sorts on sorted keys with 0.1% of them swapped with a key at most 1000\n"
+    "places away.\n";
 
 /* The command line as given, before the defaults that depend on --quick. */
 typedef struct tune_args {
