@@ -27,6 +27,27 @@ START_TEST(catalogue)
     for (size_t ks = 1; ks <= 256; ks *= 2)
         ck_assert_uint_ge(mj__tile_smem(MJ_SEGMENTED_REDUCE, 128, 11, ks, 0),
                           (128 * 11 + 1) * 8 + 128 * 11 * ks);
+    /* Its own rule, not interval move's (twice the bytes for 4-byte keys): tiles that the
+     * kernel fits in static shared memory are not refused. */
+    ck_assert_uint_le(mj__tile_smem(MJ_SEGMENTED_REDUCE, 128, 31, 4, 0), 49152);
+    ck_assert_uint_le(mj__tile_smem(MJ_SEGMENTED_REDUCE, 256, 15, 4, 0), 49152);
+}
+END_TEST
+
+/* sm_90's row for 4-byte keys (gen/catalog.c); 8-byte keys keep the rule's 128 x 11. */
+START_TEST(sm90_tiles)
+{
+    char *dir = mjt_tmpdir();
+    mj_context *ctx = mjt_deploy_context(90, dir, "", "");
+    mj_tile def;
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_SEGMENTED_REDUCE, 4, 0, &def), MJ_OK);
+    ck_assert_int_eq(def.nt, 128);
+    ck_assert_int_eq(def.vt, 15);
+    ck_assert_int_eq(def.tuned, 0);
+    ck_assert_int_eq(mj_context_tile(ctx, MJ_SEGMENTED_REDUCE, 8, 0, &def), MJ_OK);
+    ck_assert_int_eq(def.nt, 128);
+    ck_assert_int_eq(def.vt, 11);
+    scratch_close(ctx, dir);
 }
 END_TEST
 
@@ -162,6 +183,7 @@ static Suite *segreduce_args_suite(void) {
     TCase *tc = tcase_create("args");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, catalogue);
+    tcase_add_test(tc, sm90_tiles);
     tcase_add_test(tc, api_arguments);
     suite_add_tcase(s, tc);
     return s;
