@@ -218,6 +218,21 @@ START_TEST(tool)
             mjt_tool_run_free(&r);
         }
     }
+    /* tune refuses, before any device, what it cannot sweep: the primitives it has no timing
+     * for, and a sweep whose sizes leave no configuration. */
+    const char *const untuned[][8] = {
+        {"tune", "--primitives", "join", NULL},
+        {"tune", "--primitives", "select", NULL},
+        {"tune", "--primitives", "reducebykey", "--values", "0,12", NULL},
+        {"tune", "--primitives", "lbs", "--keys", "16", NULL}};
+    const char *const untuned_said[] = {"join is not tuned yet", "select is not tuned yet",
+                                        "nothing to tune", "nothing to tune"};
+    for (size_t l = 0; l < sizeof untuned / sizeof untuned[0]; l++) {
+        r = mjt_run_tool(untuned[l], NULL);
+        ck_assert_msg(r.status == 2 && strstr(r.err, untuned_said[l]) != NULL,
+                      "tune line %zu exited %d:\n%s", l, r.status, r.err);
+        mjt_tool_run_free(&r);
+    }
     /* Every command that takes --device parses it alike (one option kind). */
     static const char *const cmds[] = {"demo", "sort", "join", "info", "tune"};
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {

@@ -233,6 +233,10 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
             }
         }
     }
+    if (o->config_count == 0)
+        return cli_usage_error(CMD, "nothing to tune: lbs, expand and move take keys 4 and 8, "
+                                    "and expand, move and reducebykey values (reducebykey "
+                                    "values of 4 or 8 bytes)");
     return 0;
 }
 
