@@ -302,16 +302,9 @@ START_TEST(tiles)
                 (mj_tile){MJ_REDUCE_BY_KEY, 8, 8, 1024, 63, 1024, 0, 0, 0});
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_tile def;
     /* sm_90's row for 4-byte keys and values (gen/catalog.c); 8-byte keys keep the rule. */
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_REDUCE_BY_KEY, 4, 4, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 256);
-    ck_assert_int_eq(def.vt, 11);
-    ck_assert_int_eq(def.nt, def.bs_nt);
-    ck_assert_int_eq(def.tuned, 0);
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_REDUCE_BY_KEY, 8, 4, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 128);
-    ck_assert_int_eq(def.vt, 11);
+    expect_default_tile(ctx, MJ_REDUCE_BY_KEY, 4, 4, 256, 11);
+    expect_default_tile(ctx, MJ_REDUCE_BY_KEY, 8, 4, 128, 11);
     mj_tile rec[1] = {{MJ_REDUCE_BY_KEY, 4, 4, 256, 15, 256, 30, 0, 0}};
     ctx = retune(ctx, dir, rec, 1, "");
     mj_sort_desc d = rbk_desc(MJ_KEY_F32, "unsigned", 4);

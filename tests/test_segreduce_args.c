@@ -39,14 +39,8 @@ START_TEST(sm90_tiles)
 {
     char *dir = mjt_tmpdir();
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
-    mj_tile def;
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SEGMENTED_REDUCE, 4, 0, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 128);
-    ck_assert_int_eq(def.vt, 15);
-    ck_assert_int_eq(def.tuned, 0);
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SEGMENTED_REDUCE, 8, 0, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 128);
-    ck_assert_int_eq(def.vt, 11);
+    expect_default_tile(ctx, MJ_SEGMENTED_REDUCE, 4, 0, 128, 15);
+    expect_default_tile(ctx, MJ_SEGMENTED_REDUCE, 8, 0, 128, 11);
     scratch_close(ctx, dir);
 }
 END_TEST

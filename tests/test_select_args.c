@@ -211,12 +211,8 @@ START_TEST(tiles)
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_tile def;
     /* The rule: 512 threads of 11 4-byte keys, 256 of 11 8-byte keys, fewer of larger keys. */
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SELECT, 4, 0, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 512);
-    ck_assert_int_eq(def.vt, 11);
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SELECT, 8, 8, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 256);
-    ck_assert_int_eq(def.vt, 11);
+    expect_default_tile(ctx, MJ_SELECT, 4, 0, 512, 11);
+    expect_default_tile(ctx, MJ_SELECT, 8, 8, 256, 11);
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SELECT, 256, 0, &def), MJ_OK);
     ck_assert_int_eq(def.vt, 3);
     ck_assert_int_le(mj__tile_smem(MJ_SELECT, def.nt, def.vt, 256, 0), MJ_STATIC_SMEM_LIMIT);

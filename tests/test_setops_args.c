@@ -225,18 +225,9 @@ START_TEST(tiles)
     mj_tile def;
     /* 4-byte keys: the sm_90 table's measured 256 x 23 alone and 128 x 19 with 4-byte values;
      * 8-byte values the rule's 11. */
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 0, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 256);
-    ck_assert_int_eq(def.vt, 23);
-    ck_assert_int_eq(def.nt, def.bs_nt);
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 4, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 128);
-    ck_assert_int_eq(def.vt, 19);
-    ck_assert_int_eq(def.nt, def.bs_nt);
-    ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 8, &def), MJ_OK);
-    ck_assert_int_eq(def.nt, 128);
-    ck_assert_int_eq(def.vt, 11);
-    ck_assert_int_eq(def.tuned, 0);
+    expect_default_tile(ctx, MJ_SET_OPS, 4, 0, 256, 23);
+    expect_default_tile(ctx, MJ_SET_OPS, 4, 4, 128, 19);
+    expect_default_tile(ctx, MJ_SET_OPS, 4, 8, 128, 11);
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SET_OPS, 4, 64, &def), MJ_OK);
     ck_assert_int_eq(def.vt, 3);
     mj_tile rec[1] = {{MJ_SET_OPS, 4, 0, 256, 15, 256, 30, 0, 0}};

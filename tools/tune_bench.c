@@ -132,7 +132,7 @@ static const char *read_output(tune_bench *b, const tune_config *c, tune_inputs 
 {
     double t0 = tune_now_s();
     uint64_t count = 0; /* setops: the union's count, reduce by key the runs', read first */
-    if ((c->primitive == MJ_SET_OPS || c->primitive == MJ_REDUCE_BY_KEY) &&
+    if (tune_has_count(c->primitive) &&
         (mj__dev_download(b->ctx, &count, in->offsets, 8) != MJ_OK || count > in->n))
         return "the result could not be read back";
     int from_values;

@@ -218,8 +218,7 @@ static mj_status upload(mj_context *ctx, const tune_config *c, tune_host_input *
     for (int k = 0; k < 2 && h->mirror && !st; k++)
         if (!(st = mj__dev_alloc(ctx, entries[k], h->offset_bytes)))
             st = mj__dev_upload(ctx, *entries[k], h->mirror, h->offset_bytes);
-    /* the union's count; reduce by key's count of runs */
-    if (!st && (c->primitive == MJ_SET_OPS || c->primitive == MJ_REDUCE_BY_KEY))
+    if (!st && tune_has_count(c->primitive)) /* the union's count; reduce by key's runs' */
         st = mj__dev_alloc(ctx, &in->offsets, sizeof(uint64_t));
     if (!st && keep) {
         in->host_keys = h->keys;

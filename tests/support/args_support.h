@@ -162,14 +162,28 @@ static inline void tile_limits(mj_tile t, mj_tile big) {
     tile_refused(&big, "shared memory");
 }
 
+/* ctx's tile for (p, key_size, value_size) is nt x vt, from the tuning file (tuned 1) or built
+ * in (0), with blocksort threads its NT (the primitives without a blocksort of their own). */
+static inline void expect_context_tile(mj_context *ctx, mj_primitive p, size_t key_size,
+                                       size_t value_size, int tuned, int nt, int vt) {
+    mj_tile t;
+    ck_assert_int_eq(mj_context_tile(ctx, p, key_size, value_size, &t), MJ_OK);
+    ck_assert_int_eq(t.tuned, tuned);
+    ck_assert_int_eq(t.nt, nt);
+    ck_assert_int_eq(t.vt, vt);
+    ck_assert_int_eq(t.bs_nt, nt);
+}
+
 /* ctx's tile for (p, key_size, value_size) is the tuned nt x vt. */
 static inline void expect_tuned(mj_context *ctx, mj_primitive p, size_t key_size,
                                 size_t value_size, int nt, int vt) {
-    mj_tile t;
-    ck_assert_int_eq(mj_context_tile(ctx, p, key_size, value_size, &t), MJ_OK);
-    ck_assert_int_eq(t.tuned, 1);
-    ck_assert_int_eq(t.nt, nt);
-    ck_assert_int_eq(t.vt, vt);
+    expect_context_tile(ctx, p, key_size, value_size, 1, nt, vt);
+}
+
+/* ctx's tile for (p, key_size, value_size) is the built-in nt x vt (a rule or an sm_90 row). */
+static inline void expect_default_tile(mj_context *ctx, mj_primitive p, size_t key_size,
+                                       size_t value_size, int nt, int vt) {
+    expect_context_tile(ctx, p, key_size, value_size, 0, nt, vt);
 }
 
 /* Saves the n records as dir's tuning file through ctx, which it then destroys, and returns a

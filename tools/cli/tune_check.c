@@ -56,6 +56,11 @@ int tune_is_bulk(mj_primitive p)
     return p == MJ_BULK_REMOVE || p == MJ_BULK_INSERT;
 }
 
+int tune_has_count(mj_primitive p)
+{
+    return p == MJ_SET_OPS || p == MJ_REDUCE_BY_KEY;
+}
+
 size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, size_t out_count,
                          int *from_values)
 {
@@ -109,44 +114,50 @@ static const char *check_sorted(const tune_config *c, const tune_check_data *d)
     return sum == d->sum ? NULL : "the result lost or changed keys";
 }
 
-/* Reduce and scan (sums of the key's width, word by word for the struct): the inclusive scan,
- * or its last element for reduce. */
+/* The sums the tuner's reductions make: key i of k added to (hi, lo), of the key's width, word
+ * by word for the struct (u32 sums wrap at 32 bits). */
+static void add_key(const unsigned char *k, size_t ks, size_t i, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t xh, xl;
+    tune_key_words(k, ks, i, &xh, &xl);
+    *hi = ks == 4 ? (uint32_t)(*hi + xh) : *hi + xh;
+    *lo += xl;
+}
+
+/* Whether key i of k is the sum (hi, lo). */
+static int key_is(const unsigned char *k, size_t ks, size_t i, uint64_t hi, uint64_t lo)
+{
+    uint64_t xh, xl;
+    tune_key_words(k, ks, i, &xh, &xl);
+    return xh == hi && xl == lo;
+}
+
+/* Reduce and scan: the inclusive scan, or its last element for reduce. */
 static const char *check_sums(const tune_config *c, const tune_check_data *d)
 {
     size_t ks = c->key_size;
-    uint64_t hi = 0, lo = 0, xh, xl;
+    uint64_t hi = 0, lo = 0;
     for (size_t i = 0; i < d->n; i++) {
-        tune_key_words(d->keys, ks, i, &xh, &xl);
-        hi += xh;
-        lo += xl;
-        if (ks == 4)
-            hi = (uint32_t)hi;
+        add_key(d->keys, ks, i, &hi, &lo);
         if (c->primitive == MJ_REDUCE && i + 1 < d->n)
             continue;
-        tune_key_words(d->out, ks, c->primitive == MJ_SCAN ? i : 0, &xh, &xl);
-        if (xh != hi || xl != lo)
+        if (!key_is(d->out, ks, c->primitive == MJ_SCAN ? i : 0, hi, lo))
             return c->primitive == MJ_SCAN ? "the scan is wrong" : "the reduction is wrong";
     }
     return NULL;
 }
 
-/* Segmented reduce: each segment's sum (of the key's width, word by word for the struct), the
- * segments given by the 4-byte CSR offsets (count = segments + 1). */
+/* Segmented reduce: each segment's sum, the segments given by the 4-byte CSR offsets (count =
+ * segments + 1). */
 static const char *check_segment_sums(const tune_config *c, const tune_check_data *d)
 {
     size_t ks = c->key_size;
     const uint32_t *off = d->offsets;
     for (size_t g = 0; g + 1 < d->offset_count; g++) {
-        uint64_t hi = 0, lo = 0, xh, xl;
-        for (size_t i = off[g]; i < off[g + 1] && i < d->n; i++) {
-            tune_key_words(d->keys, ks, i, &xh, &xl);
-            hi += xh;
-            lo += xl;
-        }
-        if (ks == 4)
-            hi = (uint32_t)hi;
-        tune_key_words(d->out, ks, g, &xh, &xl);
-        if (xh != hi || xl != lo)
+        uint64_t hi = 0, lo = 0;
+        for (size_t i = off[g]; i < off[g + 1] && i < d->n; i++)
+            add_key(d->keys, ks, i, &hi, &lo);
+        if (!key_is(d->out, ks, g, hi, lo))
             return "the segmented reduction is wrong";
     }
     return NULL;
