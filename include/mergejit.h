@@ -1297,14 +1297,6 @@ MJ_API mj_status mj_bundle_list(const char *path,
  * and merges that finish queues are not waited for; a rank lost during them is NCCL's to
  * report (ncclCommGetAsyncError).
  *
- * Pieces. Above 64 MB a rank, finish exchanges and merges in pieces (up to 8, one per 64 MB a
- * rank receives), each piece a range of keys, so that one piece's merges run while the next
- * is on the link: the sends and receives then run on a stream of the sorter's own, of the
- * highest priority, ordered after the caller's stream and before the rest of it, so the caller
- * sees one stream as before. $MERGEJIT_MULTI_PIECES (1 to 8, read at create) fixes the count,
- * for measurements; every rank must have the same (else every rank's first call fails with
- * MJ_ERR_INVALID_ARGUMENT). What each rank receives does not depend on the pieces.
- *
  * Processes. A program of one process per GPU (on one node or several) makes its
  * communicators as NCCL's ncclGetUniqueId and ncclCommInitRank do, through the library's own
  * NCCL when it does not link NCCL: one process calls mj_multi_id_create and hands the id to

@@ -426,16 +426,15 @@ static mj_multi_sorter *sorter_of(const kind_case *k, int r, void *comm) {
 
 /* ---------------------------------------------------------------- ranks as threads */
 
-/* Every case of kind i with the ranks as threads. */
-static void run_threads(int i) {
-    const kind_case *k = &kinds[i];
+START_TEST(threads) {
+    const kind_case *k = &kinds[_i];
     mj_multi_sorter *sorters[MAXR];
     for (int r = 0; r < P; ++r) { /* one at a time: the others load rank 0's build */
         sorters[r] = sorter_of(k, r, comms[r]);
         ck_assert_ptr_nonnull(sorters[r]);
     }
     case_spec cases[MAX_CASES];
-    int count = case_list(i, tile_of(ctxs[0], k), cases);
+    int count = case_list(_i, tile_of(ctxs[0], k), cases);
     for (int c = 0; c < count; ++c) {
         case_input in;
         make_input(k, &cases[c], &in);
@@ -449,57 +448,6 @@ static void run_threads(int i) {
         judge(k, &cases[c], &in, jobs);
         free_jobs(jobs);
         free_input(&in);
-    }
-    for (int r = 0; r < P; ++r) mj_multi_sorter_destroy(sorters[r]);
-}
-
-START_TEST(threads) { run_threads(_i); }
-END_TEST
-
-/* The same with the exchange and merge cut in 3 pieces (multi_plan.h, Pieces), which only
- * sorts above 100 MB a rank choose by themselves: the side stream, a piece's events, pieces
- * that some ranks send nothing to. */
-START_TEST(threads_in_pieces) {
-    ck_assert_int_eq(setenv("MERGEJIT_MULTI_PIECES", "3", 1), 0);
-    run_threads(_i);
-    ck_assert_int_eq(unsetenv("MERGEJIT_MULTI_PIECES"), 0);
-}
-END_TEST
-
-static void *sort_nothing(void *arg) {
-    rank_job *j = arg;
-    size_t out_count = 0;
-    j->st = (int)mj_multi_sort(j->m, NULL, NULL, 0, NULL, NULL, 0, &out_count, NULL);
-    snprintf(j->msg, sizeof j->msg, "%s", mj_context_last_error(ctxs[j->rank]));
-    return NULL;
-}
-
-/* Ranks that were made under different $MERGEJIT_MULTI_PIECES refuse the sort together, at
- * the first step, each naming the variable. */
-START_TEST(pieces_disagree) {
-    if (P < 2) return; /* one rank always agrees with itself */
-    const kind_case *k = &kinds[0];
-    mj_multi_sorter *sorters[MAXR];
-    for (int r = 0; r < P; ++r) {
-        ck_assert_int_eq(setenv("MERGEJIT_MULTI_PIECES", r == P - 1 ? "2" : "1", 1), 0);
-        sorters[r] = sorter_of(k, r, comms[r]);
-        ck_assert_ptr_nonnull(sorters[r]);
-    }
-    ck_assert_int_eq(unsetenv("MERGEJIT_MULTI_PIECES"), 0);
-    rank_job jobs[MAXR];
-    pthread_t threads[MAXR];
-    memset(jobs, 0, sizeof jobs);
-    for (int r = 0; r < P; ++r) {
-        jobs[r].rank = r;
-        jobs[r].m = sorters[r];
-        ck_assert_int_eq(pthread_create(&threads[r], NULL, sort_nothing, &jobs[r]), 0);
-    }
-    for (int r = 0; r < P; ++r) ck_assert_int_eq(pthread_join(threads[r], NULL), 0);
-    for (int r = 0; r < P; ++r) {
-        ck_assert_msg(jobs[r].st == MJ_ERR_INVALID_ARGUMENT, "rank %d: %s (%s)", r,
-                      mj_status_name((mj_status)jobs[r].st), jobs[r].msg);
-        ck_assert_msg(strstr(jobs[r].msg, "MERGEJIT_MULTI_PIECES"), "rank %d: %s", r,
-                      jobs[r].msg);
     }
     for (int r = 0; r < P; ++r) mj_multi_sorter_destroy(sorters[r]);
 }
@@ -757,8 +705,6 @@ int main(int argc, char **argv) {
     TCase *tc = tcase_create("threads");
     tcase_set_timeout(tc, 1800);
     tcase_add_loop_test(tc, threads, 0, nk);
-    tcase_add_loop_test(tc, threads_in_pieces, 0, nk);
-    tcase_add_test(tc, pieces_disagree);
     suite_add_tcase(s, tc);
     tc = tcase_create("processes");
     tcase_set_timeout(tc, 1800);

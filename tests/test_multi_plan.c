@@ -19,8 +19,6 @@
 #include "test_support.h"
 
 #define MAXP 8
-#define MAXC 3 /* pieces (multi_plan.h, Pieces) */
-#define MAXK (MAXP * MAXC)
 
 typedef struct elem {
     uint32_t key, pos; /* pos: the global input position (rank order, then shard order) */
@@ -99,11 +97,9 @@ static uint32_t key_at(int dist, uint64_t i, uint64_t N, uint64_t *rng) {
     }
 }
 
-/* One simulated sort of P shards in C pieces; fails the test on a wrong result or a broken
- * bound. */
-static void simulate(int P, int C, const uint64_t *n, size_t s, int dist, uint64_t seed,
+/* One simulated sort of P shards; fails the test on a wrong result or a broken bound. */
+static void simulate(int P, const uint64_t *n, size_t s, int dist, uint64_t seed,
                      const char *what) {
-    int K = P * C; /* parts */
     uint64_t N = 0, n_max = 0, rng = seed;
     for (int r = 0; r < P; ++r) {
         N += n[r];
@@ -144,16 +140,10 @@ static void simulate(int P, int C, const uint64_t *n, size_t s, int dist, uint64
     qsort(smp, m, sizeof *smp, sample_cmp);
     for (k = 0; k < m; ++k) order[k] = smp[k].index;
 
-    mj_splitter sp[MAXK], whole[MAXP];
-    ck_assert_int_eq(mj__multi_pick_splitters(P, K, n, s, order, m, sp), 0);
-    /* Cut in pieces, each receiver's ends are the splitters of P parts. */
-    ck_assert_int_eq(mj__multi_pick_splitters(P, P, n, s, order, m, whole), 0);
-    for (int q = 1; q < P; ++q)
-        ck_assert_msg(sp[q * C - 1].sample == whole[q - 1].sample, "%s: splitter %d of %d "
-                      "parts is sample %zu, of %d parts %zu", what, q * C, K,
-                      sp[q * C - 1].sample, P, whole[q - 1].sample);
+    mj_splitter sp[MAXP];
+    ck_assert_int_eq(mj__multi_pick_splitters(P, n, s, order, m, sp), 0);
     /* Splitters are samples, ascending in (key, rank, position). */
-    for (int q = 1; q < K && m; ++q) {
+    for (int q = 1; q < P && m; ++q) {
         const mj_splitter *x = &sp[q - 1];
         ck_assert_uint_lt(x->sample, m);
         ck_assert_int_eq(x->rank, smp_rank[x->sample]);
@@ -170,10 +160,10 @@ static void simulate(int P, int C, const uint64_t *n, size_t s, int dist, uint64
     /* Each rank's split row, from binary searches of the splitters' keys in the whole shard;
      * and the same split found by a search of the bracket alone (mj__multi_bracket), as the
      * GPU's sorted search of [lo, hi) finds it. */
-    uint64_t rows[MAXP * (MAXK + 1)], bracketed[MAXP * (MAXK + 1)];
+    uint64_t rows[MAXP * (MAXP + 1)], bracketed[MAXP * (MAXP + 1)];
     for (int r = 0; r < P; ++r) {
-        uint64_t lower[MAXK], equal[MAXK], found[MAXK], none[MAXK] = {0};
-        for (int q = 1; q < K; ++q) {
+        uint64_t lower[MAXP], equal[MAXP], found[MAXP], none[MAXP] = {0};
+        for (int q = 1; q < P; ++q) {
             const mj_splitter *x = &sp[q - 1];
             uint32_t key = m ? shard[x->rank][x->position].key : 0;
             lower[q - 1] = lower_bound(shard[r], n[r], key);
@@ -199,29 +189,24 @@ static void simulate(int P, int C, const uint64_t *n, size_t s, int dist, uint64
                 b = key == UINT32_MAX ? hi - lo : lower_bound(shard[r] + lo, hi - lo, key + 1);
             found[q - 1] = r == x->rank ? 0 : lo + b;
         }
-        mj__multi_split_row(K, r, n[r], sp, lower, equal, rows + r * (K + 1));
-        mj__multi_split_row(K, r, n[r], sp, found, none, bracketed + r * (K + 1));
-        for (int q = 0; q <= K; ++q)
-            ck_assert_msg(bracketed[r * (K + 1) + q] == rows[r * (K + 1) + q],
+        mj__multi_split_row(P, r, n[r], sp, lower, equal, rows + r * (P + 1));
+        mj__multi_split_row(P, r, n[r], sp, found, none, bracketed + r * (P + 1));
+        for (int q = 0; q <= P; ++q)
+            ck_assert_msg(bracketed[r * (P + 1) + q] == rows[r * (P + 1) + q],
                           "%s: rank %d, split %d: %llu by the bracket, %llu by the shard", what,
-                          r, q, (unsigned long long)bracketed[r * (K + 1) + q],
-                          (unsigned long long)rows[r * (K + 1) + q]);
+                          r, q, (unsigned long long)bracketed[r * (P + 1) + q],
+                          (unsigned long long)rows[r * (P + 1) + q]);
     }
 
-    /* Each receiver's pieces: the runs laid out in buffer `first`, then the merge tree. */
+    /* Each receiver: its runs laid out in buffer `first`, then the merge tree. */
     uint64_t done = 0;
-    for (int part = 0; part < K; ++part) {
-        int q = part / C;
-        uint64_t recv[MAXP], off[MAXP], total = 0;
-        if (part % C == 0) { /* the receiver's keys, all its pieces */
-            for (int c = 0; c < C; ++c) total += mj__multi_recv(P, part + c, rows,
-                                                                (size_t)K + 1, recv, off);
-            /* total < N / P + N / s + n_max / s + P + 1, times P * s. */
-            ck_assert_msg(total * P * s < N * s + N * P + n_max * P + (uint64_t)(P + 1) * P * s,
-                          "%s: rank %d receives %llu of %llu keys, above the bound", what, q,
-                          (unsigned long long)total, (unsigned long long)N);
-        }
-        total = mj__multi_recv(P, part, rows, (size_t)K + 1, recv, off);
+    for (int q = 0; q < P; ++q) {
+        uint64_t recv[MAXP], off[MAXP];
+        uint64_t total = mj__multi_recv(P, q, rows, (size_t)P + 1, recv, off);
+        /* total < N / P + N / s + n_max / s + P + 1, times P * s. */
+        ck_assert_msg(total * P * s < N * s + N * P + n_max * P + (uint64_t)(P + 1) * P * s,
+                      "%s: rank %d receives %llu of %llu keys, above the bound", what, q,
+                      (unsigned long long)total, (unsigned long long)N);
         elem *buf[2] = {malloc((total + 1) * sizeof *all), malloc((total + 1) * sizeof *all)};
         ck_assert(buf[0] && buf[1]);
         mj_merge_step steps[2 * MAXP];
@@ -229,8 +214,7 @@ static void simulate(int P, int C, const uint64_t *n, size_t s, int dist, uint64
         size_t count = mj__multi_merge_schedule(P, recv, steps, &first);
         ck_assert_uint_le(count, mj__multi_merge_steps_max(P));
         for (int r = 0; r < P; ++r)
-            memcpy(buf[first] + off[r], shard[r] + rows[r * (K + 1) + part],
-                   recv[r] * sizeof *all);
+            memcpy(buf[first] + off[r], shard[r] + rows[r * (P + 1) + q], recv[r] * sizeof *all);
         int level = -1, from = 1 - first;
         for (size_t i = 0; i < count; ++i) {
             const mj_merge_step *st = &steps[i];
@@ -282,9 +266,8 @@ START_TEST(sorts_like_the_cpu) {
                     snprintf(what, sizeof what, "P=%d s=%zu base=%llu %s %s", P, samples[si],
                              (unsigned long long)bases[bi], shape_names[shape],
                              dist_names[dist]);
-                    for (int C = 1; C <= MAXC; C += MAXC - 1)
-                        simulate(P, C, n, samples[si], dist,
-                                 1000 * (uint64_t)P + si * 100 + bi * 10 + (uint64_t)dist, what);
+                    simulate(P, n, samples[si], dist, 1000 * (uint64_t)P + si * 100 + bi * 10 +
+                             (uint64_t)dist, what);
                 }
 }
 END_TEST
@@ -294,8 +277,7 @@ START_TEST(equal_keys_balance) {
     for (int P = 2; P <= MAXP; ++P) {
         uint64_t n[MAXP];
         shard_sizes(S_EQUAL, P, 5000, n);
-        simulate(P, 1, n, MJ__MULTI_SAMPLES, D_EQUAL, 3, "all-equal balance");
-        simulate(P, 2, n, MJ__MULTI_SAMPLES, D_EQUAL, 3, "all-equal balance in 2 pieces");
+        simulate(P, n, MJ__MULTI_SAMPLES, D_EQUAL, 3, "all-equal balance");
         /* The plan alone: every receiver within 8 keys of N / P. */
         size_t m = 0;
         for (int r = 0; r < P; ++r) m += mj__multi_sample_count(n[r], MJ__MULTI_SAMPLES);
@@ -303,7 +285,7 @@ START_TEST(equal_keys_balance) {
         ck_assert_ptr_nonnull(order);
         for (size_t k = 0; k < m; ++k) order[k] = (uint32_t)k; /* equal keys: index order */
         mj_splitter sp[MAXP];
-        ck_assert_int_eq(mj__multi_pick_splitters(P, P, n, MJ__MULTI_SAMPLES, order, m, sp), 0);
+        ck_assert_int_eq(mj__multi_pick_splitters(P, n, MJ__MULTI_SAMPLES, order, m, sp), 0);
         uint64_t rows[MAXP * (MAXP + 1)], lower[MAXP], equal[MAXP];
         for (int q = 1; q < P; ++q) {
             lower[q - 1] = 0;
@@ -403,26 +385,8 @@ START_TEST(bad_inputs_stay_inside) {
     }
     uint64_t n[2] = {3, 2};
     uint32_t order[5] = {9, 0, 1, 2, 3};
-    ck_assert_int_eq(mj__multi_pick_splitters(2, 2, n, 4, order, 5, sp), -1);
-    ck_assert_int_eq(mj__multi_pick_splitters(2, 2, n, 4, order, 4, sp), -1);
-}
-END_TEST
-
-/* The pieces: asked for, they are taken; by size, one per MJ__MULTI_PIECE_BYTES a rank gets,
- * at least 1 and at most MJ__MULTI_PIECES_MAX, with no overflow at absurd sizes. */
-START_TEST(pieces_follow_the_size) {
-    const uint64_t piece = MJ__MULTI_PIECE_BYTES;
-    ck_assert_int_eq(mj__multi_pieces(0, 4, 2, 0), 1);
-    ck_assert_int_eq(mj__multi_pieces(1000, 4, 2, 3), 3);
-    ck_assert_int_eq(mj__multi_pieces(UINT64_MAX, 16, 2, 1), 1);
-    ck_assert_int_eq(mj__multi_pieces(piece / 4 * 2 - 2, 4, 2, 0), 1);
-    ck_assert_int_eq(mj__multi_pieces(piece / 4 * 2 * 3, 4, 2, 0), 3);
-    ck_assert_int_eq(mj__multi_pieces(piece / 8 * 4 * 5, 8, 4, 0), 5);
-    ck_assert_int_eq(mj__multi_pieces(piece * 1000, 4, 2, 0), MJ__MULTI_PIECES_MAX);
-    ck_assert_int_eq(mj__multi_pieces(UINT64_MAX, 16, 1, 0), MJ__MULTI_PIECES_MAX);
-    /* Asked for out of range: by size. */
-    ck_assert_int_eq(mj__multi_pieces(1000, 4, 2, MJ__MULTI_PIECES_MAX + 1), 1);
-    ck_assert_int_eq(mj__multi_pieces(1000, 4, 2, -1), 1);
+    ck_assert_int_eq(mj__multi_pick_splitters(2, n, 4, order, 5, sp), -1);
+    ck_assert_int_eq(mj__multi_pick_splitters(2, n, 4, order, 4, sp), -1);
 }
 END_TEST
 
@@ -435,7 +399,6 @@ static Suite *multi_plan_suite(void) {
     tcase_add_test(tc, samples_cover_the_shard);
     tcase_add_test(tc, merge_tree_shapes);
     tcase_add_test(tc, bad_inputs_stay_inside);
-    tcase_add_test(tc, pieces_follow_the_size);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -199,49 +199,23 @@ static mj_status default_timeout(mj_multi_sorter *m) {
     return MJ_OK;
 }
 
-/* $MERGEJIT_MULTI_PIECES: the pieces of every sort (1 .. MJ__MULTI_PIECES_MAX), for tests and
- * measurements; unset, they follow the size. */
-static mj_status pieces_asked(mj_multi_sorter *m) {
-    const char *env = getenv("MERGEJIT_MULTI_PIECES");
-    if (!env || !*env) return MJ_OK;
-    char *end;
-    long c = strtol(env, &end, 10);
-    if (*end || c < 1 || c > MJ__MULTI_PIECES_MAX)
-        return mj__fail(m->ctx, MJ_ERR_INVALID_ARGUMENT, FN ": MERGEJIT_MULTI_PIECES=%s is not "
-                        "a number of pieces from 1 to %d", env, MJ__MULTI_PIECES_MAX);
-    m->pieces_asked = (int)c;
-    return MJ_OK;
-}
-
-/* The exchange's stream, of the context's highest priority, and the events around it. */
-static CUresult side_stream(mj_multi_sorter *m) {
-    const mj_cuda_api *cu = m->ctx->cu;
-    int least = 0, greatest = 0;
-    CUresult r = cu->stream_priority_range(&least, &greatest);
-    if (r == CUDA_SUCCESS) r = cu->stream_create_priority(&m->side, CU_STREAM_NON_BLOCKING, greatest);
-    if (r == CUDA_SUCCESS) r = cu->event_create(&m->ready, CU_EVENT_DISABLE_TIMING);
-    if (r == CUDA_SUCCESS) r = cu->event_create(&m->arrived, CU_EVENT_DISABLE_TIMING);
-    return r;
-}
-
 /* Host arrays and the collectives' device buffer, for m->ranks ranks. */
 static mj_status allocate(mj_multi_sorter *m) {
-    size_t P = (size_t)m->ranks, s = m->samples, parts = P * MJ__MULTI_PIECES_MAX;
-    m->row = parts + 2;
+    size_t P = (size_t)m->ranks, s = m->samples;
+    m->row = P + 2;
     m->headers = mj__calloc(P, sizeof *m->headers);
     m->rows = mj__calloc(P * m->row, sizeof *m->rows);
     m->status = mj__calloc(P, sizeof *m->status);
     m->n = mj__calloc(P, sizeof *m->n);
-    m->recv = mj__calloc(parts, sizeof *m->recv);
-    m->offset = mj__calloc(parts, sizeof *m->offset);
-    m->piece_at = mj__calloc(MJ__MULTI_PIECES_MAX + 1, sizeof *m->piece_at);
+    m->recv = mj__calloc(P, sizeof *m->recv);
+    m->offset = mj__calloc(P, sizeof *m->offset);
     /* The splitters' splits, equal counts, and their brackets' ends (split in multi_sort.c). */
-    m->search_out = mj__calloc(4 * parts, sizeof *m->search_out);
+    m->search_out = mj__calloc(4 * P, sizeof *m->search_out);
     m->order = mj__calloc(P * s, sizeof *m->order);
-    m->splitters = mj__calloc(parts, sizeof *m->splitters);
+    m->splitters = mj__calloc(P, sizeof *m->splitters);
     m->steps = mj__calloc(mj__multi_merge_steps_max(m->ranks), sizeof *m->steps);
     if (!m->headers || !m->rows || !m->status || !m->n || !m->recv || !m->offset ||
-        !m->piece_at || !m->search_out || !m->order || !m->splitters || !m->steps)
+        !m->search_out || !m->order || !m->splitters || !m->steps)
         return mj__fail(m->ctx, MJ_ERR_HOST_MEMORY, "out of host memory");
     mj_temp_layout l = {0, 0};
     m->ctl_headers = mj__temp_part(&l, P, sizeof *m->headers);
@@ -256,7 +230,6 @@ static mj_status allocate(mj_multi_sorter *m) {
     if (r == CUDA_SUCCESS) r = m->ctx->cu->event_create(&m->scratch_free, CU_EVENT_DISABLE_TIMING);
     if (r == CUDA_SUCCESS)
         r = m->ctx->cu->device_attribute(&pitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH, m->ctx->device);
-    if (r == CUDA_SUCCESS) r = side_stream(m);
     mj__ctx_leave(m->ctx);
     m->ctl = (void *)(uintptr_t)ctl;
     m->max_pitch = pitch > 0 ? (size_t)pitch : 0;
@@ -290,7 +263,6 @@ mj_status mj_multi_sorter_create(mj_context *ctx, const mj_sort_desc *desc, void
     m->comm = comm;
     m->samples = MJ__MULTI_SAMPLES;
     mj_status st = default_timeout(m);
-    if (!st) st = pieces_asked(m);
     if (!st) st = query_comm(m);
     if (!st) st = helper(ctx, desc, MJ_MERGESORT, desc->value_size, 1, &m->sort);
     if (!st) st = helper(ctx, desc, MJ_MERGESORT, 4, 0, &m->index);
@@ -312,9 +284,6 @@ void mj_multi_sorter_destroy(mj_multi_sorter *m) {
         if (m->scratch_used) cu->event_sync(m->scratch_free); /* the last call's work */
         if (m->scratch) cu->mem_free(DPTR(m->scratch));
         if (m->scratch_free) cu->event_destroy(m->scratch_free);
-        if (m->side) cu->stream_destroy(m->side); /* its work ended before scratch_free's */
-        if (m->ready) cu->event_destroy(m->ready);
-        if (m->arrived) cu->event_destroy(m->arrived);
         if (m->ctl) cu->mem_free(DPTR(m->ctl));
         mj__ctx_leave(m->ctx);
     }
@@ -322,8 +291,8 @@ void mj_multi_sorter_destroy(mj_multi_sorter *m) {
     mj_sorter_destroy(m->index);
     mj_sorter_destroy(m->search);
     mj_sorter_destroy(m->merge);
-    void *host[] = {m->headers, m->rows, m->status, m->n, m->recv, m->offset, m->piece_at,
-                    m->search_out, m->order, m->splitters, m->steps, m};
+    void *host[] = {m->headers, m->rows, m->status, m->n, m->recv, m->offset, m->search_out,
+                    m->order, m->splitters, m->steps, m};
     for (size_t i = 0; i < sizeof host / sizeof *host; ++i) free(host[i]);
 }
 

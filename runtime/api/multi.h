@@ -19,8 +19,7 @@ typedef struct mj_multi_header {
     uint64_t n;        /* its keys */
     uint64_t capacity; /* its output's room (UINT64_MAX for a plan alone) */
     uint64_t key_size, value_size;
-    uint64_t pieces;   /* the pieces asked for ($MERGEJIT_MULTI_PIECES; 0: by size) */
-    uint64_t pad[2];
+    uint64_t pad[3];
 } mj_multi_header;
 
 struct mj_multi_sorter {
@@ -38,12 +37,10 @@ struct mj_multi_sorter {
      * fail for it): headers (ranks), rows (ranks * row), statuses (ranks). */
     void *ctl;
     size_t ctl_headers, ctl_rows, ctl_status;
-    size_t row;          /* u64s per row: the status, then splits 0 .. parts (at most) */
-    /* Host copies, sized at creation for MJ__MULTI_PIECES_MAX pieces: recv and offset hold
-     * what this rank receives of each piece from each rank (piece c at c * ranks), piece_at
-     * where each piece starts in its output. */
+    size_t row;          /* u64s per row: the status, then splits 0 .. ranks */
+    /* Host copies, sized at creation. */
     mj_multi_header *headers;
-    uint64_t *rows, *status, *n, *recv, *offset, *piece_at, *search_out;
+    uint64_t *rows, *status, *n, *recv, *offset, *search_out;
     uint32_t *order;
     mj_splitter *splitters;
     mj_merge_step *steps;
@@ -53,13 +50,6 @@ struct mj_multi_sorter {
     size_t scratch_bytes;
     CUevent scratch_free;
     int scratch_used;
-    /* The exchange's own stream (of the highest priority, so that its copies are not held up
-     * behind merge blocks) when it runs in pieces, the event the caller's stream has reached
-     * when it starts, and the event of each piece's arrival that the merges wait for. */
-    CUstream side;
-    CUevent ready, arrived;
-    int pieces_asked; /* $MERGEJIT_MULTI_PIECES, 0 when unset */
-    int pieces;       /* this sort's, the same on every rank (multi_plan.h, Pieces) */
     double timeout; /* seconds a step waits for the others; 0: for ever */
     int aborted;    /* the communicator was aborted (a timeout, NCCL's error): no more calls */
     /* The plan between the phases. */

@@ -3,8 +3,7 @@
  * every rank's status (api/multi.c), with the plan's arithmetic in primitives/multi_plan.
  *   plan:   checks and allocations -> C0 headers -> local sort, sample -> C1 samples -> the
  *           sample's order, splitters, search, split row -> C2 rows -> counts, capacities
- *   finish: checks and allocation -> C3 statuses -> for each piece: grouped sends and
- *           receives (on the side stream when there are several) -> merge tree
+ *   finish: checks and allocation -> C3 statuses -> grouped sends and receives -> merge tree
  * After a failure a rank does no more work but still joins the next step, where every rank
  * learns of it; the first step, C0, comes before anyone touches data. */
 #include <stdint.h>
@@ -33,11 +32,10 @@ typedef struct plan_temp {
 
 static mj_status plan_layout(mj_multi_sorter *m, size_t n, plan_temp *t) {
     size_t P = (size_t)m->ranks, all = P * m->samples, ks = m->sort->key_size;
-    size_t parts = P * MJ__MULTI_PIECES_MAX; /* the pieces are agreed later: room for most */
     mj_status st;
     if ((st = mj_sorter_temp_size(m->sort, n, 0, &t->sort_bytes)) ||
         (st = mj_sorter_temp_size(m->index, all, 1, &t->index_bytes)) ||
-        (st = mj_sorter_temp_size(m->search, parts - 1 + n, 0, &t->search_bytes)))
+        (st = mj_sorter_temp_size(m->search, P - 1 + n, 0, &t->search_bytes)))
         return st;
     mj_temp_layout l = {0, 0};
     t->sort = mj__temp_part(&l, t->sort_bytes, 1);
@@ -45,8 +43,8 @@ static mj_status plan_layout(mj_multi_sorter *m, size_t n, plan_temp *t) {
     t->compact = mj__temp_part(&l, all, ks);
     t->order = mj__temp_part(&l, all, sizeof(uint32_t));
     t->index = mj__temp_part(&l, t->index_bytes, 1);
-    t->keys = mj__temp_part(&l, parts, ks);
-    t->found = mj__temp_part(&l, 2 * parts, sizeof(uint64_t));
+    t->keys = mj__temp_part(&l, P, ks);
+    t->found = mj__temp_part(&l, 2 * P, sizeof(uint64_t));
     t->search = mj__temp_part(&l, t->search_bytes, 1);
     t->total = l.total;
     if (l.overflow) return mj__fail(m->ctx, MJ_ERR_TOO_LARGE, "%zu keys do not fit in memory", n);
@@ -89,17 +87,11 @@ static mj_status check_plan(mj_multi_sorter *m, const plan_args *a, const char *
     return st;
 }
 
-/* Every rank's header agrees with rank 0's sizes and pieces, and the total fits; then the
- * pieces of this sort. */
+/* Every rank's header agrees with rank 0's sizes, and the total fits. */
 static mj_status agree(mj_multi_sorter *m, const char *fn) {
     uint64_t total = 0;
     for (int r = 0; r < m->ranks; ++r) {
         const mj_multi_header *h = &m->headers[r];
-        if (h->pieces != m->headers[0].pieces)
-            return mj__fail(m->ctx, MJ_ERR_INVALID_ARGUMENT, "%s: rank %d has "
-                            "MERGEJIT_MULTI_PIECES=%llu, rank 0 %llu (0: unset): every rank "
-                            "needs the same", fn, r, (unsigned long long)h->pieces,
-                            (unsigned long long)m->headers[0].pieces);
         if (h->key_size != m->headers[0].key_size || h->value_size != m->headers[0].value_size)
             return mj__fail(m->ctx, MJ_ERR_INVALID_ARGUMENT, "%s: rank %d sorts %llu-byte keys "
                             "with %llu-byte values, rank 0 %llu and %llu: every rank needs the "
@@ -112,8 +104,6 @@ static mj_status agree(mj_multi_sorter *m, const char *fn) {
             return mj__fail(m->ctx, MJ_ERR_TOO_LARGE, "%s: the ranks' keys add up beyond "
                             "2^64", fn);
     }
-    m->pieces = mj__multi_pieces(total, m->sort->key_size + m->sort->value_size, m->ranks,
-                                 m->pieces_asked);
     return MJ_OK;
 }
 
@@ -155,8 +145,6 @@ static mj_status sort_and_sample(mj_multi_sorter *m, const plan_args *a, const p
 static mj_status split(mj_multi_sorter *m, const plan_args *a, const plan_temp *t, char *base,
                        CUstream stream) {
     size_t P = (size_t)m->ranks, s = m->samples, ks = m->sort->key_size, all = 0;
-    size_t parts = P * (size_t)m->pieces;
-    int nparts = (int)parts;
     mj_status st = MJ_OK;
     for (size_t r = 0; r < P && !st; ++r) {
         size_t c = mj__multi_sample_count(m->n[r], s);
@@ -168,17 +156,16 @@ static mj_status split(mj_multi_sorter *m, const plan_args *a, const plan_temp *
         st = mj_sorter_sort_indices(m->index, base + t->compact, base + t->order, all,
                                     base + t->index, t->index_bytes, stream);
     if (!st) st = mj__multi_download(m, m->order, base + t->order, all * sizeof *m->order, stream);
-    if (!st && mj__multi_pick_splitters(m->ranks, nparts, m->n, s, m->order, all, m->splitters))
+    if (!st && mj__multi_pick_splitters(m->ranks, m->n, s, m->order, all, m->splitters))
         st = mj__fail(m->ctx, MJ_ERR_CUDA, "the sample's order came back damaged");
     /* found: each splitter's split in this shard, as mj__multi_split_row's lower bounds with
      * no equal counts (zero). The search of splitter q, where one is needed, leaves its offset
      * in its bracket [lo[q], hi[q]) at found[q] on the device. */
-    uint64_t *found = m->search_out, *equal = found + parts, *lo = equal + parts,
-             *hi = lo + parts;
-    memset(m->search_out, 0, 2 * parts * sizeof *m->search_out);
-    if (!st && parts > 1 && a->n && all) {
+    uint64_t *found = m->search_out, *equal = found + P, *lo = equal + P, *hi = lo + P;
+    memset(m->search_out, 0, 2 * P * sizeof *m->search_out);
+    if (!st && P > 1 && a->n && all) {
         int searched = 0;
-        for (size_t q = 0; q + 1 < parts && !st; ++q) {
+        for (size_t q = 0; q + 1 < P && !st; ++q) {
             const mj_splitter *x = &m->splitters[q];
             if (mj__multi_bracket(m->ranks, m->rank, m->n, s, m->order, all, x, &lo[q], &hi[q]))
                 st = mj__fail(m->ctx, MJ_ERR_CUDA, "the sample's order came back damaged");
@@ -197,34 +184,19 @@ static mj_status split(mj_multi_sorter *m, const plan_args *a, const plan_temp *
             searched = 1;
         }
         if (!st && searched)
-            st = mj__multi_download(m, found, base + t->found, (parts - 1) * sizeof *found,
+            st = mj__multi_download(m, found, base + t->found, (P - 1) * sizeof *found,
                                     stream);
         /* The splitter's own rank splits at its position (mj__multi_split_row); an empty
          * bracket is its split; a searched one adds the search's offset. */
-        for (size_t q = 0; !st && q + 1 < parts; ++q)
+        for (size_t q = 0; !st && q + 1 < P; ++q)
             found[q] = m->splitters[q].rank == m->rank ? 0
                        : lo[q] == hi[q]                ? lo[q]
                                                        : lo[q] + found[q];
     }
     if (!st)
-        mj__multi_split_row(nparts, m->rank, a->n, m->splitters, found, equal,
+        mj__multi_split_row(m->ranks, m->rank, a->n, m->splitters, found, equal,
                             m->rows + (size_t)m->rank * m->row + 1);
     return st;
-}
-
-/* Receiver q's pieces from every rank's row: what it receives of each (recv and offset, a
- * piece's ranks at c * ranks) and where each piece starts (piece_at); returns the total. */
-static uint64_t pieces_of(const mj_multi_sorter *m, int q, uint64_t *recv, uint64_t *offset,
-                          uint64_t *piece_at) {
-    int P = m->ranks, C = m->pieces;
-    uint64_t total = 0;
-    for (int c = 0; c < C; ++c) {
-        piece_at[c] = total;
-        total += mj__multi_recv(P, q * C + c, m->rows + 1, m->row, recv + (size_t)c * P,
-                                offset + (size_t)c * P);
-    }
-    piece_at[C] = total;
-    return total;
 }
 
 /* From every rank's row: what this rank receives (into *out_count, also when a capacity is
@@ -233,10 +205,11 @@ static mj_status receive(mj_multi_sorter *m, const char *fn, size_t *out_count) 
     int short_rank = -1;
     uint64_t need = 0;
     for (int q = 0; q < m->ranks && short_rank < 0; ++q) {
-        need = pieces_of(m, q, m->recv, m->offset, m->piece_at);
+        need = mj__multi_recv(m->ranks, q, m->rows + 1, m->row, m->recv, m->offset);
         if (need > m->headers[q].capacity) short_rank = q;
     }
-    *out_count = m->out_count = pieces_of(m, m->rank, m->recv, m->offset, m->piece_at);
+    *out_count = m->out_count =
+        mj__multi_recv(m->ranks, m->rank, m->rows + 1, m->row, m->recv, m->offset);
     if (short_rank < 0) return MJ_OK;
     return mj__fail(m->ctx, MJ_ERR_TOO_LARGE, "%s: rank %d would receive %llu keys, more than "
                     "its capacity of %llu; nothing was exchanged", fn, short_rank,
@@ -263,8 +236,7 @@ static mj_status plan(mj_multi_sorter *m, const plan_args *a, const char *fn, CU
         return st;
     }
 
-    mj_multi_header h = {st, a->n, a->outputs ? a->capacity : UINT64_MAX, ks, vs,
-                         (uint64_t)m->pieces_asked, {0, 0}};
+    mj_multi_header h = {st, a->n, a->outputs ? a->capacity : UINT64_MAX, ks, vs, {0, 0, 0}};
     cs = mj__multi_upload(m, ctl + m->ctl_headers + (size_t)m->rank * sizeof h, &h, sizeof h,
                           stream);
     if (!cs) cs = mj__multi_gather(m, ctl + m->ctl_headers, sizeof h, m->headers, stream);
@@ -303,29 +275,27 @@ mj_status mj_multi_sort_plan(mj_multi_sorter *m, void *keys, void *values, size_
     return plan(m, &a, "mj_multi_sort_plan", (CUstream)stream);
 }
 
-/* Piece c's grouped sends and receives (keys, then values) of every other rank's part, on
- * stream xs, into buffer pair (keys, values) of the piece at the receive offsets. */
-static mj_status exchange(mj_multi_sorter *m, int c, char *keys, char *values, CUstream xs) {
+/* Grouped sends and receives of every rank's part (keys, then values), this rank's own by a
+ * copy, into buffer pair (keys, values) at the receive offsets. */
+static mj_status exchange(mj_multi_sorter *m, char *keys, char *values, CUstream stream) {
     const mj_nccl_api *nc = m->nccl;
-    size_t ks = m->sort->key_size, vs = m->sort->value_size, P = (size_t)m->ranks;
+    size_t ks = m->sort->key_size, vs = m->sort->value_size;
     const uint64_t *split = m->rows + (size_t)m->rank * m->row + 1;
-    const uint64_t *recv = m->recv + c * P, *offset = m->offset + c * P;
     const char *in_keys = m->keys, *in_values = m->values;
     int r = nc->group_start(), failed = r;
     for (int p = 0; p < m->ranks && !failed; ++p) {
-        size_t part = (size_t)p * m->pieces + c;
-        uint64_t send = split[part + 1] - split[part], at = split[part];
+        uint64_t send = split[p + 1] - split[p], at = split[p];
         if (p == m->rank) continue;
         if (send && !failed)
-            failed = nc->send(in_keys + at * ks, send * ks, MJ_NCCL_UINT8, p, m->comm, xs);
+            failed = nc->send(in_keys + at * ks, send * ks, MJ_NCCL_UINT8, p, m->comm, stream);
         if (send && vs && !failed)
-            failed = nc->send(in_values + at * vs, send * vs, MJ_NCCL_UINT8, p, m->comm, xs);
-        if (recv[p] && !failed)
-            failed = nc->recv(keys + offset[p] * ks, recv[p] * ks, MJ_NCCL_UINT8, p, m->comm,
-                              xs);
-        if (recv[p] && vs && !failed)
-            failed = nc->recv(values + offset[p] * vs, recv[p] * vs, MJ_NCCL_UINT8, p, m->comm,
-                              xs);
+            failed = nc->send(in_values + at * vs, send * vs, MJ_NCCL_UINT8, p, m->comm, stream);
+        if (m->recv[p] && !failed)
+            failed = nc->recv(keys + m->offset[p] * ks, m->recv[p] * ks, MJ_NCCL_UINT8, p,
+                              m->comm, stream);
+        if (m->recv[p] && vs && !failed)
+            failed = nc->recv(values + m->offset[p] * vs, m->recv[p] * vs, MJ_NCCL_UINT8, p,
+                              m->comm, stream);
     }
     if (r == MJ_NCCL_SUCCESS) r = nc->group_end();
     if (failed || r != MJ_NCCL_SUCCESS) {
@@ -334,22 +304,13 @@ static mj_status exchange(mj_multi_sorter *m, int c, char *keys, char *values, C
         return mj__fail(m->ctx, MJ_ERR_CUDA, "exchanging the shards (ncclSend, ncclRecv): %s",
                         text);
     }
-    return MJ_OK;
-}
-
-/* Piece c's own part, copied into buffer pair (keys, values) of the piece on stream. */
-static mj_status keep_own(mj_multi_sorter *m, int c, char *keys, char *values, CUstream stream) {
-    size_t ks = m->sort->key_size, vs = m->sort->value_size, P = (size_t)m->ranks;
-    size_t part = (size_t)m->rank * m->pieces + c;
-    const uint64_t *split = m->rows + (size_t)m->rank * m->row + 1;
-    uint64_t own = m->recv[c * P + m->rank], at = split[part], to = m->offset[c * P + m->rank];
-    const char *in_keys = m->keys, *in_values = m->values;
+    uint64_t own = m->recv[m->rank], at = split[m->rank], to = m->offset[m->rank];
     mj_status st = mj__multi_copy(m, keys + to * ks, in_keys + at * ks, own * ks, stream);
     if (!st && vs) st = mj__multi_copy(m, values + to * vs, in_values + at * vs, own * vs, stream);
     return st;
 }
 
-/* A piece's merge tree: its steps between buffer pairs 0 (the output) and 1. */
+/* The merge tree's steps between buffer pairs 0 (the output) and 1. */
 static mj_status merge_tree(mj_multi_sorter *m, size_t steps, char *const *keys,
                             char *const *values, char *temp, size_t temp_bytes,
                             CUstream stream) {
@@ -382,54 +343,6 @@ static mj_status check_finish(mj_multi_sorter *m, void *out_keys, void *out_valu
     return check_arrays(m, fn, arrays, counts, 4);
 }
 
-/* Whether any piece's runs need merging (then a temporary buffer pair is needed). */
-static int any_merges(mj_multi_sorter *m) {
-    int first;
-    for (int c = 0; c < m->pieces; ++c)
-        if (mj__multi_merge_schedule(m->ranks, m->recv + (size_t)c * m->ranks, m->steps, &first))
-            return 1;
-    return 0;
-}
-
-/* Each piece in turn: received (on the side stream when there are several pieces, so that
- * piece c's merges on the caller's stream run while piece c + 1 is on the link), its own part
- * copied, then merged, each piece in its place of buffer pairs 0 (the output) and 1. */
-static mj_status exchange_and_merge(mj_multi_sorter *m, char *const *keys, char *const *values,
-                                    char *temp, size_t temp_bytes, CUstream stream) {
-    const mj_cuda_api *cu = m->ctx->cu;
-    size_t ks = m->sort->key_size, vs = m->sort->value_size, P = (size_t)m->ranks;
-    CUstream xs = m->pieces > 1 ? m->side : stream;
-    CUresult r = CUDA_SUCCESS;
-    if (xs != stream) r = cu->event_record(m->ready, stream);
-    if (xs != stream && r == CUDA_SUCCESS) r = cu->stream_wait_event(xs, m->ready, 0);
-    if (r != CUDA_SUCCESS) return mj__fail_cuda(m->ctx, r, "ordering the exchange's stream");
-    mj_status st = MJ_OK;
-    for (int c = 0; c < m->pieces && !st; ++c) {
-        int first;
-        size_t steps = mj__multi_merge_schedule(m->ranks, m->recv + c * P, m->steps, &first);
-        uint64_t at = m->piece_at[c];
-        char *pk[2] = {keys[0] + at * ks, keys[1] ? keys[1] + at * ks : NULL};
-        char *pv[2] = {vs ? values[0] + at * vs : NULL, vs && values[1] ? values[1] + at * vs
-                                                                      : NULL};
-        st = exchange(m, c, pk[first], pv[first], xs);
-        if (!st) st = keep_own(m, c, pk[first], pv[first], stream);
-        if (!st && xs != stream) {
-            r = cu->event_record(m->arrived, xs);
-            if (r == CUDA_SUCCESS) r = cu->stream_wait_event(stream, m->arrived, 0);
-            if (r != CUDA_SUCCESS) st = mj__fail_cuda(m->ctx, r, "waiting for a piece");
-        }
-        if (!st && steps) st = merge_tree(m, steps, pk, pv, temp, temp_bytes, stream);
-    }
-    /* Also after a failure the caller's stream goes on only after the side stream's work
-     * (the scratch is free, and the sorter may be destroyed, at the caller's stream's event). */
-    if (xs != stream && st) {
-        r = cu->event_record(m->arrived, xs);
-        if (r == CUDA_SUCCESS) r = cu->stream_wait_event(stream, m->arrived, 0);
-        if (r != CUDA_SUCCESS) cu->stream_sync(xs);
-    }
-    return st;
-}
-
 static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, const char *fn,
                         CUstream stream) {
     mj_context *ctx = m->ctx;
@@ -437,12 +350,14 @@ static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, co
     mj_status st = mj__ctx_enter(ctx), cs;
     if (st) return st;
     char *base = NULL;
+    size_t steps = 0;
+    int first = 0;
     mj_temp_layout l = {0, 0};
     size_t tk = 0, tv = 0, tm = 0;
     st = mj__multi_usable(m, fn);
     if (!st) st = check_finish(m, out_keys, out_values, fn);
-    if (!st && any_merges(m) &&
-        !(st = mj_sorter_temp_size(m->merge, m->out_count, 0, &merge_bytes))) {
+    if (!st) steps = mj__multi_merge_schedule(m->ranks, m->recv, m->steps, &first);
+    if (!st && steps && !(st = mj_sorter_temp_size(m->merge, m->out_count, 0, &merge_bytes))) {
         tk = mj__temp_part(&l, m->out_count, ks);
         tv = mj__temp_part(&l, m->out_count, vs);
         tm = mj__temp_part(&l, merge_bytes, 1);
@@ -463,10 +378,11 @@ static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, co
     if (!cs) cs = mj__multi_gather(m, ctl + m->ctl_status, sizeof *m->status, m->status, stream);
     if (!cs) cs = mj__multi_verdict(m, m->status, 1, fn);
     if (!cs) {
-        /* Buffer pair 1, the temporary one, exists only when some piece has merges. */
+        /* Buffer pair 1, the temporary one, exists only when the tree has steps. */
         char *keys[2] = {out_keys, base ? base + tk : NULL};
         char *values[2] = {out_values, base ? base + tv : NULL};
-        cs = exchange_and_merge(m, keys, values, base ? base + tm : NULL, merge_bytes, stream);
+        cs = exchange(m, keys[first], values[first], stream);
+        if (!cs && steps) cs = merge_tree(m, steps, keys, values, base + tm, merge_bytes, stream);
     }
     if (base) mj__multi_scratch_done(m, stream);
     mj__ctx_leave(ctx);

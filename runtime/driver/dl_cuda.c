@@ -77,9 +77,6 @@ static void load(void) {
     RESOLVE(stream_sync, "cuStreamSynchronize", 1);
     RESOLVE(stream_query, "cuStreamQuery", 1);
     RESOLVE(stream_wait_event, "cuStreamWaitEvent", 1);
-    RESOLVE(stream_create_priority, "cuStreamCreateWithPriority", 1);
-    RESOLVE(stream_destroy, "cuStreamDestroy", 1);
-    RESOLVE(stream_priority_range, "cuCtxGetStreamPriorityRange", 1);
     RESOLVE(ctx_sync, "cuCtxSynchronize", 1);
     RESOLVE(event_create, "cuEventCreate", 1);
     RESOLVE(event_record, "cuEventRecord", 1);

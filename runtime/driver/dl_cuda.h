@@ -41,9 +41,6 @@ typedef struct mj_cuda_api {
     CUresult (*stream_sync)(CUstream);
     CUresult (*stream_query)(CUstream);
     CUresult (*stream_wait_event)(CUstream, CUevent, unsigned);
-    CUresult (*stream_create_priority)(CUstream *, unsigned, int);
-    CUresult (*stream_destroy)(CUstream);
-    CUresult (*stream_priority_range)(int *, int *);
     CUresult (*ctx_sync)(void);
     CUresult (*event_create)(CUevent *, unsigned);
     CUresult (*event_record)(CUevent, CUstream);

@@ -42,16 +42,8 @@ int mj__multi_sample_runs(uint64_t n, size_t s, mj_sample_run runs[2]) {
     return k;
 }
 
-int mj__multi_pieces(uint64_t total, uint64_t bytes, int ranks, int forced) {
-    if (forced >= 1 && forced <= MJ__MULTI_PIECES_MAX) return forced;
-    uint64_t each = ranks > 0 ? total / (uint64_t)ranks : total, c = 0;
-    if (bytes && each <= UINT64_MAX / bytes) c = each * bytes / MJ__MULTI_PIECE_BYTES;
-    else if (bytes) c = MJ__MULTI_PIECES_MAX;
-    return c < 1 ? 1 : c > MJ__MULTI_PIECES_MAX ? MJ__MULTI_PIECES_MAX : (int)c;
-}
-
-int mj__multi_pick_splitters(int ranks, int parts, const uint64_t *n, size_t s,
-                             const uint32_t *order, size_t m, mj_splitter *out) {
+int mj__multi_pick_splitters(int ranks, const uint64_t *n, size_t s, const uint32_t *order,
+                             size_t m, mj_splitter *out) {
     uint64_t total = 0;
     size_t samples = 0;
     for (int r = 0; r < ranks; ++r) {
@@ -59,10 +51,10 @@ int mj__multi_pick_splitters(int ranks, int parts, const uint64_t *n, size_t s,
         samples += mj__multi_sample_count(n[r], s);
     }
     if (samples != m) return -1;
-    for (int q = 1; q < parts; ++q) out[q - 1] = (mj_splitter){0, 0, 0};
+    for (int q = 1; q < ranks; ++q) out[q - 1] = (mj_splitter){0, 0, 0};
     int q = 1;
     uint64_t before = 0; /* the weight of the samples before this one */
-    for (size_t k = 0; k < m && q < parts; ++k) {
+    for (size_t k = 0; k < m && q < ranks; ++k) {
         size_t idx = order[k];
         if (idx >= m) return -1;
         /* The rank whose samples hold idx, and the sample's place among them. */
@@ -70,12 +62,12 @@ int mj__multi_pick_splitters(int ranks, int parts, const uint64_t *n, size_t s,
         size_t j = idx;
         while (j >= mj__multi_sample_count(n[r], s)) j -= mj__multi_sample_count(n[r++], s);
         uint64_t after = before + mj__multi_sample_weight(n[r], s, j);
-        for (; q < parts && (mj_u128)after * (unsigned)parts > (mj_u128)q * total; ++q)
+        for (; q < ranks && (mj_u128)after * (unsigned)ranks > (mj_u128)q * total; ++q)
             out[q - 1] = (mj_splitter){idx, r, mj__multi_sample_position(n[r], s, j)};
         before = after;
     }
     /* Only an order that is not a permutation leaves splitters unset: repeat the last. */
-    for (; q < parts && q > 1; ++q) out[q - 1] = out[q - 2];
+    for (; q < ranks && q > 1; ++q) out[q - 1] = out[q - 2];
     return 0;
 }
 
@@ -96,10 +88,10 @@ int mj__multi_bracket(int ranks, int rank, const uint64_t *n, size_t s, const ui
     return 0;
 }
 
-void mj__multi_split_row(int parts, int rank, uint64_t n, const mj_splitter *sp,
+void mj__multi_split_row(int ranks, int rank, uint64_t n, const mj_splitter *sp,
                          const uint64_t *lower, const uint64_t *equal, uint64_t *split) {
     split[0] = 0;
-    for (int q = 1; q < parts; ++q) {
+    for (int q = 1; q < ranks; ++q) {
         const mj_splitter *x = &sp[q - 1];
         uint64_t v = lower[q - 1];
         if (rank < x->rank && __builtin_add_overflow(v, equal[q - 1], &v)) v = n;
@@ -107,15 +99,15 @@ void mj__multi_split_row(int parts, int rank, uint64_t n, const mj_splitter *sp,
         if (v < split[q - 1]) v = split[q - 1];
         split[q] = v < n ? v : n;
     }
-    split[parts] = n;
+    split[ranks] = n;
 }
 
-uint64_t mj__multi_recv(int ranks, int part, const uint64_t *rows, size_t stride, uint64_t *recv,
+uint64_t mj__multi_recv(int ranks, int rank, const uint64_t *rows, size_t stride, uint64_t *recv,
                         uint64_t *offset) {
     uint64_t total = 0;
     for (int r = 0; r < ranks; ++r) {
         const uint64_t *row = rows + (size_t)r * stride;
-        recv[r] = row[part + 1] > row[part] ? row[part + 1] - row[part] : 0;
+        recv[r] = row[rank + 1] > row[rank] ? row[rank + 1] - row[rank] : 0;
         offset[r] = total;
         total += recv[r];
     }

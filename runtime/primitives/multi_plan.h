@@ -32,15 +32,9 @@
  * as w_r <= n_r / s + 1 (w_r = 1 when n_r <= s, then floor(w_r / 2) = 0). For s = 1024 and
  * P = 8: at most 2 P / s = 1.6% above N / P, plus P + 1.
  *
- * Pieces. The exchange and the merge go in C pieces, so that piece c's merges run while piece
- * c + 1 is still on the link: the splitters cut the keys into P C parts (every formula above
- * with P C for P), part q C + c being receiver q's piece c. Splitter q C is then the first
- * sample with (C(x) + weight(x)) P C > q C N, the same as with P parts, so each receiver gets
- * the same keys, within the same bound, whatever C is; the pieces only order its work.
- *
- * Merges. A receiver lays its P runs of a piece out in rank order and merges neighbours
- * pairwise (the lower rank as a, stable) level by level, between the output and a temporary
- * buffer of the same size, starting in the one that makes the last level write the output. */
+ * Merges. A receiver lays its P runs out in rank order and merges neighbours pairwise (the
+ * lower rank as a, stable) level by level, between the output and a temporary buffer of the
+ * same size, starting in the one that makes the last level write the output. */
 #ifndef MJ_MULTI_PLAN_H
 #define MJ_MULTI_PLAN_H
 
@@ -49,15 +43,6 @@
 
 /* Samples per rank. */
 #define MJ__MULTI_SAMPLES 1024
-/* Pieces of a receiver's part at most, and the bytes a rank receives per piece below which
- * one piece fewer is cut (a piece's exchange and merge each cost a launch or two). */
-#define MJ__MULTI_PIECES_MAX 8
-#define MJ__MULTI_PIECE_BYTES ((uint64_t)64 << 20)
-
-/* The pieces C of a sort of `total` keys of `bytes` each (key and value) over `ranks` ranks:
- * `forced` when it is 1 .. MJ__MULTI_PIECES_MAX, else one per MJ__MULTI_PIECE_BYTES a rank
- * receives on average, 1 to MJ__MULTI_PIECES_MAX. Every rank computes the same. */
-int mj__multi_pieces(uint64_t total, uint64_t bytes, int ranks, int forced);
 
 /* c = min(n, s) samples, positions first, first + stride, ... (count of them). */
 typedef struct mj_sample_run {
@@ -80,14 +65,14 @@ typedef struct mj_splitter {
     uint64_t position;
 } mj_splitter;
 
-/* The parts - 1 splitters (q = 1 .. parts - 1 in out[0 .. parts - 2]; parts is ranks times
- * the pieces) from the samples of shards of n[0 .. ranks - 1] keys with s samples at most each, given their order: order[k] is
+/* The ranks - 1 splitters (q = 1 .. ranks - 1 in out[0 .. ranks - 2]) from the samples of
+ * shards of n[0 .. ranks - 1] keys with s samples at most each, given their order: order[k] is
  * the index of the k-th smallest of the m = sum of mj__multi_sample_count(n[r], s) samples
  * (rank 0's first). With no keys at all (m = 0) the splitters are all rank 0, position 0: every
  * split is then 0. Returns 0, or -1 when m does not match n, or order holds an index out of
  * range (out is then unspecified). */
-int mj__multi_pick_splitters(int ranks, int parts, const uint64_t *n, size_t s,
-                             const uint32_t *order, size_t m, mj_splitter *out);
+int mj__multi_pick_splitters(int ranks, const uint64_t *n, size_t s, const uint32_t *order,
+                             size_t m, mj_splitter *out);
 
 /* Where rank `rank`'s split for splitter sp lies in its shard, from the samples' order alone
  * (see Bound above): with c of its samples before the splitter in order, in [*lo, *hi], lo
@@ -100,18 +85,18 @@ int mj__multi_pick_splitters(int ranks, int parts, const uint64_t *n, size_t s,
 int mj__multi_bracket(int ranks, int rank, const uint64_t *n, size_t s, const uint32_t *order,
                       size_t m, const mj_splitter *sp, uint64_t *lo, uint64_t *hi);
 
-/* Rank `rank`'s split points split[0 .. parts] in its shard of n keys: 0, then for each
+/* Rank `rank`'s split points split[0 .. ranks] in its shard of n keys: 0, then for each
  * splitter q (sp[q - 1]) from the search of its key in the shard, lower[q - 1] (the first key
  * not before it) and equal[q - 1] (how many keys are equivalent to it), then n. Clamped to be
  * ascending and within n, so that even a comparator that is not a strict weak order gives
  * counts that stay inside the arrays. */
-void mj__multi_split_row(int parts, int rank, uint64_t n, const mj_splitter *sp,
+void mj__multi_split_row(int ranks, int rank, uint64_t n, const mj_splitter *sp,
                          const uint64_t *lower, const uint64_t *equal, uint64_t *split);
 
-/* Part `part` (receiver part / C's piece part % C) from each rank, from every rank's split row
- * (rank r's split q at rows[r * stride + q]): recv[r] keys from rank r, at offset[r] of the
- * piece (rank order). Returns the piece's total. */
-uint64_t mj__multi_recv(int ranks, int part, const uint64_t *rows, size_t stride, uint64_t *recv,
+/* What rank `rank` receives from each rank, from every rank's split row (rank r's split q at
+ * rows[r * stride + q]): recv[r] keys from rank r, at offset[r] of its output (rank order).
+ * Returns the total. */
+uint64_t mj__multi_recv(int ranks, int rank, const uint64_t *rows, size_t stride, uint64_t *recv,
                         uint64_t *offset);
 
 /* One step of the merge tree: a_count elements at a_at and the b_count after them, read from

@@ -150,19 +150,6 @@ static CUresult stream_wait_event(CUstream s, CUevent e, unsigned flags)
 }
 static CUresult stream_sync(CUstream s) { (void)s; return CUDA_SUCCESS; }
 static CUresult ctx_sync(void) { return CUDA_SUCCESS; }
-static CUresult stream_create_priority(CUstream *s, unsigned flags, int priority)
-{
-    (void)flags, (void)priority;
-    *s = malloc(1);
-    return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-}
-static CUresult stream_destroy(CUstream s) { free(s); return CUDA_SUCCESS; }
-static CUresult stream_priority_range(int *least, int *greatest)
-{
-    *least = 0;
-    *greatest = -5;
-    return CUDA_SUCCESS;
-}
 static CUresult event_create(CUevent *e, unsigned flags)
 {
     (void)flags;
@@ -242,9 +229,6 @@ static const struct {
     {"cuStreamSynchronize", (void *)stream_sync},
     {"cuStreamQuery", (void *)stream_query},
     {"cuStreamWaitEvent", (void *)stream_wait_event},
-    {"cuStreamCreateWithPriority", (void *)stream_create_priority},
-    {"cuStreamDestroy", (void *)stream_destroy},
-    {"cuCtxGetStreamPriorityRange", (void *)stream_priority_range},
     {"cuCtxSynchronize", (void *)ctx_sync},
     {"cuEventCreate", (void *)event_create},
     {"cuEventRecord", (void *)event_record},
