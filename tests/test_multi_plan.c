@@ -213,8 +213,13 @@ static void simulate(int P, const uint64_t *n, size_t s, int dist, uint64_t seed
         int first = -1;
         size_t count = mj__multi_merge_schedule(P, recv, steps, &first);
         ck_assert_uint_le(count, mj__multi_merge_steps_max(P));
+        /* As the library does: the receiver's own run stays in its shard when the tree's
+         * first level reads it from there (a_run, b_run), and is laid out only when the tree
+         * has no step. */
         for (int r = 0; r < P; ++r)
-            memcpy(buf[first] + off[r], shard[r] + rows[r * (P + 1) + q], recv[r] * sizeof *all);
+            if (r != q || !count)
+                memcpy(buf[first] + off[r], shard[r] + rows[r * (P + 1) + q],
+                       recv[r] * sizeof *all);
         int level = -1, from = 1 - first;
         for (size_t i = 0; i < count; ++i) {
             const mj_merge_step *st = &steps[i];
@@ -227,7 +232,18 @@ static void simulate(int P, const uint64_t *n, size_t s, int dist, uint64_t seed
             ck_assert_int_eq(st->from, from);
             ck_assert_uint_le(st->a_at + st->a_count + st->b_count, total);
             elem *src = buf[from] + st->a_at, *dst = buf[1 - from] + st->a_at;
-            merge(src, st->a_count, src + st->a_count, st->b_count, dst);
+            const elem *a = src, *b = src + st->a_count;
+            ck_assert_int_eq(st->a_run < 0, st->level > 0);
+            ck_assert(st->level == 0 ? st->b_run > st->a_run || (st->b_run < 0 && !st->b_count)
+                                     : st->b_run < 0);
+            if (st->a_run >= 0) {
+                ck_assert_uint_eq(st->a_count, recv[st->a_run]);
+                ck_assert_uint_eq(st->a_at, off[st->a_run]);
+            }
+            if (st->b_run >= 0) ck_assert_uint_eq(st->b_count, recv[st->b_run]);
+            if (st->a_run == q) a = shard[q] + rows[q * (P + 1) + q];
+            if (st->b_run == q) b = shard[q] + rows[q * (P + 1) + q];
+            merge(a, st->a_count, b, st->b_count, dst);
         }
         ck_assert_int_eq(count ? 1 - from : first, 0); /* the output holds the result */
         memcpy(result + done, buf[0], total * sizeof *all);
@@ -361,6 +377,19 @@ START_TEST(merge_tree_shapes) {
                 ck_assert_int_lt(steps[i].level, levels);
                 ck_assert_int_eq(steps[i].from, (first + steps[i].level) & 1);
                 ck_assert(steps[i].a_count > 0);
+                /* Level 0 names its runs: one each, the b run after the a run. */
+                if (steps[i].level == 0) {
+                    ck_assert(steps[i].a_run >= 0 && steps[i].a_run < runs);
+                    ck_assert_uint_eq(steps[i].a_count, counts[steps[i].a_run]);
+                    if (steps[i].b_count) {
+                        ck_assert(steps[i].b_run > steps[i].a_run && steps[i].b_run < runs);
+                        ck_assert_uint_eq(steps[i].b_count, counts[steps[i].b_run]);
+                    } else {
+                        ck_assert_int_eq(steps[i].b_run, -1);
+                    }
+                } else {
+                    ck_assert(steps[i].a_run == -1 && steps[i].b_run == -1);
+                }
                 ck_assert(i == 0 || steps[i].level > steps[i - 1].level ||
                           steps[i].a_at == steps[i - 1].a_at + steps[i - 1].a_count +
                                                steps[i - 1].b_count);

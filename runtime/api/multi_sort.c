@@ -275,9 +275,11 @@ mj_status mj_multi_sort_plan(mj_multi_sorter *m, void *keys, void *values, size_
     return plan(m, &a, "mj_multi_sort_plan", (CUstream)stream);
 }
 
-/* Grouped sends and receives of every rank's part (keys, then values), this rank's own by a
- * copy, into buffer pair (keys, values) at the receive offsets. */
-static mj_status exchange(mj_multi_sorter *m, char *keys, char *values, CUstream stream) {
+/* Grouped sends and receives of every other rank's part (keys, then values) into buffer pair
+ * (keys, values) at the receive offsets; this rank's own part is read from its input by the
+ * merge tree's first level, or copied when the tree has no step (own_copy). */
+static mj_status exchange(mj_multi_sorter *m, char *keys, char *values, int own_copy,
+                          CUstream stream) {
     const mj_nccl_api *nc = m->nccl;
     size_t ks = m->sort->key_size, vs = m->sort->value_size;
     const uint64_t *split = m->rows + (size_t)m->rank * m->row + 1;
@@ -304,29 +306,37 @@ static mj_status exchange(mj_multi_sorter *m, char *keys, char *values, CUstream
         return mj__fail(m->ctx, MJ_ERR_CUDA, "exchanging the shards (ncclSend, ncclRecv): %s",
                         text);
     }
+    if (!own_copy) return MJ_OK;
     uint64_t own = m->recv[m->rank], at = split[m->rank], to = m->offset[m->rank];
     mj_status st = mj__multi_copy(m, keys + to * ks, in_keys + at * ks, own * ks, stream);
     if (!st && vs) st = mj__multi_copy(m, values + to * vs, in_values + at * vs, own * vs, stream);
     return st;
 }
 
-/* The merge tree's steps between buffer pairs 0 (the output) and 1. */
+/* The merge tree's steps between buffer pairs 0 (the output) and 1; the first level reads
+ * this rank's own run from its input (not copied: a pass over it saved). */
 static mj_status merge_tree(mj_multi_sorter *m, size_t steps, char *const *keys,
                             char *const *values, char *temp, size_t temp_bytes,
                             CUstream stream) {
     size_t ks = m->sort->key_size, vs = m->sort->value_size;
+    uint64_t own = m->rows[(size_t)m->rank * m->row + 1 + m->rank];
+    const char *own_keys = (const char *)m->keys + own * ks;
+    const char *own_values = vs ? (const char *)m->values + own * vs : NULL;
     mj_status st = MJ_OK;
     for (size_t i = 0; i < steps && !st; ++i) {
         const mj_merge_step *x = &m->steps[i];
-        char *sk = keys[x->from] + x->a_at * ks, *dk = keys[!x->from] + x->a_at * ks;
-        char *sv = vs ? values[x->from] + x->a_at * vs : NULL;
+        const char *ak = keys[x->from] + x->a_at * ks, *bk = ak + x->a_count * ks;
+        const char *av = vs ? values[x->from] + x->a_at * vs : NULL;
+        const char *bv = vs ? av + x->a_count * vs : NULL;
+        char *dk = keys[!x->from] + x->a_at * ks;
         char *dv = vs ? values[!x->from] + x->a_at * vs : NULL;
+        if (x->a_run == m->rank) ak = own_keys, av = own_values;
+        if (x->b_run == m->rank) bk = own_keys, bv = own_values;
         if (x->b_count)
-            st = mj_sorter_merge(m->merge, sk, sv, x->a_count, sk + x->a_count * ks,
-                                 vs ? sv + x->a_count * vs : NULL, x->b_count, dk, dv, temp,
+            st = mj_sorter_merge(m->merge, ak, av, x->a_count, bk, bv, x->b_count, dk, dv, temp,
                                  temp_bytes, stream);
-        else if (!(st = mj__multi_copy(m, dk, sk, x->a_count * ks, stream)) && vs)
-            st = mj__multi_copy(m, dv, sv, x->a_count * vs, stream);
+        else if (!(st = mj__multi_copy(m, dk, ak, x->a_count * ks, stream)) && vs)
+            st = mj__multi_copy(m, dv, av, x->a_count * vs, stream);
     }
     return st;
 }
@@ -381,7 +391,7 @@ static mj_status finish(mj_multi_sorter *m, void *out_keys, void *out_values, co
         /* Buffer pair 1, the temporary one, exists only when the tree has steps. */
         char *keys[2] = {out_keys, base ? base + tk : NULL};
         char *values[2] = {out_values, base ? base + tv : NULL};
-        cs = exchange(m, keys[first], values[first], stream);
+        cs = exchange(m, keys[first], values[first], !steps, stream);
         if (!cs && steps) cs = merge_tree(m, steps, keys, values, base + tm, merge_bytes, stream);
     }
     if (base) mj__multi_scratch_done(m, stream);

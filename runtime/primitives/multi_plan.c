@@ -133,13 +133,16 @@ size_t mj__multi_merge_schedule(int runs, const uint64_t *counts, mj_merge_step 
             if (!counts[r]) continue;
             if ((t & ((2 << level) - 1)) == 0) {
                 done += open;
-                steps[done] = (mj_merge_step){level, from, at, 0, 0};
+                steps[done] = (mj_merge_step){level, from, at, 0, 0, -1, -1};
                 open = 1;
             }
-            if ((t >> level) & 1)
+            if ((t >> level) & 1) {
                 steps[done].b_count += counts[r];
-            else
+                if (level == 0) steps[done].b_run = r;
+            } else {
                 steps[done].a_count += counts[r];
+                if (level == 0) steps[done].a_run = r;
+            }
             at += counts[r];
             ++t;
         }

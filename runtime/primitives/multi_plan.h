@@ -101,11 +101,14 @@ uint64_t mj__multi_recv(int ranks, int rank, const uint64_t *rows, size_t stride
 
 /* One step of the merge tree: a_count elements at a_at and the b_count after them, read from
  * buffer `from` (0 the output, 1 the temporary buffer), merged to the same place in the other
- * buffer; b_count 0 (the odd run out of a level) is a copy. */
+ * buffer; b_count 0 (the odd run out of a level) is a copy. At level 0 each half is one run,
+ * a_run and b_run (its rank; -1 for no b), which the receiver may read from where it already
+ * is instead (its own part, from its input); above level 0 both are -1. */
 typedef struct mj_merge_step {
     int level;
     int from;
     uint64_t a_at, a_count, b_count;
+    int a_run, b_run;
 } mj_merge_step;
 
 /* The most steps a merge tree of `runs` runs takes. */
