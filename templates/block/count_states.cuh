@@ -30,6 +30,7 @@ struct mj_count_states {
 };
 
 struct mj_count_sum {
+    static constexpr bool commutes = true;
     MJ_DEVICE mj_u64 identity() const { return 0; }
     MJ_DEVICE mj_u64 operator()(mj_u64 earlier, mj_u64 later) const { return earlier + later; }
 };

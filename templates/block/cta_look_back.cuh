@@ -15,8 +15,9 @@
  * await waits, with the whole warp, until every lane's tile `pred` has a state and returns
  * whether it is a prefix, its summary in *s; a pred below 0 (before the first tile) is a
  * prefix of `none`. C combines summaries (associative, not assumed commutative: an earlier
- * tile always comes first) and gives the identity:
- *   MJ_DEVICE S identity() const;  MJ_DEVICE S operator()(const S &earlier, const S &later) const; */
+ * tile always comes first) and gives the identity, and says whether it commutes:
+ *   MJ_DEVICE S identity() const;  MJ_DEVICE S operator()(const S &earlier, const S &later) const;
+ *   static constexpr bool commutes; */
 #ifndef MJ_CTA_LOOK_BACK_CUH
 #define MJ_CTA_LOOK_BACK_CUH
 
@@ -58,13 +59,24 @@ MJ_DEVICE S mj_look_back(const States &st, Index tile, const S &own, bool closes
         unsigned prefixes = __ballot_sync(0xFFFFFFFFu, prefix);
         int stop = prefixes ? 31 - __clz(prefixes) : 0;
         if (lane < stop) s = none;
-        /* The window in lane order: after the step of d, lane l holds lanes l to l + 2d - 1. */
+        if constexpr (C::commutes) {
+            /* Any order: a butterfly leaves the window's combination in every lane. Counts
+             * take it: select of u32 keys by `a % 100 < 1` compiled to 40 registers with it
+             * and 62 with the ordered scan below (ptxas 13.0, sm_90), 2 blocks of 512 a
+             * multiprocessor instead of 3 and a fifth slower on an H200. */
 #pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-            S later = mj_shfl_down_any(s, d);
-            if (lane + d < 32) s = combine(s, later);
+            for (int d = 16; d > 0; d /= 2) s = combine(s, mj_shfl_xor_any(s, d));
+            before = combine(s, before);
+        } else {
+            /* The window in lane order: after the step of d, lane l holds lanes l to
+             * l + 2d - 1. */
+#pragma unroll
+            for (int d = 1; d < 32; d *= 2) {
+                S later = mj_shfl_down_any(s, d);
+                if (lane + d < 32) s = combine(s, later);
+            }
+            before = combine(mj_shfl_any(s, 0), before);
         }
-        before = combine(mj_shfl_any(s, 0), before);
         if (prefixes) break;
     }
     if (!closes && lane == 0) st.publish(tile, true, combine(before, own));

@@ -91,6 +91,7 @@ struct mj_value_states {
 
 /* The spec's operator, as the look-back's combination. */
 struct mj_key_sum {
+    static constexpr bool commutes = false; /* the caller's operator need not */
     MJ_DEVICE mj_key identity() const { return mj_identity(); }
     MJ_DEVICE mj_key operator()(const mj_key &earlier, const mj_key &later) const {
         return mj_op(earlier, later);

@@ -27,6 +27,7 @@
  * head. */
 typedef mj_tile_sum<mj_value> mj_rbk_sum;
 struct mj_rbk_combine {
+    static constexpr bool commutes = false; /* a count and the last run's value */
     MJ_DEVICE mj_rbk_sum identity() const { return {0, mj_value_identity()}; }
     MJ_DEVICE mj_rbk_sum operator()(const mj_rbk_sum &a, const mj_rbk_sum &b) const {
         return {a.count + b.count, b.count ? b.value : mj_value_op(a.value, b.value)};

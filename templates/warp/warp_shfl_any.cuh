@@ -39,6 +39,14 @@ template <typename T> MJ_DEVICE T mj_shfl_down_any(const T &x, int delta) {
     return mj_unwords<T>(u);
 }
 
+template <typename T> MJ_DEVICE T mj_shfl_xor_any(const T &x, int mask) {
+    mj_words_of<T> u = mj_words(x);
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) + 3) / 4; ++i)
+        u.w[i] = __shfl_xor_sync(0xFFFFFFFFu, u.w[i], mask);
+    return mj_unwords<T>(u);
+}
+
 template <typename T> MJ_DEVICE T mj_shfl_any(const T &x, int lane) {
     mj_words_of<T> u = mj_words(x);
 #pragma unroll
