@@ -71,8 +71,9 @@ static mj_target cubin_target(const mj_nvrtc_api *nv, int sm) {
 
 /* Compiles spec for its sm to a cubin and checks ptxas's report: every kernel of the
  * primitive, no spills and no stack frame (a register array the compiler did not unroll goes
- * to local memory without a spill: a 4-way merge once lost a quarter of its speed so). */
-static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const char *what) {
+ * to local memory without a spill: a 4-way merge once lost a quarter of its speed so).
+ * Returns the most registers a kernel uses. */
+static int compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const char *what) {
     char *src = gen(s);
     mj_target t = cubin_target(nv, s->sm);
     char *err = malloc(ERR_CAP);
@@ -103,6 +104,7 @@ static void compile_clean(const mj_nvrtc_api *nv, const mj_kernel_spec *s, const
     free(bin);
     free(err);
     free(src);
+    return regs;
 }
 
 /* ---------------------------------------------------------------- every built-in kind */
@@ -300,6 +302,27 @@ START_TEST(setops_compile_clean)
                      cases[c].order == MJ_DESCENDING ? "descending" : "ascending", vs);
             compile_clean(nv, &s, what);
         }
+}
+END_TEST
+
+/* Select of 4-byte keys on sm_90 keeps three blocks of 512 a multiprocessor (40 registers or
+ * fewer) with the selection operators of the tests, the demo and the benchmark: the one
+ * look-back's ordered window scan once made ptxas give `a % 100 < 1` 62 registers, two blocks,
+ * and select a fifth slower on an H200 (TUNING.md, Select). */
+START_TEST(select_keeps_its_occupancy)
+{
+    const mj_nvrtc_api *nv = nvrtc();
+    static const char *const ops[] = {"a % 100 < 1", "a % 100 < 99", "(a & 1) == 0", "a != 0"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; ++i) {
+        mj_kernel_spec s = primitive_spec(MJ_SELECT, MJ_KEY_U32, MJ_ASCENDING, 0, 90);
+        s.op = ops[i];
+        ck_assert_int_eq(s.nt, 512);
+        char what[96];
+        snprintf(what, sizeof what, "select of u32 keys by %s", ops[i]);
+        int regs = compile_clean(nv, &s, what);
+        ck_assert_msg(regs <= 40, "%s: %d registers, more than the 40 that three blocks of 512 "
+                      "a multiprocessor allow", what, regs);
+    }
 }
 END_TEST
 
@@ -1052,6 +1075,7 @@ static Suite *compile_suite(void) {
     tcase_add_loop_test(tc, bulk_compile_clean, MJ_BULK_REMOVE, MJ_BULK_INSERT + 1);
     tcase_add_loop_test(tc, setops_compile_clean, MJ_SET_OPS, MJ_SELECT + 1);
     tcase_add_test(tc, reduce_by_key_compile_clean);
+    tcase_add_test(tc, select_keeps_its_occupancy);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("segmented reduce");
     tcase_set_timeout(tr, 900);

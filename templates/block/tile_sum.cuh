@@ -3,6 +3,7 @@
  * not assumed commutative: an earlier span always comes first), which also gives the
  * identity:
  *   struct C {
+ *       static constexpr bool commutes; (for the look-back: cta_look_back.cuh)
  *       MJ_DEVICE mj_tile_sum<T> identity() const;
  *       MJ_DEVICE mj_tile_sum<T> operator()(const mj_tile_sum<T> &earlier,
  *                                           const mj_tile_sum<T> &later) const;
