@@ -23,36 +23,29 @@ template <typename T> MJ_DEVICE T mj_unwords(const mj_words_of<T> &u) {
     return x;
 }
 
-template <typename T> MJ_DEVICE T mj_shfl_up_any(const T &x, int delta) {
+/* x through `shfl`, one of the __shfl_*_sync intrinsics bound to its lane argument, a word at
+ * a time. */
+template <typename T, typename F> MJ_DEVICE T mj_shfl_words(const T &x, F shfl) {
     mj_words_of<T> u = mj_words(x);
 #pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) + 3) / 4; ++i)
-        u.w[i] = __shfl_up_sync(0xFFFFFFFFu, u.w[i], delta);
+    for (int i = 0; i < (int)(sizeof(T) + 3) / 4; ++i) u.w[i] = shfl(u.w[i]);
     return mj_unwords<T>(u);
+}
+
+template <typename T> MJ_DEVICE T mj_shfl_up_any(const T &x, int delta) {
+    return mj_shfl_words(x, [=](mj_u32 w) { return __shfl_up_sync(0xFFFFFFFFu, w, delta); });
 }
 
 template <typename T> MJ_DEVICE T mj_shfl_down_any(const T &x, int delta) {
-    mj_words_of<T> u = mj_words(x);
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) + 3) / 4; ++i)
-        u.w[i] = __shfl_down_sync(0xFFFFFFFFu, u.w[i], delta);
-    return mj_unwords<T>(u);
+    return mj_shfl_words(x, [=](mj_u32 w) { return __shfl_down_sync(0xFFFFFFFFu, w, delta); });
 }
 
 template <typename T> MJ_DEVICE T mj_shfl_xor_any(const T &x, int mask) {
-    mj_words_of<T> u = mj_words(x);
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) + 3) / 4; ++i)
-        u.w[i] = __shfl_xor_sync(0xFFFFFFFFu, u.w[i], mask);
-    return mj_unwords<T>(u);
+    return mj_shfl_words(x, [=](mj_u32 w) { return __shfl_xor_sync(0xFFFFFFFFu, w, mask); });
 }
 
 template <typename T> MJ_DEVICE T mj_shfl_any(const T &x, int lane) {
-    mj_words_of<T> u = mj_words(x);
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) + 3) / 4; ++i)
-        u.w[i] = __shfl_sync(0xFFFFFFFFu, u.w[i], lane);
-    return mj_unwords<T>(u);
+    return mj_shfl_words(x, [=](mj_u32 w) { return __shfl_sync(0xFFFFFFFFu, w, lane); });
 }
 
 #endif
