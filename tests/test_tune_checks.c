@@ -116,6 +116,9 @@ START_TEST(output_sizes)
     ck_assert_uint_eq(tune_check_output(&c, 100, 7, 0, &v), 48);
     ck_assert_int_eq(v, 0);
     ck_assert_uint_eq(tune_check_output(&c, 100, 1, 0, &v), 0);
+    c = (tune_config){MJ_SELECT, 8, 4}; /* 30 kept keys */
+    ck_assert_uint_eq(tune_check_output(&c, 100, 0, 30, &v), 240);
+    ck_assert_int_eq(v, 0);
     c = (tune_config){MJ_REDUCE_BY_KEY, 16, 8}; /* 30 runs' sums, from the values */
     ck_assert_uint_eq(tune_check_output(&c, 100, 0, 30, &v), 240);
     ck_assert_int_eq(v, 1);
@@ -405,6 +408,45 @@ START_TEST(set_union)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- select */
+
+/* The keys whose lowest bit (of a struct, its low word's) is 0, in order: a right selection
+ * passes; one key changed, one missing, one too many, or a kept key with the bit set fail. */
+START_TEST(selection)
+{
+    const size_t sizes[] = {4, 8, 16}, counts[] = {0, 1, 2, 999};
+    for (int s = 0; s < 3; s++)
+        for (int m = 0; m < 4; m++) {
+            size_t ks = sizes[s], n = counts[m], o = 0;
+            unsigned char *k = random_keys(n, ks, 41 + (uint64_t)m), *out = malloc(n * ks + ks);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t hi, lo;
+                tune_key_words(k, ks, i, &hi, &lo);
+                if (!((ks == 16 ? lo : hi) & 1))
+                    memcpy(out + o++ * ks, k + i * ks, ks);
+            }
+            tune_check_data d = {.n = n, .keys = k, .out = out, .out_count = o};
+            expect(check(MJ_SELECT, ks, 0, &d), NULL);
+            if (o) {
+                d.out_count = o - 1;
+                expect(check(MJ_SELECT, ks, 0, &d), "the selection is wrong");
+                d.out_count = o;
+                unsigned char last[16];
+                memcpy(last, out + (o - 1) * ks, ks);
+                tune_set_key(out, ks, o - 1, 12345, 6); /* no input key is 12345 */
+                expect(check(MJ_SELECT, ks, 0, &d), "the selection is wrong");
+                memcpy(out + (o - 1) * ks, last, ks);
+            }
+            /* A key the operator drops, appended: the count is wrong. */
+            d.out_count = o + 1;
+            tune_set_key(out, ks, o, 7, 7);
+            expect(check(MJ_SELECT, ks, 0, &d), "the selection has the wrong count");
+            free(k);
+            free(out);
+        }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- bulk */
 
 START_TEST(bulk)
@@ -599,6 +641,7 @@ int main(void)
     tcase_add_test(tc, run_sums);
     tcase_add_test(tc, search);
     tcase_add_test(tc, set_union);
+    tcase_add_test(tc, selection);
     tcase_add_test(tc, bulk);
     tcase_add_test(tc, load_balance);
     tcase_add_test(tc, checker_order);

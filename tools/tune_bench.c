@@ -71,6 +71,10 @@ static mj_status run_once(void *arg)
         return mj_sorter_interval_move(j->sorter, in->offsets, in->offset_count, in->n,
                                        in->gather, in->scatter, in->src_values, in->n,
                                        in->values, in->n, j->temp, j->temp_bytes, NULL);
+    if (j->c->primitive == MJ_SELECT) /* the kept count into offsets */
+        return mj_sorter_select(j->sorter, MJ_SELECT_IF, in->src_keys, in->src_values, in->n,
+                                in->keys, in->values, in->offsets, j->temp, j->temp_bytes,
+                                NULL);
     if (j->c->primitive == MJ_REDUCE_BY_KEY) /* the runs' count into offsets */
         return mj_sorter_reduce_by_key(j->sorter, in->src_keys, in->src_values, in->n, in->keys,
                                        in->values, in->offsets, j->temp, j->temp_bytes, NULL);
@@ -93,7 +97,7 @@ static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
     if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN ||
         c->primitive == MJ_SORTED_SEARCH || c->primitive == MJ_SET_OPS ||
         c->primitive == MJ_SEGMENTED_REDUCE || c->primitive == MJ_REDUCE_BY_KEY ||
-        tune_is_lbs(c->primitive) || tune_is_bulk(c->primitive))
+        c->primitive == MJ_SELECT || tune_is_lbs(c->primitive) || tune_is_bulk(c->primitive))
         return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
@@ -131,7 +135,7 @@ static const char *read_output(tune_bench *b, const tune_config *c, tune_inputs 
                                tune_check_slot **slot, tune_check_data *d)
 {
     double t0 = tune_now_s();
-    uint64_t count = 0; /* setops: the union's count, reduce by key the runs', read first */
+    uint64_t count = 0; /* the union's, the runs' or the kept count, read first */
     if (tune_has_count(c->primitive) &&
         (mj__dev_download(b->ctx, &count, in->offsets, 8) != MJ_OK || count > in->n))
         return "the result could not be read back";

@@ -28,6 +28,12 @@ void tune_key_desc(const tune_config *c, const tune_point *p, mj_sort_desc *d)
         d->key = c->key_size == 4 ? MJ_KEY_I32 : MJ_KEY_I64;
     d->primitive = c->primitive;
     d->value_size = c->value_size;
+    /* Select: the keys whose lowest bit is 0 (of a struct, its low word's), about half of the
+     * random keys (tune_check.c checks them). */
+    if (c->primitive == MJ_SELECT) {
+        d->op = c->key_size == 16 ? "(a.lo & 1) == 0" : "(a & 1) == 0";
+        d->identity = NULL;
+    }
     /* Reduce by key: the key is only compared; its operator sums the values (u32, u64). */
     if (c->primitive == MJ_REDUCE_BY_KEY) {
         d->op = NULL;

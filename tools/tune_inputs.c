@@ -218,7 +218,7 @@ static mj_status upload(mj_context *ctx, const tune_config *c, tune_host_input *
     for (int k = 0; k < 2 && h->mirror && !st; k++)
         if (!(st = mj__dev_alloc(ctx, entries[k], h->offset_bytes)))
             st = mj__dev_upload(ctx, *entries[k], h->mirror, h->offset_bytes);
-    if (!st && tune_has_count(c->primitive)) /* the union's count; reduce by key's runs' */
+    if (!st && tune_has_count(c->primitive)) /* the union's, the runs' or the kept count */
         st = mj__dev_alloc(ctx, &in->offsets, sizeof(uint64_t));
     if (!st && keep) {
         in->host_keys = h->keys;

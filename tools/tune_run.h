@@ -86,7 +86,7 @@ typedef struct tune_inputs {
     void *src_keys, *src_values; /* the input as generated; sorts copy it into keys first */
     void *keys, *values;         /* the sorted (merged) result */
     void *offsets;               /* segsort, segreduce: CSR offsets (uint32); lbs, expand, move:
-                                    offsets; setops, reducebykey: the output count */
+                                    offsets; setops, reducebykey, select: the output count */
     void *gather, *scatter;      /* move: each interval's source and destination */
     size_t offset_count;
     uint64_t sum;                /* tune_key_sum of the input */

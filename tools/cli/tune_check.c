@@ -58,7 +58,7 @@ int tune_is_bulk(mj_primitive p)
 
 int tune_has_count(mj_primitive p)
 {
-    return p == MJ_SET_OPS || p == MJ_REDUCE_BY_KEY;
+    return p == MJ_SET_OPS || p == MJ_REDUCE_BY_KEY || p == MJ_SELECT;
 }
 
 size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, size_t out_count,
@@ -74,6 +74,7 @@ size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, si
     case MJ_SORTED_SEARCH: /* 4-byte lower bounds of the first half */
         return n / 2 * 4;
     case MJ_SET_OPS:
+    case MJ_SELECT:
         return out_count * ks;
     case MJ_REDUCE_BY_KEY: /* the runs' sums */
         *from_values = 1;
@@ -277,6 +278,24 @@ static const char *check_setops(const tune_config *c, const tune_check_data *d)
     return o != count ? "the union has the wrong count" : NULL;
 }
 
+/* Select: the input's keys whose lowest bit is 0 (tune_key_desc's operator; of the struct,
+ * its low word's), in order, and as many as the count says. */
+static const char *check_select(const tune_config *c, const tune_check_data *d)
+{
+    size_t ks = c->key_size, o = 0;
+    const unsigned char *h = d->keys, *got = d->out;
+    for (size_t i = 0; i < d->n; i++) {
+        uint64_t hi, lo;
+        tune_key_words(h, ks, i, &hi, &lo);
+        if ((ks == 16 ? lo : hi) & 1)
+            continue;
+        if (o >= d->out_count || memcmp(got + o * ks, h + i * ks, ks) != 0)
+            return "the selection is wrong";
+        o++;
+    }
+    return o != d->out_count ? "the selection has the wrong count" : NULL;
+}
+
 /* Bulk remove and insert: the output keys against the input, element by element (the values
  * are whatever the allocator left: their bytes do not change the work). */
 static const char *check_bulk(const tune_config *c, const tune_check_data *d)
@@ -318,6 +337,8 @@ const char *tune_check(const tune_config *c, const tune_check_data *d)
         return check_bulk(c, d);
     case MJ_SET_OPS:
         return check_setops(c, d);
+    case MJ_SELECT:
+        return check_select(c, d);
     default:
         break;
     }

@@ -29,8 +29,8 @@ uint64_t tune_key_sum(const unsigned char *keys, size_t key_size, size_t n);
  * inputs carry offsets or indices beside the keys. */
 int tune_is_lbs(mj_primitive p);
 int tune_is_bulk(mj_primitive p);
-/* Set operations and reduce by key: primitives that write the count of their outputs to the
- * device (the tuner's inputs hold it in `offsets`; it is read back before the outputs). */
+/* Set operations, reduce by key and select: primitives that write the count of their outputs
+ * to the device (the tuner's inputs hold it in `offsets`; it is read back before the outputs). */
 int tune_has_count(mj_primitive p);
 
 /* The input of a run, as generated on the host, and its output as read back. */
