@@ -16,7 +16,9 @@
  * later (issue 50: the kernel lines lost their later= field), select in registers (issue 44),
  * and one look-back with no kernel file including another (issue 44: the merge, search, join,
  * segmented and locality sort, scan, segmented reduce, set operation, select, reduce by key,
- * bulk remove and insert lines; mergesort, reduce, lbs, expand and move stay). A change that means to alter the
+ * bulk remove and insert lines; mergesort, reduce, lbs, expand and move stay), and select's ballots kept in
+ * shared memory with its tiles of keys alone, and the search's stores of one array (issue 46:
+ * the select, search and join lines). A change that means to alter the
  * source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

@@ -33,6 +33,18 @@ MJ_DEVICE unsigned mj_search_store(const mj_search_side &side, mj_i64 i, mj_i64 
     return match;
 }
 
+/* The one array a side writes when it writes indices alone or counts alone (no match bytes,
+ * no matched count), else null. */
+MJ_DEVICE void *mj_search_lone_array(const mj_search_side &side) {
+    if (side.matches || side.matched || (side.indices && side.counts)) return 0;
+    return side.indices ? side.indices : side.counts;
+}
+
+/* Whether a side writes nothing. */
+MJ_DEVICE bool mj_search_writes_none(const mj_search_side &side) {
+    return !side.indices && !side.matches && !side.counts && !side.matched;
+}
+
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
                 mj_i64 second_count, const mj_i64 *partitions, mj_search_side out_first,
@@ -82,33 +94,57 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
     }
     __syncthreads();
 
-    unsigned matched_first = 0, matched_second = 0;
-    /* Not unrolled: the stores index no registers, and unrolled they were most of ptxas's time. */
+    /* The common searches (lower or upper bounds of one array, each pass of counts) write one
+     * array of one side: a loop over that side's tile positions alone, with none of the
+     * per-key tests of which outputs exist, which made the stores most of the kernel's
+     * instructions (ncu, u32 lower bounds on an H200). */
+    void *lone_first = mj_search_lone_array(out_first);
+    void *lone_second = mj_search_lone_array(out_second);
+    bool wide = flags & MJ_SEARCH_WIDE;
+    if ((lone_first && mj_search_writes_none(out_second)) ||
+        (lone_second && mj_search_writes_none(out_first))) {
+        bool firsts = lone_first != 0;
+        void *out = firsts ? lone_first : lone_second;
+        bool subtract = (flags & MJ_SEARCH_SUBTRACT) && (firsts ? out_first : out_second).counts;
+        int end = firsts ? fl : total;
+        mj_i64 at = firsts ? r.x0 : r.y0 - fl, base = firsts ? r.y0 : r.x0;
+        /* Not unrolled either: the loop is short, and unrolled it doubled the kernel's code. */
 #pragma unroll 1
-    for (int i = 0; i < MJ_VT; ++i) {
-        int j = tid + MJ_NT * i;
-        if (j < fl)
-            matched_first += mj_search_store(out_first, r.x0 + j, r.y0, s_result[j], flags);
-        else if (j < total)
-            matched_second += mj_search_store(out_second, r.y0 + (j - fl), r.x0, s_result[j],
-                                              flags);
-    }
-    if (out_first.matched || out_second.matched) {
-        /* One atomic a warp in shared memory, one a block in global memory. */
+        for (int j = (firsts ? 0 : fl) + tid; j < end; j += MJ_NT) {
+            mj_u64 bound = (mj_u64)base + (s_result[j] & ~MJ_SEARCH_MATCH);
+            if (subtract) bound -= mj_get_index(out, at + j, wide);
+            mj_put_index(out, at + j, bound, wide);
+        }
+    } else {
+        unsigned matched_first = 0, matched_second = 0;
+        /* Not unrolled: the stores index no registers, and unrolled they were most of ptxas's
+         * time. */
+#pragma unroll 1
+        for (int i = 0; i < MJ_VT; ++i) {
+            int j = tid + MJ_NT * i;
+            if (j < fl)
+                matched_first += mj_search_store(out_first, r.x0 + j, r.y0, s_result[j], flags);
+            else if (j < total)
+                matched_second += mj_search_store(out_second, r.y0 + (j - fl), r.x0, s_result[j],
+                                                  flags);
+        }
+        if (out_first.matched || out_second.matched) {
+            /* One atomic a warp in shared memory, one a block in global memory. */
 #pragma unroll
-        for (int d = 16; d > 0; d >>= 1) {
-            matched_first += __shfl_xor_sync(0xffffffffu, matched_first, d);
-            matched_second += __shfl_xor_sync(0xffffffffu, matched_second, d);
+            for (int d = 16; d > 0; d >>= 1) {
+                matched_first += __shfl_xor_sync(0xffffffffu, matched_first, d);
+                matched_second += __shfl_xor_sync(0xffffffffu, matched_second, d);
+            }
+            if ((tid & 31) == 0) {
+                atomicAdd(&s_matched[0], matched_first);
+                atomicAdd(&s_matched[1], matched_second);
+            }
+            __syncthreads();
+            if (tid == 0 && out_first.matched && s_matched[0])
+                atomicAdd(out_first.matched, (unsigned long long)s_matched[0]);
+            if (tid == 0 && out_second.matched && s_matched[1])
+                atomicAdd(out_second.matched, (unsigned long long)s_matched[1]);
         }
-        if ((tid & 31) == 0) {
-            atomicAdd(&s_matched[0], matched_first);
-            atomicAdd(&s_matched[1], matched_second);
-        }
-        __syncthreads();
-        if (tid == 0 && out_first.matched && s_matched[0])
-            atomicAdd(out_first.matched, (unsigned long long)s_matched[0]);
-        if (tid == 0 && out_second.matched && s_matched[1])
-            atomicAdd(out_second.matched, (unsigned long long)s_matched[1]);
     }
     /* Work after this kernel in the stream may take the partition kernel to be over too. */
     mj_await_prior_kernels();

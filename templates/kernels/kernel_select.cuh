@@ -61,12 +61,31 @@ MJ_DEVICE void mj_select_load(const mj_key *in, int len, int tid, mj_key *x) {
     for (int k = 0; k < MJ_VT; ++k) x[k] = in[mj_min(k * MJ_NT + tid, len - 1)];
 }
 
+/* Round k's ballot: the lanes of this warp that keep their element (the selection operator
+ * holds, or the key is not equivalent to the one before it), none past the tile's end. */
+MJ_DEVICE unsigned mj_select_ballot(const mj_key *x, int k, const mj_key *in, mj_i64 first,
+                                    int len, int kind, int tid) {
+    int i = k * MJ_NT + tid, lane = tid & 31;
+    bool keep;
+    if (kind == MJ_KEEP_UNIQUE) {
+        /* The key before: the lane below's, or for lane 0 the one before the warp's 32
+         * (another warp's or tile's, read again from global memory, where it is cached). */
+        mj_key prev = mj_shfl_up_key(x[k], 1);
+        if (lane == 0 && first + i > 0) prev = in[mj_min(i, len) - 1];
+        keep = first + i == 0 || !mj_equivalent(prev, x[k]);
+    } else {
+        keep = mj_select_op(x[k]);
+    }
+    return __ballot_sync(0xFFFFFFFFu, keep && i < len);
+}
+
 /* One block a tile (the grid has exactly one a tile; n > 0). states: a look-back word a
  * tile, then the tile counter, all zero before the launch. Outputs hold n elements. */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_select_tiles(const mj_key *keys, const mj_value *values, mj_i64 n, int kind,
                 mj_u64 *states, mj_key *out_keys, mj_value *out_values, mj_u64 *out_count) {
     __shared__ int s_groups[MJ_SELECT_GROUPS]; /* kept counts, then first slots */
+    __shared__ unsigned s_kept[MJ_SELECT_GROUPS]; /* the groups' ballots */
     __shared__ mj_i64 s_tile, s_base;
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     mj_i64 tiles = gridDim.x;
@@ -77,25 +96,17 @@ mj_select_tiles(const mj_key *keys, const mj_value *values, mj_i64 n, int kind,
     mj_key x[MJ_VT];
     mj_select_load(keys + first, len, tid, x);
     const mj_key *in = keys + first;
-    unsigned kept[MJ_VT]; /* a round's ballot: the lanes of this warp that keep theirs */
+    /* Each round's ballot goes to shared memory with its count, and is read back there after
+     * the look-back rather than held across it: while the block waits, a thread's registers
+     * are its keys alone (more blocks a multiprocessor keep more loads in flight). */
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {
-        int i = k * MJ_NT + tid;
-        bool keep;
-        if (kind == MJ_KEEP_UNIQUE) {
-            /* The key before: the lane below's, or for lane 0 the one before the warp's 32
-             * (another warp's or tile's, read again from global memory, where it is cached). */
-            mj_key prev = mj_shfl_up_key(x[k], 1);
-            if (lane == 0 && first + i > 0) prev = in[mj_min(i, len) - 1];
-            keep = first + i == 0 || !mj_equivalent(prev, x[k]);
-        } else {
-            keep = mj_select_op(x[k]);
+        unsigned kept = mj_select_ballot(x, k, in, first, len, kind, tid);
+        if (lane == 0) {
+            s_kept[k * MJ_SELECT_WARPS + warp] = kept;
+            s_groups[k * MJ_SELECT_WARPS + warp] = __popc(kept);
         }
-        kept[k] = __ballot_sync(0xFFFFFFFFu, keep && i < len);
     }
-    if (lane == 0)
-#pragma unroll
-        for (int k = 0; k < MJ_VT; ++k) s_groups[k * MJ_SELECT_WARPS + warp] = __popc(kept[k]);
     __syncthreads();
     if (warp == 0) {
         int count = mj_select_number_groups(s_groups, lane);
@@ -108,12 +119,14 @@ mj_select_tiles(const mj_key *keys, const mj_value *values, mj_i64 n, int kind,
     __syncthreads();
 
     /* Where each kept element goes: its group's first slot and the kept lanes below it. */
-    unsigned below = (1u << lane) - 1;
+    unsigned below = (1u << lane) - 1, kept[MJ_VT];
     mj_i64 base = s_base;
 #pragma unroll
-    for (int k = 0; k < MJ_VT; ++k)
+    for (int k = 0; k < MJ_VT; ++k) {
+        kept[k] = s_kept[k * MJ_SELECT_WARPS + warp];
         if (kept[k] >> lane & 1)
             out_keys[base + s_groups[k * MJ_SELECT_WARPS + warp] + __popc(kept[k] & below)] = x[k];
+    }
     if (MJ_HAS_VALUES) {
         mj_value v[MJ_VT];
 #pragma unroll
