@@ -3,7 +3,8 @@
  * and NaNs of both signs: the header's total order), f32 and u32 descending, and a custom
  * 12-byte struct whose comparator reads two of its fields (keys that differ in the third are
  * equivalent); lower and upper bounds; every output alone and all together, 4- and 8-byte
- * indices; sizes 0 on either side, 1, the tile edges, many tiles and 10^7 (not with
+ * indices (one array alone, which the kernel stores by a loop of its own, at every size and
+ * pattern); sizes 0 on either side, 1, the tile edges, many tiles and 10^7 (not with
  * MJ_TEST_SMALL); random keys with duplicates, all keys equal, no matches, duplicates on one
  * side only, all a below all b; unsorted keys (every write inside the outputs); a caller's
  * temporary buffer and the one-call function. Each output is poisoned before a run and lies
@@ -156,10 +157,19 @@ START_TEST(test_sizes_and_patterns)
         for (int p = 0; p < PATTERNS; ++p) {
             /* 10^7 keys: two patterns are enough. */
             if (z + 1 == cases && p != RANDOM && p != SKEWED) continue;
-            for (int upper = 0; upper < 2; ++upper)
-                check(s, k, (pattern)p, sizes[z][0], sizes[z][1],
-                      upper ? MJ_BOUND_UPPER : MJ_BOUND_LOWER, O_ALL, (z + p) % 2 ? 8 : 4, NULL,
-                      100u * z + 10u * (unsigned)p + (unsigned)upper);
+            for (int upper = 0; upper < 2; ++upper) {
+                mj_bound bound = upper ? MJ_BOUND_UPPER : MJ_BOUND_LOWER;
+                unsigned seed = 100u * z + 10u * (unsigned)p + (unsigned)upper;
+                check(s, k, (pattern)p, sizes[z][0], sizes[z][1], bound, O_ALL,
+                      (z + p) % 2 ? 8 : 4, NULL, seed);
+                /* One array alone takes the kernel's other store loop (a side's positions
+                 * only; counts in two passes): a's indices, a's counts or b's indices, in
+                 * turn, at every size and pattern. */
+                const unsigned lone[] = {O_A_INDICES, O_A_COUNTS, O_B_INDICES};
+                check(s, k, (pattern)p, sizes[z][0], sizes[z][1], bound,
+                      lone[(z + (size_t)p + (size_t)upper) % 3], (z + p) % 2 ? 4 : 8, NULL,
+                      seed + 5000u);
+            }
         }
     mj_sorter_destroy(s);
 }
