@@ -445,6 +445,67 @@ START_TEST(selection)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- join */
+
+/* The inner join of the two sorted halves (of 16-byte keys, some equal in their first word
+ * alone, which do not join), against a brute-force product on the host: the rows' count;
+ * right rows pass; a changed row, a count off by one, or too little room fail. */
+START_TEST(join)
+{
+    const size_t sizes[] = {4, 8, 16}, counts[] = {0, 1, 2, 3, 999};
+    for (int s = 0; s < 3; s++)
+        for (int m = 0; m < 5; m++) {
+            size_t ks = sizes[s], n = counts[m], na = n / 2;
+            unsigned char *k = malloc(n * ks + 1);
+            uint64_t seed = 29 + (uint64_t)m, run = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (i == na)
+                    run = 0;
+                run += mjt_rand(&seed) % 3;
+                tune_set_key(k, ks, i, ks == 16 ? run / 2 : run, ks == 16 ? run % 2 : 0);
+            }
+            size_t rows = 0;
+            g_ks = ks;
+            for (size_t i = 0; i < na; i++)
+                for (size_t j = na; j < n; j++)
+                    rows += cmp_keys(k + i * ks, k + j * ks) == 0;
+            ck_assert_uint_eq(tune_join_rows(k, ks, n), rows);
+            if (n == 999)
+                ck_assert_uint_gt(rows, na / 2); /* the case tests something */
+            uint32_t *out = malloc(8 * rows + 8);
+            size_t o = 0;
+            for (size_t i = 0; i < na; i++)
+                for (size_t j = na; j < n; j++)
+                    if (cmp_keys(k + i * ks, k + j * ks) == 0) {
+                        out[o] = (uint32_t)i;
+                        out[rows + o] = (uint32_t)(j - na);
+                        o++;
+                    }
+            tune_check_data d = {.n = n, .keys = k, .out = out, .offset_count = rows,
+                                 .out_count = rows};
+            expect(check(MJ_JOIN, ks, 0, &d), NULL);
+            d.out_count = rows + 1;
+            expect(check(MJ_JOIN, ks, 0, &d), "the join has the wrong count");
+            d.out_count = rows;
+            if (rows) {
+                d.out_count = rows - 1;
+                expect(check(MJ_JOIN, ks, 0, &d), "the join has the wrong count");
+                d.out_count = rows;
+                out[rows + rows - 1] += 1; /* the last row's b index */
+                expect(check(MJ_JOIN, ks, 0, &d), "the join is wrong");
+                out[rows + rows - 1] -= 1;
+                out[0] ^= 1; /* the first row's a index */
+                expect(check(MJ_JOIN, ks, 0, &d), "the join is wrong");
+                out[0] ^= 1;
+                d.offset_count = rows - 1; /* room for one row fewer than the join has */
+                expect(check(MJ_JOIN, ks, 0, &d), "the join is wrong");
+            }
+            free(k);
+            free(out);
+        }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- bulk */
 
 START_TEST(bulk)
@@ -640,6 +701,7 @@ int main(void)
     tcase_add_test(tc, search);
     tcase_add_test(tc, set_union);
     tcase_add_test(tc, selection);
+    tcase_add_test(tc, join);
     tcase_add_test(tc, bulk);
     tcase_add_test(tc, load_balance);
     tcase_add_test(tc, checker_order);

@@ -44,6 +44,13 @@ static mj_status run_once(void *arg)
                                        (char *)in->src_keys + na * ks, in->n - na, &out, j->temp,
                                        j->temp_bytes, NULL);
     }
+    if (j->c->primitive == MJ_JOIN) { /* the inner join: a's rows in keys, then b's */
+        size_t rows = in->offset_count;
+        return mj_sorter_join(j->sorter, MJ_JOIN_INNER, in->src_keys, na,
+                              (char *)in->src_keys + na * ks, in->n - na, 4, in->keys,
+                              (char *)in->keys + rows * 4, rows, in->offsets, j->temp,
+                              j->temp_bytes, NULL);
+    }
     if (j->c->primitive == MJ_SET_OPS) /* the union: the most output */
         return mj_sorter_set_op(j->sorter, MJ_SET_UNION, in->src_keys, in->src_values, na,
                                 (char *)in->src_keys + na * ks,
@@ -97,7 +104,8 @@ static mj_status restore(mj_context *ctx, const tune_config *c, tune_inputs *in)
     if (c->primitive == MJ_MERGE || c->primitive == MJ_REDUCE || c->primitive == MJ_SCAN ||
         c->primitive == MJ_SORTED_SEARCH || c->primitive == MJ_SET_OPS ||
         c->primitive == MJ_SEGMENTED_REDUCE || c->primitive == MJ_REDUCE_BY_KEY ||
-        c->primitive == MJ_SELECT || tune_is_lbs(c->primitive) || tune_is_bulk(c->primitive))
+        c->primitive == MJ_SELECT || c->primitive == MJ_JOIN || tune_is_lbs(c->primitive) ||
+        tune_is_bulk(c->primitive))
         return MJ_OK; /* they do not write their input */
     mj_status st = mj__dev_copy(ctx, in->keys, in->src_keys, in->n * c->key_size);
     if (!st && c->value_size)
@@ -135,10 +143,11 @@ static const char *read_output(tune_bench *b, const tune_config *c, tune_inputs 
                                tune_check_slot **slot, tune_check_data *d)
 {
     double t0 = tune_now_s();
-    uint64_t count = 0; /* the union's, the runs' or the kept count, read first */
-    if (tune_has_count(c->primitive) &&
-        (mj__dev_download(b->ctx, &count, in->offsets, 8) != MJ_OK || count > in->n))
+    uint64_t count = 0; /* the union's, the runs', the kept or the rows' count, read first */
+    if (tune_has_count(c->primitive) && mj__dev_download(b->ctx, &count, in->offsets, 8) != MJ_OK)
         return "the result could not be read back";
+    if (count > (c->primitive == MJ_JOIN ? in->offset_count : in->n))
+        return "the result's count is larger than its input allows";
     int from_values;
     size_t bytes = tune_check_output(c, in->n, in->offset_count, (size_t)count, &from_values);
     void *out = NULL;

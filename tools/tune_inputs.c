@@ -100,7 +100,8 @@ static mj_status run_values(const tune_config *c, tune_host_input *h, uint64_t s
 }
 
 /* Generates the primitive's input of n elements on the host: random keys (mergesort,
- * segsort), two sorted runs (merge, search, setops: the first and second half), sorted keys
+ * segsort), two sorted runs (merge, search, setops, join: the first and second half, and for
+ * join the inner join's row count in offset_count), sorted keys
  * with local swaps (locality), or ascending runs of equal keys (reduce by key), and the
  * offsets or indices of the primitives that take them. Values are left to the device
  * allocator, their bytes not changing the work, but for those a check reads (lbs', move's,
@@ -118,7 +119,7 @@ static mj_status generate(const tune_config *c, size_t n, size_t seglen, tune_ho
     for (size_t i = 0; i < n; i++) {
         uint64_t r = kg_splitmix(&s);
         if (c->primitive == MJ_MERGE || c->primitive == MJ_SORTED_SEARCH ||
-            c->primitive == MJ_SET_OPS) {
+            c->primitive == MJ_SET_OPS || c->primitive == MJ_JOIN) {
             if (i == n / 2)
                 run = 0;
             run += r % 4; /* sorted, with ties inside and across the runs */
@@ -145,6 +146,8 @@ static mj_status generate(const tune_config *c, size_t n, size_t seglen, tune_ho
         }
     }
     h->sum = tune_key_sum(k, ks, n);
+    if (c->primitive == MJ_JOIN) /* the rows, for the room of the outputs and their check */
+        h->offset_count = tune_join_rows(k, ks, n);
     mj_status st = MJ_OK;
     if (tune_is_lbs(c->primitive))
         st = lbs_offsets(c, h, s);
@@ -198,9 +201,13 @@ static mj_status upload(mj_context *ctx, const tune_config *c, tune_host_input *
     in->seglen = h->seglen;
     in->sum = h->sum;
     in->offset_count = h->offset_count;
+    /* Join's rows go where a result's keys would: a's indices, then b's, 4 bytes each. */
+    size_t out_bytes = n * ks;
+    if (c->primitive == MJ_JOIN && 8 * h->offset_count > out_bytes)
+        out_bytes = 8 * h->offset_count;
     mj_status st = mj__dev_alloc(ctx, &in->src_keys, n * ks);
     if (!st)
-        st = mj__dev_alloc(ctx, &in->keys, n * ks);
+        st = mj__dev_alloc(ctx, &in->keys, out_bytes);
     if (!st)
         st = mj__dev_upload(ctx, in->src_keys, h->keys, n * ks);
     if (!st && vs) {
@@ -218,7 +225,7 @@ static mj_status upload(mj_context *ctx, const tune_config *c, tune_host_input *
     for (int k = 0; k < 2 && h->mirror && !st; k++)
         if (!(st = mj__dev_alloc(ctx, entries[k], h->offset_bytes)))
             st = mj__dev_upload(ctx, *entries[k], h->mirror, h->offset_bytes);
-    if (!st && tune_has_count(c->primitive)) /* the union's, the runs' or the kept count */
+    if (!st && tune_has_count(c->primitive)) /* the union's, the runs', the kept or the rows' */
         st = mj__dev_alloc(ctx, &in->offsets, sizeof(uint64_t));
     if (!st && keep) {
         in->host_keys = h->keys;

@@ -73,7 +73,7 @@ typedef struct tune_host_input {
     uint64_t sum;         /* tune_key_sum of the keys */
     void *offsets;        /* lbs, expand, move: the objects' offsets; remove, insert: 4-byte
                              indices; segsort: 4-byte segment offsets */
-    size_t offset_count, offset_bytes;
+    size_t offset_count, offset_bytes; /* join: offset_count is the inner join's rows */
     unsigned char *values; /* expand: each object's value, move and reduce by key: each
                               element's */
     size_t value_bytes;
@@ -84,9 +84,9 @@ typedef struct tune_host_input {
 typedef struct tune_inputs {
     size_t n, seglen;            /* seglen: segsort's segment length */
     void *src_keys, *src_values; /* the input as generated; sorts copy it into keys first */
-    void *keys, *values;         /* the sorted (merged) result */
+    void *keys, *values;         /* the sorted (merged) result; join: a's rows, then b's */
     void *offsets;               /* segsort, segreduce: CSR offsets (uint32); lbs, expand, move:
-                                    offsets; setops, reducebykey, select: the output count */
+                                    offsets; setops, reducebykey, select, join: the output count */
     void *gather, *scatter;      /* move: each interval's source and destination */
     size_t offset_count;
     uint64_t sum;                /* tune_key_sum of the input */

@@ -58,7 +58,7 @@ int tune_is_bulk(mj_primitive p)
 
 int tune_has_count(mj_primitive p)
 {
-    return p == MJ_SET_OPS || p == MJ_REDUCE_BY_KEY || p == MJ_SELECT;
+    return p == MJ_SET_OPS || p == MJ_REDUCE_BY_KEY || p == MJ_SELECT || p == MJ_JOIN;
 }
 
 size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, size_t out_count,
@@ -76,6 +76,8 @@ size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, si
     case MJ_SET_OPS:
     case MJ_SELECT:
         return out_count * ks;
+    case MJ_JOIN: /* a's rows, then b's, 4-byte indices, as many as the host counted */
+        return offset_count * 8;
     case MJ_REDUCE_BY_KEY: /* the runs' sums */
         *from_values = 1;
         return out_count * c->value_size;
@@ -278,6 +280,60 @@ static const char *check_setops(const tune_config *c, const tune_check_data *d)
     return o != count ? "the union has the wrong count" : NULL;
 }
 
+/* The inner join of the two halves (keys compared by their words), walked on the host in
+ * the header's order: each row i of a, ascending, with each row j of b equivalent to it,
+ * ascending. With rows (a's indices, then b's, `cap` of each) every row is compared, and
+ * *bad set at the first that differs; without, the rows are only counted. Returns the count. */
+static size_t join_walk(const unsigned char *h, size_t ks, size_t n, const unsigned char *rows,
+                        size_t cap, int *bad)
+{
+    size_t na = n / 2, j = na, o = 0;
+    for (size_t i = 0; i < na; i++) {
+        uint64_t ah, al, bh = 0, bl = 0;
+        tune_key_words(h, ks, i, &ah, &al);
+        for (; j < n; j++) { /* b's first key not ordered before a's */
+            tune_key_words(h, ks, j, &bh, &bl);
+            if (!(bh < ah || (bh == ah && bl < al)))
+                break;
+        }
+        for (size_t k = j; k < n; k++, o++) {
+            tune_key_words(h, ks, k, &bh, &bl);
+            if (bh != ah || bl != al)
+                break;
+            uint32_t want[2] = {(uint32_t)i, (uint32_t)(k - na)}, got[2];
+            if (!rows)
+                continue;
+            if (o >= cap) {
+                *bad = 1;
+                return o;
+            }
+            memcpy(&got[0], rows + 4 * o, 4);
+            memcpy(&got[1], rows + 4 * (cap + o), 4);
+            if (got[0] != want[0] || got[1] != want[1]) {
+                *bad = 1;
+                return o;
+            }
+        }
+    }
+    return o;
+}
+
+size_t tune_join_rows(const unsigned char *keys, size_t key_size, size_t n)
+{
+    int bad = 0;
+    return join_walk(keys, key_size, n, NULL, 0, &bad);
+}
+
+/* Join: every row against the walk on the host, and the count. */
+static const char *check_join(const tune_config *c, const tune_check_data *d)
+{
+    int bad = 0;
+    size_t rows = join_walk(d->keys, c->key_size, d->n, d->out, d->offset_count, &bad);
+    if (bad)
+        return "the join is wrong";
+    return rows != d->out_count ? "the join has the wrong count" : NULL;
+}
+
 /* Select: the input's keys whose lowest bit is 0 (tune_key_desc's operator; of the struct,
  * its low word's), in order, and as many as the count says. */
 static const char *check_select(const tune_config *c, const tune_check_data *d)
@@ -339,6 +395,8 @@ const char *tune_check(const tune_config *c, const tune_check_data *d)
         return check_setops(c, d);
     case MJ_SELECT:
         return check_select(c, d);
+    case MJ_JOIN:
+        return check_join(c, d);
     default:
         break;
     }

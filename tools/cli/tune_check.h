@@ -29,9 +29,13 @@ uint64_t tune_key_sum(const unsigned char *keys, size_t key_size, size_t n);
  * inputs carry offsets or indices beside the keys. */
 int tune_is_lbs(mj_primitive p);
 int tune_is_bulk(mj_primitive p);
-/* Set operations, reduce by key and select: primitives that write the count of their outputs
- * to the device (the tuner's inputs hold it in `offsets`; it is read back before the outputs). */
+/* Set operations, reduce by key, select and join: primitives that write the count of their
+ * outputs to the device (the tuner's inputs hold it in `offsets`; it is read back before the
+ * outputs). */
 int tune_has_count(mj_primitive p);
+/* The rows of the inner join of the two halves of n keys (the tuner's join input: the first
+ * n / 2 keys and the rest, each sorted), counted on the host. */
+size_t tune_join_rows(const unsigned char *keys, size_t key_size, size_t n);
 
 /* The input of a run, as generated on the host, and its output as read back. */
 typedef struct tune_check_data {
@@ -41,25 +45,26 @@ typedef struct tune_check_data {
     const void *offsets;   /* lbs, expand, move: the objects' offsets (key_size each); bulk
                               remove and insert: the 4-byte indices; the segmented reduce:
                               4-byte CSR offsets (offset_count = segments + 1) */
-    size_t offset_count;
+    size_t offset_count;   /* join: the rows the host counted (tune_join_rows) */
     uint64_t sum;          /* tune_key_sum of the input keys: sorts and merges keep it */
     const void *out;       /* the output, as tune_check_output describes it */
-    size_t out_count;      /* setops: the union's count, reduce by key: the runs', as read
-                              back (at most n) */
+    size_t out_count;      /* setops: the union's count, reduce by key: the runs', select:
+                              the kept, join: the rows, as read back */
     const void *values;    /* reduce by key: the input values (n of value_size) */
 } tune_check_data;
 
 /* What a check reads of a run's output: `*from_values` 1 for the run's values, 0 for its keys
- * (or the indices that search writes there), and the bytes (returned) from their start. For
- * setops, out_count is the union's count as read back; other primitives ignore it. */
+ * (or the indices that search writes there, or join's rows: offset_count of a's, then as many
+ * of b's), and the bytes (returned) from their start. For setops, reduce by key and select,
+ * out_count is the count as read back; other primitives ignore it. */
 size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, size_t out_count,
                          int *from_values);
 
 /* Checks a run of configuration c: sorts (within each segment) and merges ordered and with the
  * input's keys (their sum); reduce and scan against sums of the input (words wrapping at the
  * key's width); lbs, expand and move against the offsets; search's lower bounds by binary
- * search; remove and insert element by element; setops' union and its count by a walk over
- * both halves. NULL when right, else what is wrong, in words. */
+ * search; remove and insert element by element; setops' union and its count, and join's rows
+ * and their count, by a walk over both halves. NULL when right, else what is wrong, in words. */
 const char *tune_check(const tune_config *c, const tune_check_data *d);
 
 /* ---------------------------------------------------------------- threads (tune_checker.c) */
