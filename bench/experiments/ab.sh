@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A/B of experiment patches on the GPU machine, in one device command, run from the root of a
+# main tree (no git needed there):
+#
+#   bench/experiments/ab.sh OUT ONLY "TESTS" PATCH...
+#
+# copies the tree twice under /tmp/ab (main, and main with each PATCH applied by patch -p1),
+# builds bench_primitives in both and TESTS (test_gpu_* names) in the patched one; runs each
+# test (MJ_TEST_SMALL=1) and compute-sanitizer memcheck of the first; then `bench_primitives
+# --only ONLY --reps 5` main / patched / main / patched, printing one line a row: primitive,
+# type, size, case, the reference's ms, mergejit's ms, "r" and the ratio. Logs go to OUT (at
+# most 8 files come back from a device run: cfg, build, tests, bench). Needs Check for the
+# tests (.device-debs, as tools/gpu-check unpacks it).
+set -u
+out=${1:?usage: ab.sh OUT ONLY "TESTS" PATCH...}
+only=${2:?}
+tests=${3-}
+shift 3
+root=$(pwd)
+if [ -d .device-debs ]; then
+    mkdir -p /tmp/deps && for f in .device-debs/*.deb; do dpkg -x "$f" /tmp/deps; done
+    export PKG_CONFIG_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=/tmp/deps
+fi
+export PATH=$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer
+rm -rf /tmp/ab && mkdir -p /tmp/ab/main /tmp/ab/new
+tar --exclude=./.git --exclude=./build --exclude=./.gpu -cf - . | tar -xf - -C /tmp/ab/main
+cp -a /tmp/ab/main/. /tmp/ab/new/
+for p in "$@"; do
+    (cd /tmp/ab/new && patch -p1 -s < "$root/$p") || { echo "$p does not apply"; exit 1; }
+done
+t0=$(date +%s)
+for t in main new; do
+    cmake -S /tmp/ab/$t -B /tmp/ab/build-$t -DCMAKE_BUILD_TYPE=Release >> "$out/cfg.log" 2>&1
+done
+targets="bench_primitives"
+for t in $tests; do targets="$targets $t"; done
+cmake --build /tmp/ab/build-new -j8 --target $targets > "$out/build.log" 2>&1 &
+cmake --build /tmp/ab/build-main -j8 --target bench_primitives >> "$out/build.log" 2>&1
+wait
+echo "built in $(( $(date +%s) - t0 )) s"
+first=1
+for t in $tests; do
+    MJ_TEST_SMALL=1 timeout 200 /tmp/ab/build-new/tests/$t >> "$out/tests.log" 2>&1
+    echo "$t rc $? $(tail -1 "$out/tests.log")"
+    if [ $first = 1 ]; then
+        first=0
+        MJ_TEST_SMALL=1 CK_FORK=no timeout 200 compute-sanitizer --tool memcheck \
+            --report-api-errors no --error-exitcode 1 /tmp/ab/build-new/tests/$t \
+            >> "$out/tests.log" 2>&1
+        echo "memcheck $t rc $? $(grep 'ERROR SUMMARY' "$out/tests.log" | tail -1)"
+    fi
+done
+row() {
+    grep -E "^[a-z]+ +[a-z0-9_+]+ +2\^" "$1" | awk '{o=$1" "$2" "$3" "$4; n=0;
+        for(i=5;i<=NF;i++){ if($i=="ms"){o=o" "$(i-1)}; if($i=="|"){n++; if(n==2) o=o" r "$(i+1)} }
+        print o}'
+}
+for r in 1 2; do
+    for t in main new; do
+        timeout 120 /tmp/ab/build-$t/bench/bench_primitives --only "$only" --reps 5 > /tmp/ab/b.log 2>&1
+        echo "=== round $r $t rc $?"
+        row /tmp/ab/b.log
+        cat /tmp/ab/b.log >> "$out/bench.log"
+    done
+done
+echo "total $(( $(date +%s) - t0 )) s"
