@@ -95,6 +95,14 @@ size_t tune_check_output(const tune_config *c, size_t n, size_t offset_count, si
 
 /* ---------------------------------------------------------------- checks */
 
+/* Whether the key of words (ah, al) is ordered before (bh, bl): the tuner's order, word by
+ * word (tune_key_desc's `less` for the struct). */
+static int words_less(uint64_t ah, uint64_t al, uint64_t bh, uint64_t bl)
+{
+    return ah < bh || (ah == bh && al < bl);
+}
+
+
 /* Sorts (within each segment) and merges: ordered, and the input's keys (their sum). One pass:
  * the check runs once per candidate on up to 2^24 or more keys. */
 static const char *check_sorted(const tune_config *c, const tune_check_data *d)
@@ -109,7 +117,7 @@ static const char *check_sorted(const tune_config *c, const tune_check_data *d)
         sum += hi * KEY_WEIGHT + lo;
         if (left == 0)
             left = seg;
-        else if (i > 0 && (hi < ph || (hi == ph && lo < pl)))
+        else if (i > 0 && words_less(hi, lo, ph, pl))
             return "the result is out of order";
         ph = hi;
         pl = lo;
@@ -243,7 +251,7 @@ static const char *check_search(const tune_config *c, const tune_check_data *d)
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             tune_key_words(h, ks, na + mid, &bh, &bl);
-            if (bh < ah || (bh == ah && bl < al))
+            if (words_less(bh, bl, ah, al))
                 lo = mid + 1;
             else
                 hi = mid;
@@ -268,8 +276,8 @@ static const char *check_setops(const tune_config *c, const tune_check_data *d)
             tune_key_words(h, ks, i, &ah, &al);
         if (j < n)
             tune_key_words(h, ks, j, &bh, &bl);
-        int a_first = j == n || (i < na && (ah < bh || (ah == bh && al < bl)));
-        int b_first = i == na || (!a_first && (bh < ah || (bh == ah && bl < al)));
+        int a_first = j == n || (i < na && words_less(ah, al, bh, bl));
+        int b_first = i == na || (!a_first && words_less(bh, bl, ah, al));
         size_t from = b_first ? j : i; /* a's element for a matched pair */
         if (o >= count || memcmp(got + o * ks, h + from * ks, ks) != 0)
             return "the union is wrong";
@@ -293,23 +301,21 @@ static size_t join_walk(const unsigned char *h, size_t ks, size_t n, const unsig
         tune_key_words(h, ks, i, &ah, &al);
         for (; j < n; j++) { /* b's first key not ordered before a's */
             tune_key_words(h, ks, j, &bh, &bl);
-            if (!(bh < ah || (bh == ah && bl < al)))
+            if (!words_less(bh, bl, ah, al))
                 break;
         }
         for (size_t k = j; k < n; k++, o++) {
             tune_key_words(h, ks, k, &bh, &bl);
             if (bh != ah || bl != al)
                 break;
-            uint32_t want[2] = {(uint32_t)i, (uint32_t)(k - na)}, got[2];
             if (!rows)
                 continue;
-            if (o >= cap) {
-                *bad = 1;
-                return o;
+            uint32_t a_row = 0, b_row = 0;
+            if (o < cap) {
+                memcpy(&a_row, rows + 4 * o, 4);
+                memcpy(&b_row, rows + 4 * (cap + o), 4);
             }
-            memcpy(&got[0], rows + 4 * o, 4);
-            memcpy(&got[1], rows + 4 * (cap + o), 4);
-            if (got[0] != want[0] || got[1] != want[1]) {
+            if (o >= cap || a_row != i || b_row != k - na) {
                 *bad = 1;
                 return o;
             }
