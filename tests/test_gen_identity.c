@@ -18,7 +18,8 @@
  * segmented and locality sort, scan, segmented reduce, set operation, select, reduce by key,
  * bulk remove and insert lines; mergesort, reduce, lbs, expand and move stay), and select's ballots kept in
  * shared memory with its tiles of keys alone, and the search's stores of one array (issue 46:
- * the select, search and join lines). A change that means to alter the
+ * the select, search and join lines), and the segmented reduce's tiles without offsets that skip
+ * the walk (issue 46: the segreduce lines). A change that means to alter the
  * source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

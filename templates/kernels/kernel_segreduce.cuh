@@ -89,7 +89,8 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
     __syncthreads();
     int tile = s_id;
 
-    /* The tile's elements into shared memory, coalesced; the walk's barrier publishes them. */
+    /* The tile's elements into shared memory, coalesced; the walk's barrier (or the one of a
+     * tile without offsets) publishes them. */
     mj_lbs_range r = mj_lbs_tile_range(tile, MJ_LBS_NV, n, count, partitions[tile],
                                        partitions[tile + 1]);
     int nx = (int)(r.x1 - r.x0);
@@ -103,12 +104,23 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
 
     mj_key acc = mj_identity(), head = acc;
     mj_i64 first = -1;
-    mj_segreduce_visit visit = {s_in, out, r.y0, &acc, &head, &first};
-    /* The walk takes the block's tile as `first + blockIdx.x` and its partition entries at
-     * blockIdx.x: shifted by the same amount, both name the counter's tile. */
-    mj_i64 shift = (mj_i64)tile - (mj_i64)blockIdx.x;
-    mj_cta_lbs_walk(mj_indices(offsets, index_size), count, n, partitions + shift, s_off, tid,
-                    visit, shift);
+    if (r.y1 == r.y0) {
+        /* A tile inside one segment (most tiles when segments are long) meets no offset: each
+         * thread folds its MJ_VT elements, the outputs the walk would give it, in the same
+         * order, without the walk's offset load and barrier. */
+        __syncthreads();
+        int x0 = tid * MJ_VT;
+#pragma unroll
+        for (int k = 0; k < MJ_VT; ++k)
+            if (x0 + k < nx) acc = mj_op(acc, s_in[x0 + k]);
+    } else {
+        mj_segreduce_visit visit = {s_in, out, r.y0, &acc, &head, &first};
+        /* The walk takes the block's tile as `first + blockIdx.x` and its partition entries
+         * at blockIdx.x: shifted by the same amount, both name the counter's tile. */
+        mj_i64 shift = (mj_i64)tile - (mj_i64)blockIdx.x;
+        mj_cta_lbs_walk(mj_indices(offsets, index_size), count, n, partitions + shift, s_off,
+                        tid, visit, shift);
+    }
 
     /* Exclusive segmented scan of the threads' (met, tail) over the block. */
     mj_seg_carry in_warp = {acc, first >= 0};
