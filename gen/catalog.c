@@ -197,6 +197,8 @@ static const mj_tile_row expand_sm90[] = {
 static const mj_tile_row move_sm90[] = {{4, 4, 128, 7, 128}, {0}};
 static const mj_tile_row insert_sm90[] = {{4, 4, 256, 7, 256}, {0}};
 static const mj_tile_row setops_sm90[] = {{4, 0, 256, 23, 256}, {4, 4, 128, 19, 128}, {0}};
+/* The sorted search's: mergejit tune on an H200, lower bounds (docs/TUNING.md). */
+static const mj_tile_row search_sm90[] = {{4, 0, 128, 31, 128}, {8, 0, 128, 21, 128}, {0}};
 /* The segmented reduce's and reduce by key's: MERGEJIT_TILE sweeps of bench_primitives on an
  * H200 (docs/TUNING.md). */
 static const mj_tile_row segreduce_sm90[] = {{4, 0, 128, 15, 128}, {0}};
@@ -292,6 +294,7 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .kernels = {[MJ_K_MERGE_PARTITION] = &merge_partition, [MJ_K_SEARCH] = &search},
         .smem = mj__smem_search,
         .tile = mj__tile_search,
+        .sm90 = search_sm90,
     },
     [MJ_BULK_REMOVE] = {
         .name = "remove",

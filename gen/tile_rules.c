@@ -82,12 +82,12 @@ size_t mj__smem_insert(int nt, int vt, size_t key_size, size_t value_size) {
     return 8 * (nv + 1) + 4 * nv + 16;
 }
 
-/* Select: a ballot and a kept count (then a first slot) for each group of 32 elements (a
- * warp's round), and the tile number and output base. Keys and values stay in registers. */
+/* Select: a ballot, a kept count (then a first slot) and unique's last key for each group of
+ * 32 elements (a warp's round), and the tile number and output base. Keys and values stay in
+ * registers. */
 size_t mj__smem_select(int nt, int vt, size_t key_size, size_t value_size) {
-    (void)key_size;
     (void)value_size;
-    return 8 * (size_t)vt * (size_t)(nt / 32) + 16;
+    return (8 + key_size) * (size_t)vt * (size_t)(nt / 32) + key_size + 16;
 }
 
 /* ---- Default tiles. */
@@ -200,9 +200,10 @@ void mj__tile_insert(mj_smem_rule *smem, int sm, size_t key_size, size_t value_s
  * stay in registers, and what sets its speed is how many loads are in flight while blocks
  * wait on the count look-back. Measured on an H200 (bench_primitives --only select,
  * MERGEJIT_TILE sweeps and mergejit tune, 2^24 and 2^27, docs/TUNING.md): 4-byte keys alone
- * 128 x 37 (select and unique 10-30% ahead of 512 x 11); 8-byte keys 256 x 11 (256 x 23 sped
- * select up by a fifth but slowed unique of mostly distinct keys by up to 16%); 4-byte keys
- * with values 512 x 11; fewer of larger keys, so that their registers stay below a spill. */
+ * 128 x 37 (select and unique 10-30% ahead of 512 x 11); 8-byte keys alone 256 x 23 (select
+ * 12-33% and unique 0-27% ahead of 256 x 11, once unique's lane 0 took the key before its
+ * group from shared memory; before that unique lost up to 16% there); 4-byte keys with values
+ * 512 x 11; fewer of larger keys, so that their registers stay below a spill. */
 void mj__tile_select(mj_smem_rule *smem, int sm, size_t key_size, size_t value_size, int *nt,
                      int *vt, int *bs_nt) {
     (void)sm;
@@ -211,6 +212,8 @@ void mj__tile_select(mj_smem_rule *smem, int sm, size_t key_size, size_t value_s
     if (value_size == 0 && key_size <= 4) {
         *nt = 128;
         *vt = 37;
+    } else if (value_size == 0 && key_size <= 8) {
+        *vt = 23;
     }
     fit_tile(smem, key_size, value_size, nt, vt);
     *bs_nt = *nt;

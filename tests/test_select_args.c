@@ -211,9 +211,9 @@ START_TEST(tiles)
     mj_context *ctx = mjt_deploy_context(90, dir, "", "");
     mj_tile def;
     /* The rule: 4-byte keys alone 128 threads of 37; with values 512 threads of 11 4-byte
-     * keys; 256 of 11 8-byte keys; fewer of larger keys. */
+     * keys; 8-byte keys alone 256 of 23, with values 256 of 11; fewer of larger keys. */
     expect_default_tile(ctx, MJ_SELECT, 4, 0, 128, 37);
-    expect_default_tile(ctx, MJ_SELECT, 8, 0, 256, 11);
+    expect_default_tile(ctx, MJ_SELECT, 8, 0, 256, 23);
     expect_default_tile(ctx, MJ_SELECT, 4, 4, 512, 11);
     expect_default_tile(ctx, MJ_SELECT, 8, 8, 256, 11);
     ck_assert_int_eq(mj_context_tile(ctx, MJ_SELECT, 256, 0, &def), MJ_OK);

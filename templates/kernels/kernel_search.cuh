@@ -106,14 +106,30 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
         bool firsts = lone_first != 0;
         void *out = firsts ? lone_first : lone_second;
         bool subtract = (flags & MJ_SEARCH_SUBTRACT) && (firsts ? out_first : out_second).counts;
-        int end = firsts ? fl : total;
+        int begin = (firsts ? 0 : fl) + tid, end = firsts ? fl : total;
         mj_i64 at = firsts ? r.x0 : r.y0 - fl, base = firsts ? r.y0 : r.x0;
-        /* Not unrolled either: the loop is short, and unrolled it doubled the kernel's code. */
+        if (subtract) {
+            /* The second pass of counts reads what the first wrote: every read issued before
+             * the first store, so that a thread waits on its reads once, not once a key (a
+             * side's keys are at most a tile's, MJ_VT a thread). */
+            mj_u64 old[MJ_VT];
+#pragma unroll
+            for (int i = 0; i < MJ_VT; ++i) {
+                int j = begin + MJ_NT * i;
+                old[i] = j < end ? mj_get_index(out, at + j, wide) : 0;
+            }
+#pragma unroll
+            for (int i = 0; i < MJ_VT; ++i) {
+                int j = begin + MJ_NT * i;
+                if (j < end)
+                    mj_put_index(out, at + j,
+                                 (mj_u64)base + (s_result[j] & ~MJ_SEARCH_MATCH) - old[i], wide);
+            }
+        } else {
+            /* Not unrolled: the loop is short, and unrolled it doubled the kernel's code. */
 #pragma unroll 1
-        for (int j = (firsts ? 0 : fl) + tid; j < end; j += MJ_NT) {
-            mj_u64 bound = (mj_u64)base + (s_result[j] & ~MJ_SEARCH_MATCH);
-            if (subtract) bound -= mj_get_index(out, at + j, wide);
-            mj_put_index(out, at + j, bound, wide);
+            for (int j = begin; j < end; j += MJ_NT)
+                mj_put_index(out, at + j, (mj_u64)base + (s_result[j] & ~MJ_SEARCH_MATCH), wide);
         }
     } else {
         unsigned matched_first = 0, matched_second = 0;

@@ -62,16 +62,17 @@ MJ_DEVICE void mj_select_load(const mj_key *in, int len, int tid, mj_key *x) {
 }
 
 /* Round k's ballot: the lanes of this warp that keep their element (the selection operator
- * holds, or the key is not equivalent to the one before it), none past the tile's end. */
-MJ_DEVICE unsigned mj_select_ballot(const mj_key *x, int k, const mj_key *in, mj_i64 first,
-                                    int len, int kind, int tid) {
-    int i = k * MJ_NT + tid, lane = tid & 31;
+ * holds, or the key is not equivalent to the one before it), none past the tile's end. Unique:
+ * s_before[g] is the key before group g (group g = k * MJ_SELECT_WARPS + warp holds tile
+ * elements 32 g to 32 g + 31): the last of group g - 1, or for g = 0 the tile's first's. */
+MJ_DEVICE unsigned mj_select_ballot(const mj_key *x, int k, const mj_key *s_before,
+                                    mj_i64 first, int len, int kind, int tid) {
+    int i = k * MJ_NT + tid, lane = tid & 31, g = k * MJ_SELECT_WARPS + (tid >> 5);
     bool keep;
     if (kind == MJ_KEEP_UNIQUE) {
-        /* The key before: the lane below's, or for lane 0 the one before the warp's 32
-         * (another warp's or tile's, read again from global memory, where it is cached). */
+        /* The key before: the lane below's, or for lane 0 the last of the group before. */
         mj_key prev = mj_shfl_up_key(x[k], 1);
-        if (lane == 0 && first + i > 0) prev = in[mj_min(i, len) - 1];
+        if (lane == 0) prev = s_before[g];
         keep = first + i == 0 || !mj_equivalent(prev, x[k]);
     } else {
         keep = mj_select_op(x[k]);
@@ -86,6 +87,7 @@ mj_select_tiles(const mj_key *keys, const mj_value *values, mj_i64 n, int kind,
                 mj_u64 *states, mj_key *out_keys, mj_value *out_values, mj_u64 *out_count) {
     __shared__ int s_groups[MJ_SELECT_GROUPS]; /* kept counts, then first slots */
     __shared__ unsigned s_kept[MJ_SELECT_GROUPS]; /* the groups' ballots */
+    __shared__ mj_key s_before[MJ_SELECT_GROUPS + 1]; /* unique: the key before each group */
     __shared__ mj_i64 s_tile, s_base;
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     mj_i64 tiles = gridDim.x;
@@ -95,13 +97,22 @@ mj_select_tiles(const mj_key *keys, const mj_value *values, mj_i64 n, int kind,
     int len = (int)mj_min<mj_i64>(n - first, MJ_NV);
     mj_key x[MJ_VT];
     mj_select_load(keys + first, len, tid, x);
-    const mj_key *in = keys + first;
+    /* Unique: lane 0 of a group compares with the last key of the group before, which
+     * another warp loaded; it passes through shared memory (one barrier) rather than being
+     * read again from global memory a round at a time, each read in the ballot's path. */
+    if (kind == MJ_KEEP_UNIQUE) {
+        if (tid == 0 && first > 0) s_before[0] = keys[first - 1];
+        if (lane == 31)
+#pragma unroll
+            for (int k = 0; k < MJ_VT; ++k) s_before[k * MJ_SELECT_WARPS + warp + 1] = x[k];
+        __syncthreads();
+    }
     /* Each round's ballot goes to shared memory with its count, and is read back there after
      * the look-back rather than held across it: while the block waits, a thread's registers
      * are its keys alone (more blocks a multiprocessor keep more loads in flight). */
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {
-        unsigned kept = mj_select_ballot(x, k, in, first, len, kind, tid);
+        unsigned kept = mj_select_ballot(x, k, s_before, first, len, kind, tid);
         if (lane == 0) {
             s_kept[k * MJ_SELECT_WARPS + warp] = kept;
             s_groups[k * MJ_SELECT_WARPS + warp] = __popc(kept);
