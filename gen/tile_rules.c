@@ -29,13 +29,13 @@ size_t mj__smem_move(int nt, int vt, size_t key_size, size_t value_size) {
     size_t nv = (size_t)nt * (size_t)vt;
     return (nv + 1) * (key_size + 16) + 4 * nv + 16;
 }
-/* Segmented reduce: the tile's 8-byte offsets (one more than a tile) and elements, a carry per
- * warp and the prefix, and 1 KB that ptxas adds to them (sm_90: 924-944 bytes more than these
- * arrays at 128 x 23, 256 x 15 and 128 x 31 for u32). */
+/* Segmented reduce: the tile's offsets as 4-byte positions within the tile (one more than a
+ * tile) and elements, a carry per warp and the prefix, and 1 KB that ptxas adds to them (sm_90:
+ * 924-944 bytes more than these arrays at 128 x 23, 256 x 15 and 128 x 31 for u32). */
 size_t mj__smem_segreduce(int nt, int vt, size_t key_size, size_t value_size) {
     (void)value_size;
     size_t nv = (size_t)nt * (size_t)vt;
-    return (nv + 1) * 8 + nv * key_size + (size_t)(nt / 32) * (key_size + 8) + key_size + 1024;
+    return (nv + 1) * 4 + nv * key_size + (size_t)(nt / 32) * (key_size + 8) + key_size + 1024;
 }
 /* The tile's keys with the one before and the one after, and an int result per key. */
 size_t mj__smem_search(int nt, int vt, size_t key_size, size_t value_size) {

@@ -23,14 +23,16 @@ START_TEST(catalogue)
     ck_assert_int_eq(info.values, MJ_VALUES_NONE);
     static const size_t values[] = {0};
     default_tiles_fit(MJ_SEGMENTED_REDUCE, values, 1);
-    /* Its tile's static shared memory covers NV + 1 i64 offsets and NV elements. */
+    /* Its tile's static shared memory covers NV + 1 int offsets (positions within the tile)
+     * and NV elements. */
     for (size_t ks = 1; ks <= 256; ks *= 2)
         ck_assert_uint_ge(mj__tile_smem(MJ_SEGMENTED_REDUCE, 128, 11, ks, 0),
-                          (128 * 11 + 1) * 8 + 128 * 11 * ks);
+                          (128 * 11 + 1) * 4 + 128 * 11 * ks);
     /* Its own rule, not interval move's (twice the bytes for 4-byte keys): tiles that the
      * kernel fits in static shared memory are not refused. */
     ck_assert_uint_le(mj__tile_smem(MJ_SEGMENTED_REDUCE, 128, 31, 4, 0), 49152);
     ck_assert_uint_le(mj__tile_smem(MJ_SEGMENTED_REDUCE, 256, 15, 4, 0), 49152);
+    ck_assert_uint_le(mj__tile_smem(MJ_SEGMENTED_REDUCE, 256, 23, 4, 0), 49152);
 }
 END_TEST
 

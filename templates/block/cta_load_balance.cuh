@@ -54,26 +54,34 @@ MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj
  * tile is visited exactly once, whatever the offsets hold (they only decide which of x and y
  * steps). s_off and what visit wrote are valid after it returns. The block's tile is
  * first + blockIdx.x, its partition entries those of blockIdx.x (mj_lbs_partition_entry with
- * the same first). */
+ * the same first). `relative`: s_off holds each offset less the tile's first item, clamped to
+ * [-1, MJ_LBS_NV + 1], which keeps every comparison the walk makes: an int a slot where the
+ * offsets are 8 bytes, half the shared memory (the segmented reduce's occupancy). */
 template <typename Offsets, typename Off, typename Visit>
 MJ_DEVICE mj_lbs_range mj_cta_lbs_walk(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                        const mj_i64 *partitions, Off *s_off, int tid,
-                                       const Visit &visit, mj_i64 first = 0) {
+                                       const Visit &visit, mj_i64 first = 0,
+                                       bool relative = false) {
     mj_i64 tile = blockIdx.x;
     mj_lbs_range r = mj_lbs_tile_range(first + tile, MJ_LBS_NV, items, objects,
                                        partitions[tile], partitions[tile + 1]);
     int loads = (int)r.loads;
-    for (int i = tid; i < loads; i += MJ_NT) s_off[i] = offsets[r.base + i];
+    mj_i64 x0 = relative ? 0 : r.x0; /* the tile's first item, as s_off counts */
+    for (int i = tid; i < loads; i += MJ_NT) {
+        mj_i64 v = offsets[r.base + i];
+        if (relative) v = mj_min(mj_max(v - r.x0, (mj_i64)-1), (mj_i64)MJ_LBS_NV + 1);
+        s_off[i] = (Off)v;
+    }
     __syncthreads();
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
     const Off *tile_off = s_off + yb; /* the tile's own offsets */
     /* Where this thread's share starts: the merge path within the tile. */
     int diag = mj_min(tid * MJ_VT, nx + ny);
-    int x = (int)mj_lbs_path(tile_off, ny, nx, diag, r.x0), y = diag - x;
+    int x = (int)mj_lbs_path(tile_off, ny, nx, diag, x0), y = diag - x;
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {
         mj_i64 off = y < ny ? (mj_i64)tile_off[y] : 0;
-        if (mj_lbs_offset_first(y < ny, x < nx, off, r.x0 + x)) {
+        if (mj_lbs_offset_first(y < ny, x < nx, off, x0 + x)) {
             visit(x, y, yb, 0);
             ++y;
         } else if (x < nx) {

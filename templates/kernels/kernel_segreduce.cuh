@@ -76,7 +76,7 @@ extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_size,
                    mj_i64 count, const mj_i64 *partitions, mj_key *out, mj_u32 *state,
                    mj_key_words *values) {
-    __shared__ mj_i64 s_off[MJ_LBS_NV + 1];
+    __shared__ int s_off[MJ_LBS_NV + 1]; /* relative to the tile's first element */
     __shared__ mj_key s_in[MJ_LBS_NV];
     __shared__ mj_seg_carry s_warp[MJ_SCAN_WARPS];
     __shared__ mj_key s_prefix;
@@ -119,7 +119,7 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
          * at blockIdx.x: shifted by the same amount, both name the counter's tile. */
         mj_i64 shift = (mj_i64)tile - (mj_i64)blockIdx.x;
         mj_cta_lbs_walk(mj_indices(offsets, index_size), count, n, partitions + shift, s_off,
-                        tid, visit, shift);
+                        tid, visit, shift, true);
     }
 
     /* Exclusive segmented scan of the threads' (met, tail) over the block. */
