@@ -68,8 +68,9 @@ size_t mj__smem_reduce_by_key(int nt, int vt, size_t key_size, size_t value_size
     return (nv + 1) * key_size + nv * (value_size + 4) +
            (size_t)(nt / 32 + 1) * (value_size + 16) + 64;
 }
-/* Remove: a slot per source element and the warp totals; insert: 8-byte positions (one more
- * than a tile) and a source per output. Elements go straight to global memory. */
+/* Remove: a slot per source element and the warp totals; insert: positions within the tile
+ * (4 bytes, one more than a tile) and a source per output. Elements go straight to global
+ * memory. */
 size_t mj__smem_remove(int nt, int vt, size_t key_size, size_t value_size) {
     (void)key_size;
     (void)value_size;
@@ -79,7 +80,7 @@ size_t mj__smem_insert(int nt, int vt, size_t key_size, size_t value_size) {
     (void)key_size;
     (void)value_size;
     size_t nv = (size_t)nt * (size_t)vt;
-    return 8 * (nv + 1) + 4 * nv + 16;
+    return 4 * (nv + 1) + 4 * nv + 16;
 }
 
 /* Select: a ballot, a kept count (then a first slot) and unique's last key for each group of

@@ -48,12 +48,12 @@ mj_insert_tiles(const void *positions, int index_size, mj_i64 a_count, mj_i64 b_
                 const mj_i64 *partitions, const mj_key *a_keys, const mj_value *a_values,
                 const mj_key *b_keys, const mj_value *b_values, mj_key *out_keys,
                 mj_value *out_values) {
-    __shared__ mj_i64 s_pos[MJ_LBS_NV + 1];
+    __shared__ int s_pos[MJ_LBS_NV + 1]; /* relative to the tile's first item */
     __shared__ int s_src[MJ_LBS_NV];
     int tid = threadIdx.x;
     mj_insert_sources sources = {s_src};
     mj_lbs_range r = mj_cta_lbs_walk(mj_indices(positions, index_size), a_count, b_count,
-                                     partitions, s_pos, tid, sources);
+                                     partitions, s_pos, tid, sources, 0, true);
     /* The tile's outputs start at x0 + y0 = tile * MJ_LBS_NV, whatever the positions. */
     int len = (int)((r.x1 - r.x0) + (r.y1 - r.y0));
     mj_i64 d0 = r.x0 + r.y0;
