@@ -195,7 +195,9 @@ static const mj_tile_row lbs_sm90[] = {{4, 0, 128, 19, 128}, {0}};
 static const mj_tile_row expand_sm90[] = {
     {4, 4, 128, 15, 128}, {8, 4, 128, 13, 128}, {8, 8, 64, 7, 64}, {0}};
 static const mj_tile_row move_sm90[] = {{4, 4, 128, 7, 128}, {0}};
-static const mj_tile_row insert_sm90[] = {{4, 4, 256, 7, 256}, {0}};
+/* Bulk insert's 4-byte rows: bench_primitives on an H200 once its positions in shared memory
+ * took 4 bytes (docs/TUNING.md). */
+static const mj_tile_row insert_sm90[] = {{4, 0, 128, 15, 128}, {4, 4, 128, 15, 128}, {0}};
 static const mj_tile_row setops_sm90[] = {{4, 0, 256, 23, 256}, {4, 4, 128, 19, 128}, {0}};
 /* The sorted search's: mergejit tune on an H200, lower bounds (docs/TUNING.md). */
 static const mj_tile_row search_sm90[] = {{4, 0, 128, 31, 128}, {8, 0, 128, 21, 128}, {0}};
