@@ -102,7 +102,6 @@ static int words_less(uint64_t ah, uint64_t al, uint64_t bh, uint64_t bl)
     return ah < bh || (ah == bh && al < bl);
 }
 
-
 /* Sorts (within each segment) and merges: ordered, and the input's keys (their sum). One pass:
  * the check runs once per candidate on up to 2^24 or more keys. */
 static const char *check_sorted(const tune_config *c, const tune_check_data *d)
