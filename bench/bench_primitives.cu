@@ -511,7 +511,7 @@ int main(int argc, char **argv)
     if (want("segreduce") && want_case("u32")) {
         for (int lg : {24, 27}) {
             if (skip_lg(lg)) continue;
-            for (long mean : {1L, 8L, 32L, 1000L, 100000L}) bench_segreduce(lg, mean);
+            for (long mean : {1L, 8L, 32L, 1000L, 100000L, 1L << 25}) bench_segreduce(lg, mean);
         }
     }
     if (want("rbk")) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives' segmented reduction cases: 2^lg random u32 keys in segments of random
 // lengths 0 to 2 x the mean (CSR offsets, 4-byte: the same array handed to both), each summed,
-// against cub::DeviceSegmentedReduce::Sum (a block a segment). Included once, by
+// against cub::DeviceSegmentedReduce::Sum (a block a segment). A mean of 2^25 leaves a few
+// giant segments: the longest look-backs. Included once, by
 // bench_primitives.cu, after its helpers (DevBuf, upload, download, race, same_or_die,
 // sorter, g_stream).
 #ifndef MJ_BENCH_SEGREDUCE_CASES_H
