@@ -9,8 +9,10 @@
  * last (its tail) cross threads by a segmented scan of (offset met, tail) pairs over the block,
  * and tiles by the decoupled look-back (block/cta_look_back.cuh, over the scan's value states,
  * value_states.cuh): a tile that meets an offset publishes its inclusive prefix (its tail) at
- * once, so a look-back only passes tiles that lie inside one segment. Tiles are numbered by a counter in
- * the order blocks start, as the scan's are. */
+ * once, so a look-back only passes tiles that lie inside one segment; such a tile only
+ * publishes its sum and leaves (but every 32nd, which looks back too), so long segments cost a
+ * read of their elements and little waiting. Tiles are numbered by a counter in the order
+ * blocks start, as the scan's are. */
 #ifndef MJ_KERNEL_SEGREDUCE_CUH
 #define MJ_KERNEL_SEGREDUCE_CUH
 
@@ -144,10 +146,18 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
         mj_seg_carry total = s_warp[0];
 #pragma unroll
         for (int w = 1; w < MJ_SCAN_WARPS; ++w) total = mj_seg_combine(total, s_warp[w]);
-        /* A tile that ends a segment publishes its prefix at once: nothing before it
-         * reaches past its first offset. */
-        mj_key prior = mj_look_back(st, tile, total.v, total.met != 0, lane, mj_key_sum());
-        if (lane == 0) s_prefix = prior;
+        if (r.y1 == r.y0 && (tile & 31) != 31) {
+            /* A tile inside one segment writes nothing and needs nothing from the tiles
+             * before it: it publishes its sum and is done. Every 32nd such tile still looks
+             * back and publishes its prefix, so that the look-backs through them stay short. */
+            if (lane == 0) st.publish(tile, false, total.v);
+        } else {
+            /* A tile that ends a segment publishes its prefix at once: nothing before it
+             * reaches past its first offset. */
+            mj_key prior = mj_look_back(st, tile, total.v, total.met != 0, lane,
+                                        mj_key_sum());
+            if (lane == 0) s_prefix = prior;
+        }
     }
     __syncthreads();
     /* The segment this thread's first offset ends: what reached the thread, then its head. */
