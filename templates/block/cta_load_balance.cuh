@@ -1,6 +1,7 @@
 /* Load-balancing search within a tile (the seed's CTALoadBalance): the block loads its range
  * of offsets into shared memory, each thread finds where its share of the tile's merge starts
- * and walks it serially. The offsets are any indexable whose elements convert to mj_i64: the
+ * and walks it serially (mj_cta_lbs_walk; the owners alone come from a max-scan instead,
+ * mj_cta_load_balance). The offsets are any indexable whose elements convert to mj_i64: the
  * key array of lbs and expand, or the run-time-sized indices of bulk insert (mj_index_array),
  * so the functions are templates over it. */
 #ifndef MJ_CTA_LOAD_BALANCE_CUH
@@ -101,14 +102,64 @@ struct mj_lbs_owners {
     }
 };
 
+/* The largest v of the threads before this one in the block (-1 for thread 0). */
+MJ_DEVICE int mj_cta_max_before(int v, int tid) {
+    __shared__ int s_warp[MJ_NT / 32];
+    int lane = tid & 31, warp = tid >> 5;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        int y = __shfl_up_sync(0xFFFFFFFFu, v, d);
+        if (lane >= d) v = max(v, y);
+    }
+    if (lane == 31) s_warp[warp] = v;
+    int before = __shfl_up_sync(0xFFFFFFFFu, v, 1);
+    if (lane == 0) before = -1;
+    __syncthreads();
+    for (int w = 0; w < warp; ++w) before = max(before, s_warp[w]);
+    return before;
+}
+
 /* Fills s_owner[0, x1 - x0) with each item's owner as an index into s_off (the offsets from
- * r.base) and returns the tile's range; s_off and s_owner are valid after it returns. */
+ * r.base) and returns the tile's range; s_off and s_owner are valid after it returns. The
+ * owners the walk would give, found without it (the walk's steps cost more instructions than
+ * the tile's loads and stores: lbs, expand and move were bound by them): each of the tile's
+ * offsets marks the item it starts at (of equal offsets the last, which owns the item), then
+ * a max-scan over the items in order gives each the last offset at or before it. */
 template <typename Off>
 MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
                                            const mj_i64 *partitions, Off *s_off, int *s_owner,
                                            int tid) {
-    mj_lbs_owners owners = {s_owner};
-    return mj_cta_lbs_walk(offsets, objects, items, partitions, s_off, tid, owners);
+    mj_i64 tile = blockIdx.x;
+    mj_lbs_range r = mj_lbs_tile_range(tile, MJ_LBS_NV, items, objects, partitions[tile],
+                                       partitions[tile + 1]);
+    int loads = (int)r.loads, nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
+    for (int i = tid; i < loads; i += MJ_NT) s_off[i] = offsets[r.base + i];
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k) {
+        int i = tid + k * MJ_NT;
+        if (i < nx) s_owner[i] = -1;
+    }
+    __syncthreads();
+    for (int y = tid; y < ny; y += MJ_NT) {
+        mj_i64 at = (mj_i64)s_off[yb + y] - r.x0;
+        if (at >= 0 && at < nx) atomicMax(&s_owner[at], y);
+    }
+    __syncthreads();
+    /* Thread t's MJ_VT items from t * MJ_VT: their largest mark, the block's scan of those,
+     * then the items again (read twice rather than kept: registers). */
+    int x0 = tid * MJ_VT, run = -1;
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k)
+        if (x0 + k < nx) run = max(run, s_owner[x0 + k]);
+    run = mj_cta_max_before(run, tid);
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k)
+        if (x0 + k < nx) {
+            run = max(run, s_owner[x0 + k]);
+            s_owner[x0 + k] = mj_lbs_owner(run + 1, yb);
+        }
+    __syncthreads();
+    return r;
 }
 
 #endif
