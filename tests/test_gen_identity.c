@@ -24,8 +24,9 @@
  * (issue 46: the segreduce, search, join and select lines), and the segmented reduce's tiles
  * inside one segment that publish their sum and leave (issue 46: the segreduce lines), and
  * the load-balancing search's owners by a max-scan (issue 46: the lbs, expand and move lines,
- * and the bulk insert, join and segreduce lines, whose sources hold the same header). A
- * change that means to alter the source regenerates them, and says so:
+ * and the bulk insert, join and segreduce lines, whose sources hold the same header), then
+ * that header's tile loads shared by the walk and the max-scan (the same lines). A change
+ * that means to alter the source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.
  * No NVRTC or GPU needed. */

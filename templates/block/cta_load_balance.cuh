@@ -48,6 +48,26 @@ MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj
                                 mj_min((first + t) * MJ_LBS_NV, items + objects));
 }
 
+/* The range of tile first + blockIdx.x (its partition entries those of blockIdx.x:
+ * mj_lbs_partition_entry with the same first), and its offsets from r.base into s_off, each
+ * less the tile's first item and clamped to [-1, MJ_LBS_NV + 1] where `relative` (below); no
+ * barrier. */
+template <typename Offsets, typename Off>
+MJ_DEVICE mj_lbs_range mj_cta_lbs_load(const Offsets &offsets, mj_i64 objects, mj_i64 items,
+                                       const mj_i64 *partitions, Off *s_off, int tid,
+                                       mj_i64 first, bool relative) {
+    mj_i64 tile = blockIdx.x;
+    mj_lbs_range r = mj_lbs_tile_range(first + tile, MJ_LBS_NV, items, objects,
+                                       partitions[tile], partitions[tile + 1]);
+    int loads = (int)r.loads;
+    for (int i = tid; i < loads; i += MJ_NT) {
+        mj_i64 v = offsets[r.base + i];
+        if (relative) v = mj_min(mj_max(v - r.x0, (mj_i64)-1), (mj_i64)MJ_LBS_NV + 1);
+        s_off[i] = (Off)v;
+    }
+    return r;
+}
+
 /* The tile's share of the merge: loads the offsets from r.base into s_off, then each thread
  * walks its MJ_VT outputs, calling visit(x, y, yb, item) at each: item 1 for the tile's item
  * x, met after y of the tile's offsets, 0 for its offset y, met after x items; yb is 1 when
@@ -63,16 +83,9 @@ MJ_DEVICE mj_lbs_range mj_cta_lbs_walk(const Offsets &offsets, mj_i64 objects, m
                                        const mj_i64 *partitions, Off *s_off, int tid,
                                        const Visit &visit, mj_i64 first = 0,
                                        bool relative = false) {
-    mj_i64 tile = blockIdx.x;
-    mj_lbs_range r = mj_lbs_tile_range(first + tile, MJ_LBS_NV, items, objects,
-                                       partitions[tile], partitions[tile + 1]);
-    int loads = (int)r.loads;
+    mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, first,
+                                     relative);
     mj_i64 x0 = relative ? 0 : r.x0; /* the tile's first item, as s_off counts */
-    for (int i = tid; i < loads; i += MJ_NT) {
-        mj_i64 v = offsets[r.base + i];
-        if (relative) v = mj_min(mj_max(v - r.x0, (mj_i64)-1), (mj_i64)MJ_LBS_NV + 1);
-        s_off[i] = (Off)v;
-    }
     __syncthreads();
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
     const Off *tile_off = s_off + yb; /* the tile's own offsets */
@@ -129,11 +142,8 @@ template <typename Off>
 MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
                                            const mj_i64 *partitions, Off *s_off, int *s_owner,
                                            int tid) {
-    mj_i64 tile = blockIdx.x;
-    mj_lbs_range r = mj_lbs_tile_range(tile, MJ_LBS_NV, items, objects, partitions[tile],
-                                       partitions[tile + 1]);
-    int loads = (int)r.loads, nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
-    for (int i = tid; i < loads; i += MJ_NT) s_off[i] = offsets[r.base + i];
+    mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, 0, false);
+    int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {
         int i = tid + k * MJ_NT;
