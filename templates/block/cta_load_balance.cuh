@@ -107,14 +107,6 @@ MJ_DEVICE mj_lbs_range mj_cta_lbs_walk(const Offsets &offsets, mj_i64 objects, m
     return r;
 }
 
-/* Load-balancing search's visit: each item's owner as an index into s_off. */
-struct mj_lbs_owners {
-    int *s_owner;
-    MJ_DEVICE void operator()(int x, int y, int yb, int item) const {
-        if (item) s_owner[x] = mj_lbs_owner(y, yb);
-    }
-};
-
 /* The largest v of the threads before this one in the block (-1 for thread 0). */
 MJ_DEVICE int mj_cta_max_before(int v, int tid) {
     __shared__ int s_warp[MJ_NT / 32];
@@ -137,12 +129,14 @@ MJ_DEVICE int mj_cta_max_before(int v, int tid) {
  * owners the walk would give, found without it (the walk's steps cost more instructions than
  * the tile's loads and stores: lbs, expand and move were bound by them): each of the tile's
  * offsets marks the item it starts at (of equal offsets the last, which owns the item), then
- * a max-scan over the items in order gives each the last offset at or before it. */
+ * a max-scan over the items in order gives each the last offset at or before it. The tile is
+ * first + blockIdx.x, as the walk's. */
 template <typename Off>
 MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
                                            const mj_i64 *partitions, Off *s_off, int *s_owner,
-                                           int tid) {
-    mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, 0, false);
+                                           int tid, mj_i64 first = 0) {
+    mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, first,
+                                     false);
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {
