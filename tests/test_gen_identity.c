@@ -26,7 +26,8 @@
  * the load-balancing search's owners by a max-scan (issue 46: the lbs, expand and move lines,
  * and the bulk insert, join and segreduce lines, whose sources hold the same header), then
  * that header's tile loads shared by the walk and the max-scan (the same lines), and the
- * join's owners by that max-scan too (issue 46: the same lines). A change that means to alter
+ * join's owners by that max-scan too (issue 46: the same lines), and its passes without bound
+ * tests (issue 46: the same lines). A change that means to alter
  * the source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

@@ -2,7 +2,8 @@
 /* A CPU model of the relational join (templates/shared/relational_join.h and load_balance.h,
  * the arithmetic the kernels of kernel_join.cuh run): the scans' runs of tiles, the three
  * scan kernels' sums, spine and per-run prefixes, the load-balancing search over the rows in
- * parts of its tiles (a first tile per launch) with every thread's walk, and the unmatched b
+ * parts of its tiles (a first tile per launch) with each tile's owners by marks and a max-scan
+ * (support/lbs_owners_model.h), and the unmatched b
  * rows after the a-driven ones, against a sequential merge-join, for every kind, empty sides,
  * no matches, all keys equal, long runs, small capacities and small tiles and parts; and the
  * scan's 64-bit sums past 2^32. CPU only. */
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_owners_model.h"
 #include "shared/load_balance.h"
 #include "shared/merge_frame.h"
 #include "shared/relational_join.h"
@@ -85,13 +87,12 @@ static uint64_t scan_model(const uint64_t *count, long long n, long long nv, uin
     return total;
 }
 
-/* cta_load_balance.cuh's mj_lbs_path. */
-static long long path(const long long *off, long long objects, long long items, long long d,
-                      long long x0) {
+/* cta_load_balance.cuh's mj_lbs_path, as the coarse partition runs it. */
+static long long path(const long long *off, long long objects, long long items, long long d) {
     long long lo = d > objects ? d - objects : 0, hi = d < items ? d : items;
     while (lo < hi) {
         long long mid = (lo + hi) >> 1;
-        if (off[d - 1 - mid] <= x0 + mid)
+        if (off[d - 1 - mid] <= mid)
             hi = mid;
         else
             lo = mid + 1;
@@ -151,28 +152,14 @@ static uint64_t model(const uint32_t *a, size_t na, const uint32_t *b, size_t nb
         long long part = tiles - first < sh.chunk ? tiles - first : sh.chunk;
         for (long long t = 0; t <= part; ++t) {
             long long d = (first + t) * nv < items + A ? (first + t) * nv : items + A;
-            parts[t] = path(offs, A, items, d, 0);
+            parts[t] = path(offs, A, items, d);
         }
         for (long long t = 0; t < part; ++t) {
             mj_lbs_range r = mj_lbs_tile_range(first + t, nv, items, A, parts[t], parts[t + 1]);
             ck_assert_int_le(r.base + r.loads, A);
             for (long long i = 0; i < r.loads; ++i) soff[i] = offs[r.base + i];
             int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
-            for (int i = 0; i < nx; ++i) owner[i] = -1;
-            for (int tid = 0; tid < sh.nt; ++tid) {
-                int diag = tid * sh.vt < nx + ny ? tid * sh.vt : nx + ny;
-                int x = (int)path(soff + yb, ny, nx, diag, r.x0), y = diag - x;
-                for (int k = 0; k < sh.vt; ++k) {
-                    long long o = y < ny ? soff[yb + y] : 0;
-                    if (mj_lbs_offset_first(y < ny, x < nx, o, r.x0 + x)) {
-                        ++y;
-                    } else if (x < nx) {
-                        ck_assert_int_eq(owner[x], -1);
-                        owner[x] = mj_lbs_owner(y, yb);
-                        ++x;
-                    }
-                }
-            }
+            mjt_lbs_owners_by_marks(soff, r.x0, nx, ny, yb, (int)nv, owner);
             for (int i = 0; i < nx; ++i) {
                 int o = owner[i];
                 ck_assert_int_ge(o, 0);

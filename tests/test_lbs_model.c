@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of load-balancing search (templates/shared/load_balance.h, the arithmetic the
  * kernels run): the partition search, each tile's range and every thread's serial walk as
- * cta_load_balance.cuh does it, against a sequential reference, for skewed and random counts
+ * cta_load_balance.cuh does it (segmented reduce, bulk insert), and the owners by marks and a
+ * max-scan (lbs, expand, move, join: support/lbs_owners_model.h) the same as the walk's,
+ * against a sequential reference, for skewed and random counts
  * and several tile shapes; unsorted offsets keep every write inside the outputs and every
  * read inside the offsets. CPU only. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_owners_model.h"
 #include "shared/load_balance.h"
 #include "test_support.h"
 
@@ -26,9 +29,16 @@ static long long path(const long long *off, long long objects, long long items, 
     return lo;
 }
 
+/* The loaded offset (index from base) that owns an item the walk meets after y of the tile's
+ * offsets, where yb is 1 when the offset before the tile was loaded; an item before every
+ * offset (offsets[0] > 0: unsorted input) takes the first. */
+static int walk_owner(int y, int yb) { return y + yb - 1 > 0 ? y + yb - 1 : 0; }
+
 /* Every tile of nt threads of vt steps, as the kernels run them; writes objects and ranks
  * (item -> owner, rank) and counts the stores of each item; with `sorted`, also checks that
- * the threads' walks together note each of the tile's items exactly once. */
+ * the threads' walks together note each of the tile's items exactly once, and that the owners
+ * by marks and a max-scan (mj_cta_load_balance: lbs, expand and move) are the walk's; they
+ * index the loaded offsets whatever the input. */
 static void model(const long long *off, long long objects, long long items, int nt, int vt,
                   int sorted, long long *obj, long long *rank, int *writes) {
     long long nv = (long long)nt * vt, tiles = mj_lbs_tile_count(items, objects, nv);
@@ -36,7 +46,8 @@ static void model(const long long *off, long long objects, long long items, int 
     long long *s_off = malloc(sizeof *s_off * (size_t)(nv + 1));
     int *s_owner = malloc(sizeof *s_owner * (size_t)nv);
     int *noted = malloc(sizeof *noted * (size_t)nv);
-    ck_assert(parts && s_off && s_owner && noted);
+    int *s_mark = malloc(sizeof *s_mark * (size_t)nv);
+    ck_assert(parts && s_off && s_owner && noted && s_mark);
     for (long long t = 0; t <= tiles; ++t) {
         long long d = t * nv < items + objects ? t * nv : items + objects;
         parts[t] = path(off, objects, items, d);
@@ -73,11 +84,18 @@ static void model(const long long *off, long long objects, long long items, int 
                 if (mj_lbs_offset_first(y < ny, x < nx, o, r.x0 + x)) {
                     ++y;
                 } else if (x < nx) {
-                    s_owner[x] = mj_lbs_owner(y, yb);
+                    s_owner[x] = walk_owner(y, yb);
                     ++noted[x];
                     ++x;
                 }
             }
+        }
+        mjt_lbs_owners_by_marks(s_off, r.x0, nx, ny, yb, (int)nv, s_mark);
+        for (int i = 0; i < nx; ++i) {
+            ck_assert_int_lt(s_mark[i], r.loads);
+            if (sorted)
+                ck_assert_msg(s_mark[i] == s_owner[i], "tile %lld item %d: max-scan %d, walk %d",
+                              tile, i, s_mark[i], s_owner[i]);
         }
         for (int i = 0; i < nx; ++i) {
             int k = s_owner[i];
@@ -95,6 +113,7 @@ static void model(const long long *off, long long objects, long long items, int 
     free(s_off);
     free(s_owner);
     free(noted);
+    free(s_mark);
 }
 
 static unsigned long long rng = 88172645463325252ull;

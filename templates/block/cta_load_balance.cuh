@@ -120,17 +120,22 @@ MJ_DEVICE int mj_cta_max_before(int v, int tid) {
     int before = __shfl_up_sync(0xFFFFFFFFu, v, 1);
     if (lane == 0) before = -1;
     __syncthreads();
-    for (int w = 0; w < warp; ++w) before = max(before, s_warp[w]);
+#pragma unroll /* the warps before this one, read whole: no loop */
+    for (int w = 0; w < MJ_NT / 32; ++w)
+        if (w < warp) before = max(before, s_warp[w]);
     return before;
 }
 
 /* Fills s_owner[0, x1 - x0) with each item's owner as an index into s_off (the offsets from
- * r.base) and returns the tile's range; s_off and s_owner are valid after it returns. The
- * owners the walk would give, found without it (the walk's steps cost more instructions than
- * the tile's loads and stores: lbs, expand and move were bound by them): each of the tile's
- * offsets marks the item it starts at (of equal offsets the last, which owns the item), then
- * a max-scan over the items in order gives each the last offset at or before it. The tile is
- * first + blockIdx.x, as the walk's. */
+ * r.base) and returns the tile's range; s_off and s_owner are valid after it returns (the slots
+ * of s_owner from x1 - x0 up to MJ_LBS_NV hold indices too, of no item). The owners the walk
+ * would give, found without it (the walk's steps cost more instructions than the tile's loads
+ * and stores: lbs, expand and move were bound by them): each of the tile's offsets marks the
+ * item it starts at with its index into s_off (of equal offsets the last, which owns the item),
+ * then a max-scan over the items in order gives each the last mark at or before it, or 0 (the
+ * offset before the tile, or the first) where there is none. The passes cover every slot of
+ * the tile, not only its items, so that they test no bound: those tests cost as many
+ * instructions as the passes' own work. The tile is first + blockIdx.x, as the walk's. */
 template <typename Off>
 MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
                                            const mj_i64 *partitions, Off *s_off, int *s_owner,
@@ -139,29 +144,24 @@ MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, m
                                      false);
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
 #pragma unroll
-    for (int k = 0; k < MJ_VT; ++k) {
-        int i = tid + k * MJ_NT;
-        if (i < nx) s_owner[i] = -1;
-    }
+    for (int k = 0; k < MJ_VT; ++k) s_owner[tid + k * MJ_NT] = 0;
     __syncthreads();
     for (int y = tid; y < ny; y += MJ_NT) {
         mj_i64 at = (mj_i64)s_off[yb + y] - r.x0;
-        if (at >= 0 && at < nx) atomicMax(&s_owner[at], y);
+        if (at >= 0 && at < nx) atomicMax(&s_owner[at], y + yb);
     }
     __syncthreads();
-    /* Thread t's MJ_VT items from t * MJ_VT: their largest mark, the block's scan of those,
-     * then the items again (read twice rather than kept: registers). */
-    int x0 = tid * MJ_VT, run = -1;
+    /* Thread t's MJ_VT slots from t * MJ_VT: their largest mark, the block's scan of those,
+     * then the slots again (read twice rather than kept: registers). */
+    int x0 = tid * MJ_VT, run = 0;
 #pragma unroll
-    for (int k = 0; k < MJ_VT; ++k)
-        if (x0 + k < nx) run = max(run, s_owner[x0 + k]);
+    for (int k = 0; k < MJ_VT; ++k) run = max(run, s_owner[x0 + k]);
     run = mj_cta_max_before(run, tid);
 #pragma unroll
-    for (int k = 0; k < MJ_VT; ++k)
-        if (x0 + k < nx) {
-            run = max(run, s_owner[x0 + k]);
-            s_owner[x0 + k] = mj_lbs_owner(run + 1, yb);
-        }
+    for (int k = 0; k < MJ_VT; ++k) {
+        run = max(run, s_owner[x0 + k]);
+        s_owner[x0 + k] = run;
+    }
     __syncthreads();
     return r;
 }

@@ -55,11 +55,4 @@ MJ_HD int mj_lbs_offset_first(int offsets_left, int items_left, long long off, l
     return offsets_left && (!items_left || off <= item);
 }
 
-/* The loaded offset (index from base) that owns an item met after y of the tile's offsets,
- * where y0_loaded is 1 when the offset before the tile was loaded (y0 > 0), else 0. An item
- * before every offset (offsets[0] > 0: unsorted input) takes the first. */
-MJ_HD int mj_lbs_owner(int y, int y0_loaded) {
-    return y + y0_loaded - 1 > 0 ? y + y0_loaded - 1 : 0;
-}
-
 #endif
