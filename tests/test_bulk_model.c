@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU model of bulk remove and bulk insert: the tile arithmetic the kernels run
  * (templates/shared/bulk_remove.h; load_balance.h for insert), each tile's marks, numbering
- * and stores as kernel_remove.cuh makes them, and insert's partition and per-thread walks as
- * cta_load_balance.cuh and kernel_insert.cuh make them, against a sequential reference for
+ * and stores as kernel_remove.cuh makes them, and insert's partition and each tile's sources
+ * by marks and a max-scan as cta_load_balance.cuh and kernel_insert.cuh make them
+ * (support/lbs_marks_model.h), against a sequential reference for
  * several tile shapes; indices and positions that break the contract keep every read inside
  * the inputs and every write inside the output. CPU only. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbs_marks_model.h"
 #include "shared/bulk_remove.h"
 #include "shared/load_balance.h"
 #include "test_support.h"
@@ -123,15 +125,15 @@ START_TEST(remove_model)
 END_TEST
 
 /* Insert of a_count elements at positions pos into b_count: out[o] is the source, b's j as j,
- * a's i as ~i, or LLONG_MIN where nothing was stored; counts the stores of each slot. */
+ * a's i as ~i, or LLONG_MIN where nothing was stored. */
 static void model_insert(const long long *pos, long long a_count, long long b_count, int nt,
                          int vt, long long *out) {
     long long nv = (long long)nt * vt, n = a_count + b_count;
     long long tiles = mj_lbs_tile_count(b_count, a_count, nv);
     long long *parts = malloc(sizeof *parts * (size_t)(tiles + 1));
     long long *s_pos = malloc(sizeof *s_pos * (size_t)(nv + 1));
-    int *s_src = malloc(sizeof *s_src * (size_t)nv), *visits = malloc(sizeof *visits * (size_t)nv);
-    ck_assert(parts && s_pos && s_src && visits);
+    int *s_src = malloc(sizeof *s_src * (size_t)nv);
+    ck_assert(parts && s_pos && s_src);
     for (long long o = 0; o < n; ++o) out[o] = INT64_MIN;
     /* mj_lbs_path over the positions (offsets) and b's indices (items). */
     for (long long t = 0; t <= tiles; ++t) {
@@ -154,34 +156,8 @@ static void model_insert(const long long *pos, long long a_count, long long b_co
         int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
         ck_assert_int_le(nx + ny, nv);
         ck_assert_int_eq(r.x0 + r.y0, tile * nv);
-        for (int i = 0; i < nx + ny; ++i) visits[i] = 0;
-        for (int tid = 0; tid < nt; ++tid) {
-            int diag = tid * vt < nx + ny ? tid * vt : nx + ny;
-            long long lo = diag > ny ? diag - ny : 0, hi = diag < nx ? diag : nx;
-            while (lo < hi) {
-                long long mid = (lo + hi) >> 1;
-                if (s_pos[yb + diag - 1 - mid] <= r.x0 + mid)
-                    hi = mid;
-                else
-                    lo = mid + 1;
-            }
-            int x = (int)lo, y = diag - x;
-            for (int k = 0; k < vt; ++k) {
-                long long p = y < ny ? s_pos[yb + y] : 0;
-                if (mj_lbs_offset_first(y < ny, x < nx, p, r.x0 + x)) {
-                    s_src[x + y] = ~y;
-                    ++visits[x + y];
-                    ++y;
-                } else if (x < nx) {
-                    s_src[x + y] = x;
-                    ++visits[x + y];
-                    ++x;
-                }
-            }
-        }
+        mjt_lbs_sources_by_marks(s_pos, r.x0, nx, ny, yb, (int)nv, s_src);
         for (int i = 0; i < nx + ny; ++i) {
-            ck_assert_msg(visits[i] == 1, "tile %lld output %d visited %d times", tile, i,
-                          visits[i]);
             int s = s_src[i];
             ck_assert(s >= 0 ? s < nx : ~s < ny); /* reads stay inside a and b */
             out[tile * nv + i] = s >= 0 ? r.x0 + s : ~(r.y0 + ~s);
@@ -190,7 +166,6 @@ static void model_insert(const long long *pos, long long a_count, long long b_co
     free(parts);
     free(s_pos);
     free(s_src);
-    free(visits);
 }
 
 static void check_insert(const long long *pos, long long a_count, long long b_count, int nt,

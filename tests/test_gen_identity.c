@@ -27,7 +27,9 @@
  * and the bulk insert, join and segreduce lines, whose sources hold the same header), then
  * that header's tile loads shared by the walk and the max-scan (the same lines), and the
  * join's owners by that max-scan too (issue 46: the same lines), and its passes without bound
- * tests (issue 46: the same lines). A change that means to alter
+ * tests (issue 46: the same lines), and bulk insert's sources by the same marks with the
+ * segmented reduce's tiles of few offsets folding in order (issue 46: the same lines). A
+ * change that means to alter
  * the source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

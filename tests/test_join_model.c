@@ -3,7 +3,7 @@
  * the arithmetic the kernels of kernel_join.cuh run): the scans' runs of tiles, the three
  * scan kernels' sums, spine and per-run prefixes, the load-balancing search over the rows in
  * parts of its tiles (a first tile per launch) with each tile's owners by marks and a max-scan
- * (support/lbs_owners_model.h), and the unmatched b
+ * (support/lbs_marks_model.h), and the unmatched b
  * rows after the a-driven ones, against a sequential merge-join, for every kind, empty sides,
  * no matches, all keys equal, long runs, small capacities and small tiles and parts; and the
  * scan's 64-bit sums past 2^32. CPU only. */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbs_owners_model.h"
+#include "lbs_marks_model.h"
 #include "shared/load_balance.h"
 #include "shared/merge_frame.h"
 #include "shared/relational_join.h"

@@ -2,7 +2,7 @@
 /* A CPU model of load-balancing search (templates/shared/load_balance.h, the arithmetic the
  * kernels run): the partition search, each tile's range and every thread's serial walk as
  * cta_load_balance.cuh does it (segmented reduce, bulk insert), and the owners by marks and a
- * max-scan (lbs, expand, move, join: support/lbs_owners_model.h) the same as the walk's,
+ * max-scan (lbs, expand, move, join: support/lbs_marks_model.h) the same as the walk's,
  * against a sequential reference, for skewed and random counts
  * and several tile shapes; unsorted offsets keep every write inside the outputs and every
  * read inside the offsets. CPU only. */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbs_owners_model.h"
+#include "lbs_marks_model.h"
 #include "shared/load_balance.h"
 #include "test_support.h"
 

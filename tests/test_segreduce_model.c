@@ -55,6 +55,26 @@ typedef struct thread_state {
     long long first;
 } thread_state;
 
+/* An offset as the tile holds it: less the tile's first element, within [-1, nv + 1]. */
+static long long rel(long long off, long long x0, long long nv) {
+    long long v = off - x0;
+    return v < -1 ? -1 : v > nv + 1 ? nv + 1 : v;
+}
+
+/* A thread meets offset g: the segment before it ends (its first, kept for the block's scan,
+ * or written), and segment g opens. */
+static void met(thread_state *t, long long g, affine *out, int *writes, long long count) {
+    ck_assert_int_lt(g, count);
+    if (t->first < 0) {
+        t->head = t->acc;
+        t->first = g;
+    } else if (g > 0) {
+        out[g - 1] = t->acc;
+        ++writes[g - 1];
+    }
+    t->acc = identity;
+}
+
 /* The kernels over in[0, n) and off[0, count), tiles of nt threads x vt steps, tiles in order
  * (the look-back's result does not depend on the order blocks run in); writes[i] counts the
  * writes of out[i]. */
@@ -77,22 +97,36 @@ static void model(const affine *in, long long n, const long long *off, long long
         for (int tid = 0; tid < nt; ++tid) {
             thread_state *t = &th[tid];
             *t = (thread_state){identity, identity, -1};
+            if (ny <= nt / 4) { /* MJ_SEGREDUCE_FEW: the slots from tid * vt in order */
+                int x0 = tid * vt, lo = 0, hi = ny;
+                while (lo < hi) {
+                    int mid = (lo + hi) >> 1;
+                    if (rel(tile_off[mid], r.x0, nv) < x0)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                int y = lo;
+                long long next = y < ny ? rel(tile_off[y], r.x0, nv) : nv + 2;
+                for (int k = 0; k < vt; ++k) {
+                    while (next == x0 + k) {
+                        met(t, r.y0 + y, out, writes, count);
+                        ++y;
+                        next = y < ny ? rel(tile_off[y], r.x0, nv) : nv + 2;
+                    }
+                    if (x0 + k < nx) { /* past the elements the slots hold the identity */
+                        ck_assert_int_lt(r.x0 + x0 + k, n);
+                        t->acc = op(t->acc, in[r.x0 + x0 + k]);
+                    }
+                }
+                continue;
+            }
             int diag = tid * vt < nx + ny ? tid * vt : nx + ny;
             int x = (int)path(tile_off, ny, nx, diag, r.x0), y = diag - x;
             for (int k = 0; k < vt; ++k) {
                 long long o = y < ny ? tile_off[y] : 0;
                 if (mj_lbs_offset_first(y < ny, x < nx, o, r.x0 + x)) {
-                    long long g = r.y0 + y;
-                    ck_assert_int_lt(g, count);
-                    if (t->first < 0) {
-                        t->head = t->acc;
-                        t->first = g;
-                    } else {
-                        ck_assert_int_ge(g - 1, 0);
-                        out[g - 1] = t->acc;
-                        ++writes[g - 1];
-                    }
-                    t->acc = identity;
+                    met(t, r.y0 + y, out, writes, count);
                     ++y;
                 } else if (x < nx) {
                     ck_assert_int_lt(r.x0 + x, n);

@@ -1,9 +1,12 @@
 /* Load-balancing search within a tile (the seed's CTALoadBalance): the block loads its range
  * of offsets into shared memory, each thread finds where its share of the tile's merge starts
- * and walks it serially (mj_cta_lbs_walk; the owners alone come from a max-scan instead,
- * mj_cta_load_balance). The offsets are any indexable whose elements convert to mj_i64: the
- * key array of lbs and expand, or the run-time-sized indices of bulk insert (mj_index_array),
- * so the functions are templates over it. */
+ * and walks it serially (mj_cta_lbs_walk: the segmented reduce's visit needs the merge's
+ * order). Where only each output's place in the merge is wanted, the offsets mark it and a
+ * block max-scan fills in the rest instead, fewer instructions than the walk: the items'
+ * owners (mj_cta_load_balance: lbs, expand, move, join) and every output's source
+ * (mj_cta_lbs_sources: bulk insert). The offsets are any indexable whose elements convert to
+ * mj_i64: the key array of lbs and expand, or the run-time-sized indices of bulk insert
+ * (mj_index_array), so the functions are templates over it. */
 #ifndef MJ_CTA_LOAD_BALANCE_CUH
 #define MJ_CTA_LOAD_BALANCE_CUH
 
@@ -126,16 +129,40 @@ MJ_DEVICE int mj_cta_max_before(int v, int tid) {
     return before;
 }
 
+/* The block's scan of marks: s[0, MJ_LBS_NV) holds a mark (>= 0, 0 where none; sorted input
+ * makes them grow along the slots) a slot. Each slot becomes emit(slot, its mark, the largest
+ * mark at or before it). Thread t takes the slots from t * MJ_VT: their largest mark, the
+ * block's scan of those, then the slots again (read twice rather than kept: registers). Every
+ * slot, not only the tile's, so that the passes test no bound: those tests cost as many
+ * instructions as the passes' own work. The caller's barrier publishes s. */
+template <typename Emit>
+MJ_DEVICE void mj_cta_scan_marks(int *s, int tid, const Emit &emit) {
+    int x0 = tid * MJ_VT, run = 0;
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k) run = max(run, s[x0 + k]);
+    run = mj_cta_max_before(run, tid);
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k) {
+        int m = s[x0 + k];
+        run = max(run, m);
+        s[x0 + k] = emit(x0 + k, m, run);
+    }
+}
+
+/* Load-balancing search's emit: an item's owner is the last mark at or before it. */
+struct mj_lbs_owner_emit {
+    MJ_DEVICE int operator()(int, int, int run) const { return run; }
+};
+
 /* Fills s_owner[0, x1 - x0) with each item's owner as an index into s_off (the offsets from
  * r.base) and returns the tile's range; s_off and s_owner are valid after it returns (the slots
  * of s_owner from x1 - x0 up to MJ_LBS_NV hold indices too, of no item). The owners the walk
  * would give, found without it (the walk's steps cost more instructions than the tile's loads
  * and stores: lbs, expand and move were bound by them): each of the tile's offsets marks the
  * item it starts at with its index into s_off (of equal offsets the last, which owns the item),
- * then a max-scan over the items in order gives each the last mark at or before it, or 0 (the
- * offset before the tile, or the first) where there is none. The passes cover every slot of
- * the tile, not only its items, so that they test no bound: those tests cost as many
- * instructions as the passes' own work. The tile is first + blockIdx.x, as the walk's. */
+ * then a max-scan over the items gives each the last mark at or before it, or 0 (the offset
+ * before the tile, or the first) where there is none. The tile is first + blockIdx.x, as the
+ * walk's. */
 template <typename Off>
 MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
                                            const mj_i64 *partitions, Off *s_off, int *s_owner,
@@ -151,17 +178,43 @@ MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, m
         if (at >= 0 && at < nx) atomicMax(&s_owner[at], y + yb);
     }
     __syncthreads();
-    /* Thread t's MJ_VT slots from t * MJ_VT: their largest mark, the block's scan of those,
-     * then the slots again (read twice rather than kept: registers). */
-    int x0 = tid * MJ_VT, run = 0;
-#pragma unroll
-    for (int k = 0; k < MJ_VT; ++k) run = max(run, s_owner[x0 + k]);
-    run = mj_cta_max_before(run, tid);
-#pragma unroll
-    for (int k = 0; k < MJ_VT; ++k) {
-        run = max(run, s_owner[x0 + k]);
-        s_owner[x0 + k] = run;
+    mj_cta_scan_marks(s_owner, tid, mj_lbs_owner_emit());
+    __syncthreads();
+    return r;
+}
+
+/* The merge's emit: a marked output is offset mark - 1, noted ~(mark - 1); any other is the
+ * item after the run offsets before it. No more than the tile's last item, which only unsorted
+ * offsets would pass (nx = 0 makes it ~0: the tile's first offset). */
+struct mj_lbs_source_emit {
+    int nx;
+    MJ_DEVICE int operator()(int slot, int mark, int run) const {
+        return mark ? ~(mark - 1) : min(slot - run, nx - 1);
     }
+};
+
+/* The source of each of the tile's outputs, what the walk visits there, without the walk:
+ * s_src[k] for k < (x1 - x0) + (y1 - y0) is x for the tile's item x, ~y for its offset y. Each
+ * offset y marks its output, after the tile's items below it and the y offsets before it, with
+ * y + 1 (the larger where unsorted offsets mark one twice); a max-scan gives every other
+ * output the offsets before it. s_off: the offsets from
+ * r.base, relative to the tile's first item (mj_cta_lbs_load's `relative`). Unsorted offsets
+ * give sources inside the tile's items and offsets. s_off and s_src are valid after it
+ * returns. */
+template <typename Offsets>
+MJ_DEVICE mj_lbs_range mj_cta_lbs_sources(const Offsets &offsets, mj_i64 objects, mj_i64 items,
+                                          const mj_i64 *partitions, int *s_off, int *s_src,
+                                          int tid) {
+    mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, 0, true);
+    int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
+#pragma unroll
+    for (int k = 0; k < MJ_VT; ++k) s_src[tid + k * MJ_NT] = 0;
+    __syncthreads();
+    /* atomicMax: unsorted offsets may mark one output twice (racecheck would see it). */
+    for (int y = tid; y < ny; y += MJ_NT)
+        atomicMax(&s_src[min(max(s_off[yb + y], 0), nx) + y], y + 1);
+    __syncthreads();
+    mj_cta_scan_marks(s_src, tid, mj_lbs_source_emit{nx});
     __syncthreads();
     return r;
 }

@@ -1,8 +1,9 @@
 /* Bulk insert: the merge of a's positions with b's indices 0..b_count-1, a position going
  * before the equal index, is load-balancing search's merge with the positions as offsets and
- * b's elements as items. Its coarse partition and each tile's walk (cta_load_balance.cuh)
- * note, per output of the tile, its source (b's item x as x, a's element y as ~y) in shared
- * memory; the block then copies keys and values from a and b with coalesced stores. */
+ * b's elements as items. Its coarse partition and each tile's sources (cta_load_balance.cuh's
+ * mj_cta_lbs_sources) note, per output of the tile, where it comes from (b's item x as x, a's
+ * element y as ~y) in shared memory; the block then copies keys and values from a and b with
+ * coalesced stores. */
 #ifndef MJ_KERNEL_INSERT_CUH
 #define MJ_KERNEL_INSERT_CUH
 
@@ -17,12 +18,6 @@ mj_insert_partition(const void *positions, int index_size, mj_i64 a_count, mj_i6
     mj_lbs_partition_entry(mj_indices(positions, index_size), a_count, b_count, tiles,
                            partitions);
 }
-
-/* The walk's visit: the source of output x + y of the tile. */
-struct mj_insert_sources {
-    int *s_src;
-    MJ_DEVICE void operator()(int x, int y, int, int item) const { s_src[x + y] = item ? x : ~y; }
-};
 
 /* out[k] = the tile's source k (b[s] for s >= 0, a[~s] otherwise) for k < len, block-strided:
  * every load is issued before the first store. */
@@ -51,9 +46,8 @@ mj_insert_tiles(const void *positions, int index_size, mj_i64 a_count, mj_i64 b_
     __shared__ int s_pos[MJ_LBS_NV + 1]; /* relative to the tile's first item */
     __shared__ int s_src[MJ_LBS_NV];
     int tid = threadIdx.x;
-    mj_insert_sources sources = {s_src};
-    mj_lbs_range r = mj_cta_lbs_walk(mj_indices(positions, index_size), a_count, b_count,
-                                     partitions, s_pos, tid, sources, 0, true);
+    mj_lbs_range r = mj_cta_lbs_sources(mj_indices(positions, index_size), a_count, b_count,
+                                        partitions, s_pos, s_src, tid);
     /* The tile's outputs start at x0 + y0 = tile * MJ_LBS_NV, whatever the positions. */
     int len = (int)((r.x1 - r.x0) + (r.y1 - r.y0));
     mj_i64 d0 = r.x0 + r.y0;

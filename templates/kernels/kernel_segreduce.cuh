@@ -4,15 +4,16 @@
  * a tile's work is bounded whatever the mix of segment lengths. Meeting offset g ends segment
  * g - 1 (for g > 0) and opens segment g; what comes before offset 0 or after the last offset
  * reaches no result.
- * A thread walks MJ_VT outputs combining elements in order: a segment opened and ended within
- * its walk is written at once; what precedes its first offset (its head) and what follows its
- * last (its tail) cross threads by a segmented scan of (offset met, tail) pairs over the block,
- * and tiles by the decoupled look-back (block/cta_look_back.cuh, over the scan's value states,
- * value_states.cuh): a tile that meets an offset publishes its inclusive prefix (its tail) at
- * once, so a look-back only passes tiles that lie inside one segment; such a tile only
- * publishes its sum and leaves (but every 32nd, which looks back too), so long segments cost a
- * read of their elements and little waiting. Tiles are numbered by a counter in the order
- * blocks start, as the scan's are. */
+ * A thread walks MJ_VT outputs combining elements in order (a tile of few offsets: folds MJ_VT
+ * elements, meeting the offsets among them, without the merge's steps): a segment opened and
+ * ended within its walk is written at once; what precedes its first offset (its head) and what
+ * follows its last (its tail) cross threads by a segmented scan of (offset met, tail) pairs
+ * over the block, and tiles by the decoupled look-back (block/cta_look_back.cuh, over the
+ * scan's value states, value_states.cuh): a tile that meets an offset publishes its inclusive
+ * prefix (its tail) at once, so a look-back only passes tiles that lie inside one segment;
+ * such a tile only publishes its sum and leaves (but every 32nd, which looks back too), so
+ * long segments cost a read of their elements and little waiting. Tiles are numbered by a
+ * counter in the order blocks start, as the scan's are. */
 #ifndef MJ_KERNEL_SEGREDUCE_CUH
 #define MJ_KERNEL_SEGREDUCE_CUH
 
@@ -23,6 +24,10 @@
 #include "block/cta_scan.cuh"
 #include "block/cta_load_balance.cuh"
 #include "block/value_states.cuh"
+
+/* Tiles with at most this many offsets fold their slots in order, not by the walk
+ * (mean segment length at least MJ_LBS_NV / MJ_SEGREDUCE_FEW, about 60 at 128 x 15). */
+#define MJ_SEGREDUCE_FEW (MJ_NT / 4)
 
 /* partitions[t] for t in [0, tiles]: lbs's coarse partition of the merge of the n elements
  * with the `count` offsets. */
@@ -91,35 +96,67 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
     __syncthreads();
     int tile = s_id;
 
-    /* The tile's elements into shared memory, coalesced; the walk's barrier (or the one of a
-     * tile without offsets) publishes them. */
+    /* The tile's elements into shared memory, coalesced, the identity past them; the walk's
+     * barrier (or the one of a tile with few offsets) publishes them. */
     mj_lbs_range r = mj_lbs_tile_range(tile, MJ_LBS_NV, n, count, partitions[tile],
                                        partitions[tile + 1]);
-    int nx = (int)(r.x1 - r.x0);
+    int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0);
     mj_key x[MJ_VT];
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k)
         if (tid + k * MJ_NT < nx) x[k] = in[r.x0 + tid + k * MJ_NT];
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k)
-        if (tid + k * MJ_NT < nx) s_in[tid + k * MJ_NT] = x[k];
+        s_in[tid + k * MJ_NT] = tid + k * MJ_NT < nx ? x[k] : mj_identity();
 
+    /* The walk takes the block's tile as `first + blockIdx.x` and its partition entries at
+     * blockIdx.x: shifted by the same amount, both name the counter's tile. */
+    mj_i64 shift = (mj_i64)tile - (mj_i64)blockIdx.x;
     mj_key acc = mj_identity(), head = acc;
     mj_i64 first = -1;
-    if (r.y1 == r.y0) {
-        /* A tile inside one segment (most tiles when segments are long) meets no offset: each
-         * thread folds its MJ_VT elements, the outputs the walk would give it, in the same
-         * order, without the walk's offset load and barrier. */
+    if (ny <= MJ_SEGREDUCE_FEW) {
+        /* Few offsets (none in most tiles when segments are long): each thread folds its
+         * MJ_VT slots from tid * MJ_VT, each after the offsets at it, in the walk's order but
+         * not step by step of the merge: a test a slot, no bound (past the elements the slots
+         * hold the identity). The threads' offsets are then unbalanced, which few keep cheap. */
+        if (ny > 0)
+            mj_cta_lbs_load(mj_indices(offsets, index_size), count, n, partitions + shift, s_off,
+                            tid, shift, true);
         __syncthreads();
         int x0 = tid * MJ_VT;
+        if (ny == 0) { /* inside one segment: no offset to meet */
 #pragma unroll
-        for (int k = 0; k < MJ_VT; ++k)
-            if (x0 + k < nx) acc = mj_op(acc, s_in[x0 + k]);
+            for (int k = 0; k < MJ_VT; ++k) acc = mj_op(acc, s_in[x0 + k]);
+        } else {
+            const int *tile_off = s_off + (r.y0 > 0);
+            int lo = 0, hi = ny;
+            while (lo < hi) { /* the first offset at or after the thread's first slot */
+                int mid = (lo + hi) >> 1;
+                if (tile_off[mid] < x0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            int y = lo, next = y < ny ? tile_off[y] : MJ_LBS_NV + 2; /* past every slot */
+#pragma unroll
+            for (int k = 0; k < MJ_VT; ++k) {
+                while (next == x0 + k) {
+                    mj_i64 g = r.y0 + y;
+                    if (first < 0) {
+                        head = acc;
+                        first = g;
+                    } else if (g > 0) { /* always, but for unsorted offsets */
+                        out[g - 1] = acc;
+                    }
+                    acc = mj_identity();
+                    ++y;
+                    next = y < ny ? tile_off[y] : MJ_LBS_NV + 2;
+                }
+                acc = mj_op(acc, s_in[x0 + k]);
+            }
+        }
     } else {
         mj_segreduce_visit visit = {s_in, out, r.y0, &acc, &head, &first};
-        /* The walk takes the block's tile as `first + blockIdx.x` and its partition entries
-         * at blockIdx.x: shifted by the same amount, both name the counter's tile. */
-        mj_i64 shift = (mj_i64)tile - (mj_i64)blockIdx.x;
         mj_cta_lbs_walk(mj_indices(offsets, index_size), count, n, partitions + shift, s_off,
                         tid, visit, shift, true);
     }
@@ -146,7 +183,7 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
         mj_seg_carry total = s_warp[0];
 #pragma unroll
         for (int w = 1; w < MJ_SCAN_WARPS; ++w) total = mj_seg_combine(total, s_warp[w]);
-        if (r.y1 == r.y0 && (tile & 31) != 31) {
+        if (ny == 0 && (tile & 31) != 31) {
             /* A tile inside one segment writes nothing and needs nothing from the tiles
              * before it: it publishes its sum and is done. Every 32nd such tile still looks
              * back and publishes its prefix, so that the look-backs through them stay short. */
