@@ -183,9 +183,9 @@ MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, m
     return r;
 }
 
-/* The merge's emit: a marked output is offset mark - 1, noted ~(mark - 1); any other is the
- * item after the run offsets before it. No more than the tile's last item, which only unsorted
- * offsets would pass (nx = 0 makes it ~0: the tile's first offset). */
+/* The merge's emit: a marked output is offset mark - 1, noted ~(mark - 1); any other is an
+ * item, its slot less the `run` offsets before it. No more than the tile's last item, which
+ * only unsorted offsets would pass (nx = 0 makes it ~0: the tile's first offset). */
 struct mj_lbs_source_emit {
     int nx;
     MJ_DEVICE int operator()(int slot, int mark, int run) const {
@@ -197,10 +197,9 @@ struct mj_lbs_source_emit {
  * s_src[k] for k < (x1 - x0) + (y1 - y0) is x for the tile's item x, ~y for its offset y. Each
  * offset y marks its output, after the tile's items below it and the y offsets before it, with
  * y + 1 (the larger where unsorted offsets mark one twice); a max-scan gives every other
- * output the offsets before it. s_off: the offsets from
- * r.base, relative to the tile's first item (mj_cta_lbs_load's `relative`). Unsorted offsets
- * give sources inside the tile's items and offsets. s_off and s_src are valid after it
- * returns. */
+ * output the offsets before it. s_off: the offsets from r.base, relative to the tile's first
+ * item (mj_cta_lbs_load's `relative`). Unsorted offsets give sources inside the tile's items
+ * and offsets. s_off and s_src are valid after it returns. */
 template <typename Offsets>
 MJ_DEVICE mj_lbs_range mj_cta_lbs_sources(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                           const mj_i64 *partitions, int *s_off, int *s_src,
