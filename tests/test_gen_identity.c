@@ -28,8 +28,9 @@
  * that header's tile loads shared by the walk and the max-scan (the same lines), and the
  * join's owners by that max-scan too (issue 46: the same lines), and its passes without bound
  * tests (issue 46: the same lines), and bulk insert's sources by the same marks with the
- * segmented reduce's tiles of few offsets folding in order (issue 46: the same lines). A
- * change that means to alter
+ * segmented reduce's tiles of few offsets folding in order (issue 46: the same lines), then
+ * that fold's search by bulk remove's lower bound, made a template (the lines of every
+ * primitive whose source holds index_array.cuh). A change that means to alter
  * the source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

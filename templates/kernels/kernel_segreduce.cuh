@@ -129,15 +129,9 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
             for (int k = 0; k < MJ_VT; ++k) acc = mj_op(acc, s_in[x0 + k]);
         } else {
             const int *tile_off = s_off + (r.y0 > 0);
-            int lo = 0, hi = ny;
-            while (lo < hi) { /* the first offset at or after the thread's first slot */
-                int mid = (lo + hi) >> 1;
-                if (tile_off[mid] < x0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            int y = lo, next = y < ny ? tile_off[y] : MJ_LBS_NV + 2; /* past every slot */
+            /* The first offset at or after the thread's first slot. */
+            int y = mj_index_lower_bound(tile_off, ny, x0);
+            int next = y < ny ? tile_off[y] : MJ_LBS_NV + 2; /* past every slot */
 #pragma unroll
             for (int k = 0; k < MJ_VT; ++k) {
                 while (next == x0 + k) {

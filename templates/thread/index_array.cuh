@@ -19,11 +19,14 @@ MJ_DEVICE mj_index_array mj_indices(const void *p, int index_size) {
     return a;
 }
 
-/* How many of a[0, count) are below x, for ascending a (binary search). */
-MJ_DEVICE mj_i64 mj_index_lower_bound(const mj_index_array &a, mj_i64 count, mj_i64 x) {
-    mj_i64 lo = 0, hi = count;
+/* How many of a[0, count) are below x, for ascending a (binary search): a is an
+ * mj_index_array or anything indexed like one (the segmented reduce's offsets in shared
+ * memory), I the type its positions are counted in. */
+template <typename A, typename I>
+MJ_DEVICE I mj_index_lower_bound(const A &a, I count, I x) {
+    I lo = 0, hi = count;
     while (lo < hi) {
-        mj_i64 mid = (lo + hi) >> 1;
+        I mid = (lo + hi) >> 1;
         if (a[mid] < x)
             lo = mid + 1;
         else
