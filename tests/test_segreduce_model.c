@@ -62,13 +62,15 @@ static long long rel(long long off, long long x0, long long nv) {
 }
 
 /* A thread meets offset g: the segment before it ends (its first, kept for the block's scan,
- * or written), and segment g opens. */
+ * or written), and segment g opens. A thread meets offsets in increasing order, walk or fold,
+ * whatever they hold, so a segment it writes is never below 0. */
 static void met(thread_state *t, long long g, affine *out, int *writes, long long count) {
     ck_assert_int_lt(g, count);
     if (t->first < 0) {
         t->head = t->acc;
         t->first = g;
-    } else if (g > 0) {
+    } else {
+        ck_assert_int_gt(g, t->first);
         out[g - 1] = t->acc;
         ++writes[g - 1];
     }
