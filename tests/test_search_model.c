@@ -27,16 +27,29 @@ static long long path(const int *a, long long ac, const int *b, long long bc, lo
     return lo;
 }
 
-/* serial_merge.cuh's mj_serial_merge (unsegmented): the positions only. */
-static void serial_merge(const int *s, int a, int a_end, int b, int b_end, int vt, int *pos) {
-    int ka = s[a < a_end ? a : 0], kb = s[b < b_end ? b : 0];
+/* search_walk.cuh's mj_search_walk over ints, with matches: thread steps from tile positions a
+ * and b, each key taken leaving its result at its position (steps past the tile at `spare`).
+ * Asserts that the heads it reads stay inside the tile and its halos (s[-1] .. s[total]). */
+static void walk(const int *s, int a, int b, int fl, int total, int steps, int vt, int lead,
+                 int trail, unsigned *result, int spare, int *noted) {
+    ck_assert(a >= 0 && a <= fl && b >= fl && b <= total);
+    int ka = s[a], kb = s[b], kp = s[a - 1];
     for (int i = 0; i < vt; ++i) {
-        int take_a = b >= b_end || (a < a_end && !(kb < ka));
-        pos[i] = take_a ? a : b;
-        if (take_a)
-            ka = s[++a < a_end ? a : 0];
-        else
-            kb = s[++b < b_end ? b : 0];
+        int live = i < steps;
+        int first = mj_search_takes_first(a, b, fl, total, kb < ka);
+        int match = mj_search_has_neighbour(first, a, b, total, lead, trail) &&
+                    (first ? !(ka < kb) : !(kp < kb));
+        int at = live ? (first ? a : b) : spare;
+        ck_assert(at >= 0 && (at < total || at == spare));
+        result[at] = mj_search_result(first, a, b, fl, match);
+        noted[at] += live;
+        if (first) kp = ka;
+        a += live & first;
+        b += live & !first;
+        ck_assert(a <= fl && b <= total);
+        int next = s[first ? a : b];
+        ka = first ? next : ka;
+        kb = first ? kb : next;
     }
 }
 
@@ -67,10 +80,9 @@ static void pass(const int *first, long long fc, const int *second, long long sc
     long long nv = (long long)nt * vt, n = fc + sc, tiles = (n + nv - 1) / nv;
     long long *parts = malloc(sizeof *parts * (size_t)(tiles + 1));
     int *keys = malloc(sizeof *keys * (size_t)(nv + 2));
-    unsigned *result = malloc(sizeof *result * (size_t)nv);
-    int *noted = malloc(sizeof *noted * (size_t)nv);
-    int *pos = malloc(sizeof *pos * (size_t)vt);
-    ck_assert(parts && keys && result && noted && pos);
+    unsigned *result = malloc(sizeof *result * (size_t)(nv + 1)); /* and the spare slot */
+    int *noted = malloc(sizeof *noted * (size_t)(nv + 1));
+    ck_assert(parts && keys && result && noted);
     for (long long t = 0; t <= tiles; ++t) {
         long long d = t * nv < n ? t * nv : n;
         long long lo = d > sc ? d - sc : 0, hi = d < fc ? d : fc;
@@ -86,30 +98,20 @@ static void pass(const int *first, long long fc, const int *second, long long sc
         int lead = r.x0 > 0, trail = r.y1 < sc;
         int *s = keys + 1;
         for (int j = 0; j < total; ++j) s[j] = j < fl ? first[r.x0 + j] : second[r.y0 + j - fl];
-        if (lead) s[-1] = first[r.x0 - 1];
-        if (trail) s[total] = second[r.y1];
-        for (int j = 0; j < total; ++j) {
+        /* A missing halo holds a key its neighbour equals: a match the walk must not count. */
+        s[-1] = lead ? first[r.x0 - 1] : s[0];
+        s[total] = trail ? second[r.y1] : s[total - 1];
+        for (int j = 0; j <= nv; ++j) {
             result[j] = 0x7fffffffu; /* as if never written: still a bound inside the tile's */
             noted[j] = 0;
         }
         for (int tid = 0; tid < nt; ++tid) {
             int diag = vt * tid < total ? vt * tid : total;
             int p = (int)path(s, fl, s + fl, total - fl, diag);
-            serial_merge(s, p, fl, fl + diag - p, total, vt, pos);
-            for (int i = 0; i < vt; ++i) {
-                int j = diag + i;
-                if (j >= total) continue;
-                ck_assert(pos[i] >= 0 && pos[i] < total);
-                int before = mj_search_before(j, pos[i], fl);
-                int nb = mj_search_neighbour(pos[i], before, fl);
-                ck_assert(nb >= -1 && nb <= total);
-                int has = mj_search_has_neighbour(nb, total, lead, trail);
-                int key = s[pos[i]];
-                int match = has && (pos[i] < fl ? !(key < s[nb]) : !(s[nb] < key));
-                result[pos[i]] = (unsigned)before | (match ? MJ_SEARCH_MATCH : 0u);
-                ++noted[pos[i]];
-            }
+            walk(s, p, fl + diag - p, fl, total, total - diag, vt, lead, trail, result, (int)nv,
+                 noted);
         }
+        ck_assert_int_eq(noted[nv], 0); /* no live step writes the spare slot */
         for (int j = 0; j < total; ++j) {
             if (sorted) ck_assert_int_eq(noted[j], 1);
             if (j < fl)
@@ -122,7 +124,6 @@ static void pass(const int *first, long long fc, const int *second, long long sc
     free(keys);
     free(result);
     free(noted);
-    free(pos);
 }
 
 typedef struct outputs {

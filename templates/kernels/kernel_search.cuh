@@ -1,9 +1,9 @@
 /* Sorted search (see shared/sorted_search.h): the merge partition kernel
  * (kernel_merge_partition.cuh) splits the merge of `first` and `second` into tiles, then one
- * block per tile loads its keys and the two halos into shared memory, each thread finds its split (merge path) and walks MJ_VT steps of the
- * merge, noting for each key met how many of the other array's keys came before it and
- * whether its neighbour is equivalent; the results, staged in shared memory by tile position,
- * are stored coalesced. */
+ * block per tile loads its keys and the two halos into shared memory, each thread finds its
+ * split (merge path) and walks MJ_VT steps of the merge (thread/search_walk.cuh), leaving for
+ * each key met how many of the other array's keys came before it and whether its neighbour is
+ * equivalent, by tile position in shared memory; those are then stored coalesced. */
 #ifndef MJ_KERNEL_SEARCH_CUH
 #define MJ_KERNEL_SEARCH_CUH
 
@@ -11,7 +11,7 @@
 #include "shared/load_balance.h"
 #include "shared/sorted_search.h"
 #include "thread/merge_path.cuh"
-#include "thread/serial_merge.cuh"
+#include "thread/search_walk.cuh"
 #include "thread/index_array.cuh"
 #include "block/tile_io.cuh"
 #include "block/await_split.cuh"
@@ -50,7 +50,7 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
                 mj_i64 second_count, const mj_i64 *partitions, mj_search_side out_first,
                 mj_search_side out_second, int flags) {
     __shared__ mj_key s_keys[MJ_NV + 2];
-    __shared__ unsigned s_result[MJ_NV];
+    __shared__ unsigned s_result[MJ_NV + 1]; /* and a spare slot: mj_search_walk */
     __shared__ mj_i64 s_split[2];
     __shared__ unsigned s_matched[2];
     int tid = threadIdx.x;
@@ -73,25 +73,13 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
 
     int diag = min(MJ_VT * tid, total);
     int p = mj_merge_path(s, fl, s + fl, total - fl, diag);
-    mj_key keys[MJ_VT];
-    int pos[MJ_VT];
-    mj_seg unsegmented = {0, total};
-    mj_serial_merge(s, p, fl, fl + diag - p, total, unsegmented, keys, pos);
-    bool matches = flags & MJ_SEARCH_MATCHES; /* bounds alone need no comparison more */
-#pragma unroll
-    for (int i = 0; i < MJ_VT; ++i) {
-        int j = diag + i;
-        if (j < total) {
-            int before = mj_search_before(j, pos[i], fl);
-            int n = mj_search_neighbour(pos[i], before, fl);
-            bool match = matches && mj_search_has_neighbour(n, total, lead, trail) &&
-                         (pos[i] < fl ? !mj_less(keys[i], s[n]) : !mj_less(s[n], keys[i]));
-            /* An exchange, not a store: sorted input gives every tile position to one thread,
-             * but unsorted input (the caller's contract broken) can give one to two, and the
-             * result is then unspecified but must not be a data race. */
-            atomicExch(&s_result[pos[i]], (unsigned)before | (match ? MJ_SEARCH_MATCH : 0u));
-        }
-    }
+    /* Bounds alone need no comparison more. */
+    if (flags & MJ_SEARCH_MATCHES)
+        mj_search_walk<true>(s, p, fl + diag - p, fl, total, total - diag, lead, trail,
+                             s_result, MJ_NV);
+    else
+        mj_search_walk<false>(s, p, fl + diag - p, fl, total, total - diag, lead, trail,
+                              s_result, MJ_NV);
     __syncthreads();
 
     /* The common searches (lower or upper bounds of one array, each pass of counts) write one

@@ -36,21 +36,25 @@ typedef struct mj_search_side {
  * the match in the top bit. */
 #define MJ_SEARCH_MATCH 0x80000000u
 
-/* For the tile's merge output j, taken from tile position pos: how many of the other array's
- * keys the tile puts before it. */
-MJ_HD int mj_search_before(int j, int pos, int fl) { return j - (pos < fl ? pos : pos - fl); }
-
-/* The tile position of the key that decides the match of the key at pos with `before` keys
- * of the other array before it: the next second for a first, the previous first for a
- * second. */
-MJ_HD int mj_search_neighbour(int pos, int before, int fl) {
-    return pos < fl ? fl + before : before - 1;
+/* A thread walks the tile's merge from tile positions a (the next first, firsts below fl) and
+ * b (the next second, seconds below total); the step's output is a + b - fl. Whether the step
+ * takes the first, given whether the second's key is ordered before the first's: while firsts
+ * remain and the second is not before it (ties to the first), or once the seconds are done. */
+MJ_HD int mj_search_takes_first(int a, int b, int fl, int total, int second_before) {
+    return (b >= total) | ((a < fl) & !second_before);
 }
 
-/* Whether the tile holds that neighbour: inside the tile, or a halo that exists (lead: a first
- * before the tile; trail: a second after it). */
-MJ_HD int mj_search_has_neighbour(int n, int total, int lead, int trail) {
-    return n < 0 ? lead : n >= total ? trail : 1;
+/* Whether the key taken has the key that decides its match: a first's is the second at b (the
+ * one it was compared with), a second's the first at a - 1 (the last taken). Past the tile,
+ * the halos: the second at total exists with trail, the first at -1 with lead. */
+MJ_HD int mj_search_has_neighbour(int first, int a, int b, int total, int lead, int trail) {
+    return first ? (b < total) | trail : (a > 0) | lead;
+}
+
+/* The taken key's result: how many of the other array's keys the tile puts before it (the
+ * seconds taken, b - fl, for a first; the firsts taken, a, for a second), and the match. */
+MJ_HD unsigned mj_search_result(int first, int a, int b, int fl, int match) {
+    return (unsigned)(first ? b - fl : a) | (match ? MJ_SEARCH_MATCH : 0u);
 }
 
 #endif
