@@ -139,7 +139,7 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
                     if (first < 0) {
                         head = acc;
                         first = g;
-                    } else if (g > 0) { /* always, but for unsorted offsets */
+                    } else { /* g > first >= 0: offsets are met in order */
                         out[g - 1] = acc;
                     }
                     acc = mj_identity();
