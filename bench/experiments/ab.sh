@@ -11,7 +11,8 @@
 # --only ONLY --reps 5` main / patched / main / patched, printing one line a row: primitive,
 # type, size, case, the reference's ms, mergejit's ms, "r" and the ratio. Logs go to OUT (at
 # most 8 files come back from a device run: cfg, build, tests, bench). Needs Check for the
-# tests (.device-debs, as tools/gpu-check unpacks it).
+# tests (.device-debs, as tools/gpu-check unpacks it). AB_ARGS adds arguments to each bench run
+# (AB_ARGS="--case u32": half the search bench's minute a run).
 set -u
 out=${1:?usage: ab.sh OUT ONLY "TESTS" PATCH...}
 only=${2:?}
@@ -58,7 +59,8 @@ row() {
 }
 for r in 1 2; do
     for t in main new; do
-        timeout 120 /tmp/ab/build-$t/bench/bench_primitives --only "$only" --reps 5 > /tmp/ab/b.log 2>&1
+        timeout 120 /tmp/ab/build-$t/bench/bench_primitives --only "$only" --reps 5 ${AB_ARGS-} \
+            > /tmp/ab/b.log 2>&1
         echo "=== round $r $t rc $?"
         row /tmp/ab/b.log
         cat /tmp/ab/b.log >> "$out/bench.log"
