@@ -32,7 +32,8 @@
  * that fold's search by bulk remove's lower bound, made a template (the lines of every
  * primitive whose source holds index_array.cuh), and the search's walk that leaves each key's
  * result as it takes it (issue 46: the search and join lines), and the segmented reduce's fold
- * without its dead guard (the segreduce lines). A change that means to alter
+ * without its dead guard (the segreduce lines), and that search walk without a count of live
+ * steps (issue 46: the search and join lines). A change that means to alter
  * the source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

@@ -50,7 +50,7 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
                 mj_i64 second_count, const mj_i64 *partitions, mj_search_side out_first,
                 mj_search_side out_second, int flags) {
     __shared__ mj_key s_keys[MJ_NV + 2];
-    __shared__ unsigned s_result[MJ_NV + 1]; /* and a spare slot: mj_search_walk */
+    __shared__ unsigned s_result[MJ_NV + 1]; /* and the slot past a full tile: mj_search_walk */
     __shared__ mj_i64 s_split[2];
     __shared__ unsigned s_matched[2];
     int tid = threadIdx.x;
@@ -75,11 +75,9 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
     int p = mj_merge_path(s, fl, s + fl, total - fl, diag);
     /* Bounds alone need no comparison more. */
     if (flags & MJ_SEARCH_MATCHES)
-        mj_search_walk<true>(s, p, fl + diag - p, fl, total, total - diag, lead, trail,
-                             s_result, MJ_NV);
+        mj_search_walk<true>(s, p, fl + diag - p, fl, total, lead, trail, s_result);
     else
-        mj_search_walk<false>(s, p, fl + diag - p, fl, total, total - diag, lead, trail,
-                              s_result, MJ_NV);
+        mj_search_walk<false>(s, p, fl + diag - p, fl, total, lead, trail, s_result);
     __syncthreads();
 
     /* The common searches (lower or upper bounds of one array, each pass of counts) write one
