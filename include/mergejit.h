@@ -693,8 +693,9 @@ typedef struct mj_search_outputs {
 
 /*! mj_sorter_sorted_search() :
  *  Searches every key of a (a_count keys) in b and every key of b in a, both sorted by the
- *  sorter's order, with one merge of the two (and a second one for a_counts, which needs both
- *  bounds), and writes the outputs that `out` asks for. Unsorted input gives unspecified
+ *  sorter's order, with one merge of the two (a_counts come from the merge for lower bounds,
+ *  so with MJ_BOUND_UPPER and other outputs they take a second one), and writes the outputs
+ *  that `out` asks for. Unsorted input gives unspecified
  *  results, but every write stays inside the output arrays. Either count may be 0: the other
  *  side's outputs are then bound 0, no match, count 0. Outputs must not overlap the inputs or
  *  one another. The temporary storage is mj_sorter_temp_size(sorter, a_count + b_count, 0).

@@ -33,7 +33,9 @@
  * primitive whose source holds index_array.cuh), and the search's walk that leaves each key's
  * result as it takes it (issue 46: the search and join lines), and the segmented reduce's fold
  * without its dead guard (the segreduce lines), and that search walk without a count of live
- * steps (issue 46: the search and join lines). A change that means to alter
+ * steps (issue 46: the search and join lines), then the search's counts in the lower bound's
+ * pass (the search and join lines, and every primitive's whose source holds merge_path.cuh,
+ * whose group search now takes two indexable types). A change that means to alter
  * the source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

@@ -163,7 +163,8 @@ START_TEST(test_sizes_and_patterns)
                 check(s, k, (pattern)p, sizes[z][0], sizes[z][1], bound, O_ALL,
                       (z + p) % 2 ? 8 : 4, NULL, seed);
                 /* One array alone takes the kernel's other store loop (a side's positions
-                 * only; counts in two passes): a's indices, a's counts or b's indices, in
+                 * only; a's counts in the lower bound's pass, in their own pass before the
+                 * upper bound's): a's indices, a's counts or b's indices, in
                  * turn, at every size and pattern. */
                 const unsigned lone[] = {O_A_INDICES, O_A_COUNTS, O_B_INDICES};
                 check(s, k, (pattern)p, sizes[z][0], sizes[z][1], bound,

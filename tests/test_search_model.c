@@ -62,22 +62,71 @@ typedef struct side {
     long long count; /* the side's keys: every store is checked against it */
 } side;
 
-static void store(side *o, long long i, long long base, unsigned r, int subtract) {
+static void store(side *o, long long i, long long base, unsigned r, long long count) {
     ck_assert_int_ge(i, 0);
     ck_assert_int_lt(i, o->count);
     long long bound = base + (r & ~MJ_SEARCH_MATCH);
     unsigned match = r >> 31;
     if (o->indices) o->indices[i] = bound;
     if (o->matches) o->matches[i] = (unsigned char)match;
-    if (o->counts) o->counts[i] = bound - (subtract ? o->counts[i] : 0);
+    if (o->counts) o->counts[i] = count;
     o->matched += match;
+}
+
+/* search_count.cuh's mj_search_equal_end: the first position in s[b, total) above k. Asserts
+ * that it reads inside the tile. */
+static int equal_end(const int *s, int k, int b, int total) {
+    int lo = b, hi = total, step = 1;
+    while (lo < hi) {
+        int p = lo + step - 1 < hi - 1 ? lo + step - 1 : hi - 1;
+        ck_assert(p >= b && p < total);
+        if (k < s[p]) {
+            hi = p;
+            break;
+        }
+        lo = p + 1;
+        step *= 2;
+    }
+    while (lo < hi) {
+        int m = (lo + hi) >> 1;
+        ck_assert(m >= b && m < total);
+        if (k < s[m])
+            hi = m;
+        else
+            lo = m + 1;
+    }
+    return lo;
+}
+
+/* The first position in x[lo, hi) whose key is above k (the warp's mj_group_search of an
+ * mj_key_repeat in the kernel). */
+static long long upper_in(const int *x, long long lo, long long hi, int k) {
+    while (lo < hi) {
+        long long mid = lo + (hi - lo) / 2;
+        if (k < x[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* search_count.cuh's mj_search_count. */
+static long long count_of(const int *s, int j, unsigned r, int fl, int total, int trail,
+                          long long beyond) {
+    unsigned before = r & ~MJ_SEARCH_MATCH;
+    if (before > (unsigned)(total - fl)) before = (unsigned)(total - fl);
+    int b = fl + (int)before;
+    int end = equal_end(s, s[j], b, total);
+    int on = end == total && trail && !(s[j] < s[total]);
+    return (end - b) + (on ? beyond : 0);
 }
 
 /* One pass of the kernel over first and second in tiles of nt x vt; `wild` replaces the
  * partitions by arbitrary ones within each diagonal's range (what unsorted keys may give). With
  * `sorted`, checks that the threads note each key of a tile exactly once. */
 static void pass(const int *first, long long fc, const int *second, long long sc, int nt, int vt,
-                 int wild, int sorted, side *of, side *os, int subtract, uint64_t *rng) {
+                 int wild, int sorted, side *of, side *os, uint64_t *rng) {
     long long nv = (long long)nt * vt, n = fc + sc, tiles = (n + nv - 1) / nv;
     long long *parts = malloc(sizeof *parts * (size_t)(tiles + 1));
     int *keys = malloc(sizeof *keys * (size_t)(nv + 2));
@@ -111,12 +160,16 @@ static void pass(const int *first, long long fc, const int *second, long long sc
             int p = (int)path(s, fl, s + fl, total - fl, diag);
             walk(s, p, fl + diag - p, fl, total, vt, lead, trail, result, noted);
         }
+        long long beyond = 0;
+        if (of->counts && trail && fl > 0 && !(s[fl - 1] < s[total]))
+            beyond = upper_in(second, r.y1, sc, s[total]) - r.y1;
         for (int j = 0; j < total; ++j) {
             if (sorted) ck_assert_int_eq(noted[j], 1);
             if (j < fl)
-                store(of, r.x0 + j, r.y0, result[j], subtract);
+                store(of, r.x0 + j, r.y0, result[j],
+                      of->counts ? count_of(s, j, result[j], fl, total, trail, beyond) : 0);
             else
-                store(os, r.y0 + (j - fl), r.x0, result[j], subtract);
+                store(os, r.y0 + (j - fl), r.x0, result[j], 0);
         }
     }
     free(parts);
@@ -132,20 +185,17 @@ typedef struct outputs {
 } outputs;
 
 /* search.c's passes: a first on ties for the lower bound, b first for the upper; a_counts
- * takes the lower bound, then the upper bound minus it. */
+ * come from a pass with a first: the lower bound's, or one of their own before the upper's. */
 static void search(const int *a, long long ac, const int *b, long long bc, int upper, int nt,
                    int vt, int wild, int sorted, outputs *o, uint64_t *rng) {
-    side as = {o->a_indices, NULL, o->a_matches, 0, ac};
+    side as = {o->a_indices, upper ? NULL : o->a_counts, o->a_matches, 0, ac};
     side bs = {o->b_indices, NULL, o->b_matches, 0, bc};
     side counts = {NULL, o->a_counts, NULL, 0, ac}, none = {NULL, NULL, NULL, 0, bc};
     if (upper) {
-        pass(a, ac, b, bc, nt, vt, wild, sorted, &counts, &none, 0, rng);
-        as.counts = o->a_counts;
-        pass(b, bc, a, ac, nt, vt, wild, sorted, &bs, &as, 1, rng);
+        pass(a, ac, b, bc, nt, vt, wild, sorted, &counts, &none, rng);
+        pass(b, bc, a, ac, nt, vt, wild, sorted, &bs, &as, rng);
     } else {
-        as.counts = o->a_counts;
-        pass(a, ac, b, bc, nt, vt, wild, sorted, &as, &bs, 0, rng);
-        pass(b, bc, a, ac, nt, vt, wild, sorted, &none, &counts, 1, rng);
+        pass(a, ac, b, bc, nt, vt, wild, sorted, &as, &bs, rng);
     }
     o->matched[0] = as.matched;
     o->matched[1] = bs.matched;
@@ -241,7 +291,8 @@ START_TEST(model_matches_reference)
     uint64_t rng = 0x5eed + (uint64_t)_i;
     const long long sizes[][2] = {{0, 1},      {1, 0},      {1, 1},          {nv - 1, 1},
                                   {nv, 0},     {0, nv + 1}, {nv / 2, nv / 2}, {3 * nv, 2},
-                                  {5, 4 * nv}, {2 * nv + 3, 3 * nv - 2},   {1000, 1700}};
+                                  {5, 4 * nv}, {2 * nv + 3, 3 * nv - 2},   {1000, 1700},
+                                  {1, 3 * nv}};
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; ++z)
         for (int kind = RANDOM; kind <= UNSORTED; ++kind)
             run_case(sizes[z][0], sizes[z][1], kind, nt, vt, &rng);

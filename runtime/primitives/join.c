@@ -197,7 +197,7 @@ static mj_status launch(mj_sorter *s, const join_call *c, const join_layout *l,
                         unsigned long long bound, const mj_run *rn) {
     CUdeviceptr base = rn->base, out_count = DPTR(c->out_count);
     int keep_a = c->kind & MJ_JOIN_KEEP_A, keep_b = c->kind & MJ_JOIN_KEEP_B;
-    /* Each a row's lower bound in b and count of equivalent b rows (the search's two passes),
+    /* Each a row's lower bound in b and count of equivalent b rows (one pass of the search),
      * a's match bytes for a left join, b's for a right join. */
     mj_search_outputs so = {0};
     so.bound = MJ_BOUND_LOWER;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of sorted search (kernel_search.cuh): argument checks, then for each pass the
  * merge partitions (merge.c) and one block per tile. A pass merges a and b with a first on ties
- * (a's lower bound) or b first (its upper bound); a_counts, upper minus lower, takes a pass of
- * each. Every check comes before the first launch. */
+ * (a's lower bound) or b first (its upper bound); a_counts come from the lower bound's pass
+ * (the b keys from a key's lower bound on that equal it: kernel_search.cuh), so asked for
+ * with upper bounds they take a pass of each. Every check comes before the first launch. */
 #include <stdint.h>
 
 #include "core/context.h"
@@ -86,25 +87,21 @@ static mj_status pass(mj_sorter *s, mj_bound bound, const void *a, size_t a_coun
 mj_status mj__search_passes(mj_sorter *s, const void *a, size_t a_count, const void *b,
                             size_t b_count, const mj_search_outputs *out, CUdeviceptr partitions,
                             CUstream stream) {
-    int wide = out->index_size == 8 ? MJ_SEARCH_WIDE : 0;
+    int wide = out->index_size == 8 ? MJ_SEARCH_WIDE : 0, upper = out->bound == MJ_BOUND_UPPER;
     mj_status st = MJ_OK;
     unsigned long long *matched = out->match_counts;
-    mj_search_side a_side = {out->a_indices, out->a_matches, out->a_counts, matched};
+    /* The counts go with the lower bound's pass: the bound's own, or one of their own. */
+    mj_search_side a_side = {out->a_indices, out->a_matches, upper ? NULL : out->a_counts,
+                             matched};
     mj_search_side b_side = {out->b_indices, out->b_matches, NULL, matched ? matched + 1 : NULL};
     mj_search_side none = {NULL, NULL, NULL, NULL};
     mj_search_side counts_only = {NULL, NULL, out->a_counts, NULL};
-    /* a_counts: the lower bound, then the upper bound minus it (each pass's own thread reads
-     * back what its key got). The pass of the other bound writes only a_counts. */
-    if (out->a_counts && out->bound == MJ_BOUND_UPPER)
+    int more = out->a_indices || out->a_matches || out->b_indices || out->b_matches || matched;
+    if (out->a_counts && upper)
         st = pass(s, MJ_BOUND_LOWER, a, a_count, b, b_count, counts_only, none, wide, partitions,
                   stream);
-    int subtract = out->a_counts && out->bound == MJ_BOUND_UPPER ? MJ_SEARCH_SUBTRACT : 0;
-    if (!st)
-        st = pass(s, out->bound, a, a_count, b, b_count, a_side, b_side, wide | subtract,
-                  partitions, stream);
-    if (!st && out->a_counts && out->bound == MJ_BOUND_LOWER)
-        st = pass(s, MJ_BOUND_UPPER, a, a_count, b, b_count, counts_only, none,
-                  wide | MJ_SEARCH_SUBTRACT, partitions, stream);
+    if (!st && (more || !upper))
+        st = pass(s, out->bound, a, a_count, b, b_count, a_side, b_side, wide, partitions, stream);
     return st;
 }
 

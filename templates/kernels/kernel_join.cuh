@@ -16,10 +16,11 @@
 
 #define MJ_JOIN_NV (MJ_NT * MJ_VT)
 
-/* Element i's count in a scan. Unsorted keys (the caller's contract broken) can put an upper
- * bound below the lower one, a count below zero once subtracted: it counts 0, so that the
- * offsets still ascend and the lbs walk over them visits each row once (racecheck found two
- * threads writing one owner slot otherwise). */
+/* Element i's count in a scan. Unsorted keys (the caller's contract broken) can leave a count
+ * that no tile wrote, holding whatever the temporary storage held: below zero, it counts 0, so
+ * that the offsets still ascend and the lbs walk over them visits each row once (racecheck
+ * found two threads writing one owner slot otherwise, when counts were an upper bound minus a
+ * lower one). */
 MJ_DEVICE mj_u64 mj_join_count(const mj_join_counts &c, mj_i64 i) {
     if (!c.counts) return c.matches[i] ? 0 : 1;
     mj_i64 k = (mj_i64)c.counts[i];

@@ -3,7 +3,9 @@
  * block per tile loads its keys and the two halos into shared memory, each thread finds its
  * split (merge path) and walks MJ_VT steps of the merge (thread/search_walk.cuh), leaving for
  * each key met how many of the other array's keys came before it and whether its neighbour is
- * equivalent, by tile position in shared memory; those are then stored coalesced. */
+ * equivalent, by tile position in shared memory; those are then stored coalesced, with a
+ * first's equivalent count where asked (thread/search_count.cuh: one pass, not a pass of each
+ * bound). */
 #ifndef MJ_KERNEL_SEARCH_CUH
 #define MJ_KERNEL_SEARCH_CUH
 
@@ -12,24 +14,21 @@
 #include "shared/sorted_search.h"
 #include "thread/merge_path.cuh"
 #include "thread/search_walk.cuh"
+#include "thread/search_count.cuh"
 #include "thread/index_array.cuh"
 #include "block/tile_io.cuh"
 #include "block/await_split.cuh"
 
 /* Writes key i's outputs from its tile result r, where the other array's keys before the
- * tile number `base`; returns 1 when it has a match. */
+ * tile number `base`, and its equivalent count (a first's: mj_search_count); returns 1 when it
+ * has a match. */
 MJ_DEVICE unsigned mj_search_store(const mj_search_side &side, mj_i64 i, mj_i64 base,
-                                   unsigned r, int flags) {
-    bool wide = flags & MJ_SEARCH_WIDE;
+                                   unsigned r, mj_u64 count, bool wide) {
     mj_u64 bound = (mj_u64)base + (r & ~MJ_SEARCH_MATCH);
     unsigned match = r >> 31;
     if (side.indices) mj_put_index(side.indices, i, bound, wide);
     if (side.matches) side.matches[i] = (unsigned char)match;
-    if (side.counts) {
-        /* The second pass reads what this thread's key got from the first. */
-        mj_u64 old = flags & MJ_SEARCH_SUBTRACT ? mj_get_index(side.counts, i, wide) : 0;
-        mj_put_index(side.counts, i, bound - old, wide);
-    }
+    if (side.counts) mj_put_index(side.counts, i, count, wide);
     return match;
 }
 
@@ -53,6 +52,7 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
     __shared__ unsigned s_result[MJ_NV + 1]; /* and the slot past a full tile: mj_search_walk */
     __shared__ mj_i64 s_split[2];
     __shared__ unsigned s_matched[2];
+    __shared__ mj_i64 s_beyond; /* counts: the trail's run of seconds past the tile */
     int tid = threadIdx.x;
     mj_i64 tile = blockIdx.x;
     if (tid < 2) {
@@ -71,6 +71,20 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
     if (tid == MJ_NT - 1 && trail) s[total] = second[r.y1];
     __syncthreads();
 
+    /* Counts: when the tile's last first equals the trail, the seconds past the tile that equal
+     * it too (mj_search_count), by warp 0 before its walk (32 lanes: a few rounds of loads, on
+     * runs longer than a tile only). The test is the block's, so the warp's lanes search
+     * together. */
+    bool counts = out_first.counts != 0;
+    if (counts && tid < 32) {
+        mj_i64 beyond = 0;
+        if (trail && fl > 0 && !mj_less(s[fl - 1], s[total])) {
+            mj_key_repeat k = {s[total]};
+            beyond = mj_group_search(32, second, k, 0, r.y1, second_count) - r.y1;
+        }
+        if (tid == 0) s_beyond = beyond;
+    }
+
     int diag = min(MJ_VT * tid, total);
     int p = mj_merge_path(s, fl, s + fl, total - fl, diag);
     /* Bounds alone need no comparison more. */
@@ -80,39 +94,27 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
         mj_search_walk<false>(s, p, fl + diag - p, fl, total, lead, trail, s_result);
     __syncthreads();
 
-    /* The common searches (lower or upper bounds of one array, each pass of counts) write one
-     * array of one side: a loop over that side's tile positions alone, with none of the
-     * per-key tests of which outputs exist, which made the stores most of the kernel's
-     * instructions (ncu, u32 lower bounds on an H200). */
+    /* The common searches (lower or upper bounds of one array, counts) write one array of one
+     * side: a loop over that side's tile positions alone, with none of the per-key tests of
+     * which outputs exist, which made the stores most of the kernel's instructions (ncu, u32
+     * lower bounds on an H200). Not unrolled: the loop is short, and unrolled it doubled the
+     * kernel's code. */
     void *lone_first = mj_search_lone_array(out_first);
     void *lone_second = mj_search_lone_array(out_second);
     bool wide = flags & MJ_SEARCH_WIDE;
+    mj_i64 beyond = counts ? s_beyond : 0;
     if ((lone_first && mj_search_writes_none(out_second)) ||
         (lone_second && mj_search_writes_none(out_first))) {
         bool firsts = lone_first != 0;
         void *out = firsts ? lone_first : lone_second;
-        bool subtract = (flags & MJ_SEARCH_SUBTRACT) && (firsts ? out_first : out_second).counts;
         int begin = (firsts ? 0 : fl) + tid, end = firsts ? fl : total;
         mj_i64 at = firsts ? r.x0 : r.y0 - fl, base = firsts ? r.y0 : r.x0;
-        if (subtract) {
-            /* The second pass of counts reads what the first wrote: every read issued before
-             * the first store, so that a thread waits on its reads once, not once a key (a
-             * side's keys are at most a tile's, MJ_VT a thread). */
-            mj_u64 old[MJ_VT];
-#pragma unroll
-            for (int i = 0; i < MJ_VT; ++i) {
-                int j = begin + MJ_NT * i;
-                old[i] = j < end ? mj_get_index(out, at + j, wide) : 0;
-            }
-#pragma unroll
-            for (int i = 0; i < MJ_VT; ++i) {
-                int j = begin + MJ_NT * i;
-                if (j < end)
-                    mj_put_index(out, at + j,
-                                 (mj_u64)base + (s_result[j] & ~MJ_SEARCH_MATCH) - old[i], wide);
-            }
+        if (counts) {
+#pragma unroll 1
+            for (int j = begin; j < end; j += MJ_NT)
+                mj_put_index(out, at + j,
+                             mj_search_count(s, j, s_result[j], fl, total, trail, beyond), wide);
         } else {
-            /* Not unrolled: the loop is short, and unrolled it doubled the kernel's code. */
 #pragma unroll 1
             for (int j = begin; j < end; j += MJ_NT)
                 mj_put_index(out, at + j, (mj_u64)base + (s_result[j] & ~MJ_SEARCH_MATCH), wide);
@@ -124,11 +126,14 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
 #pragma unroll 1
         for (int i = 0; i < MJ_VT; ++i) {
             int j = tid + MJ_NT * i;
-            if (j < fl)
-                matched_first += mj_search_store(out_first, r.x0 + j, r.y0, s_result[j], flags);
-            else if (j < total)
+            if (j < fl) {
+                unsigned res = s_result[j];
+                mj_u64 count = counts ? mj_search_count(s, j, res, fl, total, trail, beyond) : 0;
+                matched_first += mj_search_store(out_first, r.x0 + j, r.y0, res, count, wide);
+            } else if (j < total) {
                 matched_second += mj_search_store(out_second, r.y0 + (j - fl), r.x0, s_result[j],
-                                                  flags);
+                                                  0, wide);
+            }
         }
         if (out_first.matched || out_second.matched) {
             /* One atomic a warp in shared memory, one a block in global memory. */

@@ -15,9 +15,10 @@
 #include "shared/host_device.h"
 
 /* What a tile writes for the keys of one array (each pointer may be null): the bound (an
- * index, 4 or 8 bytes), a match byte, the equivalent count (an index), and the count of keys
- * with a match (added atomically). The host passes it by value, so its layout is the same in
- * C and CUDA. */
+ * index, 4 or 8 bytes), a match byte, the equivalent count (an index; the firsts' alone, so
+ * in a pass with a as the first array: the seconds from a key's bound on that are not above
+ * it), and the count of keys with a match (added atomically). The host passes it by value, so
+ * its layout is the same in C and CUDA. */
 typedef struct mj_search_side {
     void *indices;
     unsigned char *matches;
@@ -25,12 +26,10 @@ typedef struct mj_search_side {
     unsigned long long *matched;
 } mj_search_side;
 
-/* The kernel's flags: indices of 8 bytes (else 4); counts = bound - the count already there
- * (the second of the two passes that a_counts takes; else counts = bound); match flags or
- * counts are asked for (else the neighbour comparison is skipped and no key matches). */
+/* The kernel's flags: indices of 8 bytes (else 4); match flags or match counts are asked for
+ * (else the neighbour comparison is skipped and no key matches). */
 #define MJ_SEARCH_WIDE 1
-#define MJ_SEARCH_SUBTRACT 2
-#define MJ_SEARCH_MATCHES 4
+#define MJ_SEARCH_MATCHES 2
 
 /* A tile's result for one key: its count of the other's keys before it within the tile, and
  * the match in the top bit. */

@@ -35,12 +35,12 @@ MJ_DEVICE I mj_seg_merge_path(const mj_key *a, I a_count, const mj_key *b, I dia
  * the range [lo, hi) of a's share that is left: each round the group tests g points of the
  * range at once, splitting it in g + 1 equal parts, and keeps the part between the last that
  * goes to a and the first that goes to b. So it takes log2(g + 1) times fewer rounds than a
- * thread alone (g = 1 is the binary search), at g times the loads a round. Keys is a key
- * pointer or anything indexed and offset like one (the queued passes' mj_located_keys). Every
- * lane of the warp must call it with the same g (the rounds take warp-wide ballots); each lane
- * returns its group's answer. */
-template <typename Keys>
-MJ_DEVICE mj_i64 mj_group_search(int g, Keys a, Keys b, mj_i64 diag, mj_i64 lo, mj_i64 hi) {
+ * thread alone (g = 1 is the binary search), at g times the loads a round. A and B are key
+ * pointers or anything indexed and offset like one (the queued passes' mj_located_keys; sorted
+ * search's mj_key_repeat, for an upper bound). Every lane of the warp must call it with the
+ * same g (the rounds take warp-wide ballots); each lane returns its group's answer. */
+template <typename A, typename B>
+MJ_DEVICE mj_i64 mj_group_search(int g, A a, B b, mj_i64 diag, mj_i64 lo, mj_i64 hi) {
     int lane = threadIdx.x & 31, rank = lane & (g - 1);
     double part = 1.0 / (g + 1);
     unsigned group = (g == 32 ? 0xffffffffu : (1u << g) - 1) << (lane - rank);
