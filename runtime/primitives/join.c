@@ -197,14 +197,17 @@ static mj_status launch(mj_sorter *s, const join_call *c, const join_layout *l,
                         unsigned long long bound, const mj_run *rn) {
     CUdeviceptr base = rn->base, out_count = DPTR(c->out_count);
     int keep_a = c->kind & MJ_JOIN_KEEP_A, keep_b = c->kind & MJ_JOIN_KEEP_B;
-    /* Each a row's lower bound in b and count of equivalent b rows (one pass of the search),
-     * a's match bytes for a left join, b's for a right join. */
+    /* Each a row's count of equivalent b rows (one pass of the search) and b's match bytes for
+     * a right join; with rows to write, also each a row's lower bound in b and a's match bytes
+     * for a left join, which only the rows' kernels read. A count alone of an inner or left
+     * join then writes a's counts alone (the search's loop for one array). */
+    int rows = c->rows && c->capacity;
     mj_search_outputs so = {0};
     so.bound = MJ_BOUND_LOWER;
     so.index_size = 8;
-    so.a_indices = (void *)(uintptr_t)(base + l->lower);
+    so.a_indices = rows ? (void *)(uintptr_t)(base + l->lower) : NULL;
     so.a_counts = (void *)(uintptr_t)(base + l->counts);
-    so.a_matches = keep_a ? (void *)(uintptr_t)(base + l->a_matches) : NULL;
+    so.a_matches = rows && keep_a ? (void *)(uintptr_t)(base + l->a_matches) : NULL;
     so.b_matches = keep_b ? (void *)(uintptr_t)(base + l->b_matches) : NULL;
     mj_status st = mj__search_passes(s, c->a, c->a_count, c->b, c->b_count, &so,
                                      base + l->parts, rn->stream);
@@ -218,7 +221,7 @@ static mj_status launch(mj_sorter *s, const join_call *c, const join_layout *l,
         st = scan_counts(s, unmatched, (long long)c->b_count, base + l->sums_b, b_total, a_total,
                          out_count, rn->stream);
     }
-    if (!st && c->rows && c->capacity) {
+    if (!st && rows) {
         unsigned long long limit = c->capacity < bound ? c->capacity : bound;
         st = write_rows(s, c, l, limit, base, rn->stream);
     }
