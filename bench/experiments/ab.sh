@@ -5,13 +5,16 @@
 #
 #   bench/experiments/ab.sh OUT ONLY "TESTS" PATCH...
 #
-# copies the tree twice under /tmp/ab (main, and main with each PATCH applied by patch -p1),
-# builds bench_primitives in both and TESTS (test_gpu_* names) in the patched one; runs each
-# test (MJ_TEST_SMALL=1) and compute-sanitizer memcheck of the first; then `bench_primitives
-# --only ONLY --reps 5` main / patched / main / patched, printing one line a row: primitive,
-# type, size, case, the reference's ms, mergejit's ms, "r" and the ratio. Logs go to OUT (at
-# most 8 files come back from a device run: cfg, build, tests, bench). Needs Check for the
-# tests (.device-debs, as tools/gpu-check unpacks it). AB_ARGS adds arguments to each bench run
+# copies the tree under /tmp/ab: main, and main with each PATCH applied by patch -p1 (all of
+# them in one tree, "new"; or with AB_EACH=1 each in a tree of its own, "p1", "p2", ...: patches
+# that each apply to main alone, measured side by side); builds bench_primitives in every tree
+# and TESTS (test_gpu_* names) in the patched ones; runs each test (MJ_TEST_SMALL=1) and
+# compute-sanitizer memcheck of the first; then `bench_primitives --only ONLY --reps 5` main
+# and each patched tree in turn, twice, printing one line a row: primitive, type, size, case,
+# the reference's ms, mergejit's ms, "r" and the ratio. ONLY may list several, comma-separated
+# (each runs in its turn). Logs go to OUT, four files whatever the trees (cfg, build, tests,
+# bench: a device run brings few files back). Needs Check for the tests
+# (.device-debs, as tools/gpu-check unpacks it). AB_ARGS adds arguments to each bench run
 # (AB_ARGS="--case u32": half the search bench's minute a run).
 set -u
 out=${1:?usage: ab.sh OUT ONLY "TESTS" PATCH...}
@@ -24,33 +27,51 @@ if [ -d .device-debs ]; then
     export PKG_CONFIG_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=/tmp/deps
 fi
 export PATH=$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer
-rm -rf /tmp/ab && mkdir -p /tmp/ab/main /tmp/ab/new
+rm -rf /tmp/ab && mkdir -p /tmp/ab/main
 tar --exclude=./.git --exclude=./build --exclude=./.gpu -cf - . | tar -xf - -C /tmp/ab/main
-cp -a /tmp/ab/main/. /tmp/ab/new/
-for p in "$@"; do
-    (cd /tmp/ab/new && patch -p1 -s < "$root/$p") || { echo "$p does not apply"; exit 1; }
-done
+trees=""
+if [ "${AB_EACH-0}" = 1 ]; then
+    k=0
+    for p in "$@"; do
+        k=$((k + 1))
+        cp -a /tmp/ab/main /tmp/ab/p$k
+        (cd /tmp/ab/p$k && patch -p1 -s < "$root/$p") || { echo "$p does not apply"; exit 1; }
+        echo "p$k: $p"
+        trees="$trees p$k"
+    done
+else
+    cp -a /tmp/ab/main /tmp/ab/new
+    for p in "$@"; do
+        (cd /tmp/ab/new && patch -p1 -s < "$root/$p") || { echo "$p does not apply"; exit 1; }
+    done
+    trees=" new"
+fi
 t0=$(date +%s)
-for t in main new; do
-    cmake -S /tmp/ab/$t -B /tmp/ab/build-$t -DCMAKE_BUILD_TYPE=Release >> "$out/cfg.log" 2>&1
-done
+jobs=$(( $(nproc) / ($(echo $trees | wc -w) + 1) ))
+[ $jobs -ge 1 ] || jobs=1
 targets="bench_primitives"
 for t in $tests; do targets="$targets $t"; done
-cmake --build /tmp/ab/build-new -j8 --target $targets > "$out/build.log" 2>&1 &
-cmake --build /tmp/ab/build-main -j8 --target bench_primitives >> "$out/build.log" 2>&1
+for t in main $trees; do
+    (cmake -S /tmp/ab/$t -B /tmp/ab/build-$t -DCMAKE_BUILD_TYPE=Release >> "$out/cfg.log" 2>&1
+     if [ $t = main ]; then want=bench_primitives; else want=$targets; fi
+     cmake --build /tmp/ab/build-$t -j$jobs --target $want >> "$out/build.log" 2>&1
+     echo "built $t rc $?") &
+done
 wait
 echo "built in $(( $(date +%s) - t0 )) s"
-first=1
-for t in $tests; do
-    MJ_TEST_SMALL=1 timeout 200 /tmp/ab/build-new/tests/$t >> "$out/tests.log" 2>&1
-    echo "$t rc $? $(tail -1 "$out/tests.log")"
-    if [ $first = 1 ]; then
-        first=0
-        MJ_TEST_SMALL=1 CK_FORK=no timeout 200 compute-sanitizer --tool memcheck \
-            --report-api-errors no --error-exitcode 1 /tmp/ab/build-new/tests/$t \
-            >> "$out/tests.log" 2>&1
-        echo "memcheck $t rc $? $(grep 'ERROR SUMMARY' "$out/tests.log" | tail -1)"
-    fi
+for tree in $trees; do
+    first=1
+    for t in $tests; do
+        MJ_TEST_SMALL=1 timeout 200 /tmp/ab/build-$tree/tests/$t >> "$out/tests.log" 2>&1
+        echo "$tree $t rc $? $(tail -1 "$out/tests.log")"
+        if [ $first = 1 ]; then
+            first=0
+            MJ_TEST_SMALL=1 CK_FORK=no timeout 200 compute-sanitizer --tool memcheck \
+                --report-api-errors no --error-exitcode 1 /tmp/ab/build-$tree/tests/$t \
+                >> "$out/tests.log" 2>&1
+            echo "$tree memcheck $t rc $? $(grep 'ERROR SUMMARY' "$out/tests.log" | tail -1)"
+        fi
+    done
 done
 row() {
     grep -E "^[a-z]+ +[a-z0-9_+]+ +2\^" "$1" | awk '{o=$1" "$2" "$3" "$4; n=0;
@@ -58,12 +79,14 @@ row() {
         print o}'
 }
 for r in 1 2; do
-    for t in main new; do
-        timeout 120 /tmp/ab/build-$t/bench/bench_primitives --only "$only" --reps 5 ${AB_ARGS-} \
-            > /tmp/ab/b.log 2>&1
-        echo "=== round $r $t rc $?"
-        row /tmp/ab/b.log
-        cat /tmp/ab/b.log >> "$out/bench.log"
+    for o in ${only//,/ }; do
+        for t in main $trees; do
+            timeout 120 /tmp/ab/build-$t/bench/bench_primitives --only "$o" --reps 5 ${AB_ARGS-} \
+                > /tmp/ab/b.log 2>&1
+            echo "=== round $r $o $t rc $?"
+            row /tmp/ab/b.log
+            cat /tmp/ab/b.log >> "$out/bench.log"
+        done
     done
 done
 echo "total $(( $(date +%s) - t0 )) s"
