@@ -29,22 +29,26 @@ fi
 export PATH=$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer
 rm -rf /tmp/ab && mkdir -p /tmp/ab/main
 tar --exclude=./.git --exclude=./build --exclude=./.gpu -cf - . | tar -xf - -C /tmp/ab/main
+# make_tree NAME PATCH...: main with the patches applied, as /tmp/ab/NAME, added to $trees.
 trees=""
+make_tree() {
+    local name=$1
+    shift
+    cp -a /tmp/ab/main /tmp/ab/$name
+    for p in "$@"; do
+        (cd /tmp/ab/$name && patch -p1 -s < "$root/$p") || { echo "$p does not apply"; exit 1; }
+    done
+    trees="$trees $name"
+}
 if [ "${AB_EACH-0}" = 1 ]; then
     k=0
     for p in "$@"; do
         k=$((k + 1))
-        cp -a /tmp/ab/main /tmp/ab/p$k
-        (cd /tmp/ab/p$k && patch -p1 -s < "$root/$p") || { echo "$p does not apply"; exit 1; }
+        make_tree p$k "$p"
         echo "p$k: $p"
-        trees="$trees p$k"
     done
 else
-    cp -a /tmp/ab/main /tmp/ab/new
-    for p in "$@"; do
-        (cd /tmp/ab/new && patch -p1 -s < "$root/$p") || { echo "$p does not apply"; exit 1; }
-    done
-    trees=" new"
+    make_tree new "$@"
 fi
 t0=$(date +%s)
 jobs=$(( $(nproc) / ($(echo $trees | wc -w) + 1) ))
