@@ -28,25 +28,24 @@ static long long path(const int *a, long long ac, const int *b, long long bc, lo
 }
 
 /* search_walk.cuh's mj_search_walk over ints, with matches: thread steps from tile positions a
- * and b, each key taken leaving its result at its position (steps past the tile's end, with a
- * at fl and b at total, at `total`). Asserts that the heads it reads stay inside the tile and
- * its halos (s[-1] .. s[total]) and that only steps past the end write slot total. */
-static void walk(const int *s, int a, int b, int fl, int total, int vt, int lead, int trail,
-                 unsigned *result, int *noted) {
+ * and b, each key taken leaving its result at its position (steps past the tile at `spare`).
+ * Asserts that the heads it reads stay inside the tile and its halos (s[-1] .. s[total]). */
+static void walk(const int *s, int a, int b, int fl, int total, int steps, int vt, int lead,
+                 int trail, unsigned *result, int spare, int *noted) {
     ck_assert(a >= 0 && a <= fl && b >= fl && b <= total);
     int ka = s[a], kb = s[b], kp = s[a - 1];
     for (int i = 0; i < vt; ++i) {
+        int live = i < steps;
         int first = mj_search_takes_first(a, b, fl, total, kb < ka);
         int match = mj_search_has_neighbour(first, a, b, total, lead, trail) &&
                     (first ? !(ka < kb) : !(kp < kb));
-        int at = first ? a : b;
-        ck_assert(at >= 0 && at <= total);
-        ck_assert(at < total || (a == fl && b == total));
+        int at = live ? (first ? a : b) : spare;
+        ck_assert(at >= 0 && (at < total || at == spare));
         result[at] = mj_search_result(first, a, b, fl, match);
-        ++noted[at];
+        noted[at] += live;
         if (first) kp = ka;
-        a += first;
-        b = mj_search_next_second(first, b, total);
+        a += live & first;
+        b += live & !first;
         ck_assert(a <= fl && b <= total);
         int next = s[first ? a : b];
         ka = first ? next : ka;
@@ -130,7 +129,7 @@ static void pass(const int *first, long long fc, const int *second, long long sc
     long long nv = (long long)nt * vt, n = fc + sc, tiles = (n + nv - 1) / nv;
     long long *parts = malloc(sizeof *parts * (size_t)(tiles + 1));
     int *keys = malloc(sizeof *keys * (size_t)(nv + 2));
-    unsigned *result = malloc(sizeof *result * (size_t)(nv + 1)); /* and the slot past a full tile */
+    unsigned *result = malloc(sizeof *result * (size_t)(nv + 1)); /* and the spare slot */
     int *noted = malloc(sizeof *noted * (size_t)(nv + 1));
     ck_assert(parts && keys && result && noted);
     for (long long t = 0; t <= tiles; ++t) {
@@ -158,8 +157,10 @@ static void pass(const int *first, long long fc, const int *second, long long sc
         for (int tid = 0; tid < nt; ++tid) {
             int diag = vt * tid < total ? vt * tid : total;
             int p = (int)path(s, fl, s + fl, total - fl, diag);
-            walk(s, p, fl + diag - p, fl, total, vt, lead, trail, result, noted);
+            walk(s, p, fl + diag - p, fl, total, total - diag, vt, lead, trail, result, (int)nv,
+                 noted);
         }
+        ck_assert_int_eq(noted[nv], 0); /* no live step writes the spare slot */
         long long beyond = 0;
         if (of->counts && trail && fl > 0 && !(s[fl - 1] < s[total]))
             beyond = upper_in(second, r.y1, sc, s[total]) - r.y1;

@@ -49,7 +49,7 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
                 mj_i64 second_count, const mj_i64 *partitions, mj_search_side out_first,
                 mj_search_side out_second, int flags) {
     __shared__ mj_key s_keys[MJ_NV + 2];
-    __shared__ unsigned s_result[MJ_NV + 1]; /* and the slot past a full tile: mj_search_walk */
+    __shared__ unsigned s_result[MJ_NV + 1]; /* and a spare slot: mj_search_walk */
     __shared__ mj_i64 s_split[2];
     __shared__ unsigned s_matched[2];
     __shared__ mj_i64 s_beyond; /* counts: the trail's run of seconds past the tile */
@@ -72,15 +72,20 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
     __syncthreads();
 
     /* Counts: when the tile's last first equals the trail, the seconds past the tile that equal
-     * it too (mj_search_count), by warp 0 before its walk (32 lanes: a few rounds of loads, on
-     * runs longer than a tile only). The test is the block's, so the warp's lanes search
-     * together. */
+     * it too (mj_search_count), by warp 0 before its walk. The 32 seconds after the trail in
+     * one round of loads first: most runs end there, and a search of the whole rest of the
+     * array takes some six rounds of dependent loads at 2^27 keys; the rest of a longer run by
+     * the merges' group search. The test is the block's, so the warp's lanes search together. */
     bool counts = out_first.counts != 0;
     if (counts && tid < 32) {
         mj_i64 beyond = 0;
         if (trail && fl > 0 && !mj_less(s[fl - 1], s[total])) {
             mj_key_repeat k = {s[total]};
-            beyond = mj_group_search(32, second, k, 0, r.y1, second_count) - r.y1;
+            mj_i64 at = r.y1 + 1 + tid; /* the trail, at r.y1, is in the run */
+            unsigned above = __ballot_sync(0xffffffffu, at >= second_count ||
+                                                            mj_less(k.k, second[at]));
+            beyond = above ? __ffs(above)
+                           : mj_group_search(32, second, k, 0, r.y1 + 33, second_count) - r.y1;
         }
         if (tid == 0) s_beyond = beyond;
     }
@@ -89,9 +94,11 @@ mj_search_tiles(const mj_key *first, mj_i64 first_count, const mj_key *second,
     int p = mj_merge_path(s, fl, s + fl, total - fl, diag);
     /* Bounds alone need no comparison more. */
     if (flags & MJ_SEARCH_MATCHES)
-        mj_search_walk<true>(s, p, fl + diag - p, fl, total, lead, trail, s_result);
+        mj_search_walk<true>(s, p, fl + diag - p, fl, total, total - diag, lead, trail,
+                             s_result, MJ_NV);
     else
-        mj_search_walk<false>(s, p, fl + diag - p, fl, total, lead, trail, s_result);
+        mj_search_walk<false>(s, p, fl + diag - p, fl, total, total - diag, lead, trail,
+                              s_result, MJ_NV);
     __syncthreads();
 
     /* The common searches (lower or upper bounds of one array, counts) write one array of one

@@ -38,16 +38,9 @@ typedef struct mj_search_side {
 /* A thread walks the tile's merge from tile positions a (the next first, firsts below fl) and
  * b (the next second, seconds below total); the step's output is a + b - fl. Whether the step
  * takes the first, given whether the second's key is ordered before the first's: while firsts
- * remain, if the seconds are done or the second is not before it (ties to the first). Past the
- * tile's end (a at fl, b at total) no step takes a first, and a step that takes the second
- * leaves b where it is (mj_search_next_second): the walk stays at the end. */
+ * remain and the second is not before it (ties to the first), or once the seconds are done. */
 MJ_HD int mj_search_takes_first(int a, int b, int fl, int total, int second_before) {
-    return (a < fl) & ((b >= total) | !second_before);
-}
-
-/* b after a step that took the second (first is 0) or the first. */
-MJ_HD int mj_search_next_second(int first, int b, int total) {
-    return b + (!first & (b < total));
+    return (b >= total) | ((a < fl) & !second_before);
 }
 
 /* Whether the key taken has the key that decides its match: a first's is the second at b (the
