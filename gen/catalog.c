@@ -67,14 +67,15 @@ static const char *const insert_templates[] = {
 /* The search reuses the merge's partition kernel (kernel_merge_partition.cuh). */
 static const char *const search_templates[] = {
     "merge_frame.h",    "load_balance.h", "sorted_search.h", "merge_path.cuh", "search_walk.cuh",
-    "search_count.cuh", "index_array.cuh", "tile_io.cuh",   "await_split.cuh",
+    "key_runs.cuh",     "search_count.cuh", "index_array.cuh", "tile_io.cuh", "await_split.cuh",
     "kernel_merge_partition.cuh", "kernel_search.cuh", NULL,
 };
 /* The join: the search's list, then the scans' and lbs's blocks. */
 static const char *const join_templates[] = {
     "merge_frame.h",      "load_balance.h",     "sorted_search.h",      "merge_path.cuh",
-    "search_walk.cuh",    "search_count.cuh",   "index_array.cuh",      "tile_io.cuh",
-    "await_split.cuh",    "kernel_merge_partition.cuh", "kernel_search.cuh", "relational_join.h",
+    "search_walk.cuh",    "key_runs.cuh",       "search_count.cuh",     "index_array.cuh",
+    "tile_io.cuh",        "await_split.cuh",    "kernel_merge_partition.cuh", "kernel_search.cuh",
+    "relational_join.h",
     "warp_count_scan.cuh", "cta_count_scan.cuh", "cta_load_balance.cuh", "kernel_join.cuh", NULL,
 };
 static const char *const move_templates[] = {
@@ -83,9 +84,9 @@ static const char *const move_templates[] = {
 };
 
 static const char *const setops_templates[] = {
-    "merge_frame.h",      "balanced_path.h",    "merge_path.cuh",    "balanced_search.cuh",
-    "warp_shfl_any.cuh",  "warp_count_scan.cuh", "tile_io.cuh",      "cta_count_scan.cuh",
-    "cta_look_back.cuh",  "count_states.cuh",   "kernel_setops.cuh", NULL,
+    "merge_frame.h",       "balanced_path.h",   "merge_path.cuh",      "key_runs.cuh",
+    "balanced_search.cuh", "warp_shfl_any.cuh", "warp_count_scan.cuh", "tile_io.cuh",
+    "cta_count_scan.cuh",  "cta_look_back.cuh", "count_states.cuh",    "kernel_setops.cuh", NULL,
 };
 static const char *const select_templates[] = {
     "tile_io.cuh",       "warp_shfl.cuh",     "warp_shfl_any.cuh", "warp_count_scan.cuh",

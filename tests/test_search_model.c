@@ -13,6 +13,7 @@
 #include "shared/load_balance.h"
 #include "shared/sorted_search.h"
 #include "test_support.h"
+#include "key_runs_model.h"
 
 /* merge_path.cuh's mj_merge_path over ints: how many of the first d outputs come from a. */
 static long long path(const int *a, long long ac, const int *b, long long bc, long long d) {
@@ -72,31 +73,6 @@ static void store(side *o, long long i, long long base, unsigned r, long long co
     o->matched += match;
 }
 
-/* search_count.cuh's mj_search_equal_end: the first position in s[b, total) above k. Asserts
- * that it reads inside the tile. */
-static int equal_end(const int *s, int k, int b, int total) {
-    int lo = b, hi = total, step = 1;
-    while (lo < hi) {
-        int p = lo + step - 1 < hi - 1 ? lo + step - 1 : hi - 1;
-        ck_assert(p >= b && p < total);
-        if (k < s[p]) {
-            hi = p;
-            break;
-        }
-        lo = p + 1;
-        step *= 2;
-    }
-    while (lo < hi) {
-        int m = (lo + hi) >> 1;
-        ck_assert(m >= b && m < total);
-        if (k < s[m])
-            hi = m;
-        else
-            lo = m + 1;
-    }
-    return lo;
-}
-
 /* The first position in x[lo, hi) whose key is above k (the warp's mj_group_search of an
  * mj_key_repeat in the kernel). */
 static long long upper_in(const int *x, long long lo, long long hi, int k) {
@@ -116,7 +92,7 @@ static long long count_of(const int *s, int j, unsigned r, int fl, int total, in
     unsigned before = r & ~MJ_SEARCH_MATCH;
     if (before > (unsigned)(total - fl)) before = (unsigned)(total - fl);
     int b = fl + (int)before;
-    int end = equal_end(s, s[j], b, total);
+    int end = (int)mjt_run_end(s, b, total, s[j]);
     int on = end == total && trail && !(s[j] < s[total]);
     return (end - b) + (on ? beyond : 0);
 }

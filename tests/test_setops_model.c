@@ -16,6 +16,7 @@
 
 #include "shared/balanced_path.h"
 #include "test_support.h"
+#include "key_runs_model.h"
 
 /* merge_path.cuh's mj_merge_path over ints (ties: a first). */
 static long long path(const int *a, long long ac, const int *b, long long bc, long long d) {
@@ -30,50 +31,8 @@ static long long path(const int *a, long long ac, const int *b, long long bc, lo
     return lo;
 }
 
-/* balanced_search.cuh's mj_run_begin, mj_run_end and mj_balanced_path over ints; every read
- * is checked against the array's length. */
-static long long run_begin(const int *k, long long end, int x) {
-    long long lo = 0, hi = end;
-    for (long long step = 1; hi > 0; step <<= 1) {
-        long long probe = hi > step ? hi - step : 0;
-        ck_assert(probe >= 0 && probe < end);
-        if (k[probe] < x) {
-            lo = probe + 1;
-            break;
-        }
-        hi = probe;
-    }
-    while (lo < hi) {
-        long long mid = lo + ((hi - lo) >> 1);
-        if (k[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static long long run_end(const int *k, long long begin, long long limit, int x) {
-    long long lo = begin, hi = limit;
-    for (long long step = 1; lo < limit; step <<= 1) {
-        long long probe = limit - lo > step ? lo + step - 1 : limit - 1;
-        ck_assert(probe >= begin && probe < limit);
-        if (x < k[probe]) {
-            hi = probe;
-            break;
-        }
-        lo = probe + 1;
-    }
-    while (lo < hi) {
-        long long mid = lo + ((hi - lo) >> 1);
-        if (x < k[mid])
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
+/* balanced_search.cuh's mj_balanced_path over ints, with key_runs.cuh's gallops
+ * (key_runs_model.h); every read is checked against the array's length. */
 static long long balanced(const int *a, long long ac, const int *b, long long bc, long long d,
                           int *star) {
     long long ai = path(a, ac, b, bc, d), bi = d - ai;
@@ -81,11 +40,11 @@ static long long balanced(const int *a, long long ac, const int *b, long long bc
     if (bi >= bc) return ai;
     int x = b[bi];
     if ((ai == 0 || a[ai - 1] < x) && (bi == 0 || b[bi - 1] < x)) return ai;
-    long long a_start = run_begin(a, ai, x), b_start = run_begin(b, bi, x);
+    long long a_start = mjt_run_begin(a, ai, x), b_start = mjt_run_begin(b, bi, x);
     long long a_run = ai - a_start, b_run = bi - b_start;
     long long want = mj_bp_b_want(a_run, b_run);
     long long limit = bc - b_start > want + 1 ? b_start + want + 1 : bc;
-    long long b_have = run_end(b, bi, limit, x) - b_start;
+    long long b_have = mjt_run_end(b, bi, limit, x) - b_start;
     mj_bp_point p = mj_bp_balance(a_run, b_run, b_have);
     *star = p.star;
     long long r = a_start + p.a_take;

@@ -1,63 +1,16 @@
 /* Balanced path search (see shared/balanced_path.h): where the walk of a multiset operation
  * crosses an output diagonal, from the merge path's crossing and the runs of equivalent keys
- * around it. The runs are found by galloping from the crossing, so a search costs the merge
- * path's plus a few steps for short runs (the usual case), and only logarithmically more for
- * long ones. I is the index type: int inside a tile's shared memory, mj_i64 over global
- * arrays. */
+ * around it. The runs are found by galloping from the crossing (thread/key_runs.cuh), so a
+ * search costs the merge path's plus a few steps for short runs (the usual case), and only
+ * logarithmically more for long ones. I is the index type: int inside a tile's shared
+ * memory, mj_i64 over global arrays. */
 #ifndef MJ_BALANCED_SEARCH_CUH
 #define MJ_BALANCED_SEARCH_CUH
 
 #include "common/spec_default.cuh"
 #include "shared/balanced_path.h"
 #include "thread/merge_path.cuh"
-
-/* The first i in [0, end) from which keys[i, end) are all not ordered before x, for keys
- * sorted and keys[end - 1] not ordered after x: the start of x's run that ends at end. Probes
- * end - 1, end - 2, end - 4, ... then bisects the last gap. */
-template <typename I>
-MJ_DEVICE I mj_run_begin(const mj_key *keys, I end, const mj_key &x) {
-    I lo = 0, hi = end;
-    for (I step = 1; hi > 0; step <<= 1) {
-        I probe = hi > step ? hi - step : 0;
-        if (mj_less(keys[probe], x)) {
-            lo = probe + 1;
-            break;
-        }
-        hi = probe;
-    }
-    while (lo < hi) {
-        I mid = lo + ((hi - lo) >> 1);
-        if (mj_less(keys[mid], x))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The first i in [begin, limit) whose key is ordered after x (limit when none), for keys
- * sorted and keys[begin, ...) not ordered before x: the end of x's run, looked for no further
- * than limit. Probes begin, begin + 1, begin + 3, ... then bisects the last gap. */
-template <typename I>
-MJ_DEVICE I mj_run_end(const mj_key *keys, I begin, I limit, const mj_key &x) {
-    I lo = begin, hi = limit;
-    for (I step = 1; lo < limit; step <<= 1) {
-        I probe = limit - lo > step ? lo + step - 1 : limit - 1;
-        if (mj_less(x, keys[probe])) {
-            hi = probe;
-            break;
-        }
-        lo = probe + 1;
-    }
-    while (lo < hi) {
-        I mid = lo + ((hi - lo) >> 1);
-        if (mj_less(x, keys[mid]))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
+#include "thread/key_runs.cuh"
 
 /* How many of a the balanced path takes before output diagonal d of sorted a and b, given
  * ai, how many the merge path takes there, and in *star whether the diagonal is starred (b

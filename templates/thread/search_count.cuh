@@ -1,16 +1,18 @@
 /* A first's equivalent count in the same pass as its lower bound (shared/sorted_search.h): in
  * the merge with ties to the firsts, the seconds equal to a first follow it and every first
  * equal to it, so they are the seconds from its bound on that are not above it. A tile finds
- * those it holds from the key's bound by galloping over its seconds in shared memory; a run
- * that reaches the tile's end goes on past it only when the second after the tile (the trail
- * halo) equals the key, and then the key is the tile's last first, so one search of the
- * seconds past the tile a tile (mj_key_repeat with mj_group_search, by one warp) serves every
- * first that needs it. */
+ * those it holds from the key's bound by galloping over its seconds in shared memory
+ * (mj_run_end: one read when the key's run is empty, as for random keys mostly); a run that
+ * reaches the tile's end goes on past it only when the second after the tile (the trail halo)
+ * equals the key, and then the key is the tile's last first, so one search of the seconds
+ * past the tile a tile (mj_key_repeat with mj_group_search, by one warp) serves every first
+ * that needs it. */
 #ifndef MJ_SEARCH_COUNT_CUH
 #define MJ_SEARCH_COUNT_CUH
 
 #include "common/spec_default.cuh"
 #include "shared/sorted_search.h"
+#include "thread/key_runs.cuh"
 
 /* One key at every index: the merge path of an array against it is the array's upper bound
  * of the key (the first position whose key is above it). */
@@ -18,30 +20,6 @@ struct mj_key_repeat {
     mj_key k;
     MJ_DEVICE const mj_key &operator[](mj_i64) const { return k; }
 };
-
-/* The first position in s[b, total) whose key is above k, total if none: probes 1, 2, 4, ...
- * slots on, then a binary search inside the last step. One read when the key's run is empty
- * (random keys, mostly), about 2 log2 of the run's length otherwise. */
-MJ_DEVICE int mj_search_equal_end(const mj_key *s, const mj_key &k, int b, int total) {
-    int lo = b, hi = total, step = 1;
-    while (lo < hi) {
-        int p = min(lo + step - 1, hi - 1);
-        if (mj_less(k, s[p])) {
-            hi = p;
-            break;
-        }
-        lo = p + 1;
-        step *= 2;
-    }
-    while (lo < hi) {
-        int m = (lo + hi) >> 1;
-        if (mj_less(k, s[m]))
-            hi = m;
-        else
-            lo = m + 1;
-    }
-    return lo;
-}
 
 /* The equivalent count of the first at tile position j, whose result r the walk left: the
  * tile's seconds from its bound not above it, and `beyond` (the trail's run past the tile)
@@ -51,7 +29,7 @@ MJ_DEVICE mj_u64 mj_search_count(const mj_key *s, int j, unsigned r, int fl, int
                                  int trail, mj_i64 beyond) {
     unsigned before = min(r & ~MJ_SEARCH_MATCH, (unsigned)(total - fl));
     int b = fl + (int)before;
-    int end = mj_search_equal_end(s, s[j], b, total);
+    int end = mj_run_end(s, b, total, s[j]);
     bool on = end == total && trail && !mj_less(s[j], s[total]);
     return (mj_u64)(end - b) + (on ? (mj_u64)beyond : 0);
 }
