@@ -12,6 +12,10 @@
 # OUT/ncu_KERNEL.txt. ncu locks the clocks (SM 1.5 GHz on an H200), so its durations run longer
 # than the bench's: compare kernels within one run, not with the bench's ms. Example:
 #   bench/experiments/ncu.sh $OUT mj_search_tiles --only search --case u32 --lg 27 --reps 1
+# NCU_SKIP=N profiles the launch after N of KERNEL's (default 1: the bench checks once, then
+# times; the search bench's counts with --reps 1 are NCU_SKIP=3). NCU_TAG names the report
+# (default the kernel). NCU_SASS=1 adds the source counters and writes OUT/sass_TAG.csv, ncu's
+# per-instruction page (SASS, warp-state samples and instructions executed a line).
 set -u
 out=${1:?usage: ncu.sh OUT KERNEL BENCH_ARGS...}
 kernel=${2:?}
@@ -20,16 +24,32 @@ export PATH=$PATH:/usr/local/cuda/bin MERGEJIT_CACHE_DIR=/tmp/ncu-cache
 t0=$(date +%s)
 b=/tmp/ncu-build/bench/bench_primitives
 if [ ! -x $b ]; then
-    cmake -S . -B /tmp/ncu-build -DCMAKE_BUILD_TYPE=Release > "$out/ncu-cfg.log" 2>&1
-    cmake --build /tmp/ncu-build -j"$(nproc)" --target bench_primitives > "$out/ncu-build.log" 2>&1
-    echo "built rc $? in $(( $(date +%s) - t0 )) s"
+    mkdir -p /tmp/ncu-build
+    cmake -S . -B /tmp/ncu-build -DCMAKE_BUILD_TYPE=Release > /tmp/ncu-build/cfg.log 2>&1
+    cmake --build /tmp/ncu-build -j"$(nproc)" --target bench_primitives > /tmp/ncu-build/b.log 2>&1
+    rc=$?
+    echo "built rc $rc in $(( $(date +%s) - t0 )) s"
+    [ $rc = 0 ] || { tail -30 /tmp/ncu-build/b.log; exit 1; }
 fi
 $b "$@" > /dev/null 2>&1
 sections="--section SpeedOfLight --section Occupancy --section LaunchStats
     --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
-report="$out/ncu_${kernel//[^A-Za-z0-9_]/_}.txt"
-timeout 300 ncu -k regex:"$kernel" -s 1 -c 1 $sections $b "$@" > "$report" 2>&1
+tag=${NCU_TAG:-${kernel//[^A-Za-z0-9_]/_}}
+report="$out/ncu_$tag.txt"
+export_args=""
+if [ "${NCU_SASS-0}" = 1 ]; then
+    sections="$sections --section SourceCounters --import-source no"
+    export_args="-o /tmp/ncu-build/$tag -f"
+fi
+timeout 300 ncu -k regex:"$kernel" -s "${NCU_SKIP:-1}" -c 1 $sections $export_args $b "$@" \
+    > "$report" 2>&1
 echo "ncu rc $? in $(( $(date +%s) - t0 )) s"
+if [ -n "$export_args" ]; then
+    ncu -i /tmp/ncu-build/$tag.ncu-rep >> "$report" 2>&1
+    ncu -i /tmp/ncu-build/$tag.ncu-rep --page source --print-source sass --csv \
+        > "$out/sass_$tag.csv" 2> "$out/sass_$tag.err" || head -5 "$out/sass_$tag.err"
+    [ -s "$out/sass_$tag.err" ] || rm -f "$out/sass_$tag.err"
+fi
 grep -E "Duration|DRAM Throughput|Compute \(SM\) Throughput|L1/TEX Hit|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Block Limit (Shared|Registers)|Grid Size|Block Size|Executed Ipc A|Eligible Warps|Active Warps Per|Warp Cycles Per Issued" \
     "$report" | sed 's/  */ /g'
 grep -oE "each warp of this kernel spends [0-9.]+ cycles[^.]*\." "$report" | head -4
