@@ -49,11 +49,12 @@ static const char *const scan_templates[] = {
     "value_states.cuh", "kernel_scan.cuh",   NULL,
 };
 static const char *const lbs_templates[] = {
-    "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_lbs.cuh", NULL,
+    "load_balance.h", "await_split.cuh", "cta_load_balance.cuh", "kernel_lbs_partition.cuh",
+    "kernel_lbs.cuh", NULL,
 };
 static const char *const expand_templates[] = {
-    "load_balance.h", "cta_load_balance.cuh", "kernel_lbs_partition.cuh", "kernel_expand.cuh",
-    NULL,
+    "load_balance.h", "await_split.cuh", "cta_load_balance.cuh", "kernel_lbs_partition.cuh",
+    "kernel_expand.cuh", NULL,
 };
 static const char *const remove_templates[] = {
     "bulk_remove.h", "index_array.cuh", "warp_count_scan.cuh", "cta_count_scan.cuh",
@@ -61,7 +62,8 @@ static const char *const remove_templates[] = {
     "kernel_remove.cuh", NULL,
 };
 static const char *const insert_templates[] = {
-    "load_balance.h", "index_array.cuh", "cta_load_balance.cuh", "kernel_insert.cuh", NULL,
+    "load_balance.h", "index_array.cuh", "await_split.cuh", "cta_load_balance.cuh",
+    "kernel_insert.cuh", NULL,
 };
 
 /* The search reuses the merge's partition kernel (kernel_merge_partition.cuh). */
@@ -79,8 +81,8 @@ static const char *const join_templates[] = {
     "warp_count_scan.cuh", "cta_count_scan.cuh", "cta_load_balance.cuh", "kernel_join.cuh", NULL,
 };
 static const char *const move_templates[] = {
-    "load_balance.h",  "cta_load_balance.cuh", "kernel_lbs_partition.cuh",
-    "interval_move.h", "kernel_move.cuh",      NULL,
+    "load_balance.h",  "await_split.cuh", "cta_load_balance.cuh", "kernel_lbs_partition.cuh",
+    "interval_move.h", "kernel_move.cuh", NULL,
 };
 
 static const char *const setops_templates[] = {
@@ -96,7 +98,8 @@ static const char *const select_templates[] = {
  * segment across tiles by the look-back over the scan's value states. */
 static const char *const segreduce_templates[] = {
     "load_balance.h",       "index_array.cuh",   "warp_shfl.cuh",    "warp_shfl_any.cuh",
-    "cta_scan.cuh",         "cta_load_balance.cuh", "cta_look_back.cuh", "value_states.cuh",
+    "cta_scan.cuh",         "await_split.cuh",   "cta_load_balance.cuh", "cta_look_back.cuh",
+    "value_states.cuh",
     "kernel_segreduce.cuh", NULL,
 };
 

@@ -38,8 +38,11 @@
  * whose group search now takes two indexable types), and the counts' run past a tile found
  * in one round first, with the walk's count of live steps back (issue 46: the search and join
  * lines), then the runs' gallops in a header of their own, key_runs.cuh, which the search's
- * counts share with the set operations' balanced path (the setops, search and join lines). A
- * change that means to alter the source regenerates them, and says so:
+ * counts share with the set operations' balanced path (the setops, search and join lines),
+ * and the lbs family's partition entries awaited by lbs's, expand's and bulk insert's tiles,
+ * started while the partition runs (issue 46: the lbs, expand, move, insert, join and
+ * segreduce lines, and the merge and search lines, whose await_split.cuh comment changed). A change that means to alter the source regenerates
+ * them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.
  * No NVRTC or GPU needed. */

@@ -138,7 +138,8 @@ mj_status mj_sorter_bulk_insert(mj_sorter *s, const void *a_keys, const void *a_
         long long grid = mj_lbs_partition_blocks(tiles);
         if (!(st = mj__launch(s, MJ_K_INSERT_PARTITION, grid, MJ_LBS_PARTITION_THREADS, pp,
                               rn.stream)))
-            st = mj__launch(s, MJ_K_INSERT, tiles, (unsigned)s->nt, tp, rn.stream);
+            /* Started while the partitions are still being found (mj_cta_lbs_load). */
+            st = mj__launch_overlapped(s, MJ_K_INSERT, tiles, (unsigned)s->nt, tp, rn.stream);
     }
     return mj__run_close(s, &rn, st);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The host side of load-balancing search, interval expand and interval move
  * (kernel_lbs_partition.cuh, kernel_lbs.cuh, kernel_expand.cuh, kernel_move.cuh): temporary
- * storage, argument checks, then a partition kernel and one block per tile. Every check comes
- * before the first launch. */
+ * storage, argument checks, then a partition kernel and one block per tile (lbs's and expand's
+ * started while the partition kernel runs). Every check comes before the first launch. */
 #include "primitives/load_balance.h"
 
 #include <stdint.h>
@@ -120,8 +120,13 @@ static mj_status run(mj_sorter *s, const lbs_call *c, void *temp, size_t temp_by
         long long grid = mj_lbs_partition_blocks(tiles);
         if (!(st = mj__launch(s, MJ_K_LBS_PARTITION, grid, MJ_LBS_PARTITION_THREADS, pp,
                               rn.stream)))
-            st = mj__launch(s, move ? MJ_K_MOVE : expand ? MJ_K_EXPAND : MJ_K_LBS, tiles,
-                            (unsigned)s->nt, move ? mp : expand ? ep : lp, rn.stream);
+            /* lbs and expand started while the partitions are still being found: each tile
+             * awaits its two entries (mj_cta_lbs_load's `overlapped`). Interval move's tiles
+             * wait for the partition kernel: the awaits cost gather more than the overlap
+             * gains (H200, docs/TUNING.md). */
+            st = move ? mj__launch(s, MJ_K_MOVE, tiles, (unsigned)s->nt, mp, rn.stream)
+                      : mj__launch_overlapped(s, expand ? MJ_K_EXPAND : MJ_K_LBS, tiles,
+                                              (unsigned)s->nt, expand ? ep : lp, rn.stream);
     }
     return mj__run_close(s, &rn, st);
 }

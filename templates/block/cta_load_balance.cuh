@@ -12,6 +12,7 @@
 
 #include "common/spec_default.cuh"
 #include "shared/load_balance.h"
+#include "block/await_split.cuh"
 
 #define MJ_LBS_NV (MJ_NT * MJ_VT)
 
@@ -41,27 +42,51 @@ MJ_DEVICE mj_i64 mj_lbs_path(const Offsets &offsets, mj_i64 objects, mj_i64 item
  * partitions[t] for t in [0, tiles] is how many of the first (first + t) * MJ_LBS_NV outputs
  * of the merge are items (first: the launch's first tile, for a join's launches over a part
  * of the tiles at a time). (A warp an entry, 32 probes a round, cut the dependent loads from
- * 20 to 4 but was 13% slower at 2^27 items on an H100: 32 times the loads; docs/TUNING.md.) */
+ * 20 to 4 but was 13% slower at 2^27 items on an H100: 32 times the loads; docs/TUNING.md.)
+ * The tile kernel may start while this one runs (mj__launch_overlapped): every entry is set
+ * to -1 before its block lets the tile kernel start, and each tile waits until its two
+ * entries are found (mj_cta_lbs_load). Every thread of the block must call it. */
 template <typename Offsets>
 MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                       mj_i64 tiles, mj_i64 *partitions, mj_i64 first = 0) {
     mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_THREADS + threadIdx.x;
-    if (t > tiles) return;
-    partitions[t] = mj_lbs_path(offsets, objects, items,
-                                mj_min((first + t) * MJ_LBS_NV, items + objects));
+    bool mine = t <= tiles;
+    volatile mj_i64 *slot = partitions + t;
+    if (mine) *slot = -1;
+    __threadfence();
+    __syncthreads();
+    mj_allow_next_kernel();
+    if (mine)
+        *slot = mj_lbs_path(offsets, objects, items,
+                            mj_min((first + t) * MJ_LBS_NV, items + objects));
 }
 
 /* The range of tile first + blockIdx.x (its partition entries those of blockIdx.x:
  * mj_lbs_partition_entry with the same first), and its offsets from r.base into s_off, each
  * less the tile's first item and clamped to [-1, MJ_LBS_NV + 1] where `relative` (below); no
- * barrier. */
+ * barrier after the offsets. `overlapped`: the tile kernel was started while the partition
+ * kernel runs (mj__launch_overlapped), so threads 0 and 1 await an entry each, as the merge's
+ * and the search's tiles do, and a barrier passes them on (every thread of the block calls
+ * it). Every thread awaiting both was slower at 2^27 than a plain launch, and the barrier a
+ * tile cost interval gather 3.5% at 2^27 where the overlap gained nothing (H200,
+ * docs/TUNING.md): the launches that gain from the overlap set it, the others read the
+ * entries plainly. */
 template <typename Offsets, typename Off>
 MJ_DEVICE mj_lbs_range mj_cta_lbs_load(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                        const mj_i64 *partitions, Off *s_off, int tid,
-                                       mj_i64 first, bool relative) {
-    mj_i64 tile = blockIdx.x;
-    mj_lbs_range r = mj_lbs_tile_range(first + tile, MJ_LBS_NV, items, objects,
-                                       partitions[tile], partitions[tile + 1]);
+                                       mj_i64 first, bool relative, bool overlapped) {
+    mj_i64 tile = blockIdx.x, p0, p1;
+    if (overlapped) {
+        __shared__ mj_i64 s_entry[2];
+        if (tid < 2) s_entry[tid] = mj_await_split(partitions + tile + tid);
+        __syncthreads();
+        p0 = s_entry[0];
+        p1 = s_entry[1];
+    } else {
+        p0 = partitions[tile];
+        p1 = partitions[tile + 1];
+    }
+    mj_lbs_range r = mj_lbs_tile_range(first + tile, MJ_LBS_NV, items, objects, p0, p1);
     int loads = (int)r.loads;
     for (int i = tid; i < loads; i += MJ_NT) {
         mj_i64 v = offsets[r.base + i];
@@ -87,7 +112,7 @@ MJ_DEVICE mj_lbs_range mj_cta_lbs_walk(const Offsets &offsets, mj_i64 objects, m
                                        const Visit &visit, mj_i64 first = 0,
                                        bool relative = false) {
     mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, first,
-                                     relative);
+                                     relative, false);
     mj_i64 x0 = relative ? 0 : r.x0; /* the tile's first item, as s_off counts */
     __syncthreads();
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
@@ -162,13 +187,13 @@ struct mj_lbs_owner_emit {
  * item it starts at with its index into s_off (of equal offsets the last, which owns the item),
  * then a max-scan over the items gives each the last mark at or before it, or 0 (the offset
  * before the tile, or the first) where there is none. The tile is first + blockIdx.x, as the
- * walk's. */
+ * walk's; `overlapped` as mj_cta_lbs_load's. */
 template <typename Off>
 MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
                                            const mj_i64 *partitions, Off *s_off, int *s_owner,
-                                           int tid, mj_i64 first = 0) {
+                                           int tid, bool overlapped, mj_i64 first = 0) {
     mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, first,
-                                     false);
+                                     false, overlapped);
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) s_owner[tid + k * MJ_NT] = 0;
@@ -199,12 +224,14 @@ struct mj_lbs_source_emit {
  * y + 1 (the larger where unsorted offsets mark one twice); a max-scan gives every other
  * output the offsets before it. s_off: the offsets from r.base, relative to the tile's first
  * item (mj_cta_lbs_load's `relative`). Unsorted offsets give sources inside the tile's items
- * and offsets. s_off and s_src are valid after it returns. */
+ * and offsets. s_off and s_src are valid after it returns. Bulk insert's, its one caller,
+ * whose tiles are started while the partition kernel runs (mj_cta_lbs_load's `overlapped`). */
 template <typename Offsets>
 MJ_DEVICE mj_lbs_range mj_cta_lbs_sources(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                           const mj_i64 *partitions, int *s_off, int *s_src,
                                           int tid) {
-    mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, 0, true);
+    mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, 0, true,
+                                     true);
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) s_src[tid + k * MJ_NT] = 0;

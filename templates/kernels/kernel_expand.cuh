@@ -13,7 +13,7 @@ mj_expand_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i6
     MJ_LBS_SHARED(s_off, s_owner);
     int tid = threadIdx.x;
     mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
-                                         tid);
+                                         tid, true);
     int nx = (int)(r.x1 - r.x0);
     /* Unrolled, and out never aliases values (the host refuses overlap), so a thread's loads
      * of values are all in flight at once instead of one load-store round trip per item. */
@@ -22,6 +22,8 @@ mj_expand_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i6
         int i = tid + k * MJ_NT;
         if (i < nx) out[r.x0 + i] = values[r.base + s_owner[i]];
     }
+    /* Work after this kernel in the stream may take the partition kernel to be over too. */
+    mj_await_prior_kernels();
 }
 
 #endif

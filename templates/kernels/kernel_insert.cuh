@@ -54,6 +54,8 @@ mj_insert_tiles(const void *positions, int index_size, mj_i64 a_count, mj_i64 b_
     mj_insert_move(a_keys + r.y0, b_keys + r.x0, out_keys + d0, s_src, len, tid);
     if (MJ_HAS_VALUES)
         mj_insert_move(a_values + r.y0, b_values + r.x0, out_values + d0, s_src, len, tid);
+    /* Work after this kernel in the stream may take the partition kernel to be over too. */
+    mj_await_prior_kernels();
 }
 
 #endif

@@ -166,7 +166,7 @@ mj_join_tiles(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u
     int tid = threadIdx.x;
     mj_i64 items = mj_join_rows(*a_total, limit);
     mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
-                                         tid, first);
+                                         tid, false, first);
     int nx = (int)(r.x1 - r.x0);
     bool w = wide != 0;
 #pragma unroll

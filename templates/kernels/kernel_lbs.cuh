@@ -14,7 +14,7 @@ mj_lbs_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i64 *
     MJ_LBS_SHARED(s_off, s_owner);
     int tid = threadIdx.x;
     mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
-                                         tid);
+                                         tid, true);
     int nx = (int)(r.x1 - r.x0);
     /* Unrolled like expand's copy, so that the stores of a thread go out back to back. */
 #pragma unroll
@@ -25,6 +25,8 @@ mj_lbs_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i64 *
         objects_out[r.x0 + i] = (mj_key)(r.base + o);
         if (ranks_out) ranks_out[r.x0 + i] = (mj_key)(r.x0 + i - (mj_i64)s_off[o]);
     }
+    /* Work after this kernel in the stream may take the partition kernel to be over too. */
+    mj_await_prior_kernels();
 }
 
 #endif

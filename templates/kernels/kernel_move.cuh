@@ -26,7 +26,7 @@ mj_move_tiles(const mj_key *offsets, mj_i64 objects, mj_i64 items, const mj_i64 
     __shared__ mj_u64 s_src[MJ_LBS_NV + 1], s_dst[MJ_LBS_NV + 1];
     int tid = threadIdx.x;
     mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
-                                         tid);
+                                         tid, false);
     int nx = (int)(r.x1 - r.x0);
     if (nx == 0) return; /* the whole block: a tile of empty intervals copies nothing */
     int loads = (int)r.loads;

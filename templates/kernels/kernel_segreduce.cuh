@@ -121,7 +121,7 @@ mj_segreduce_tiles(const mj_key *in, mj_i64 n, const void *offsets, int index_si
          * hold the identity). The threads' offsets are then unbalanced, which few keep cheap. */
         if (ny > 0)
             mj_cta_lbs_load(mj_indices(offsets, index_size), count, n, partitions + shift, s_off,
-                            tid, shift, true);
+                            tid, shift, true, false);
         __syncthreads();
         int x0 = tid * MJ_VT;
         if (ny == 0) { /* inside one segment: no offset to meet */
