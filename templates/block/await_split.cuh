@@ -1,6 +1,6 @@
 /* Waiting for a partition entry from a tile kernel launched to overlap the partition kernel:
- * the merge's and the sorted search's tiles (kernels/kernel_merge_partition.cuh), and every
- * tile of the load-balancing search's partition (block/cta_load_balance.cuh). */
+ * the merge's and the sorted search's tiles (kernels/kernel_merge_partition.cuh), and those of
+ * load-balancing search, interval expand and bulk insert (block/cta_load_balance.cuh). */
 #ifndef MJ_AWAIT_SPLIT_CUH
 #define MJ_AWAIT_SPLIT_CUH
 
