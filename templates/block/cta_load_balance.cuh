@@ -44,18 +44,16 @@ MJ_DEVICE mj_i64 mj_lbs_path(const Offsets &offsets, mj_i64 objects, mj_i64 item
  * of the tiles at a time). (A warp an entry, 32 probes a round, cut the dependent loads from
  * 20 to 4 but was 13% slower at 2^27 items on an H100: 32 times the loads; docs/TUNING.md.)
  * The tile kernel may start while this one runs (mj__launch_overlapped): every entry is set
- * to -1 before its block lets the tile kernel start, and each tile waits until its two
- * entries are found (mj_cta_lbs_load). Every thread of the block must call it. */
+ * to -1 before its block lets the tile kernel start (mj_open_split), and each tile waits
+ * until its two entries are found (mj_cta_lbs_load). Every thread of the block must call
+ * it. */
 template <typename Offsets>
 MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                       mj_i64 tiles, mj_i64 *partitions, mj_i64 first = 0) {
     mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_THREADS + threadIdx.x;
     bool mine = t <= tiles;
     volatile mj_i64 *slot = partitions + t;
-    if (mine) *slot = -1;
-    __threadfence();
-    __syncthreads();
-    mj_allow_next_kernel();
+    mj_open_split(slot, mine);
     if (mine)
         *slot = mj_lbs_path(offsets, objects, items,
                             mj_min((first + t) * MJ_LBS_NV, items + objects));

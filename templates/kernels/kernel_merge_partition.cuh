@@ -7,11 +7,12 @@
 #include "common/spec_default.cuh"
 #include "shared/merge_frame.h"
 #include "thread/merge_path.cuh"
+#include "block/await_split.cuh"
 
 /* partitions[t] for t in [0, tiles]: how many of the first t * MJ_NV outputs come from a.
  * The merge kernel may start while this one runs (mj__launch_overlapped): every entry is set
- * to -1 before its block lets the merge kernel start, and each merge block waits until its
- * two entries are found (mj_await_split).
+ * to -1 before its block lets the merge kernel start (mj_open_split), and each merge block
+ * waits until its two entries are found (mj_await_split).
  * The first `early` entries, which the first waves of merge blocks wait for, come first in the
  * grid and are found by groups of `early_lanes` threads: fewer rounds of dependent loads, at
  * the cost of more loads (mj_group_search). Each later block finds MJ_MP_NT / MJ_MP_LANES
@@ -36,10 +37,7 @@ mj_merge_partition(const mj_key *a, mj_i64 a_count, const mj_key *b, mj_i64 b_co
     bool mine = t < (first ? early : tiles + 1);
     bool owner = mine && (tid & (lanes - 1)) == 0;
     volatile mj_i64 *slot = partitions + t;
-    if (owner) *slot = -1;
-    __threadfence();
-    __syncthreads();
-    mj_allow_next_kernel();
+    mj_open_split(slot, owner);
 
     mj_i64 n = a_count + b_count;
     mj_i64 diag = mine ? mj_min(t * MJ_NV, n) : 0;
