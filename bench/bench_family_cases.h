@@ -145,6 +145,23 @@ template <typename K> static std::vector<K> lbs_offsets(size_t items, size_t obj
     return off;
 }
 
+// What the output pattern itself allows: each object's items written by one warp that is handed
+// its range (no search), with the object's index (lbs) or value (expand): the "/pattern" rows.
+template <typename K, typename VV>
+__global__ void expand_pattern(const K *off, size_t objects, size_t items, const VV *vals,
+                               void *out)
+{
+    size_t j = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (j >= objects) return;
+    size_t b = (size_t)off[j], e = j + 1 < objects ? (size_t)off[j + 1] : items;
+    if (vals) {
+        VV v = vals[j];
+        for (size_t i = b + (threadIdx.x & 31); i < e; i += 32) ((VV *)out)[i] = v;
+    } else {
+        for (size_t i = b + (threadIdx.x & 31); i < e; i += 32) ((K *)out)[i] = (K)j;
+    }
+}
+
 // Load-balancing search (objects only) or, with V not void, interval expand of V values.
 template <typename K, typename V>
 static void bench_lbs(const char *name, mj_key_kind kind, int lg)
@@ -194,6 +211,18 @@ static void bench_lbs(const char *name, mj_key_kind kind, int lg)
     double bytes = expand ? (double)objects * (sizeof(K) + sizeof(VV)) + (double)items * sizeof(VV)
                           : (double)objects * sizeof(K) + (double)items * sizeof(K);
     race(expand ? "expand" : "lbs", name, param, items, [] {}, run_thrust, run_mj, "Thrust",
+         bytes);
+    auto run_pattern = [&] {
+        expand_pattern<K, VV><<<(unsigned)((objects * 32 + 255) / 256), 256, 0, g_stream>>>(
+            o, objects, items, expand ? (const VV *)dvals.p : nullptr, result.p);
+    };
+    CUDA_CHECK(cudaMemset(result.p, 0, result.bytes));
+    run_pattern();
+    CUDA_CHECK(cudaGetLastError());
+    same_or_die(want, download(result, result.bytes), "lbs pattern");
+    snprintf(param, sizeof param, "2^%d/pattern%s", lg,
+             expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "");
+    race(expand ? "expand" : "lbs", name, param, items, [] {}, run_pattern, run_mj, "pattern",
          bytes);
     mj_sorter_destroy(s);
 }

@@ -10,14 +10,16 @@
 //   scan      against cub::DeviceScan (ExclusiveSum, InclusiveSum, or an inclusive maximum);
 //   lbs       against what a Thrust user writes: thrust::upper_bound of the item indices (a
 //             counting iterator) over the offsets, minus 1 (2^20 objects of random counts);
-//   expand    against the same plus thrust::gather of the objects' values;
+//   expand    against the same plus thrust::gather of the objects' values; both also against
+//             the output pattern's bound (a warp an object, handed its range: "/pattern" rows);
 //   search    against thrust::lower_bound (and upper_bound for equality counts) of sorted
 //             needles in a sorted haystack (bench_search_cases.h);
 //   remove    against flags made by a scatter and cub::DeviceSelect::Flagged (a quarter removed);
 //   insert    against thrust::merge_by_key of (positions, a) with (counting iterator, b)
 //             (bench_bulk_cases.h);
 //   move      interval gather, scatter and move against the same upper_bound as lbs plus a
-//             thrust::for_each_n copying each item's element (bench_move_cases.h);
+//             thrust::for_each_n copying each item's element, then against the pattern's bound
+//             (a warp an interval, handed its length: the "/pattern" rows; bench_move_cases.h);
 //   join      an inner join against thrust::lower_bound, upper_bound, exclusive_scan and an
 //             expand by upper_bound over the rows (bench_join_cases.h; rates in output rows);
 //   setops    intersection, union, difference and symmetric difference against Thrust's
