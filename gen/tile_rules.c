@@ -24,10 +24,11 @@ size_t mj__smem_lbs(int nt, int vt, size_t key_size, size_t value_size) {
     size_t nv = (size_t)nt * (size_t)vt;
     return (nv + 1) * key_size + 4 * nv + 16;
 }
+/* Move: the lbs tile's offsets and owners, and each offset's gather and scatter entries. */
 size_t mj__smem_move(int nt, int vt, size_t key_size, size_t value_size) {
     (void)value_size;
     size_t nv = (size_t)nt * (size_t)vt;
-    return (nv + 1) * (key_size + 16) + 4 * nv + 16;
+    return (nv + 1) * 3 * key_size + 4 * nv + 16;
 }
 /* Segmented reduce: the tile's offsets as 4-byte positions within the tile (one more than a
  * tile) and elements, a carry per warp and the prefix, and 1 KB that ptxas adds to them (sm_90:

@@ -43,8 +43,10 @@
  * started while the partition runs (issue 46: the lbs, expand, move, insert, join and
  * segreduce lines, and the merge and search lines, whose await_split.cuh comment changed),
  * then the partition kernels' -1 marks and start of the tiles in one helper beside the await,
- * mj_open_split (the merge, search, join and lbs family's lines). A change that means to
- * alter the source regenerates them, and says so:
+ * mj_open_split (the merge, search, join and lbs family's lines), and interval move's gather
+ * and scatter entries loaded with the offsets and kept as the index type (issue 46: the lbs,
+ * expand, move, insert, join and segreduce lines, and move's shared memory of a tile). A
+ * change that means to alter the source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.
  * No NVRTC or GPU needed. */

@@ -59,20 +59,35 @@ MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj
                             mj_min((first + t) * MJ_LBS_NV, items + objects));
 }
 
+/* What mj_cta_lbs_load does with each offset beyond storing it: nothing (the default).
+ * `own_loads`: the call reads arrays of its own, so the loop over the offsets is not unrolled.
+ * Unrolled by four, as the compiler does the bare loop, it held the registers of four offsets
+ * and of what the call loads (move of 8-byte offsets and values: 58 -> 88 registers); not
+ * unrolled for every caller, it cost bulk insert, whose tiles load several offsets a thread,
+ * 4% at 2^27 (H200, docs/TUNING.md). */
+struct mj_lbs_with_offset {
+    enum { own_loads = 0 };
+    MJ_DEVICE void operator()(int, mj_i64, mj_i64) const {}
+};
+
 /* The range of tile first + blockIdx.x (its partition entries those of blockIdx.x:
  * mj_lbs_partition_entry with the same first), and its offsets from r.base into s_off, each
  * less the tile's first item and clamped to [-1, MJ_LBS_NV + 1] where `relative` (below); no
- * barrier after the offsets. `overlapped`: the tile kernel was started while the partition
- * kernel runs (mj__launch_overlapped), so threads 0 and 1 await an entry each, as the merge's
+ * barrier after the offsets. with(k, j, offset) is called for each offset loaded, k its slot
+ * in s_off and j its index in the offsets: a caller that reads its own per-object arrays there
+ * has their loads in flight with the offsets', not after a barrier (interval move).
+ * `overlapped`: the tile kernel was started while the partition kernel runs
+ * (mj__launch_overlapped), so threads 0 and 1 await an entry each, as the merge's
  * and the search's tiles do, and a barrier passes them on (every thread of the block calls
  * it). Every thread awaiting both was slower at 2^27 than a plain launch, and the barrier a
  * tile cost interval gather 3.5% at 2^27 where the overlap gained nothing (H200,
  * docs/TUNING.md): the launches that gain from the overlap set it, the others read the
  * entries plainly. */
-template <typename Offsets, typename Off>
+template <typename Offsets, typename Off, typename With = mj_lbs_with_offset>
 MJ_DEVICE mj_lbs_range mj_cta_lbs_load(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                        const mj_i64 *partitions, Off *s_off, int tid,
-                                       mj_i64 first, bool relative, bool overlapped) {
+                                       mj_i64 first, bool relative, bool overlapped,
+                                       const With &with = With()) {
     mj_i64 tile = blockIdx.x, p0, p1;
     if (overlapped) {
         __shared__ mj_i64 s_entry[2];
@@ -86,10 +101,17 @@ MJ_DEVICE mj_lbs_range mj_cta_lbs_load(const Offsets &offsets, mj_i64 objects, m
     }
     mj_lbs_range r = mj_lbs_tile_range(first + tile, MJ_LBS_NV, items, objects, p0, p1);
     int loads = (int)r.loads;
-    for (int i = tid; i < loads; i += MJ_NT) {
+    auto load = [&](int i) {
         mj_i64 v = offsets[r.base + i];
+        with(i, r.base + i, v);
         if (relative) v = mj_min(mj_max(v - r.x0, (mj_i64)-1), (mj_i64)MJ_LBS_NV + 1);
         s_off[i] = (Off)v;
+    };
+    if (With::own_loads) {
+#pragma unroll 1 /* mj_lbs_with_offset */
+        for (int i = tid; i < loads; i += MJ_NT) load(i);
+    } else {
+        for (int i = tid; i < loads; i += MJ_NT) load(i);
     }
     return r;
 }
@@ -185,13 +207,15 @@ struct mj_lbs_owner_emit {
  * item it starts at with its index into s_off (of equal offsets the last, which owns the item),
  * then a max-scan over the items gives each the last mark at or before it, or 0 (the offset
  * before the tile, or the first) where there is none. The tile is first + blockIdx.x, as the
- * walk's; `overlapped` as mj_cta_lbs_load's. */
-template <typename Off>
+ * walk's; `overlapped` and `with` as mj_cta_lbs_load's (what `with` stores in shared memory is
+ * valid after it returns). */
+template <typename Off, typename With = mj_lbs_with_offset>
 MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
                                            const mj_i64 *partitions, Off *s_off, int *s_owner,
-                                           int tid, bool overlapped, mj_i64 first = 0) {
+                                           int tid, bool overlapped, mj_i64 first = 0,
+                                           const With &with = With()) {
     mj_lbs_range r = mj_cta_lbs_load(offsets, objects, items, partitions, s_off, tid, first,
-                                     false, overlapped);
+                                     false, overlapped, with);
     int nx = (int)(r.x1 - r.x0), ny = (int)(r.y1 - r.y0), yb = r.y0 > 0;
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) s_owner[tid + k * MJ_NT] = 0;
