@@ -145,15 +145,49 @@ template <typename K> static std::vector<K> lbs_offsets(size_t items, size_t obj
     return off;
 }
 
-// What the output pattern itself allows: each object's items written by one warp that is handed
-// its range (no search), with the object's index (lbs) or value (expand): the "/pattern" rows.
+// The "/pattern" rows (lbs, expand and move): a kernel handed what the search finds, one warp
+// an object, doing the row's reads and writes; what the access pattern itself allows.
+// Object j is this thread's warp's, its items [b, e); false past the last object.
+template <typename K>
+__device__ bool warp_object(const K *off, size_t objects, size_t items, size_t &j, size_t &b,
+                            size_t &e)
+{
+    j = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (j >= objects) return false;
+    b = (size_t)off[j];
+    e = j + 1 < objects ? (size_t)off[j + 1] : items;
+    return true;
+}
+
+// Blocks of 256 threads, a warp an object.
+static unsigned warp_object_blocks(size_t objects)
+{
+    return (unsigned)((objects * 32 + 255) / 256);
+}
+
+// Runs the pattern kernel once and checks its output against the reference's (want), then
+// races it against mergejit on the same traffic.
+static void race_pattern(const char *prim, const char *name, const char *param, size_t n,
+                         DevBuf &out, const std::vector<unsigned char> &want,
+                         const std::function<void()> &pattern, const std::function<void()> &mj,
+                         double bytes)
+{
+    CUDA_CHECK(cudaMemset(out.p, 0, out.bytes));
+    pattern();
+    CUDA_CHECK(cudaGetLastError());
+    char what[96];
+    snprintf(what, sizeof what, "%s %s %s", prim, name, param);
+    same_or_die(want, download(out, out.bytes), what);
+    race(prim, name, param, n, [] {}, pattern, mj, "pattern", bytes);
+}
+
+// lbs and expand's pattern: each object's items written with its index (lbs) or value (expand).
 template <typename K, typename VV>
 __global__ void expand_pattern(const K *off, size_t objects, size_t items, const VV *vals,
                                void *out)
 {
-    size_t j = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    if (j >= objects) return;
-    size_t b = (size_t)off[j], e = j + 1 < objects ? (size_t)off[j + 1] : items;
+    size_t j, b, e;
+    if (!warp_object(off, objects, items, j, b, e)) return;
     if (vals) {
         VV v = vals[j];
         for (size_t i = b + (threadIdx.x & 31); i < e; i += 32) ((VV *)out)[i] = v;
@@ -213,17 +247,13 @@ static void bench_lbs(const char *name, mj_key_kind kind, int lg)
     race(expand ? "expand" : "lbs", name, param, items, [] {}, run_thrust, run_mj, "Thrust",
          bytes);
     auto run_pattern = [&] {
-        expand_pattern<K, VV><<<(unsigned)((objects * 32 + 255) / 256), 256, 0, g_stream>>>(
+        expand_pattern<K, VV><<<warp_object_blocks(objects), 256, 0, g_stream>>>(
             o, objects, items, expand ? (const VV *)dvals.p : nullptr, result.p);
     };
-    CUDA_CHECK(cudaMemset(result.p, 0, result.bytes));
-    run_pattern();
-    CUDA_CHECK(cudaGetLastError());
-    same_or_die(want, download(result, result.bytes), "lbs pattern");
     snprintf(param, sizeof param, "2^%d/pattern%s", lg,
              expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "");
-    race(expand ? "expand" : "lbs", name, param, items, [] {}, run_pattern, run_mj, "pattern",
-         bytes);
+    race_pattern(expand ? "expand" : "lbs", name, param, items, result, want, run_pattern, run_mj,
+                 bytes);
     mj_sorter_destroy(s);
 }
 

@@ -26,16 +26,15 @@ template <typename K, typename V> struct MoveOne {
     }
 };
 
-// What the access pattern itself allows: each interval copied by one warp that is handed its
-// length, source and destination (no search, no owners), four loads a lane in flight. A
-// mergejit move as fast as this is at the bound its reads and writes set (the "pattern" row).
+// Move's pattern (warp_object, bench_family_cases.h): each interval copied by its warp, four
+// loads a lane in flight.
 template <typename K, typename V>
 __global__ void move_pattern(const K *off, size_t objects, size_t items, const K *gather,
                              const K *scatter, const V *in, V *out)
 {
-    size_t j = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    if (j >= objects) return;
-    size_t b = (size_t)off[j], n = (j + 1 < objects ? (size_t)off[j + 1] : items) - b;
+    size_t j, b, e;
+    if (!warp_object(off, objects, items, j, b, e)) return;
+    size_t n = e - b;
     const V *from = in + (gather ? (size_t)gather[j] : b);
     V *to = out + (scatter ? (size_t)scatter[j] : b);
     for (size_t r = threadIdx.x & 31; r < n; r += 128) {
@@ -116,16 +115,12 @@ static void bench_move(const char *name, mj_key_kind kind, int lg, bool gather, 
     double bytes = (double)objects * sizeof(K) * (1 + gather + scatter) + 2.0 * items * sizeof(V);
     race("move", name, param, items, [] {}, run_thrust, run_mj, "Thrust", bytes);
     auto run_pattern = [&] {
-        move_pattern<K, V><<<(unsigned)((objects * 32 + 255) / 256), 256, 0, g_stream>>>(
+        move_pattern<K, V><<<warp_object_blocks(objects), 256, 0, g_stream>>>(
             (const K *)doff.p, objects, items, g, sc, (const V *)din.p, (V *)dout.p);
     };
-    CUDA_CHECK(cudaMemset(dout.p, 0, dout.bytes));
-    run_pattern();
-    CUDA_CHECK(cudaGetLastError());
-    same_or_die(want, download(dout, dout.bytes), "move pattern");
     snprintf(param, sizeof param, "2^%d %s/pattern v%zu", lg,
              gather && scatter ? "move" : gather ? "gather" : "scatter", sizeof(V));
-    race("move", name, param, items, [] {}, run_pattern, run_mj, "pattern", bytes);
+    race_pattern("move", name, param, items, dout, want, run_pattern, run_mj, bytes);
     mj_sorter_destroy(s);
 }
 
