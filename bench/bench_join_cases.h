@@ -5,12 +5,13 @@
 // thrust::lower_bound and upper_bound of every a in b, their difference, exclusive_scan of
 // those counts, then the expand: thrust::upper_bound of the row numbers (a counting iterator)
 // over the scanned counts, minus 1, for each row's a row, and a transform for its b row (the
-// lower bound plus the rank). Two cases:
+// lower bound plus the rank). Three cases:
 //   rows        the row count already known (the rows' arrays sized): mj_sorter_join alone
 //               against the Thrust pipeline without reading its total back;
 //   count+rows  the count unknown: mj_sorter_join_count, its count read back, then
 //               mj_sorter_join, against the Thrust pipeline reading its total back after the
-//               scan (the arrays allocated beforehand, outside the timing, for both).
+//               scan (the arrays allocated beforehand, outside the timing, for both);
+//   plan+rows   the same, through mj_sorter_join_plan and mj_sorter_join_rows (one search).
 // The rate (n in the report) is output rows per second. Included once, by
 // bench_primitives.cu, after its helpers and bench_family_cases.h (MinusOne).
 #ifndef MJ_BENCH_JOIN_CASES_H
@@ -32,8 +33,12 @@ struct JoinBRow {
     }
 };
 
-static void bench_join(int lg, bool with_count)
+enum JoinCase { JOIN_ROWS, JOIN_COUNT_ROWS, JOIN_PLAN_ROWS };
+
+static void bench_join(int lg, JoinCase jc)
 {
+    static const char *const names[] = {"rows", "count+rows", "plan+rows"};
+    bool with_count = jc != JOIN_ROWS;
     size_t n = (size_t)1 << lg;
     std::vector<uint32_t> a(n), b(n);
     uint64_t seed = 21;
@@ -79,6 +84,17 @@ static void bench_join(int lg, bool with_count)
     };
     auto run_mj = [&] {
         size_t capacity = rows;
+        if (jc == JOIN_PLAN_ROWS) {
+            uint64_t count = 0;
+            mj_join_plan plan;
+            MJ_CHECK(mj_sorter_join_plan(s, MJ_JOIN_INNER, da.p, n, db.p, n, dcount.p, mt.p,
+                                         mt.bytes, g_stream, &plan));
+            CUDA_CHECK(cudaMemcpyAsync(&count, dcount.p, 8, cudaMemcpyDeviceToHost, g_stream));
+            CUDA_CHECK(cudaStreamSynchronize(g_stream));
+            MJ_CHECK(mj_sorter_join_rows(s, &plan, 4, dar.p, dbr.p, (size_t)count, mt.p,
+                                         mt.bytes, g_stream));
+            return;
+        }
         if (with_count) {
             uint64_t count = 0;
             MJ_CHECK(mj_sorter_join_count(s, MJ_JOIN_INNER, da.p, n, db.p, n, dcount.p, mt.p,
@@ -106,7 +122,7 @@ static void bench_join(int lg, bool with_count)
     same_or_die(want_a, download(dar, dar.bytes), "join a rows");
     same_or_die(want_b, download(dbr, dbr.bytes), "join b rows");
     char param[48];
-    snprintf(param, sizeof param, "2^%d %s", lg, with_count ? "count+rows" : "rows");
+    snprintf(param, sizeof param, "2^%d %s", lg, names[jc]);
     // Ideal traffic: both key columns read once, each row's two 4-byte indices written once.
     double bytes = 2.0 * n * 4 + (double)rows * 8;
     race("join", "u32", param, rows, [] {}, run_thrust, run_mj, "Thrust", bytes);

@@ -484,7 +484,7 @@ int main(int argc, char **argv)
     if (want("join") && want_case("u32")) {
         for (int lg : {24, 27}) {
             if (skip_lg(lg)) continue;
-            for (bool with_count : {false, true}) bench_join(lg, with_count);
+            for (JoinCase jc : {JOIN_ROWS, JOIN_COUNT_ROWS, JOIN_PLAN_ROWS}) bench_join(lg, jc);
         }
     }
     if (want("setops")) {

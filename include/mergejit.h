@@ -890,6 +890,47 @@ MJ_API mj_status mj_sorter_join(mj_sorter *s, mj_join_kind kind, const void *a, 
                                 void *b_rows, size_t capacity, void *out_count, void *temp,
                                 size_t temp_bytes, void *stream);
 
+/* A join counted once and written later without a second search. mj_sorter_join_count then
+ * mj_sorter_join search the keys twice when the row count is not known beforehand;
+ * mj_sorter_join_plan counts the rows and keeps, in the temporary storage, what the rows are
+ * written from, and mj_sorter_join_rows writes them from it: the pair costs about what
+ * mj_sorter_join alone does. A plan is this host record and the temporary storage it names,
+ * which nothing else may use (another run, a copy, a free) from the plan's call until the last
+ * mj_sorter_join_rows that reads it has run. Only mj_sorter_join_plan fills a plan; its fields
+ * may be read. */
+typedef struct mj_join_plan {
+    const mj_sorter *sorter; /* the sorter that planned the join */
+    mj_join_kind kind;
+    size_t a_count, b_count;
+    const void *temp;        /* the temporary storage that holds the plan, and its size */
+    size_t temp_bytes;
+    unsigned stamp;          /* set by a successful mj_sorter_join_plan, checked by the rows */
+} mj_join_plan;
+
+/*! mj_sorter_join_plan() :
+ *  Counts the rows as mj_sorter_join_count does (the count to out_count) and fills *plan for
+ *  mj_sorter_join_rows. temp is the caller's (not NULL): the plan lives there. A plan costs
+ *  more than a count alone (it also keeps each row of a's bound in b and first output row).
+ *  @return as mj_sorter_join_count; MJ_ERR_INVALID_ARGUMENT also for a NULL plan or temp.
+ *          *plan is filled on MJ_OK only (and its stamp cleared otherwise). */
+MJ_API mj_status mj_sorter_join_plan(mj_sorter *s, mj_join_kind kind, const void *a,
+                                     size_t a_count, const void *b, size_t b_count,
+                                     void *out_count, void *temp, size_t temp_bytes,
+                                     void *stream, mj_join_plan *plan);
+/*! mj_sorter_join_rows() :
+ *  Writes the rows k < capacity of the join that `plan` counted to a_rows[k] and b_rows[k]:
+ *  the rows mj_sorter_join writes for the plan's kind and keys, nothing past capacity; the
+ *  count is the plan's (this call writes none). The keys are not read again: the rows are
+ *  those of the keys as they were planned. The plan stays valid, so the rows may be written
+ *  again (into larger arrays, say). temp and temp_bytes are the plan's; queue the call after
+ *  the plan's, in stream order. The rows must not overlap one another or temp.
+ *  @return as mj_sorter_join; MJ_ERR_INVALID_ARGUMENT also for a NULL plan, one that
+ *          mj_sorter_join_plan did not fill or filled for another sorter, and a temp or
+ *          temp_bytes other than the plan's. */
+MJ_API mj_status mj_sorter_join_rows(mj_sorter *s, const mj_join_plan *plan, size_t index_size,
+                                     void *a_rows, void *b_rows, size_t capacity, void *temp,
+                                     size_t temp_bytes, void *stream);
+
 /* =============================================================================================
  * 17. One-call functions
  *

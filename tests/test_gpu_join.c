@@ -8,9 +8,10 @@
  * duplicates on one side only; room for every row, for fewer (no write past it, the count
  * still whole) and for none; unsorted keys (every write inside the outputs); a count of 2^33
  * rows from all-equal keys through mj_sorter_join_count alone; a caller's temporary buffer and
- * the one-call function; the kernel of b's unmatched rows built at create (no join builds
- * or loads a module), and a failure of that build (injected) failing create. Outputs are poisoned before a run and lie between guards. One
- * assertion a run. Skips (exit 77) where there is no GPU. */
+ * the one-call function; a plan and its rows (written twice, the keys smeared after the plan);
+ * the kernel of b's unmatched rows built at create (no join builds or loads a module), and a
+ * failure of that build (injected) failing create. Outputs are poisoned before a run and lie
+ * between guards. One assertion a run. Skips (exit 77) where there is no GPU. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,27 +107,58 @@ typedef struct run_opts {
     void *temp;
     size_t temp_bytes;
     int one_call;
+    int plan; /* mj_sorter_join_plan and mj_sorter_join_rows (temp given), not count and join */
 } run_opts;
 
-/* Joins ranks a and b of pattern p as keys of kind k: the count alone, then the rows with the
- * room asked for; checks both against the reference (only the guards for unsorted keys). */
-static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, int jk,
-                  size_t is, room rm, const run_opts *o, uint64_t seed) {
-    char what[220];
-    snprintf(what, sizeof what, "%s, %s, %zu x %zu keys, %s join, %zu-byte rows, %s%s%s",
-             k->name, pattern_names[p], ac, bc, join_names[jk], is, room_names[rm],
-             o && o->temp ? ", caller's temp" : "", o && o->one_call ? ", mj_join" : "");
-    say(what);
-    uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1, range;
-    uint64_t *ra = malloc(sizeof *ra * (ac + 1)), *rb = malloc(sizeof *rb * (bc + 1));
-    ck_assert(ra && rb);
-    make_ranks(p, ra, ac, rb, bc, &range, &rng);
-    void *da = dev_rank_keys(k, ra, ac, range, &rng), *db = dev_rank_keys(k, rb, bc, range, &rng);
-    int sorted = p != UNSORTED;
-    uint64_t full = sorted ? reference(ra, ac, rb, bc, jk, NULL, NULL, 0) : ac + bc;
-    uint64_t cap = rm == ROOM_ALL ? full : rm == ROOM_FEWER ? full - full / 3 : 0;
-    size_t bytes = (size_t)cap * is;
-    void *d_ar = guarded(bytes), *d_br = guarded(bytes), *d_count = guarded(8);
+/* Overwrites `bytes` of device memory at p with `byte`. */
+static void smear(void *p, int byte, size_t bytes) {
+    if (!bytes) return;
+    unsigned char *h = malloc(bytes);
+    ck_assert_ptr_nonnull(h);
+    memset(h, byte, bytes);
+    ck_assert_int_eq(mj__dev_upload(ctx, p, h, bytes), MJ_OK);
+    free(h);
+}
+
+/* The plan's count, then its rows written twice (each from the plan alone: the keys are
+ * smeared in between, and the rows and the count poisoned before the second), which must
+ * leave the count as the plan wrote it. Returns the count. */
+static uint64_t plan_and_rows(mj_sorter *s, const kind *k, const char *what, int jk,
+                              const void *da, size_t ac, const void *db, size_t bc, size_t is,
+                              void *d_ar, void *d_br, uint64_t cap, void *d_count,
+                              const run_opts *o) {
+    mj_join_plan plan;
+    mj_status st = mj_sorter_join_plan(s, (mj_join_kind)jk, da, ac, db, bc, d_count, o->temp,
+                                       o->temp_bytes, NULL, &plan);
+    ck_assert_msg(st == MJ_OK, "%s: plan: %s: %s", what, mj_status_name(st),
+                  mj_context_last_error(ctx));
+    ck_assert(plan.sorter == s && plan.kind == (mj_join_kind)jk && plan.a_count == ac &&
+              plan.b_count == bc && plan.temp == o->temp && plan.temp_bytes == o->temp_bytes);
+    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+    uint64_t counted = count_at(d_count);
+    smear((void *)(uintptr_t)da, 0x5A, ac * k->size);
+    smear((void *)(uintptr_t)db, 0xC3, bc * k->size);
+    for (int turn = 0; turn < 2; ++turn) {
+        smear(d_ar, GUARD_BYTE, (size_t)cap * is);
+        smear(d_br, GUARD_BYTE, (size_t)cap * is);
+        smear(d_count, GUARD_BYTE, 8);
+        st = mj_sorter_join_rows(s, &plan, is, d_ar, d_br, cap, o->temp, o->temp_bytes, NULL);
+        ck_assert_msg(st == MJ_OK, "%s: rows: %s: %s", what, mj_status_name(st),
+                      mj_context_last_error(ctx));
+        ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
+        uint64_t poison;
+        memset(&poison, GUARD_BYTE, 8);
+        ck_assert_msg(count_at(d_count) == poison, "%s: the rows wrote a count", what);
+    }
+    return counted;
+}
+
+/* mj_sorter_join_count, then mj_sorter_join (or mj_join) with the room asked for: the count,
+ * and the join's in *joined. */
+static uint64_t count_then_join(mj_sorter *s, const kind *k, const char *what, int jk,
+                                const void *da, size_t ac, const void *db, size_t bc, size_t is,
+                                void *d_ar, void *d_br, uint64_t cap, void *d_count,
+                                const run_opts *o, uint64_t *joined) {
     void *temp = o ? o->temp : NULL;
     size_t temp_bytes = o ? o->temp_bytes : 0;
     mj_status st = mj_sorter_join_count(s, (mj_join_kind)jk, da, ac, db, bc, d_count, temp,
@@ -134,7 +166,7 @@ static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, 
     ck_assert_msg(st == MJ_OK, "%s: count: %s: %s", what, mj_status_name(st),
                   mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    uint64_t counted = count_at(d_count); /* unsorted keys: unspecified, maybe changing */
+    uint64_t counted = count_at(d_count);
     if (o && o->one_call) {
         mj_sort_desc d = kind_desc(MJ_JOIN, k);
         st = mj_join(ctx, &d, (mj_join_kind)jk, da, ac, db, bc, is, d_ar, d_br, cap, d_count,
@@ -146,7 +178,38 @@ static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, 
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st),
                   mj_context_last_error(ctx));
     ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    uint64_t joined = count_at(d_count);
+    *joined = count_at(d_count);
+    return counted;
+}
+
+/* Joins ranks a and b of pattern p as keys of kind k: the count alone, then the rows with the
+ * room asked for (or the plan, then its rows); checks both against the reference (only the
+ * guards for unsorted keys). */
+static void check(mj_sorter *s, const kind *k, pattern p, size_t ac, size_t bc, int jk,
+                  size_t is, room rm, const run_opts *o, uint64_t seed) {
+    char what[220];
+    snprintf(what, sizeof what, "%s, %s, %zu x %zu keys, %s join, %zu-byte rows, %s%s%s",
+             k->name, pattern_names[p], ac, bc, join_names[jk], is, room_names[rm],
+             o && o->temp ? ", caller's temp" : "",
+             o && o->one_call ? ", mj_join" : o && o->plan ? ", plan and rows" : "");
+    say(what);
+    uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1, range;
+    uint64_t *ra = malloc(sizeof *ra * (ac + 1)), *rb = malloc(sizeof *rb * (bc + 1));
+    ck_assert(ra && rb);
+    make_ranks(p, ra, ac, rb, bc, &range, &rng);
+    void *da = dev_rank_keys(k, ra, ac, range, &rng), *db = dev_rank_keys(k, rb, bc, range, &rng);
+    int sorted = p != UNSORTED;
+    uint64_t full = sorted ? reference(ra, ac, rb, bc, jk, NULL, NULL, 0) : ac + bc;
+    uint64_t cap = rm == ROOM_ALL ? full : rm == ROOM_FEWER ? full - full / 3 : 0;
+    size_t bytes = (size_t)cap * is;
+    void *d_ar = guarded(bytes), *d_br = guarded(bytes), *d_count = guarded(8);
+    uint64_t counted, joined; /* unsorted keys: unspecified, maybe changing */
+    if (o && o->plan)
+        counted = joined = plan_and_rows(s, k, what, jk, da, ac, db, bc, is, d_ar, d_br, cap,
+                                         d_count, o);
+    else
+        counted = count_then_join(s, k, what, jk, da, ac, db, bc, is, d_ar, d_br, cap, d_count,
+                                  o, &joined);
     size_t overrun = 0, bad = 0;
     unsigned char *har = fetch(d_ar, bytes, &overrun), *hbr = fetch(d_br, bytes, &overrun);
     char first[200] = "";
@@ -235,13 +298,41 @@ START_TEST(test_temp_and_one_call)
     ck_assert_int_eq(mj_sorter_temp_size(s, ac + bc, 0, &bytes), MJ_OK);
     void *temp = NULL;
     ck_assert_int_eq(mj__dev_alloc(ctx, &temp, bytes), MJ_OK);
-    run_opts o = {temp, bytes, 0};
+    run_opts o = {temp, bytes, 0, 0};
     for (int jk = 0; jk < 4; ++jk) check(s, k, RANDOM, ac, bc, jk, 4, ROOM_ALL, &o, 1u + jk);
     /* The same buffer for a split of the same total the other way round. */
     check(s, k, RUNS_IN_B, bc, ac, MJ_JOIN_OUTER, 8, ROOM_ALL, &o, 11);
     mj__dev_free(ctx, temp);
-    run_opts one = {NULL, 0, 1};
+    run_opts one = {NULL, 0, 1, 0};
     for (int jk = 0; jk < 4; ++jk) check(s, k, RANDOM, ac, bc, jk, 8, ROOM_FEWER, &one, 21u + jk);
+    mj_sorter_destroy(s);
+}
+END_TEST
+
+/* The plan, then its rows: every pattern (unsorted keys too: writes inside the outputs), kind
+ * of join and room, 4- and 8-byte rows in turn, from empty sides to many tiles, in one
+ * caller's buffer of the size query's bytes for the largest. */
+START_TEST(test_plan_and_rows)
+{
+    const kind *k = &kinds[_i];
+    mj_sorter *s = make(k);
+    size_t nv = tile_of(s), bytes = 0;
+    const size_t sizes[][2] = {{0, 0}, {0, 5}, {5, 0}, {1, 1}, {nv - 1, nv + 1},
+                               {33 * nv + 7, 5 * nv}};
+    size_t cases = sizeof sizes / sizeof *sizes;
+    ck_assert_int_eq(mj_sorter_temp_size(s, 38 * nv + 7, 0, &bytes), MJ_OK);
+    void *temp = NULL;
+    ck_assert_int_eq(mj__dev_alloc(ctx, &temp, bytes), MJ_OK);
+    run_opts o = {temp, bytes, 0, 1};
+    for (size_t z = 0; z < cases; ++z)
+        for (int p = 0; p < PATTERNS; ++p)
+            for (int jk = 0; jk < 4; ++jk) {
+                if (p == EQUAL && (uint64_t)sizes[z][0] * sizes[z][1] > (1u << 24)) continue;
+                check(s, k, (pattern)p, sizes[z][0], sizes[z][1], jk, (z + jk) % 2 ? 8 : 4,
+                      (room)((z + (size_t)p + (size_t)jk) % 3), &o,
+                      300u * z + 10u * (unsigned)p + (unsigned)jk);
+            }
+    mj__dev_free(ctx, temp);
     mj_sorter_destroy(s);
 }
 END_TEST
@@ -340,6 +431,7 @@ static Suite *gpu_join_suite(void) {
     tcase_add_loop_test(tc, test_sizes_and_patterns, 0, KINDS);
     tcase_add_loop_test(tc, test_room, 0, KINDS);
     tcase_add_test(tc, test_temp_and_one_call);
+    tcase_add_loop_test(tc, test_plan_and_rows, 0, KINDS);
     tcase_add_test(tc, test_count_past_2_32);
     suite_add_tcase(s, tc);
     /* A case of its own, for CK_RUN_CASE=create. */

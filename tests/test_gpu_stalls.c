@@ -9,10 +9,10 @@
  * (GATE_SECONDS) by the time it returned: nothing else opens the gate while the test's thread
  * is inside the call. Mergesorts are large enough (2^25 bytes and more) to run 4-way passes,
  * both of their partitions (groups of lanes, one lane); joins cover every kind, counts and
- * rows. Inputs are zeros, which every primitive takes (sorted keys, offsets of empty objects
- * but the last); results are checked by the primitives' own tests. Skips (exit 77) where there
- * is no GPU. MJ_TEST_SMALL=1 (compute-sanitizer, which may serialise the stream) runs the calls
- * on an open stream and checks their status only. */
+ * rows, and a plan and its rows. Inputs are zeros, which every primitive takes (sorted keys,
+ * offsets of empty objects but the last); results are checked by the primitives' own tests.
+ * Skips (exit 77) where there is no GPU. MJ_TEST_SMALL=1 (compute-sanitizer, which may
+ * serialise the stream) runs the calls on an open stream and checks their status only. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +189,22 @@ static mj_status join_count(mj_context *c, const mj_sort_desc *d, mj_sorter *s, 
                        stream);
 }
 
+/* A plan in buf[SCRATCH] (behind the gate's memsets in stream order), then its rows; the
+ * one-call join stands in where there is no sorter. */
+static mj_status join_plan_rows(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
+    if (!s) return join_rows(c, d, s, MJ_JOIN_OUTER);
+    size_t bytes = 0, cap = (size_t)N_JOIN * N_JOIN + 2 * N_JOIN;
+    mj_join_plan plan;
+    mj_status st = mj_sorter_temp_size(s, 2 * N_JOIN, 0, &bytes);
+    if (!st && bytes > BUFFER_BYTES) st = MJ_ERR_TOO_LARGE;
+    if (!st)
+        st = mj_sorter_join_plan(s, MJ_JOIN_OUTER, buf[IN0], N_JOIN, buf[IN1], N_JOIN, buf[OUT2],
+                                 buf[SCRATCH], bytes, stream, &plan);
+    return st ? st
+              : mj_sorter_join_rows(s, &plan, 4, buf[OUT0], buf[OUT1], cap, buf[SCRATCH], bytes,
+                                    stream);
+}
+
 static mj_status join_inner(mj_context *c, const mj_sort_desc *d, mj_sorter *s) {
     return join_rows(c, d, s, MJ_JOIN_INNER);
 }
@@ -246,6 +262,7 @@ static const stall_case cases[] = {
     {"join right", MJ_JOIN, MJ_KEY_U32, 0, join_right},
     {"join outer", MJ_JOIN, MJ_KEY_U32, 0, join_outer},
     {"join count outer", MJ_JOIN, MJ_KEY_U32, 0, join_count_outer},
+    {"join plan and rows", MJ_JOIN, MJ_KEY_U32, 0, join_plan_rows},
     {"set union", MJ_SET_OPS, MJ_KEY_U32, 0, set_union},
     {"set difference", MJ_SET_OPS, MJ_KEY_U32, 0, set_difference},
     {"reduce by key", MJ_REDUCE_BY_KEY, MJ_KEY_U32, 4, reduce_by_key},

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Relational join without a GPU: the generator's checks (no values, a comparator for custom
  * keys, no blocksort, shared memory, default tiles), the temporary storage, and every argument
- * check of mj_sorter_join_count, mj_sorter_join and mj_join in a compile-only context, which
- * all come before the missing device is noticed. CPU (and NVRTC for the sorters). */
+ * check of mj_sorter_join_count, mj_sorter_join, mj_join, mj_sorter_join_plan and
+ * mj_sorter_join_rows in a compile-only context, which all come before the missing device is
+ * noticed. CPU (and NVRTC for the sorters). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args_support.h"
+#include "primitives/join.h"
 #include "test_support.h"
 
 START_TEST(spec_checks)
@@ -179,6 +181,87 @@ START_TEST(api_arguments)
 }
 END_TEST
 
+/* mj_sorter_join_plan and mj_sorter_join_rows: a plan needs the caller's temp and a record;
+ * the rows take only a plan their sorter filled with that temp, and check their own arguments
+ * as mj_sorter_join does (plans made by hand here: a compile-only context fills none). */
+START_TEST(plan_arguments)
+{
+    char *dir;
+    mj_context *ctx = scratch_open(&dir);
+    mj_sort_desc d = primitive_desc(MJ_JOIN, MJ_KEY_U32, 0);
+    mj_sorter *join = NULL, *other = NULL;
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &join), MJ_OK);
+    ck_assert_int_eq(mj_sorter_create(ctx, &d, &other), MJ_OK);
+    char *a = (char *)(uintptr_t)0x100000, *b = a + (1 << 20);
+    char *ar = a + (2 << 20), *br = a + (3 << 20), *cnt = a + (4 << 20), *tmp = a + (5 << 20);
+    size_t tb = 0;
+    ck_assert_int_eq(mj_sorter_temp_size(join, 20, 0, &tb), MJ_OK);
+    mj_join_plan plan;
+    memset(&plan, 0x7F, sizeof plan);
+    mjt_expect(ctx, mj_sorter_join_plan(join, MJ_JOIN_INNER, a, 10, b, 10, cnt, NULL, 0, NULL,
+                                        &plan),
+               MJ_ERR_INVALID_ARGUMENT, "temp is NULL", "a plan without temp");
+    ck_assert_uint_eq(plan.stamp, 0); /* cleared on failure */
+    mjt_expect(ctx, mj_sorter_join_plan(join, MJ_JOIN_INNER, a, 10, b, 10, cnt, tmp, tb, NULL,
+                                        NULL),
+               MJ_ERR_INVALID_ARGUMENT, "plan is NULL", "no plan record");
+    mjt_expect(ctx, mj_sorter_join_plan(join, (mj_join_kind)7, a, 10, b, 10, cnt, tmp, tb, NULL,
+                                        &plan),
+               MJ_ERR_INVALID_ARGUMENT, "kind", "a plan of an unknown kind");
+    mjt_expect(ctx, mj_sorter_join_plan(join, MJ_JOIN_LEFT, a, 10, b, 10, cnt, tmp, 1, NULL,
+                                        &plan),
+               MJ_ERR_INVALID_ARGUMENT, "too small", "a plan in too small a temp");
+    mjt_expect(ctx, mj_sorter_join_plan(join, MJ_JOIN_OUTER, a, 10, b, 10, cnt, tmp, tb, NULL,
+                                        &plan),
+               MJ_ERR_UNSUPPORTED, "compile-only", "a valid plan");
+    ck_assert_uint_eq(plan.stamp, 0);
+    ck_assert_int_eq(mj_sorter_join_plan(NULL, MJ_JOIN_INNER, a, 10, b, 10, cnt, tmp, tb, NULL,
+                                         &plan),
+                     MJ_ERR_INVALID_ARGUMENT);
+
+    mj_join_plan p = {join, MJ_JOIN_OUTER, 10, 10, tmp, tb, MJ_JOIN_PLAN_STAMP};
+#define ROWS(pl, is, x, y, cap, t, bytes)                                                        \
+    mj_sorter_join_rows(join, pl, is, x, y, cap, t, bytes, NULL)
+    mjt_expect(ctx, ROWS(&p, 4, ar, br, 10, tmp, tb), MJ_ERR_UNSUPPORTED, "compile-only",
+               "rows of a plan");
+    mjt_expect(ctx, ROWS(&p, 4, NULL, NULL, 0, tmp, tb), MJ_ERR_UNSUPPORTED, "compile-only",
+               "no room");
+    mjt_expect(ctx, ROWS(NULL, 4, ar, br, 10, tmp, tb), MJ_ERR_INVALID_ARGUMENT, "plan is NULL",
+               "rows without a plan");
+    mj_join_plan unfilled = p;
+    unfilled.stamp = 0;
+    mjt_expect(ctx, ROWS(&unfilled, 4, ar, br, 10, tmp, tb), MJ_ERR_INVALID_ARGUMENT,
+               "not filled", "an unfilled plan");
+    mjt_expect(ctx, mj_sorter_join_rows(other, &p, 4, ar, br, 10, tmp, tb, NULL),
+               MJ_ERR_INVALID_ARGUMENT, "another sorter", "another sorter's plan");
+    mjt_expect(ctx, ROWS(&p, 4, ar, br, 10, tmp + 256, tb), MJ_ERR_INVALID_ARGUMENT,
+               "not the plan's", "another temp");
+    mjt_expect(ctx, ROWS(&p, 4, ar, br, 10, tmp, tb + 256), MJ_ERR_INVALID_ARGUMENT,
+               "not the plan's", "another temp size");
+    mjt_expect(ctx, ROWS(&p, 2, ar, br, 10, tmp, tb), MJ_ERR_INVALID_ARGUMENT, "4",
+               "2-byte rows");
+    mjt_expect(ctx, ROWS(&p, 8, ar, NULL, 10, tmp, tb), MJ_ERR_INVALID_ARGUMENT,
+               "b_rows is NULL", "NULL b_rows");
+    mjt_expect(ctx, ROWS(&p, 4, tmp + 64, br, 10, tmp, tb), MJ_ERR_INVALID_ARGUMENT,
+               "a_rows overlaps temp", "rows over the plan's temp");
+    mjt_expect(ctx, ROWS(&p, 8, ar, ar + 40, 10, tmp, tb), MJ_ERR_INVALID_ARGUMENT,
+               "b_rows overlaps a_rows", "b_rows over a_rows");
+    mj_join_plan wide = p;
+    wide.a_count = 1ull << 32;
+    mjt_expect(ctx, ROWS(&wide, 4, ar, br, 10, tmp, tb), MJ_ERR_TOO_LARGE, "index_size 8",
+               "2^32 a rows with 4-byte rows");
+    /* The rows read the keys' places from nothing but the plan: a and b may be anything. */
+    mjt_expect(ctx, ROWS(&p, 4, a, b, 10, tmp, tb), MJ_ERR_UNSUPPORTED, "compile-only",
+               "rows where the keys were");
+    ck_assert_int_eq(mj_sorter_join_rows(NULL, &p, 4, ar, br, 10, tmp, tb, NULL),
+                     MJ_ERR_INVALID_ARGUMENT);
+#undef ROWS
+    mj_sorter_destroy(other);
+    mj_sorter_destroy(join);
+    scratch_close(ctx, dir);
+}
+END_TEST
+
 static Suite *join_args_suite(void) {
     Suite *s = suite_create("join_args");
     TCase *tg = tcase_create("gen");
@@ -189,6 +272,7 @@ static Suite *join_args_suite(void) {
     tcase_set_timeout(ta, 300);
     tcase_add_test(ta, temp_size);
     tcase_add_test(ta, api_arguments);
+    tcase_add_test(ta, plan_arguments);
     suite_add_tcase(s, ta);
     return s;
 }

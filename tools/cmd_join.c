@@ -124,8 +124,9 @@ static int gpu_join(const join_opts *o, const void *a, size_t na, const void *b,
     mj_context *ctx = NULL;
     mj_sorter *s = NULL;
     mj_sort_desc desc;
-    void *d_a = NULL, *d_b = NULL, *d_rows = NULL, *d_count = NULL;
-    size_t ks = mj_key_kind_size(o->key), is = o->index_size, bytes = 0;
+    void *d_a = NULL, *d_b = NULL, *d_rows = NULL, *d_count = NULL, *d_temp = NULL;
+    size_t ks = mj_key_kind_size(o->key), is = o->index_size, bytes = 0, temp_bytes = 0;
+    mj_join_plan plan;
     int launched = 0, rc = CLI_OK;
     mj_status st;
 
@@ -140,12 +141,15 @@ static int gpu_join(const join_opts *o, const void *a, size_t na, const void *b,
         (st = mj__dev_alloc(ctx, &d_a, na * ks + 1)) != MJ_OK ||
         (st = mj__dev_alloc(ctx, &d_b, nb * ks + 1)) != MJ_OK ||
         (st = mj__dev_alloc(ctx, &d_count, 8)) != MJ_OK ||
+        (st = mj_sorter_temp_size(s, na + nb, 0, &temp_bytes)) != MJ_OK ||
+        (st = mj__dev_alloc(ctx, &d_temp, temp_bytes)) != MJ_OK ||
         (st = mj__dev_upload(ctx, d_a, a, na * ks)) != MJ_OK ||
         (st = mj__dev_upload(ctx, d_b, b, nb * ks)) != MJ_OK)
         goto fail;
     launched = 1;
-    if ((st = mj_sorter_join_count(s, o->kind, d_a, na, d_b, nb, d_count, NULL, 0, NULL)) !=
-            MJ_OK ||
+    /* One search: the plan counts, its rows follow from it. */
+    if ((st = mj_sorter_join_plan(s, o->kind, d_a, na, d_b, nb, d_count, d_temp, temp_bytes,
+                                  NULL, &plan)) != MJ_OK ||
         (st = mj__dev_sync(ctx, NULL)) != MJ_OK ||
         (st = mj__dev_download(ctx, count, d_count, 8)) != MJ_OK)
         goto fail;
@@ -162,8 +166,8 @@ static int gpu_join(const join_opts *o, const void *a, size_t na, const void *b,
         goto done;
     }
     if ((st = mj__dev_alloc(ctx, &d_rows, 2 * bytes + 1)) != MJ_OK ||
-        (st = mj_sorter_join(s, o->kind, d_a, na, d_b, nb, is, d_rows, (char *)d_rows + bytes,
-                             (size_t)*count, d_count, NULL, 0, NULL)) != MJ_OK ||
+        (st = mj_sorter_join_rows(s, &plan, is, d_rows, (char *)d_rows + bytes,
+                                  (size_t)*count, d_temp, temp_bytes, NULL)) != MJ_OK ||
         (st = mj__dev_sync(ctx, NULL)) != MJ_OK ||
         (st = mj__dev_download(ctx, *rows, d_rows, 2 * bytes)) != MJ_OK)
         goto fail;
@@ -174,8 +178,8 @@ fail:
 done:
     if (launched)
         (void)mj__dev_sync(ctx, NULL);
-    void *bufs[] = {d_a, d_b, d_rows, d_count};
-    for (int i = 0; i < 4; i++)
+    void *bufs[] = {d_a, d_b, d_rows, d_count, d_temp};
+    for (int i = 0; i < 5; i++)
         if (bufs[i] != NULL)
             (void)mj__dev_free(ctx, bufs[i]);
     if (rc != CLI_OK) {

@@ -23,9 +23,9 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from . import _lib
-from ._core import (Context, SearchResult, Sorter, SortResult, argsort, bulk_insert,
-                    bulk_remove, default_context, interval_expand, interval_move, join,
-                    load_balance, merge, reduce, reduce_by_key, scan, segmented_reduce,
+from ._core import (Context, JoinPlan, SearchResult, Sorter, SortResult, argsort,
+                    bulk_insert, bulk_remove, default_context, interval_expand, interval_move,
+                    join, load_balance, merge, reduce, reduce_by_key, scan, segmented_reduce,
                     segmented_sort, select, set_operation, sort, sort_by_key, sorted_search,
                     unique)
 from ._dtypes import KeyType, key_type, struct_source
@@ -59,7 +59,8 @@ def nvrtc_location() -> Tuple[Optional[str], str]:
 
 
 __all__ = [
-    "Context", "Sorter", "SearchResult", "SortResult", "default_context", "sort", "sort_by_key",
+    "Context", "Sorter", "JoinPlan", "SearchResult", "SortResult", "default_context", "sort",
+    "sort_by_key",
     "argsort", "merge", "segmented_sort", "reduce", "scan", "segmented_reduce", "sorted_search",
     "load_balance", "interval_expand", "interval_move", "bulk_remove", "bulk_insert",
     "set_operation", "select", "unique", "reduce_by_key", "join",

@@ -983,6 +983,59 @@ class Sorter:
                                        call_stream(s, (ka, kb, ra, rb, c))))
         return a_rows, b_rows
 
+    def join_plan(self, a: DeviceArray, b: DeviceArray, count: DeviceArray,
+                  temp: DeviceArray, *, kind: JoinKind = "inner",
+                  stream: StreamLike = None) -> JoinPlan:
+        """Writes the row count of the join to count as join_count does and returns a plan
+        that join_rows writes the rows from without searching the keys again (the pair costs
+        about what join alone does). The plan lives in temp (device memory of at least
+        temp_size(len(a) + len(b)) bytes), which must be left to it until its last
+        join_rows has run; the plan keeps a reference to temp."""
+        s = stream_handle(stream)
+        code = _choice(kind, _lib.JOIN_KINDS, "kind")
+        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
+        c = as_array(count, "count", s)
+        _count_array(c, "count")
+        tp, tb = self._temp(temp, s, ka.n + kb.n)
+        plan = JoinPlan(self, temp)
+        self._check(lib.mj_sorter_join_plan(self._handle(), code, ka.ptr, ka.n, kb.ptr, kb.n,
+                                            c.ptr, tp, tb, call_stream(s, (ka, kb, c)),
+                                            ctypes.byref(plan._plan)))
+        return plan
+
+    def join_rows(self, plan: JoinPlan, a_rows: DeviceArray, b_rows: DeviceArray, *,
+                  stream: StreamLike = None) -> Tuple[DeviceArray, DeviceArray]:
+        """The rows of the join `plan` counted, as join writes them for the plan's kind and
+        keys (up to len(a_rows); 4- or 8-byte integers, one width, one length), from the plan
+        alone: the keys are not read again, and no count is written. Queue it after the
+        plan's call, in stream order. Returns (a_rows, b_rows)."""
+        if not isinstance(plan, JoinPlan) or plan.sorter is not self:
+            raise InvalidArgumentError("plan must be a JoinPlan from this sorter's join_plan")
+        s = stream_handle(stream)
+        ra, rb = as_array(a_rows, "a_rows", s), as_array(b_rows, "b_rows", s)
+        index_size = _index_size(ra, "a_rows")
+        if ra.dtype != rb.dtype:
+            raise DtypeError("a_rows and b_rows must have one dtype (got %s and %s)"
+                             % (ra.dtype, rb.dtype))
+        _need_length(rb, ra.n, "b_rows")
+        _writable(ra, "a_rows")
+        _writable(rb, "b_rows")
+        p = plan._plan
+        self._check(lib.mj_sorter_join_rows(self._handle(), ctypes.byref(p), index_size,
+                                            ra.ptr, rb.ptr, ra.n, p.temp, p.temp_bytes,
+                                            call_stream(s, (ra, rb))))
+        return a_rows, b_rows
+
+
+class JoinPlan:
+    """A join counted by Sorter.join_plan, whose rows Sorter.join_rows writes without a second
+    search: the library's plan record and the temporary storage that holds the plan."""
+
+    def __init__(self, sorter: Sorter, temp: DeviceArray) -> None:
+        self.sorter = sorter
+        self.temp = temp
+        self._plan = _lib.JoinPlan()
+
 # ---------------------------------------------------------------- one-call functions
 # Each finds (or builds once) its context's sorter and runs it; the library allocates the
 # temporary storage in stream order.
@@ -1737,8 +1790,9 @@ def join(a: DeviceArray, b: DeviceArray, kind: JoinKind = "inner", *,
     exactly: for each row i of a in order, (i, j) for each equivalent row j of b in order
     (left and outer: (i, NULL) when there is none), then, right and outer, (NULL, j) for each
     row j of b without a match. NULL is all ones: -1 in a signed index_dtype, its maximum in
-    an unsigned one. The row count is read back to the host between the count and the join,
-    in stream order, so this call waits for its stream."""
+    an unsigned one. The keys are searched once (Sorter.join_plan, then join_rows); the row
+    count is read back to the host between the two, in stream order, so this call waits for
+    its stream."""
     st = stream_handle(stream)
     _choice(kind, _lib.JOIN_KINDS, "kind")
     idt = np.dtype(index_dtype)
@@ -1748,12 +1802,13 @@ def join(a: DeviceArray, b: DeviceArray, kind: JoinKind = "inner", *,
     s = _sorter(context, ka, dict(_order_kw(order, less, type_name), primitive="join"))
     s._keys(kb, "b", st)            # a's and b's dtypes, before anything is allocated
     count = _new(ka, 1, np.int64, "count")
+    temp = _new(ka, s.temp_size(ka.n + kb.n), np.uint8, "temp")
     strm = call_stream(st, (ka, kb))
-    s.join_count(ka, kb, count, kind=kind, stream=strm)
+    plan = s.join_plan(ka, kb, count, temp, kind=kind, stream=strm)
     n = _read_count(s, count, strm)
     a_rows, b_rows = _new(ka, n, idt, "a_rows"), _new(ka, n, idt, "b_rows")
     if n:
-        s.join(ka, kb, a_rows, b_rows, count, kind=kind, stream=strm)
+        s.join_rows(plan, a_rows, b_rows, stream=strm)
     return a_rows, b_rows
 
 

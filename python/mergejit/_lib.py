@@ -49,6 +49,12 @@ class SearchOutputs(ctypes.Structure):
                 ("b_matches", c_void_p), ("match_counts", c_void_p)]
 
 
+class JoinPlan(ctypes.Structure):
+    _fields_ = [("sorter", c_void_p), ("kind", c_int), ("a_count", c_size_t),
+                ("b_count", c_size_t), ("temp", c_void_p), ("temp_bytes", c_size_t),
+                ("stamp", ctypes.c_uint)]
+
+
 # The ABI constants of mergejit.h that are flags or two-way choices. Primitives and key kinds
 # are looked up by name (mj_primitive_parse, mj_key_kind_parse), since their lists grow.
 CONTEXT_NO_DISK_CACHE = 1 << 0
@@ -124,6 +130,11 @@ _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
     "mj_sorter_join": (c_int, [_SORTER, c_int, c_void_p, c_size_t, c_void_p, c_size_t,
                                c_size_t, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p,
                                c_size_t, c_void_p]),
+    "mj_sorter_join_plan": (c_int, [_SORTER, c_int, c_void_p, c_size_t, c_void_p, c_size_t,
+                                    c_void_p, c_void_p, c_size_t, c_void_p,
+                                    ctypes.POINTER(JoinPlan)]),
+    "mj_sorter_join_rows": (c_int, [_SORTER, ctypes.POINTER(JoinPlan), c_size_t, c_void_p,
+                                    c_void_p, c_size_t, c_void_p, c_size_t, c_void_p]),
     "mj_sorter_reduce_by_key": (c_int, [_SORTER, c_void_p, c_void_p, c_size_t, c_void_p,
                                         c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]),
     "mj_set_op_bound": (c_size_t, [c_int, c_size_t, c_size_t]),

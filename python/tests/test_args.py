@@ -541,6 +541,25 @@ def test_join_rules(compile_ctx):
         s.join(a, b, ra, rb, count, kind="left")
     with pytest.raises(UnsupportedError, match="compile-only"):
         s.join_count(a, b, count, kind="right")
+    # A plan: the caller's temp; rows only from a plan the sorter's join_plan filled.
+    (temp,) = fakes(((s.temp_size(7),), "u1"))
+    with pytest.raises(InvalidArgumentError, match="temp is NULL"):
+        s.join_plan(a, b, count, None)
+    with pytest.raises(InvalidArgumentError, match="kind='semi'"):
+        s.join_plan(a, b, count, temp, kind="semi")
+    with pytest.raises(InvalidArgumentError, match="too small"):
+        s.join_plan(a, b, count, FakeArray((8,), "u1", ptr=at(temp)))
+    with pytest.raises(UnsupportedError, match="compile-only"):
+        s.join_plan(a, b, count, temp, kind="outer")
+    with pytest.raises(InvalidArgumentError, match="JoinPlan from this sorter"):
+        s.join_rows("plan", ra, rb)
+    other = compile_ctx.sorter(np.int64, primitive="join", order="descending")
+    with pytest.raises(InvalidArgumentError, match="JoinPlan from this sorter"):
+        s.join_rows(mergejit.JoinPlan(other, temp), ra, rb)
+    with pytest.raises(InvalidArgumentError, match="not filled by mj_sorter_join_plan"):
+        s.join_rows(mergejit.JoinPlan(s, temp), ra, rb)
+    with pytest.raises(DtypeError, match="one dtype"):
+        s.join_rows(mergejit.JoinPlan(s, temp), ra, FakeArray((5,), "u8", ptr=0x10000))
 
 
 def test_bulk_rules(compile_ctx):

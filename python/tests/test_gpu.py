@@ -514,6 +514,14 @@ def test_join_structs_and_sorter(gpu, alloc):
     want = merge_join("inner", x.astype(np.int64), y.astype(np.int64), None)
     assert count.get()[0] == 30
     assert list(zip(ra.get().tolist(), rb.get().tolist())) == want[:7]
+    # A plan, then its rows from it (the module's join above ran through both too).
+    temp = DeviceArray.empty(s.temp_size(len(x) + len(y)), np.uint8)
+    count = DeviceArray.empty(1, np.uint64)
+    plan = s.join_plan(dx, dy, count, temp)
+    assert count.get()[0] == 30
+    ra, rb = DeviceArray.empty(30, np.uint32), DeviceArray.empty(30, np.uint32)
+    s.join_rows(plan, ra, rb)
+    assert list(zip(ra.get().tolist(), rb.get().tolist())) == want
 
 
 @pytest.mark.parametrize("index", [np.uint32, np.int64])

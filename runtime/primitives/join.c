@@ -7,6 +7,7 @@
 #include "primitives/join.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "core/context.h"
 #include "gen.h"
@@ -70,16 +71,21 @@ mj_status mj__join_temp(const mj_sorter *s, size_t n, size_t *bytes) {
     return st;
 }
 
+/* What a call does: search the keys and count the rows (all but mj_sorter_join_rows), keep
+ * what the rows are written from (mj_sorter_join_plan, and mj_sorter_join with room for rows),
+ * write rows (mj_sorter_join and mj_sorter_join_rows). */
 typedef struct join_call {
     const char *fn;
     mj_join_kind kind;
-    const void *a, *b;
+    const void *a, *b; /* searching calls only, like out_count */
     size_t a_count, b_count;
-    int rows;          /* mj_sorter_join (else the count only) */
+    int search, keep, rows;
     size_t index_size; /* rows only, like the three below */
     void *a_rows, *b_rows;
     size_t capacity;
     void *out_count;
+    const void *plan_temp; /* mj_sorter_join_rows: the plan's storage, which the rows must not */
+    size_t plan_bytes;     /* overlap */
 } join_call;
 
 /* The call writes b's unmatched rows (mj_join_unmatched): a right or full join with rows and
@@ -88,7 +94,7 @@ static int writes_unmatched(const join_call *c) {
     return (c->kind & MJ_JOIN_KEEP_B) && c->b_count && c->rows && c->capacity;
 }
 
-/* The arrays of a call, inputs first. */
+/* The arrays of a call, inputs first (mj_sorter_join_rows: the plan's storage as A). */
 enum { A, B, A_ROWS, B_ROWS, OUT_COUNT, ARRAYS };
 
 /* Everything that does not need the device; *bound gets the most a-driven rows the inputs
@@ -120,23 +126,30 @@ static mj_status check_call(mj_sorter *s, const join_call *c, unsigned long long
     if (c->rows && __builtin_mul_overflow(c->capacity, c->index_size, &row_bytes))
         return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: %zu rows do not fit in memory", fn,
                         c->capacity);
-    if ((a && !c->a) || (b && !c->b) || !c->out_count ||
+    int search = c->search;
+    if ((search && a && !c->a) || (search && b && !c->b) || (search && !c->out_count) ||
         (row_bytes && (!c->a_rows || !c->b_rows)))
         return mj__fail(ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
-                        a && !c->a      ? "a"
-                        : b && !c->b    ? "b"
-                        : !c->out_count ? "out_count"
-                        : !c->a_rows    ? "a_rows"
-                                        : "b_rows");
-    size_t a_bytes, b_bytes;
-    if (__builtin_mul_overflow(a, s->key_size, &a_bytes) ||
-        __builtin_mul_overflow(b, s->key_size, &b_bytes))
+                        search && a && !c->a      ? "a"
+                        : search && b && !c->b    ? "b"
+                        : search && !c->out_count ? "out_count"
+                        : !c->a_rows              ? "a_rows"
+                                                  : "b_rows");
+    size_t a_bytes = 0, b_bytes = 0;
+    if (search && (__builtin_mul_overflow(a, s->key_size, &a_bytes) ||
+                   __builtin_mul_overflow(b, s->key_size, &b_bytes)))
         return mj__fail(ctx, MJ_ERR_TOO_LARGE, "%s: the keys do not fit in memory", fn);
-    arrays[A] = (mj_array){c->a, a_bytes, "a"};
-    arrays[B] = (mj_array){c->b, b_bytes, "b"};
+    if (search) {
+        arrays[A] = (mj_array){c->a, a_bytes, "a"};
+        arrays[B] = (mj_array){c->b, b_bytes, "b"};
+    } else { /* the keys are not read; the plan's storage must not be written */
+        arrays[A] = (mj_array){c->plan_temp, c->plan_bytes, "temp"};
+        arrays[B] = (mj_array){NULL, 0, "b"};
+    }
     arrays[A_ROWS] = (mj_array){c->a_rows, row_bytes, "a_rows"};
     arrays[B_ROWS] = (mj_array){c->b_rows, row_bytes, "b_rows"};
-    arrays[OUT_COUNT] = (mj_array){c->out_count, sizeof(uint64_t), "out_count"};
+    arrays[OUT_COUNT] = (mj_array){c->out_count, c->out_count ? sizeof(uint64_t) : 0,
+                                   "out_count"};
     return mj__check_overlaps(s, fn, arrays, A_ROWS, ARRAYS);
 }
 
@@ -152,8 +165,9 @@ static mj_status scan_counts(mj_sorter *s, mj_join_counts counts, long long n,
     return st ? st : mj__launch(s, MJ_K_JOIN_SPINE, 1, (unsigned)s->nt, sp, stream);
 }
 
-/* The rows: a's first output rows (the counts scanned in place), the load-balancing search
- * over the a-driven rows up to `limit`, a part of its tiles a launch, then b's unmatched rows. */
+/* The rows, from what the search kept: the load-balancing search over the a-driven rows up to
+ * `limit`, a part of its tiles a launch, then b's unmatched rows. Reads the kept storage and
+ * writes only the rows and the partition entries, so it may run again on the same plan. */
 static mj_status write_rows(mj_sorter *s, const join_call *c, const join_layout *l,
                             unsigned long long limit, CUdeviceptr base, CUstream stream) {
     long long nv = nv_of(s), a = (long long)c->a_count, b = (long long)c->b_count;
@@ -162,12 +176,6 @@ static mj_status write_rows(mj_sorter *s, const join_call *c, const join_layout 
     int wide = c->index_size == 8;
     mj_status st = MJ_OK;
     if (a && limit) {
-        mj_join_counts src = {(const unsigned long long *)(uintptr_t)counts, NULL,
-                              c->kind & MJ_JOIN_KEEP_A};
-        mj_join_runs runs = mj_join_runs_for(mj_tile_count(a, nv), nv);
-        CUdeviceptr sums = base + l->sums_a;
-        void *op[] = {&src, &a, &runs, &sums, &counts};
-        st = mj__launch(s, MJ_K_JOIN_OFFSETS, runs.blocks, (unsigned)s->nt, op, stream);
         CUdeviceptr lower = base + l->lower, parts = base + l->parts;
         CUdeviceptr a_matches = c->kind & MJ_JOIN_KEEP_A ? base + l->a_matches : 0;
         long long tiles = mj_lbs_tile_count((long long)limit, a, nv);
@@ -192,22 +200,22 @@ static mj_status write_rows(mj_sorter *s, const join_call *c, const join_layout 
     return st;
 }
 
-/* The launches of a join with rows to find (n > 0), on the run's temporary storage. */
-static mj_status launch(mj_sorter *s, const join_call *c, const join_layout *l,
-                        unsigned long long bound, const mj_run *rn) {
+/* The search and the count (n > 0), on the run's temporary storage. */
+static mj_status search_and_count(mj_sorter *s, const join_call *c, const join_layout *l,
+                                  const mj_run *rn) {
     CUdeviceptr base = rn->base, out_count = DPTR(c->out_count);
     int keep_a = c->kind & MJ_JOIN_KEEP_A, keep_b = c->kind & MJ_JOIN_KEEP_B;
     /* Each a row's count of equivalent b rows (one pass of the search) and b's match bytes for
-     * a right join; with rows to write, also each a row's lower bound in b and a's match bytes
-     * for a left join, which only the rows' kernels read. A count alone of an inner or left
-     * join then writes a's counts alone (the search's loop for one array). */
-    int rows = c->rows && c->capacity;
+     * a right join; kept for rows, also each a row's lower bound in b and a's match bytes for
+     * a left join, which only the rows' kernels read. A count alone of an inner or left join
+     * then writes a's counts alone (the search's loop for one array). */
+    int keep = c->keep;
     mj_search_outputs so = {0};
     so.bound = MJ_BOUND_LOWER;
     so.index_size = 8;
-    so.a_indices = rows ? (void *)(uintptr_t)(base + l->lower) : NULL;
+    so.a_indices = keep ? (void *)(uintptr_t)(base + l->lower) : NULL;
     so.a_counts = (void *)(uintptr_t)(base + l->counts);
-    so.a_matches = rows && keep_a ? (void *)(uintptr_t)(base + l->a_matches) : NULL;
+    so.a_matches = keep && keep_a ? (void *)(uintptr_t)(base + l->a_matches) : NULL;
     so.b_matches = keep_b ? (void *)(uintptr_t)(base + l->b_matches) : NULL;
     mj_status st = mj__search_passes(s, c->a, c->a_count, c->b, c->b_count, &so,
                                      base + l->parts, rn->stream);
@@ -221,9 +229,12 @@ static mj_status launch(mj_sorter *s, const join_call *c, const join_layout *l,
         st = scan_counts(s, unmatched, (long long)c->b_count, base + l->sums_b, b_total, a_total,
                          out_count, rn->stream);
     }
-    if (!st && rows) {
-        unsigned long long limit = c->capacity < bound ? c->capacity : bound;
-        st = write_rows(s, c, l, limit, base, rn->stream);
+    if (!st && keep && c->a_count) { /* a's first output rows: its counts scanned in place */
+        long long nv = nv_of(s), a = (long long)c->a_count;
+        CUdeviceptr counts = base + l->counts, sums = base + l->sums_a;
+        mj_join_runs runs = mj_join_runs_for(mj_tile_count(a, nv), nv);
+        void *op[] = {&a_counts, &a, &runs, &sums, &counts};
+        st = mj__launch(s, MJ_K_JOIN_OFFSETS, runs.blocks, (unsigned)s->nt, op, rn->stream);
     }
     return st;
 }
@@ -241,14 +252,18 @@ static mj_status run(mj_sorter *s, const join_call *c, void *temp, size_t temp_b
         return st;
     const size_t align[ARRAYS] = {s->key_align, s->key_align, c->index_size, c->index_size,
                                   sizeof(uint64_t)};
-    /* No rows: only the count, which needs no temporary storage. */
+    /* No keys (n == 0): no launch, so no temporary storage; a search clears the count. */
     mj_run rn;
     st = mj__run_open(s, arrays, align, ARRAYS, n ? MJ_RUN_TEMP : MJ_RUN_CHECK, l.total, temp,
                       stream, &rn);
-    if (!st)
-        st = n ? launch(s, c, &l, bound, &rn)
-               : mj__run_clear(s, DPTR(c->out_count), sizeof(uint64_t), rn.stream,
-                               "clearing out_count");
+    if (!st && !n && c->search)
+        st = mj__run_clear(s, DPTR(c->out_count), sizeof(uint64_t), rn.stream,
+                           "clearing out_count");
+    if (!st && n && c->search) st = search_and_count(s, c, &l, &rn);
+    if (!st && n && c->rows && c->capacity) {
+        unsigned long long limit = c->capacity < bound ? c->capacity : bound;
+        st = write_rows(s, c, &l, limit, rn.base, rn.stream);
+    }
     return mj__run_close(s, &rn, st);
 }
 
@@ -260,8 +275,28 @@ mj_status mj_sorter_join_count(mj_sorter *s, mj_join_kind kind, const void *a, s
     mj_status st = mj__sorter_expect(s, 1u << MJ_JOIN, fn);
     if (st) return st;
     join_call c = {.fn = fn, .kind = kind, .a = a, .b = b, .a_count = a_count,
-                   .b_count = b_count, .out_count = out_count};
+                   .b_count = b_count, .search = 1, .out_count = out_count};
     return run(s, &c, temp, temp_bytes, stream);
+}
+
+mj_status mj_sorter_join_plan(mj_sorter *s, mj_join_kind kind, const void *a, size_t a_count,
+                              const void *b, size_t b_count, void *out_count, void *temp,
+                              size_t temp_bytes, void *stream, mj_join_plan *plan) {
+    if (plan) memset(plan, 0, sizeof *plan);
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    const char *fn = "mj_sorter_join_plan";
+    mj_status st = mj__sorter_expect(s, 1u << MJ_JOIN, fn);
+    if (st) return st;
+    if (!plan || !temp)
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "%s: %s is NULL (the plan lives in the caller's temporary storage)", fn,
+                        plan ? "temp" : "plan");
+    join_call c = {.fn = fn, .kind = kind, .a = a, .b = b, .a_count = a_count,
+                   .b_count = b_count, .search = 1, .keep = 1, .out_count = out_count};
+    st = run(s, &c, temp, temp_bytes, stream);
+    if (st == MJ_OK)
+        *plan = (mj_join_plan){s, kind, a_count, b_count, temp, temp_bytes, MJ_JOIN_PLAN_STAMP};
+    return st;
 }
 
 mj_status mj_sorter_join(mj_sorter *s, mj_join_kind kind, const void *a, size_t a_count,
@@ -273,7 +308,32 @@ mj_status mj_sorter_join(mj_sorter *s, mj_join_kind kind, const void *a, size_t 
     mj_status st = mj__sorter_expect(s, 1u << MJ_JOIN, fn);
     if (st) return st;
     join_call c = {.fn = fn, .kind = kind, .a = a, .b = b, .a_count = a_count,
-                   .b_count = b_count, .rows = 1, .index_size = index_size, .a_rows = a_rows,
-                   .b_rows = b_rows, .capacity = capacity, .out_count = out_count};
+                   .b_count = b_count, .search = 1, .keep = capacity != 0, .rows = 1,
+                   .index_size = index_size, .a_rows = a_rows, .b_rows = b_rows,
+                   .capacity = capacity, .out_count = out_count};
+    return run(s, &c, temp, temp_bytes, stream);
+}
+
+mj_status mj_sorter_join_rows(mj_sorter *s, const mj_join_plan *plan, size_t index_size,
+                              void *a_rows, void *b_rows, size_t capacity, void *temp,
+                              size_t temp_bytes, void *stream) {
+    if (!s) return MJ_ERR_INVALID_ARGUMENT;
+    const char *fn = "mj_sorter_join_rows";
+    mj_status st = mj__sorter_expect(s, 1u << MJ_JOIN, fn);
+    if (st) return st;
+    const char *wrong = !plan                             ? "plan is NULL"
+                        : plan->stamp != MJ_JOIN_PLAN_STAMP ? "plan was not filled by "
+                                                              "mj_sorter_join_plan"
+                        : plan->sorter != s               ? "plan is another sorter's"
+                                                          : NULL;
+    if (wrong) return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT, "%s: %s", fn, wrong);
+    if (temp != plan->temp || temp_bytes != plan->temp_bytes)
+        return mj__fail(s->ctx, MJ_ERR_INVALID_ARGUMENT,
+                        "%s: temp (%p, %zu bytes) is not the plan's (%p, %zu bytes)", fn, temp,
+                        temp_bytes, plan->temp, plan->temp_bytes);
+    join_call c = {.fn = fn, .kind = plan->kind, .a_count = plan->a_count,
+                   .b_count = plan->b_count, .rows = 1, .index_size = index_size,
+                   .a_rows = a_rows, .b_rows = b_rows, .capacity = capacity,
+                   .plan_temp = temp, .plan_bytes = temp_bytes};
     return run(s, &c, temp, temp_bytes, stream);
 }

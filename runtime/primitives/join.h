@@ -12,4 +12,7 @@
  * tiles fit a grid (MJ_ERR_TOO_LARGE otherwise). */
 mj_status mj__join_temp(const mj_sorter *s, size_t n, size_t *bytes);
 
+/* mj_join_plan.stamp of a plan mj_sorter_join_plan filled ("mjpl"). */
+#define MJ_JOIN_PLAN_STAMP 0x6d6a706cu
+
 #endif
