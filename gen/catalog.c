@@ -198,7 +198,6 @@ static const mj_tile_row scan_sm90[] = {{4, 0, 128, 47, 128}, {8, 0, 128, 31, 12
 static const mj_tile_row lbs_sm90[] = {{4, 0, 128, 19, 128}, {0}};
 static const mj_tile_row expand_sm90[] = {
     {4, 4, 128, 15, 128}, {8, 4, 128, 13, 128}, {8, 8, 64, 7, 64}, {0}};
-static const mj_tile_row move_sm90[] = {{4, 4, 128, 7, 128}, {0}};
 /* Bulk insert's 4-byte rows: bench_primitives on an H200 once its positions in shared memory
  * took 4 bytes (docs/TUNING.md). */
 static const mj_tile_row insert_sm90[] = {{4, 0, 128, 15, 128}, {4, 4, 128, 15, 128}, {0}};
@@ -326,7 +325,6 @@ static const mj_primitive_row rows[MJ_PRIMITIVE_COUNT] = {
         .kernels = {[MJ_K_LBS_PARTITION] = &lbs_partition, [MJ_K_MOVE] = &move},
         .smem = mj__smem_move,
         .tile = mj__tile_lbs,
-        .sm90 = move_sm90,
     },
     [MJ_JOIN] = {
         .name = "join",
