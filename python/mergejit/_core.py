@@ -967,14 +967,7 @@ class Sorter:
         s = stream_handle(stream)
         code = _choice(kind, _lib.JOIN_KINDS, "kind")
         ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
-        ra, rb = as_array(a_rows, "a_rows", s), as_array(b_rows, "b_rows", s)
-        index_size = _index_size(ra, "a_rows")
-        if ra.dtype != rb.dtype:
-            raise DtypeError("a_rows and b_rows must have one dtype (got %s and %s)"
-                             % (ra.dtype, rb.dtype))
-        _need_length(rb, ra.n, "b_rows")
-        _writable(ra, "a_rows")
-        _writable(rb, "b_rows")
+        ra, rb, index_size = _join_rows(a_rows, b_rows, s)
         c = as_array(count, "count", s)
         _count_array(c, "count")
         tp, tb = self._temp(temp, s, ka.n + kb.n)
@@ -1012,14 +1005,7 @@ class Sorter:
         if not isinstance(plan, JoinPlan) or plan.sorter is not self:
             raise InvalidArgumentError("plan must be a JoinPlan from this sorter's join_plan")
         s = stream_handle(stream)
-        ra, rb = as_array(a_rows, "a_rows", s), as_array(b_rows, "b_rows", s)
-        index_size = _index_size(ra, "a_rows")
-        if ra.dtype != rb.dtype:
-            raise DtypeError("a_rows and b_rows must have one dtype (got %s and %s)"
-                             % (ra.dtype, rb.dtype))
-        _need_length(rb, ra.n, "b_rows")
-        _writable(ra, "a_rows")
-        _writable(rb, "b_rows")
+        ra, rb, index_size = _join_rows(a_rows, b_rows, s)
         p = plan._plan
         self._check(lib.mj_sorter_join_rows(self._handle(), ctypes.byref(p), index_size,
                                             ra.ptr, rb.ptr, ra.n, p.temp, p.temp_bytes,
@@ -1831,6 +1817,21 @@ def _paired_values(a_values: Optional[DeviceArray], b_values: Optional[DeviceArr
         return None
     va = as_array(a_values, "a_values", stream)
     return va if va.n else as_array(b_values, "b_values", stream)
+
+
+def _join_rows(a_rows: DeviceArray, b_rows: DeviceArray,
+               stream: Optional[int]) -> Tuple[Array, Array, int]:
+    """A join's row arrays checked (4- or 8-byte integers, one dtype, one length, writable),
+    and their index size."""
+    ra, rb = as_array(a_rows, "a_rows", stream), as_array(b_rows, "b_rows", stream)
+    index_size = _index_size(ra, "a_rows")
+    if ra.dtype != rb.dtype:
+        raise DtypeError("a_rows and b_rows must have one dtype (got %s and %s)"
+                         % (ra.dtype, rb.dtype))
+    _need_length(rb, ra.n, "b_rows")
+    _writable(ra, "a_rows")
+    _writable(rb, "b_rows")
+    return ra, rb, index_size
 
 
 def _read_count(sorter: Sorter, count: DeviceArray, stream: int) -> int:
