@@ -1,6 +1,6 @@
 /* Relational join (see shared/relational_join.h): after the sorted search's kernels
  * (kernel_search.cuh), which the module holds for its key type, these kernels are the same for
- * every key: the three of the scans of 64-bit counts (mj_join_reduce, mj_join_spine, then
+ * every key: the three of the scans of the counts (mj_join_reduce, mj_join_spine, then
  * mj_join_offsets for a's rows or mj_join_unmatched for b's), and the load-balancing search
  * over the a-driven output rows (mj_join_partition, mj_join_tiles), launched over a part of
  * the tiles at a time so that its partition entries fit the temporary storage. */
@@ -23,7 +23,7 @@
  * lower one). */
 MJ_DEVICE mj_u64 mj_join_count(const mj_join_counts &c, mj_i64 i) {
     if (!c.counts) return c.matches[i] ? 0 : 1;
-    mj_i64 k = (mj_i64)c.counts[i];
+    mj_i64 k = (mj_i64)mj_get_index(c.counts, i, !c.narrow);
     if (k < 0) k = 0;
     return c.at_least_one && k == 0 ? 1 : (mj_u64)k;
 }
@@ -156,10 +156,11 @@ mj_join_partition(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, 
 }
 
 /* Tile first + blockIdx.x: each of its rows' a row (the owner), and b row (the owner's lower
- * bound in b plus the row's rank; NULL for a left join's row of an a row without a match). */
+ * bound in b, 8 bytes each where lower_wide, else 4, plus the row's rank; NULL for a left
+ * join's row of an a row without a match). */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_join_tiles(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u64 limit,
-              mj_i64 first, const mj_i64 *partitions, const mj_u64 *lower,
+              mj_i64 first, const mj_i64 *partitions, const void *lower, int lower_wide,
               const unsigned char *a_matches, int wide, void *a_rows, void *b_rows) {
     __shared__ mj_i64 s_off[MJ_LBS_NV + 1];
     __shared__ int s_owner[MJ_LBS_NV];
@@ -168,7 +169,7 @@ mj_join_tiles(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u
     mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
                                          tid, false, first);
     int nx = (int)(r.x1 - r.x0);
-    bool w = wide != 0;
+    bool w = wide != 0, lw = lower_wide != 0;
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {
         int i = tid + k * MJ_NT;
@@ -177,7 +178,8 @@ mj_join_tiles(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u
         mj_i64 a = r.base + o, row = r.x0 + i;
         int matched = !a_matches || a_matches[a];
         mj_put_index(a_rows, row, (mj_u64)a, w);
-        mj_put_index(b_rows, row, mj_join_b_row(lower[a], matched, row - s_off[o]), w);
+        mj_put_index(b_rows, row,
+                     mj_join_b_row(mj_get_index(lower, a, lw), matched, row - s_off[o]), w);
     }
 }
 

@@ -2,8 +2,8 @@
  * (kernel_join.cuh) and the CPU model in test_join_model run the very same arithmetic.
  *
  * A join is a sorted search of a in b (each a row's lower bound in b, its count of equivalent
- * b rows, and which b rows have a match), then two device-wide exclusive scans of 64-bit
- * counts: each a row's output rows (its count, at least 1 for left and outer joins), whose
+ * b rows, and which b rows have a match: 4-byte bounds and counts where both sides hold fewer
+ * than 2^32 rows), then two device-wide exclusive scans into 64-bit sums: each a row's output rows (its count, at least 1 for left and outer joins), whose
  * scan is every a row's first output row and whose total is the a-driven rows; and, for right
  * and outer joins, each b row's 1 when it has no match, whose scan places the unmatched b rows
  * after the a-driven ones. A load-balancing search over the a-driven rows (the a rows as its
@@ -24,12 +24,14 @@
 #define MJ_JOIN_KEEP_B 2
 
 /* Where a scan's counts come from (the host passes it by value, so its layout is the same in
- * C and CUDA): each a row's count of b rows (at least 1 with at_least_one), or, when counts is
- * null, a b row's 1 when its match byte is 0. */
+ * C and CUDA): each a row's count of b rows (at least 1 with at_least_one; 4 bytes each where
+ * narrow, as the search writes them when both sides hold fewer than 2^32 rows, else 8), or,
+ * when counts is null, a b row's 1 when its match byte is 0. */
 typedef struct mj_join_counts {
-    const unsigned long long *counts;
+    const void *counts;
     const unsigned char *matches;
     int at_least_one;
+    int narrow;
 } mj_join_counts;
 
 /* The blocks of a scan over `tiles` tiles of nv elements: `per_block` whole tiles each, at
