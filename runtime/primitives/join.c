@@ -90,8 +90,8 @@ typedef struct join_call {
     size_t plan_bytes;     /* overlap */
 } join_call;
 
-/* The search writes 4-byte bounds and counts, which the scans and the rows read (a byte of
- * traffic in three fewer than 8-byte ones): both sides below 2^32 rows. */
+/* The search writes 4-byte bounds and counts, which the scans and the rows read (half the bytes
+ * of 8-byte ones), when both sides hold fewer than 2^32 rows. */
 static int join_narrow(const join_call *c) {
     return c->a_count <= UINT32_MAX && c->b_count <= UINT32_MAX;
 }
@@ -179,7 +179,7 @@ static mj_status scan_counts(mj_sorter *s, mj_join_counts counts, long long n,
 static mj_status write_rows(mj_sorter *s, const join_call *c, const join_layout *l,
                             unsigned long long limit, CUdeviceptr base, CUstream stream) {
     long long nv = nv_of(s), a = (long long)c->a_count, b = (long long)c->b_count;
-    CUdeviceptr counts = base + l->counts, a_total = base + l->totals;
+    CUdeviceptr first_rows = base + l->counts, a_total = base + l->totals;
     CUdeviceptr a_rows = DPTR(c->a_rows), b_rows = DPTR(c->b_rows);
     int wide = c->index_size == 8;
     mj_status st = MJ_OK;
@@ -190,9 +190,9 @@ static mj_status write_rows(mj_sorter *s, const join_call *c, const join_layout 
         long long tiles = mj_lbs_tile_count((long long)limit, a, nv);
         for (long long first = 0; !st && first < tiles; first += l->chunk) {
             long long part = tiles - first < l->chunk ? tiles - first : l->chunk;
-            void *pp[] = {&counts, &a, &a_total, &limit, &first, &part, &parts};
-            void *tp[] = {&counts,    &a,         &a_total, &limit,  &first,  &parts,
-                          &lower,     &lower_wide, &a_matches, &wide, &a_rows, &b_rows};
+            void *pp[] = {&first_rows, &a, &a_total, &limit, &first, &part, &parts};
+            void *tp[] = {&first_rows, &a,          &a_total,   &limit, &first,  &parts,
+                          &lower,      &lower_wide, &a_matches, &wide,  &a_rows, &b_rows};
             st = mj__launch(s, MJ_K_JOIN_PARTITION, mj_lbs_partition_blocks(part),
                             MJ_LBS_PARTITION_THREADS, pp, stream);
             if (!st) st = mj__launch(s, MJ_K_JOIN_TILES, part, (unsigned)s->nt, tp, stream);
