@@ -16,6 +16,10 @@
 # times; the search bench's counts with --reps 1 are NCU_SKIP=3). NCU_TAG names the report
 # (default the kernel). NCU_SASS=1 adds the source counters and writes OUT/sass_TAG.csv, ncu's
 # per-instruction page (SASS, warp-state samples and instructions executed a line).
+# NCU_TIMES=1 instead times every launch of the kernels KERNEL matches (e.g. mj_ for all of a
+# primitive's), no skip, and prints one line a launch, its kernel and duration in ncu's unit:
+# where a multi-kernel run's time goes (e.g. `NCU_TIMES=1 bench/experiments/ncu.sh $OUT mj_
+# --only join --lg 27 --reps 1`).
 set -u
 out=${1:?usage: ncu.sh OUT KERNEL BENCH_ARGS...}
 kernel=${2:?}
@@ -36,6 +40,13 @@ sections="--section SpeedOfLight --section Occupancy --section LaunchStats
     --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
 tag=${NCU_TAG:-${kernel//[^A-Za-z0-9_]/_}}
 report="$out/ncu_$tag.txt"
+if [ "${NCU_TIMES-0}" = 1 ]; then
+    timeout 300 ncu -k regex:"$kernel" --metrics gpu__time_duration.sum $b "$@" > "$report" 2>&1
+    echo "ncu rc $? in $(( $(date +%s) - t0 )) s"
+    awk '/^  [A-Za-z_][A-Za-z0-9_]*/ && /\(/ {k=$1} /gpu__time_duration.sum/ {print k, $(NF-1), $NF}' \
+        "$report"
+    exit 0
+fi
 export_args=""
 if [ "${NCU_SASS-0}" = 1 ]; then
     sections="$sections --section SourceCounters --import-source no"
