@@ -84,27 +84,25 @@ static void bench_join(int lg, JoinCase jc)
     };
     auto run_mj = [&] {
         size_t capacity = rows;
-        if (jc == JOIN_PLAN_ROWS) {
-            uint64_t count = 0;
-            mj_join_plan plan;
+        mj_join_plan plan{};
+        if (jc == JOIN_PLAN_ROWS)
             MJ_CHECK(mj_sorter_join_plan(s, MJ_JOIN_INNER, da.p, n, db.p, n, dcount.p, mt.p,
                                          mt.bytes, g_stream, &plan));
-            CUDA_CHECK(cudaMemcpyAsync(&count, dcount.p, 8, cudaMemcpyDeviceToHost, g_stream));
-            CUDA_CHECK(cudaStreamSynchronize(g_stream));
-            MJ_CHECK(mj_sorter_join_rows(s, &plan, 4, dar.p, dbr.p, (size_t)count, mt.p,
-                                         mt.bytes, g_stream));
-            return;
-        }
-        if (with_count) {
-            uint64_t count = 0;
+        else if (with_count)
             MJ_CHECK(mj_sorter_join_count(s, MJ_JOIN_INNER, da.p, n, db.p, n, dcount.p, mt.p,
                                           mt.bytes, g_stream));
+        if (with_count) {
+            uint64_t count = 0;
             CUDA_CHECK(cudaMemcpyAsync(&count, dcount.p, 8, cudaMemcpyDeviceToHost, g_stream));
             CUDA_CHECK(cudaStreamSynchronize(g_stream));
             capacity = (size_t)count;
         }
-        MJ_CHECK(mj_sorter_join(s, MJ_JOIN_INNER, da.p, n, db.p, n, 4, dar.p, dbr.p, capacity,
-                                dcount.p, mt.p, mt.bytes, g_stream));
+        if (jc == JOIN_PLAN_ROWS)
+            MJ_CHECK(mj_sorter_join_rows(s, &plan, 4, dar.p, dbr.p, capacity, mt.p, mt.bytes,
+                                         g_stream));
+        else
+            MJ_CHECK(mj_sorter_join(s, MJ_JOIN_INNER, da.p, n, db.p, n, 4, dar.p, dbr.p,
+                                    capacity, dcount.p, mt.p, mt.bytes, g_stream));
     };
     run_thrust();
     auto want_a = download(dar, dar.bytes), want_b = download(dbr, dbr.bytes);

@@ -939,6 +939,18 @@ class Sorter:
                                                 call_stream(s, (k, ok, c))))
         return out_keys, out_values
 
+    def _join_inputs(self, a: DeviceArray, b: DeviceArray, count: DeviceArray,
+                     temp: Optional[DeviceArray], kind: JoinKind,
+                     s: Optional[int]) -> Tuple[int, Array, Array, Array, Optional[int], int]:
+        """What every join call checks first: the kind's code, the keys, the count array and
+        the temporary storage's pointer and bytes."""
+        code = _choice(kind, _lib.JOIN_KINDS, "kind")
+        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
+        c = as_array(count, "count", s)
+        _count_array(c, "count")
+        tp, tb = self._temp(temp, s, ka.n + kb.n)
+        return code, ka, kb, c, tp, tb
+
     def join_count(self, a: DeviceArray, b: DeviceArray, count: DeviceArray, *,
                    kind: JoinKind = "inner", temp: Optional[DeviceArray] = None,
                    stream: StreamLike = None) -> DeviceArray:
@@ -946,11 +958,7 @@ class Sorter:
         "left", "right" or "outer") to count (one uint64, device memory) in stream order, not
         read back. Returns count."""
         s = stream_handle(stream)
-        code = _choice(kind, _lib.JOIN_KINDS, "kind")
-        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
-        c = as_array(count, "count", s)
-        _count_array(c, "count")
-        tp, tb = self._temp(temp, s, ka.n + kb.n)
+        code, ka, kb, c, tp, tb = self._join_inputs(a, b, count, temp, kind, s)
         self._check(lib.mj_sorter_join_count(self._handle(), code, ka.ptr, ka.n, kb.ptr, kb.n,
                                              c.ptr, tp, tb, call_stream(s, (ka, kb, c))))
         return count
@@ -965,12 +973,8 @@ class Sorter:
         its matches in b in order (left and outer: (i, NULL) for none), then (right and outer)
         (NULL, j) for each unmatched row of b. Returns (a_rows, b_rows)."""
         s = stream_handle(stream)
-        code = _choice(kind, _lib.JOIN_KINDS, "kind")
-        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
+        code, ka, kb, c, tp, tb = self._join_inputs(a, b, count, temp, kind, s)
         ra, rb, index_size = _join_rows(a_rows, b_rows, s)
-        c = as_array(count, "count", s)
-        _count_array(c, "count")
-        tp, tb = self._temp(temp, s, ka.n + kb.n)
         self._check(lib.mj_sorter_join(self._handle(), code, ka.ptr, ka.n, kb.ptr, kb.n,
                                        index_size, ra.ptr, rb.ptr, ra.n, c.ptr, tp, tb,
                                        call_stream(s, (ka, kb, ra, rb, c))))
@@ -985,11 +989,7 @@ class Sorter:
         temp_size(len(a) + len(b)) bytes), which must be left to it until its last
         join_rows has run; the plan keeps a reference to temp."""
         s = stream_handle(stream)
-        code = _choice(kind, _lib.JOIN_KINDS, "kind")
-        ka, kb = self._keys(a, "a", s), self._keys(b, "b", s)
-        c = as_array(count, "count", s)
-        _count_array(c, "count")
-        tp, tb = self._temp(temp, s, ka.n + kb.n)
+        code, ka, kb, c, tp, tb = self._join_inputs(a, b, count, temp, kind, s)
         plan = JoinPlan(self, temp)
         self._check(lib.mj_sorter_join_plan(self._handle(), code, ka.ptr, ka.n, kb.ptr, kb.n,
                                             c.ptr, tp, tb, call_stream(s, (ka, kb, c)),
