@@ -39,12 +39,15 @@
 // are reported with their ratio (> 1: mergejit faster). Temporary storage is allocated once,
 // outside the timed region.
 //
-//   bench_primitives [--reps N] [--quick]
+//   bench_primitives [--reps N] [--quick] [--queued]
 //                    [--only merge|segsort|locality|reduce|scan|lbs|expand|search|remove|
 //                           insert|move|join|setops|select|segreduce|rbk]
 //                    [--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] [--csv FILE]
 //
-// Sizes are 2^24 and 2^27 (2^24 alone with --quick; --lg picks one).
+// Sizes are 2^24 and 2^27 (2^24 alone with --quick; --lg picks one). With --queued each timed
+// call is enqueued behind a kernel that holds the GPU for 200 us, so the times are the GPU's
+// alone (the host's work to check and launch a call hidden, as nvbench times), and each row
+// also gives the host's microseconds a call, reference / mergejit.
 
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -55,6 +58,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <type_traits>
 #include <vector>
@@ -67,6 +71,25 @@ static cudaStream_t g_stream;
 static int g_reps = 7;
 static FILE *g_csv = nullptr;
 static double g_copy_gbs = 0; // device-to-device copy bandwidth of this run, GB/s
+// --queued: each timed call is enqueued while the GPU is held busy (hold_gpu), so that its
+// times are the GPU's alone, without the host's work to check arguments and launch (as
+// nvbench measures); the host's time a call is printed beside them.
+static bool g_queued = false;
+static const long long g_queued_ns = 200000; // far above any call's host time
+
+__global__ void hold_gpu(long long ns)
+{
+    long long t0 = clock64(), cycles = ns * 2; // 2 GHz at most: at least ns nanoseconds
+    while (clock64() - t0 < cycles) {
+    }
+}
+
+static double wall_us()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
 
 struct DevBuf {
     void *p = nullptr;
@@ -102,12 +125,15 @@ static void race(const char *prim, const char *name, const char *param, size_t n
     cudaEvent_t a, b;
     CUDA_CHECK(cudaEventCreate(&a));
     CUDA_CHECK(cudaEventCreate(&b));
-    std::vector<float> t[2];
+    std::vector<float> t[2], host[2];
     for (int r = 0; r < g_reps; r++)
         for (int side = 0; side < 2; side++) {
             prep();
+            if (g_queued) hold_gpu<<<1, 1, 0, g_stream>>>(g_queued_ns);
             CUDA_CHECK(cudaEventRecord(a, g_stream));
+            double h0 = wall_us();
             (side ? mj : ref)();
+            host[side].push_back((float)(wall_us() - h0));
             CUDA_CHECK(cudaEventRecord(b, g_stream));
             CUDA_CHECK(cudaEventSynchronize(b));
             float ms = 0;
@@ -120,6 +146,8 @@ static void race(const char *prim, const char *name, const char *param, size_t n
     printf("%-9s %-10s %-12s %11zu  %-9s %8.3f ms %7.2f Gk/s | mergejit %8.3f ms %7.2f Gk/s"
            " | %6.3f",
            prim, name, param, n, ref_name, rm, n / rm / 1e6, mm, n / mm / 1e6, rm / mm);
+    if (g_queued) // the host's time to enqueue a call, hidden behind hold_gpu in these times
+        printf(" | host us %.1f / %.1f", median(host[0]), median(host[1]));
     double gbs = bytes > 0 ? bytes / mm / 1e6 : 0;
     if (bytes > 0)
         printf(" | %7.1f GB/s %5.1f%% of copy, %s %5.1f%%", gbs, 100 * gbs / g_copy_gbs, ref_name,
@@ -360,6 +388,8 @@ int main(int argc, char **argv)
             g_reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!strcmp(argv[i], "--queued"))
+            g_queued = true;
         else if (!strcmp(argv[i], "--lg") && i + 1 < argc)
             only_lg = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
@@ -374,7 +404,7 @@ int main(int argc, char **argv)
             }
             fprintf(g_csv, "primitive,case,param,n,reference,ref_ms,mj_ms,ratio,mj_gbs\n");
         } else {
-            fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] "
+            fprintf(stderr, "usage: bench_primitives [--reps N] [--quick] [--queued] "
                             "[--only merge|segsort|locality|reduce|scan|lbs|expand|search|"
                             "remove|insert|move|join|setops|select|segreduce|rbk] "
                             "[--case u32|u64|pairs_u32|f64|i32|i64] [--lg 24|27] "

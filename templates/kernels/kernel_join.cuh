@@ -155,6 +155,22 @@ mj_join_partition(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, 
     mj_lbs_partition_entry(offsets, objects, items, tiles, partitions, first);
 }
 
+/* Per loaded a row k (object j), for 4-byte bounds: its lower bound in b, or all ones for a
+ * left join's a row without a match (its one output row's b row is NULL; no matched row's
+ * bound is all ones, which is at least b's end). Loaded with the offsets (mj_cta_lbs_load's
+ * `with`), in flight with their loads as interval move's entries are, so that each output row
+ * reads its base from shared memory instead of global memory after the owners are known.
+ * 8-byte bounds (lower null here) are read by each row as before. */
+struct mj_join_lowers {
+    enum { own_loads = 1 }; /* mj_lbs_with_offset */
+    const mj_u32 *lower;
+    const unsigned char *a_matches;
+    mj_u32 *s_lower;
+    MJ_DEVICE void operator()(int k, mj_i64 j, mj_i64) const {
+        if (lower) s_lower[k] = a_matches && !a_matches[j] ? ~0u : lower[j];
+    }
+};
+
 /* Tile first + blockIdx.x: each of its rows' a row (the owner), and b row (the owner's lower
  * bound in b, 8 bytes each where lower_wide, else 4, plus the row's rank; NULL for a left
  * join's row of an a row without a match). */
@@ -164,22 +180,31 @@ mj_join_tiles(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u
               const unsigned char *a_matches, int wide, void *a_rows, void *b_rows) {
     __shared__ mj_i64 s_off[MJ_LBS_NV + 1];
     __shared__ int s_owner[MJ_LBS_NV];
+    __shared__ mj_u32 s_lower[MJ_LBS_NV + 1]; /* mj_join_lowers */
     int tid = threadIdx.x;
-    mj_i64 items = mj_join_rows(*a_total, limit);
-    mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
-                                         tid, false, first);
-    int nx = (int)(r.x1 - r.x0);
     bool w = wide != 0, lw = lower_wide != 0;
+    mj_i64 items = mj_join_rows(*a_total, limit);
+    mj_join_lowers with = {lw ? nullptr : (const mj_u32 *)lower, a_matches, s_lower};
+    mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
+                                         tid, false, first, with);
+    int nx = (int)(r.x1 - r.x0);
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {
         int i = tid + k * MJ_NT;
         if (i >= nx) break;
         int o = s_owner[i];
         mj_i64 a = r.base + o, row = r.x0 + i;
-        int matched = !a_matches || a_matches[a];
+        mj_u64 base;
+        int matched;
+        if (lw) {
+            base = ((const mj_u64 *)lower)[a];
+            matched = !a_matches || a_matches[a];
+        } else {
+            base = s_lower[o];
+            matched = base != ~0u;
+        }
         mj_put_index(a_rows, row, (mj_u64)a, w);
-        mj_put_index(b_rows, row,
-                     mj_join_b_row(mj_get_index(lower, a, lw), matched, row - s_off[o]), w);
+        mj_put_index(b_rows, row, mj_join_b_row(base, matched, row - s_off[o]), w);
     }
 }
 
