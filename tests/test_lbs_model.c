@@ -29,6 +29,80 @@ static long long path(const long long *off, long long objects, long long items, 
     return lo;
 }
 
+/* mj_lbs_partition_entry (cta_load_balance.cuh), a block of MJ_LBS_PARTITION_THREADS entries
+ * at a time: parts[t] for t in [0, tiles] of tiles of nv outputs; every load inside the
+ * offsets, every entry inside its diagonal's bounds, and for sorted offsets mj_lbs_path's.
+ * Returns the most dependent loads (rounds) an entry took. */
+static int partition(const long long *off, long long objects, long long items, long long nv,
+                     long long tiles, int sorted, long long *parts) {
+    enum { P = MJ_LBS_PARTITION_THREADS };
+    long long diag[P], lo[P], hi[P], at[P], value[P];
+    int deepest = 0;
+    for (long long block = 0; block * P <= tiles; ++block) {
+        int depth[P];
+        for (int tid = 0; tid < P; ++tid) {
+            long long t = block * P + tid;
+            diag[tid] = t * nv < items + objects ? t * nv : items + objects;
+            lo[tid] = diag[tid] > items ? diag[tid] - items : 0;
+            hi[tid] = diag[tid] < objects ? diag[tid] : objects;
+            depth[tid] = 0;
+        }
+        for (int round = 0; round < MJ_LBS_SAMPLE_ROUNDS; ++round) {
+            long long a = lo[0], b = hi[P - 1];
+            if (b - a <= P) break;
+            for (int tid = 0; tid < P; ++tid) {
+                at[tid] = mj_lbs_sample_at(a, b, tid);
+                ck_assert(at[tid] >= a && at[tid] < b && (tid == 0 || at[tid] > at[tid - 1]));
+                value[tid] = off[at[tid]];
+            }
+            for (int tid = 0; tid < P; ++tid) {
+                int c = 0;
+                for (int n = P; n > 0;) {
+                    int half = n >> 1;
+                    if (value[c + half] < diag[tid] - at[c + half]) {
+                        c += half + 1;
+                        n -= half + 1;
+                    } else {
+                        n = half;
+                    }
+                }
+                if (c > 0 && at[c - 1] + 1 > lo[tid]) lo[tid] = at[c - 1] + 1;
+                if (c < P && at[c] < hi[tid]) hi[tid] = at[c];
+                ++depth[tid];
+            }
+        }
+        for (int tid = 0; tid < P; ++tid) {
+            long long t = block * P + tid, d = diag[tid];
+            long long y0 = d > items ? d - items : 0, y1 = d < objects ? d : objects;
+            while (lo[tid] < hi[tid]) {
+                long long next_lo = lo[tid], next_hi = hi[tid];
+                for (int i = 0; i < MJ_LBS_PROBES; ++i) {
+                    long long p = mj_lbs_probe_at(lo[tid], hi[tid], i);
+                    ck_assert(p >= lo[tid] && p < hi[tid] && p >= 0 && p < objects);
+                    if (off[p] < d - p) {
+                        if (p + 1 > next_lo) next_lo = p + 1;
+                    } else if (p < next_hi) {
+                        next_hi = p;
+                    }
+                }
+                ck_assert(next_hi - next_lo < hi[tid] - lo[tid]); /* the loop ends */
+                lo[tid] = next_lo;
+                hi[tid] = next_hi;
+                ++depth[tid];
+            }
+            if (t > tiles) continue;
+            long long y = lo[tid] < y0 ? y0 : lo[tid] > y1 ? y1 : lo[tid];
+            parts[t] = d - y;
+            if (sorted)
+                ck_assert_msg(parts[t] == path(off, objects, items, d),
+                              "entry %lld: %lld, the path %lld", t, parts[t],
+                              path(off, objects, items, d));
+            if (depth[tid] > deepest) deepest = depth[tid];
+        }
+    }
+    return deepest;
+}
+
 /* The loaded offset (index from base) that owns an item the walk meets after y of the tile's
  * offsets, where yb is 1 when the offset before the tile was loaded; an item before every
  * offset (offsets[0] > 0: unsorted input) takes the first. */
@@ -48,10 +122,7 @@ static void model(const long long *off, long long objects, long long items, int 
     int *noted = malloc(sizeof *noted * (size_t)nv);
     int *s_mark = malloc(sizeof *s_mark * (size_t)nv);
     ck_assert(parts && s_off && s_owner && noted && s_mark);
-    for (long long t = 0; t <= tiles; ++t) {
-        long long d = t * nv < items + objects ? t * nv : items + objects;
-        parts[t] = path(off, objects, items, d);
-    }
+    partition(off, objects, items, nv, tiles, sorted, parts);
     for (long long tile = 0; tile < tiles; ++tile) {
         mj_lbs_range r = mj_lbs_tile_range(tile, nv, items, objects, parts[tile], parts[tile + 1]);
         ck_assert_int_ge(r.x0, 0);
@@ -224,6 +295,31 @@ START_TEST(unsorted_stays_inside)
 }
 END_TEST
 
+/* The partition at the bench's scale (2^18 offsets, 2^12 to 2^22 items): the entries are
+ * the path's, and none took more than six dependent loads (the model: five, two rounds of
+ * samples and three of probes) where a binary search takes 18-19. */
+START_TEST(partition_depth)
+{
+    long long objects = 1ll << 18, nv = 128 * 19;
+    long long *counts = malloc(sizeof *counts * (size_t)objects);
+    long long *off = malloc(sizeof *off * (size_t)objects);
+    ck_assert(counts && off);
+    for (int mean = 0; mean <= 16; mean += 4) {
+        for (long long j = 0; j < objects; ++j)
+            counts[j] = mean == 0 ? (j % 4096 == 0) : (long long)(next() % (2 * mean + 1));
+        long long items = scan_counts(counts, objects, off);
+        long long tiles = mj_lbs_tile_count(items, objects, nv);
+        long long *parts = malloc(sizeof *parts * (size_t)(tiles + 1));
+        ck_assert_ptr_nonnull(parts);
+        int deepest = partition(off, objects, items, nv, tiles, 1, parts);
+        ck_assert_msg(deepest <= 6, "mean %d: %d dependent loads", mean, deepest);
+        free(parts);
+    }
+    free(counts);
+    free(off);
+}
+END_TEST
+
 START_TEST(tile_count)
 {
     ck_assert_int_eq(mj_lbs_tile_count(0, 0, 1408), 0);
@@ -241,6 +337,7 @@ static Suite *lbs_model_suite(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, skewed_counts, 0, 4);
     tcase_add_loop_test(tc, unsorted_stays_inside, 0, 4);
+    tcase_add_test(tc, partition_depth);
     tcase_add_test(tc, tile_count);
     suite_add_tcase(s, tc);
     return s;

@@ -41,22 +41,72 @@ MJ_DEVICE mj_i64 mj_lbs_path(const Offsets &offsets, mj_i64 objects, mj_i64 item
 /* The coarse partition, one thread an entry (blocks of MJ_LBS_PARTITION_THREADS):
  * partitions[t] for t in [0, tiles] is how many of the first (first + t) * MJ_LBS_NV outputs
  * of the merge are items (first: the launch's first tile, for a join's launches over a part
- * of the tiles at a time). (A warp an entry, 32 probes a round, cut the dependent loads from
- * 20 to 4 but was 13% slower at 2^27 items on an H100: 32 times the loads; docs/TUNING.md.)
- * The tile kernel may start while this one runs (mj__launch_overlapped): every entry is set
- * to -1 before its block lets the tile kernel start (mj_open_split), and each tile waits
- * until its two entries are found (mj_cta_lbs_load). Every thread of the block must call
- * it. */
+ * of the tiles at a time), found by samples shared by the block, then probes of each thread
+ * (shared/load_balance.h). The entries are mj_lbs_path's for sorted offsets; for unsorted ones
+ * each stays inside its diagonal's bounds. (A warp an entry, 32 probes a round, cut the
+ * dependent loads from 20 to 4 but was 13% slower at 2^27 items on an H100: 32 times the
+ * loads; docs/TUNING.md.) The tile kernel may start while this one runs
+ * (mj__launch_overlapped): every entry is set to -1 before its block lets the tile kernel
+ * start (mj_open_split), and each tile waits until its two entries are found
+ * (mj_cta_lbs_load). Every thread of the block must call it. */
 template <typename Offsets>
 MJ_DEVICE void mj_lbs_partition_entry(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                       mj_i64 tiles, mj_i64 *partitions, mj_i64 first = 0) {
-    mj_i64 t = (mj_i64)blockIdx.x * MJ_LBS_PARTITION_THREADS + threadIdx.x;
+    enum { P = MJ_LBS_PARTITION_THREADS };
+    __shared__ mj_i64 s_at[P], s_value[P], s_span[2];
+    int tid = threadIdx.x;
+    mj_i64 t = (mj_i64)blockIdx.x * P + tid;
     bool mine = t <= tiles;
     volatile mj_i64 *slot = partitions + t;
     mj_open_split(slot, mine);
-    if (mine)
-        *slot = mj_lbs_path(offsets, objects, items,
-                            mj_min((first + t) * MJ_LBS_NV, items + objects));
+    /* This entry's y (shared/load_balance.h) lies in [lo, hi], inside [y0, y1]. */
+    mj_i64 diag = mj_min((first + t) * MJ_LBS_NV, items + objects);
+    mj_i64 y0 = mj_max(diag - items, (mj_i64)0), y1 = mj_min(diag, objects), lo = y0, hi = y1;
+    for (int round = 0; round < MJ_LBS_SAMPLE_ROUNDS; ++round) {
+        /* The block's span: its first bracket's start to its last's end (sorted offsets give
+         * brackets in order). */
+        if (tid == 0) s_span[0] = lo;
+        if (tid == P - 1) s_span[1] = hi;
+        __syncthreads();
+        mj_i64 a = s_span[0], b = s_span[1];
+        if (b - a <= P) break; /* the same for every thread: no sample would narrow much */
+        mj_i64 at = mj_lbs_sample_at(a, b, tid);
+        s_at[tid] = at;
+        s_value[tid] = (mj_i64)offsets[at];
+        __syncthreads();
+        int c = 0; /* the samples below the diagonal: a prefix for sorted offsets */
+        for (int n = P; n > 0;) {
+            int half = n >> 1;
+            if (s_value[c + half] < diag - s_at[c + half]) {
+                c += half + 1;
+                n -= half + 1;
+            } else {
+                n = half;
+            }
+        }
+        if (c > 0) lo = mj_max(lo, s_at[c - 1] + 1);
+        if (c < P) hi = mj_min(hi, s_at[c]);
+        __syncthreads(); /* the samples are read before the next round writes them */
+    }
+    while (lo < hi) { /* unsorted offsets may cross lo and hi: the loop ends, y is clamped */
+        mj_i64 at[MJ_LBS_PROBES], value[MJ_LBS_PROBES];
+#pragma unroll
+        for (int i = 0; i < MJ_LBS_PROBES; ++i) {
+            at[i] = mj_lbs_probe_at(lo, hi, i);
+            value[i] = (mj_i64)offsets[at[i]];
+        }
+        mj_i64 next_lo = lo, next_hi = hi;
+#pragma unroll
+        for (int i = 0; i < MJ_LBS_PROBES; ++i) {
+            if (value[i] < diag - at[i])
+                next_lo = mj_max(next_lo, at[i] + 1);
+            else
+                next_hi = mj_min(next_hi, at[i]);
+        }
+        lo = next_lo;
+        hi = next_hi;
+    }
+    if (mine) *slot = diag - mj_min(mj_max(lo, y0), y1);
 }
 
 /* What mj_cta_lbs_load does with each offset beyond storing it: nothing (the default).

@@ -15,6 +15,29 @@ MJ_HD long long mj_lbs_partition_blocks(long long tiles) {
     return (tiles + MJ_LBS_PARTITION_THREADS) / MJ_LBS_PARTITION_THREADS;
 }
 
+/* The coarse partition's search (mj_lbs_partition_entry): the entry of diagonal d is d less
+ * y, y the offsets among the first d outputs, those with offsets[j] < d - j (for sorted
+ * offsets a prefix of them), y in [max(0, d - items), min(d, objects)]. A block first narrows
+ * its threads' brackets in MJ_LBS_SAMPLE_ROUNDS rounds of one load a thread: samples spread
+ * over the span of the whole block's brackets, shared by all of it in shared memory; then
+ * each thread narrows its own bracket MJ_LBS_PROBES loads at a time, all in flight at once.
+ * About six dependent loads an entry instead of a binary search's twenty at 2^20 offsets, and
+ * hardly more loads in all: the block's samples serve 128 entries, and a thread's last probes
+ * fall on the offsets its tile then reads. */
+#define MJ_LBS_SAMPLE_ROUNDS 2
+#define MJ_LBS_PROBES 7
+
+/* Sample k of a block round over [a, b), b - a > MJ_LBS_PARTITION_THREADS: inside it and
+ * strictly increasing in k. */
+MJ_HD long long mj_lbs_sample_at(long long a, long long b, int k) {
+    return a + (b - a) * (k + 1) / (MJ_LBS_PARTITION_THREADS + 1);
+}
+
+/* Probe i of a thread's round over [lo, hi), hi > lo: inside it and nondecreasing in i. */
+MJ_HD long long mj_lbs_probe_at(long long lo, long long hi, int i) {
+    return lo + (hi - lo) * (i + 1) / (MJ_LBS_PROBES + 1);
+}
+
 /* A tile's share of the merge: items [x0, x1) and offsets [y0, y1). Its block loads the
  * offsets [base, base + loads): those of the tile and the one before (the owner of the tile's
  * first item), at least one when there are any (bulk insert may have none). */
