@@ -397,7 +397,9 @@ START_TEST(test_create_build_fails)
 END_TEST
 
 /* 2^17 x 2^16 equal keys: 2^33 rows (2^33 + 0 for outer), counted without a row written; the
- * 32-bit sums a tile would give wrap. */
+ * 32-bit sums a tile would give wrap. Then the first of those rows written, in room for fewer:
+ * the a rows' first output rows no longer fit 4 bytes (mj_join_first_rows_narrow), so the
+ * scan writes and the rows' kernels read them as 8. */
 START_TEST(test_count_past_2_32)
 {
     const kind *k = &kinds[0];
@@ -416,6 +418,24 @@ START_TEST(test_count_past_2_32)
         ck_assert_msg(c == (uint64_t)1 << 33, "%s join of 2^17 x 2^16 equal keys: %llu rows",
                       join_names[jk], (unsigned long long)c);
     }
+    /* Rows across four a rows' runs and into a fifth: a row r / bc, b row r % bc. */
+    size_t cap = 4 * bc + 1000, overrun = 0;
+    void *d_ar = guarded(8 * cap), *d_br = guarded(8 * cap);
+    mj_status st = mj_sorter_join(s, MJ_JOIN_INNER, da, ac, db, bc, 8, d_ar, d_br, cap, d_count,
+                                  NULL, 0, NULL);
+    ck_assert_msg(st == MJ_OK, "%s: %s", mj_status_name(st), mj_context_last_error(ctx));
+    ck_assert_int_eq(count_at(d_count), (uint64_t)1 << 33);
+    unsigned char *ar = fetch(d_ar, 8 * cap, &overrun), *br = fetch(d_br, 8 * cap, &overrun);
+    ck_assert_int_eq(overrun, 0);
+    for (size_t r = 0; r < cap; ++r)
+        ck_assert_msg(row_at(ar, 8, r) == r / bc && row_at(br, 8, r) == r % bc,
+                      "row %zu of 2^33: (%llu, %llu), want (%zu, %zu)", r,
+                      (unsigned long long)row_at(ar, 8, r), (unsigned long long)row_at(br, 8, r),
+                      r / bc, r % bc);
+    free(ar);
+    free(br);
+    free_guarded(d_ar);
+    free_guarded(d_br);
     free(h);
     mj__dev_free(ctx, da);
     mj__dev_free(ctx, db);

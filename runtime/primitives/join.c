@@ -29,7 +29,8 @@ typedef struct join_layout {
     size_t lower;     /* a_count uint64: each a row's lower bound in b; narrow (join_narrow):
                          a_count uint32 bounds, then their counts as a_count uint32 */
     size_t counts;    /* a_count uint64: its count of b rows (unless narrow), then its first
-                         output row */
+                         output row (4 bytes where the a-driven rows fit them:
+                         mj_join_first_rows_narrow) */
     size_t a_matches; /* a_count bytes */
     size_t b_matches; /* b_count bytes */
     size_t sums_a, sums_b; /* a scan's block sums: at most a tile of them */
@@ -244,7 +245,7 @@ static mj_status search_and_count(mj_sorter *s, const join_call *c, const join_l
         long long nv = nv_of(s), a = (long long)c->a_count;
         CUdeviceptr offsets = base + l->counts, sums = base + l->sums_a;
         mj_join_runs runs = mj_join_runs_for(mj_tile_count(a, nv), nv);
-        void *op[] = {&a_counts, &a, &runs, &sums, &offsets};
+        void *op[] = {&a_counts, &a, &runs, &sums, &a_total, &offsets};
         st = mj__launch(s, MJ_K_JOIN_OFFSETS, runs.blocks, (unsigned)s->nt, op, rn->stream);
     }
     return st;

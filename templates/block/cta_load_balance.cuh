@@ -259,8 +259,8 @@ struct mj_lbs_owner_emit {
  * before the tile, or the first) where there is none. The tile is first + blockIdx.x, as the
  * walk's; `overlapped` and `with` as mj_cta_lbs_load's (what `with` stores in shared memory is
  * valid after it returns). */
-template <typename Off, typename With = mj_lbs_with_offset>
-MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Off *offsets, mj_i64 objects, mj_i64 items,
+template <typename Offsets, typename Off, typename With = mj_lbs_with_offset>
+MJ_DEVICE mj_lbs_range mj_cta_load_balance(const Offsets &offsets, mj_i64 objects, mj_i64 items,
                                            const mj_i64 *partitions, Off *s_off, int *s_owner,
                                            int tid, bool overlapped, mj_i64 first = 0,
                                            const With &with = With()) {

@@ -106,17 +106,27 @@ MJ_DEVICE void mj_join_scan_run(const mj_join_counts &counts, mj_i64 n, mj_join_
 }
 
 struct mj_join_store_offsets {
-    mj_u64 *offsets;
-    MJ_DEVICE void operator()(mj_i64 i, mj_u64 prefix) const { offsets[i] = prefix; }
+    void *offsets;
+    bool wide;
+    MJ_DEVICE void operator()(mj_i64 i, mj_u64 prefix) const {
+        mj_put_index(offsets, i, prefix, wide);
+    }
 };
+
+/* The first output rows, as the scan writes them and the rows' kernels read them: 8 bytes each
+ * unless the a-driven rows (*a_total, which the spine wrote) fit 4. */
+MJ_DEVICE mj_index_array mj_join_first_rows(const void *offsets, const mj_u64 *a_total) {
+    mj_index_array a = {offsets, !mj_join_first_rows_narrow(*a_total)};
+    return a;
+}
 
 /* offsets[i]: a row i's first output row (its counts scanned, exclusive). */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
 mj_join_offsets(mj_join_counts counts, mj_i64 n, mj_join_runs runs, const mj_u64 *sums,
-                mj_u64 *offsets) {
+                const mj_u64 *a_total, void *offsets) {
     __shared__ mj_u64 s_tile[MJ_JOIN_NV];
     __shared__ mj_u64 s_warps[MJ_COUNT_SCAN_WARPS];
-    mj_join_store_offsets store = {offsets};
+    mj_join_store_offsets store = {offsets, !mj_join_first_rows_narrow(*a_total)};
     mj_join_scan_run(counts, n, runs, sums, s_tile, s_warps, threadIdx.x, store);
 }
 
@@ -149,10 +159,11 @@ mj_join_unmatched(mj_join_counts counts, mj_i64 n, mj_join_runs runs, const mj_u
 /* The load-balancing search over the a-driven rows (items: mj_join_rows of them, objects: a's
  * rows, offsets: their first rows), tiles [first, first + tiles] of it. */
 extern "C" __global__ void __launch_bounds__(MJ_LBS_PARTITION_THREADS)
-mj_join_partition(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u64 limit,
+mj_join_partition(const void *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u64 limit,
                   mj_i64 first, mj_i64 tiles, mj_i64 *partitions) {
     mj_i64 items = mj_join_rows(*a_total, limit);
-    mj_lbs_partition_entry(offsets, objects, items, tiles, partitions, first);
+    mj_lbs_partition_entry(mj_join_first_rows(offsets, a_total), objects, items, tiles,
+                           partitions, first);
 }
 
 /* Per loaded a row k (object j), for 4-byte bounds: its lower bound in b, or all ones for a
@@ -175,7 +186,7 @@ struct mj_join_lowers {
  * bound in b, 8 bytes each where lower_wide, else 4, plus the row's rank; NULL for a left
  * join's row of an a row without a match). */
 extern "C" __global__ void __launch_bounds__(MJ_NT)
-mj_join_tiles(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u64 limit,
+mj_join_tiles(const void *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u64 limit,
               mj_i64 first, const mj_i64 *partitions, const void *lower, int lower_wide,
               const unsigned char *a_matches, int wide, void *a_rows, void *b_rows) {
     __shared__ mj_i64 s_off[MJ_LBS_NV + 1];
@@ -185,7 +196,8 @@ mj_join_tiles(const mj_i64 *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u
     bool w = wide != 0, lw = lower_wide != 0;
     mj_i64 items = mj_join_rows(*a_total, limit);
     mj_join_lowers with = {lw ? nullptr : (const mj_u32 *)lower, a_matches, s_lower};
-    mj_lbs_range r = mj_cta_load_balance(offsets, objects, items, partitions, s_off, s_owner,
+    mj_lbs_range r = mj_cta_load_balance(mj_join_first_rows(offsets, a_total), objects, items,
+                                         partitions, s_off, s_owner,
                                          tid, false, first, with);
     int nx = (int)(r.x1 - r.x0);
 #pragma unroll

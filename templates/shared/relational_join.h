@@ -6,7 +6,8 @@
  * than 2^32 rows), then two device-wide exclusive scans into 64-bit sums: each a row's output rows (its count, at least 1 for left and outer joins), whose
  * scan is every a row's first output row and whose total is the a-driven rows; and, for right
  * and outer joins, each b row's 1 when it has no match, whose scan places the unmatched b rows
- * after the a-driven ones. A load-balancing search over the a-driven rows (the a rows as its
+ * after the a-driven ones (first rows in 4 bytes when the a-driven rows fit: half the bytes
+ * the scan writes and the rows' kernels read). A load-balancing search over the a-driven rows (the a rows as its
  * objects, their first rows as its offsets) then gives each output row its a row and its rank
  * there, and the b row is the lower bound plus the rank.
  *
@@ -57,6 +58,12 @@ MJ_HD long long mj_join_run_first(long long b, mj_join_runs r, long long nv, lon
 MJ_HD long long mj_join_rows(unsigned long long a_total, unsigned long long capacity) {
     unsigned long long m = a_total < capacity ? a_total : capacity;
     return (long long)m;
+}
+
+/* Every a row's first output row fits 4 bytes, as the scan then writes them and the rows'
+ * kernels read them, when the a-driven rows do (the largest is at most their total). */
+MJ_HD int mj_join_first_rows_narrow(unsigned long long a_total) {
+    return a_total <= 0xFFFFFFFFull;
 }
 
 /* Output row k's b row, from its a row's lower bound in b, whether that a row has a match, and
