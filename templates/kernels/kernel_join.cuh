@@ -197,8 +197,7 @@ mj_join_tiles(const void *offsets, mj_i64 objects, const mj_u64 *a_total, mj_u64
     mj_i64 items = mj_join_rows(*a_total, limit);
     mj_join_lowers with = {lw ? nullptr : (const mj_u32 *)lower, a_matches, s_lower};
     mj_lbs_range r = mj_cta_load_balance(mj_join_first_rows(offsets, a_total), objects, items,
-                                         partitions, s_off, s_owner,
-                                         tid, false, first, with);
+                                         partitions, s_off, s_owner, tid, false, first, with);
     int nx = (int)(r.x1 - r.x0);
 #pragma unroll
     for (int k = 0; k < MJ_VT; ++k) {

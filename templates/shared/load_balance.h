@@ -21,7 +21,7 @@ MJ_HD long long mj_lbs_partition_blocks(long long tiles) {
  * its threads' brackets in MJ_LBS_SAMPLE_ROUNDS rounds of one load a thread: samples spread
  * over the span of the whole block's brackets, shared by all of it in shared memory; then
  * each thread narrows its own bracket MJ_LBS_PROBES loads at a time, all in flight at once.
- * About six dependent loads an entry instead of a binary search's twenty at 2^20 offsets, and
+ * Five or six dependent loads an entry instead of a binary search's twenty at 2^20 offsets, and
  * hardly more loads in all: the block's samples serve 128 entries, and a thread's last probes
  * fall on the offsets its tile then reads. */
 #define MJ_LBS_SAMPLE_ROUNDS 2

@@ -3,13 +3,14 @@
  *
  * A join is a sorted search of a in b (each a row's lower bound in b, its count of equivalent
  * b rows, and which b rows have a match: 4-byte bounds and counts where both sides hold fewer
- * than 2^32 rows), then two device-wide exclusive scans into 64-bit sums: each a row's output rows (its count, at least 1 for left and outer joins), whose
- * scan is every a row's first output row and whose total is the a-driven rows; and, for right
- * and outer joins, each b row's 1 when it has no match, whose scan places the unmatched b rows
- * after the a-driven ones (first rows in 4 bytes when the a-driven rows fit: half the bytes
- * the scan writes and the rows' kernels read). A load-balancing search over the a-driven rows (the a rows as its
- * objects, their first rows as its offsets) then gives each output row its a row and its rank
- * there, and the b row is the lower bound plus the rank.
+ * than 2^32 rows), then two device-wide exclusive scans into 64-bit sums: each a row's output
+ * rows (its count, at least 1 for left and outer joins), whose scan is every a row's first
+ * output row and whose total is the a-driven rows; and, for right and outer joins, each b
+ * row's 1 when it has no match, whose scan places the unmatched b rows after the a-driven ones.
+ * The first rows are stored in 4 bytes when the a-driven rows fit them (half the bytes the scan
+ * writes and the rows' kernels read). A load-balancing search over the a-driven rows (the a
+ * rows as its objects, their first rows as its offsets) then gives each output row its a row
+ * and its rank there, and the b row is the lower bound plus the rank.
  *
  * The scans run in three kernels (reduce, then scan): blocks over runs of whole tiles sum their
  * counts, one block scans those sums, and the blocks go over their runs again, scanning each
