@@ -55,7 +55,7 @@ static void bench_search(const char *name, mj_key_kind kind, int lg, bool counts
     char param[48];
     snprintf(param, sizeof param, "2^%d %s", lg, counts ? "counts" : "lower");
     // Ideal traffic: both arrays read once, one 4-byte result per needle written (mergejit's
-    // counts take two merges, so they read the keys twice).
+    // counts too: one merge gives each needle's bound and its run of equal keys).
     double bytes = (double)n * sizeof(K) + (double)na * 4;
     race("search", name, param, n, [] {}, run_thrust, run_mj, "Thrust", bytes);
     mj_sorter_destroy(s);

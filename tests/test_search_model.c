@@ -92,7 +92,7 @@ static long long count_of(const int *s, int j, unsigned r, int fl, int total, in
     unsigned before = r & ~MJ_SEARCH_MATCH;
     if (before > (unsigned)(total - fl)) before = (unsigned)(total - fl);
     int b = fl + (int)before;
-    int end = (int)mjt_run_end(s, b, total, s[j]);
+    int end = (int)mjt_run_end_near(s, b, total, s[j], MJ_SEARCH_COUNT_PROBES);
     int on = end == total && trail && !(s[j] < s[total]);
     return (end - b) + (on ? beyond : 0);
 }

@@ -35,6 +35,11 @@ typedef struct mj_search_side {
  * the match in the top bit. */
 #define MJ_SEARCH_MATCH 0x80000000u
 
+/* The seconds an equivalent count reads at once from its first's bound before it gallops
+ * (thread/search_count.cuh): four measured faster than eight on an H200 (docs/TUNING.md);
+ * for random keys (runs of mean one) about one key in fifty has a longer run. */
+#define MJ_SEARCH_COUNT_PROBES 4
+
 /* A thread walks the tile's merge from tile positions a (the next first, firsts below fl) and
  * b (the next second, seconds below total); the step's output is a + b - fl. Whether the step
  * takes the first, given whether the second's key is ordered before the first's: while firsts

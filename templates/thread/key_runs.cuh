@@ -57,4 +57,18 @@ MJ_DEVICE I mj_run_end(const mj_key *keys, I begin, I limit, const mj_key &x) {
     return lo;
 }
 
+/* mj_run_end for a run that is mostly short (sorted search's counts over random keys: a run
+ * of one or none): the PROBES keys from begin are read at once, independent loads and no
+ * branch, one round of shared-memory latency where the gallop takes three for a run of one or
+ * two, and the gallop goes on only past them. limit must be at least 1 (a probe past it reads
+ * keys[limit - 1] and is not counted). */
+template <int PROBES, typename I>
+MJ_DEVICE I mj_run_end_near(const mj_key *keys, I begin, I limit, const mj_key &x) {
+    I end = begin;
+#pragma unroll
+    for (int k = 0; k < PROBES; ++k)
+        end += begin + k < limit && !mj_less(x, keys[mj_min<I>(begin + k, limit - 1)]);
+    return end == begin + PROBES ? mj_run_end(keys, end, limit, x) : end;
+}
+
 #endif

@@ -1,9 +1,8 @@
 /* A first's equivalent count in the same pass as its lower bound (shared/sorted_search.h): in
  * the merge with ties to the firsts, the seconds equal to a first follow it and every first
  * equal to it, so they are the seconds from its bound on that are not above it. A tile finds
- * those it holds from the key's bound by galloping over its seconds in shared memory
- * (mj_run_end: one read when the key's run is empty, as for random keys mostly); a run that
- * reaches the tile's end goes on past it only when the second after the tile (the trail halo)
+ * those it holds from the key's bound in shared memory (mj_run_end_near: the first
+ * MJ_SEARCH_COUNT_PROBES seconds read at once, a gallop only past them); a run that reaches the tile's end goes on past it only when the second after the tile (the trail halo)
  * equals the key, and then the key is the tile's last first, so one search of the seconds
  * past the tile a tile (mj_key_repeat with mj_group_search, by one warp) serves every first
  * that needs it. */
@@ -29,7 +28,7 @@ MJ_DEVICE mj_u64 mj_search_count(const mj_key *s, int j, unsigned r, int fl, int
                                  int trail, mj_i64 beyond) {
     unsigned before = min(r & ~MJ_SEARCH_MATCH, (unsigned)(total - fl));
     int b = fl + (int)before;
-    int end = mj_run_end(s, b, total, s[j]);
+    int end = mj_run_end_near<MJ_SEARCH_COUNT_PROBES>(s, b, total, s[j]);
     bool on = end == total && trail && !mj_less(s[j], s[total]);
     return (mj_u64)(end - b) + (on ? (mj_u64)beyond : 0);
 }

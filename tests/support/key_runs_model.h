@@ -51,4 +51,18 @@ static inline long long mjt_run_end(const int *k, long long begin, long long lim
     return lo;
 }
 
+/* mj_run_end_near: `probes` keys from begin read at once (a probe past limit reads
+ * k[limit - 1] and does not count), the gallop past them. */
+static inline long long mjt_run_end_near(const int *k, long long begin, long long limit, int x,
+                                         int probes) {
+    ck_assert(limit >= 1);
+    long long end = begin;
+    for (int p = 0; p < probes; ++p) {
+        long long at = begin + p < limit ? begin + p : limit - 1;
+        ck_assert(at >= 0 && at < limit);
+        end += begin + p < limit && !(x < k[at]);
+    }
+    return end == begin + probes ? mjt_run_end(k, end, limit, x) : end;
+}
+
 #endif
