@@ -40,10 +40,8 @@ static void bench_join(int lg, JoinCase jc)
     static const char *const names[] = {"rows", "count+rows", "plan+rows"};
     bool with_count = jc != JOIN_ROWS;
     size_t n = (size_t)1 << lg;
-    std::vector<uint32_t> a(n), b(n);
-    uint64_t seed = 21;
-    sorted_draws(a, n / 4, &seed);
-    sorted_draws(b, n / 4, &seed);
+    const std::vector<uint32_t> *in = sorted_pair(n, n / 4, 21);
+    const std::vector<uint32_t> &a = in[0], &b = in[1];
     // The row count, on the CPU, to size the outputs of both sides.
     size_t rows = 0;
     for (size_t i = 0, j = 0; i < n; i++) {

@@ -188,13 +188,32 @@ template <typename K> static void random_keys(std::vector<K> &v, uint64_t seed)
 
 // v.size() draws of splitmix64(seed) % range, sorted: what std::sort of the draws gives, by
 // counting (2^27 keys in about a second instead of a dozen).
-static void sorted_draws(std::vector<uint32_t> &v, uint64_t range, uint64_t *seed)
+template <typename K> static void sorted_draws(std::vector<K> &v, uint64_t range, uint64_t *seed)
 {
     std::vector<uint32_t> count(range);
     for (size_t i = 0; i < v.size(); i++) count[splitmix64(seed) % range]++;
     size_t at = 0;
     for (uint64_t k = 0; k < range; k++)
-        for (uint32_t c = count[k]; c; c--) v[at++] = (uint32_t)k;
+        for (uint32_t c = count[k]; c; c--) v[at++] = (K)k;
+}
+
+// Two arrays of n sorted draws below `range`, a then b from `seed` (sorted_draws): the cases of
+// one size that share their inputs (a set operation's four, a join's three, the search's
+// bounds and counts) draw them once and reuse them; only the last pair asked for is kept.
+static const std::vector<uint32_t> *sorted_pair(size_t n, uint64_t range, uint64_t seed)
+{
+    static std::vector<uint32_t> pair[2];
+    static uint64_t kept_range = 0, kept_seed = 0;
+    if (pair[0].size() != n || kept_range != range || kept_seed != seed) {
+        uint64_t state = seed;
+        for (auto &v : pair) {
+            v.assign(n, 0);
+            sorted_draws(v, range, &state);
+        }
+        kept_range = range;
+        kept_seed = seed;
+    }
+    return pair;
 }
 
 // ---------------------------------------------------------------- merge

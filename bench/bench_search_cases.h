@@ -19,12 +19,8 @@ template <typename K>
 static void bench_search(const char *name, mj_key_kind kind, int lg, bool counts)
 {
     size_t n = (size_t)1 << lg, na = n / 2, nb = n - na;
-    std::vector<K> a(na), b(nb);
-    uint64_t seed = 12;
-    for (auto &x : a) x = (K)(splitmix64(&seed) % (n / 2));
-    for (auto &x : b) x = (K)(splitmix64(&seed) % (n / 2));
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
+    const std::vector<uint32_t> *in = sorted_pair(na, n / 2, 12);
+    std::vector<K> a(in[0].begin(), in[0].end()), b(in[1].begin(), in[1].end());
     DevBuf da(na * sizeof(K)), db(nb * sizeof(K)), dout(na * 4), dupper(counts ? na * 4 : 0);
     upload(da, a.data());
     upload(db, b.data());

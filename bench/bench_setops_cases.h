@@ -48,10 +48,9 @@ static void bench_setops(const char *name, mj_key_kind kind, int lg, mj_set_op o
     const bool pairs = !std::is_void<V>::value;
     typedef typename std::conditional<std::is_void<V>::value, uint32_t, V>::type VV;
     size_t n = (size_t)1 << lg, bound = mj_set_op_bound(op, n, n);
-    std::vector<K> a(n), b(n);
-    uint64_t seed = 21;
-    sorted_draws(a, 2 * n, &seed);
-    sorted_draws(b, 2 * n, &seed);
+    static_assert(sizeof(K) == 4, "the inputs are drawn as 4-byte keys");
+    const std::vector<uint32_t> *in = sorted_pair(n, 2 * n, 21);
+    const std::vector<uint32_t> &a = in[0], &b = in[1];
     std::vector<VV> av(pairs ? n : 0), bv(pairs ? n : 0);
     for (size_t i = 0; i < av.size(); i++) {
         av[i] = (VV)i;
