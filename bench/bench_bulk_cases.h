@@ -92,8 +92,7 @@ template <typename K, typename V> static void bench_insert(const char *name, mj_
     size_t n = (size_t)1 << lg, a = n / 4, b = n - a;
     std::vector<uint32_t> pos(a);
     uint64_t seed = 15;
-    for (auto &p : pos) p = (uint32_t)(splitmix64(&seed) % (b + 1));
-    std::sort(pos.begin(), pos.end());
+    sorted_draws(pos, b + 1, &seed);
     std::vector<K> ak = random_vector<K>(a, 16), bk = random_vector<K>(b, 17);
     std::vector<VV> av = random_vector<VV>(pairs ? a : 0, 18), bv = random_vector<VV>(pairs ? b : 0, 19);
     DevBuf dpos(a * 4), dak(a * sizeof(K)), dbk(b * sizeof(K)), dav(av.size() * sizeof(VV));
