@@ -32,7 +32,8 @@
 //             cub::DeviceReduce::ReduceByKey (bench_rbk_cases.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
-// copy bandwidth measured at the start of the run.
+// copy bandwidth measured at the start of the run, and mergejit's speed as a share of a copy
+// of the same bytes timed beside the row (a small copy runs short of the big one's speed).
 // Each side runs once untimed and the outputs are compared byte for byte (everything is
 // stable, so they must agree); then the sides alternate for --reps timed runs each (cudaEvents
 // around the call only; in-place sorts get their input restored untimed first) and the medians
@@ -116,10 +117,37 @@ static std::vector<unsigned char> download(const DevBuf &d, size_t bytes)
 }
 
 
+// The median ms of a device-to-device copy of `bytes` (so 2 x bytes read and written) over five
+// runs after one to warm up, timed as race times a call (behind hold_gpu with --queued).
+static double copy_ms(size_t bytes)
+{
+    DevBuf a(bytes), b(bytes);
+    CUDA_CHECK(cudaMemsetAsync(a.p, 1, bytes, g_stream));
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    std::vector<float> t;
+    for (int r = 0; r < 6; r++) {
+        if (g_queued) hold_gpu<<<1, 1, 0, g_stream>>>(g_queued_ns);
+        CUDA_CHECK(cudaEventRecord(e0, g_stream));
+        CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice, g_stream));
+        CUDA_CHECK(cudaEventRecord(e1, g_stream));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r > 0) t.push_back(ms); // the first warms up
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return median(t);
+}
+
 // Times `ref` (the reference: CUB, or mergesort for locality) and `mj`, alternating; `prep`
 // runs untimed before each. Prints one row; with `bytes` (what an ideal pass reads and
 // writes), mergejit's bandwidth and its share of the copy bandwidth too, and the reference's
-// share (a speed-up over the reference above copy / reference share needs more than a copy).
+// share (a speed-up over the reference above copy / reference share needs more than a copy),
+// and mergejit's speed as a share of a copy of those bytes timed here: what a pass over them
+// can reach at this size, where a small copy itself runs short of the big one's speed.
 static void race(const char *prim, const char *name, const char *param, size_t n,
                  const std::function<void()> &prep, const std::function<void()> &ref,
                  const std::function<void()> &mj, const char *ref_name, double bytes = 0)
@@ -152,8 +180,9 @@ static void race(const char *prim, const char *name, const char *param, size_t n
         printf(" | host us %.1f / %.1f", median(host[0]), median(host[1]));
     double gbs = bytes > 0 ? bytes / mm / 1e6 : 0;
     if (bytes > 0)
-        printf(" | %7.1f GB/s %5.1f%% of copy, %s %5.1f%%", gbs, 100 * gbs / g_copy_gbs, ref_name,
-               100 * bytes / rm / 1e6 / g_copy_gbs);
+        printf(" | %7.1f GB/s %5.1f%% of copy, %s %5.1f%% | %5.1f%% of a same-size copy", gbs,
+               100 * gbs / g_copy_gbs, ref_name, 100 * bytes / rm / 1e6 / g_copy_gbs,
+               100 * copy_ms((size_t)(bytes / 2)) / mm);
     printf("\n");
     fflush(stdout);
     if (g_csv)
@@ -369,24 +398,7 @@ static void bench_locality(const char *name, size_t n, double swap_fraction)
 static void measure_copy()
 {
     size_t bytes = (size_t)512 << 20;
-    DevBuf a(bytes), b(bytes);
-    CUDA_CHECK(cudaMemsetAsync(a.p, 1, bytes, g_stream));
-    cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0));
-    CUDA_CHECK(cudaEventCreate(&e1));
-    std::vector<float> t;
-    for (int r = 0; r < 6; r++) {
-        CUDA_CHECK(cudaEventRecord(e0, g_stream));
-        CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice, g_stream));
-        CUDA_CHECK(cudaEventRecord(e1, g_stream));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r > 0) t.push_back(ms); // the first warms up
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    g_copy_gbs = 2.0 * bytes / median(t) / 1e6;
+    g_copy_gbs = 2.0 * bytes / copy_ms(bytes) / 1e6;
     printf("copy: %.1f GB/s (device to device, 2 x 512 MiB, read + written)\n", g_copy_gbs);
 }
 
