@@ -33,7 +33,7 @@
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run, and mergejit's speed as a share of a copy
-// of the same bytes timed beside the row (a small copy runs short of the big one's speed).
+// of the same bytes timed beside the row (a copy of that size, its launch and the L2 included).
 // Each side runs once untimed and the outputs are compared byte for byte (everything is
 // stable, so they must agree); then the sides alternate for --reps timed runs each (cudaEvents
 // around the call only; in-place sorts get their input restored untimed first) and the medians
@@ -146,8 +146,8 @@ static double copy_ms(size_t bytes)
 // runs untimed before each. Prints one row; with `bytes` (what an ideal pass reads and
 // writes), mergejit's bandwidth and its share of the copy bandwidth too, and the reference's
 // share (a speed-up over the reference above copy / reference share needs more than a copy),
-// and mergejit's speed as a share of a copy of those bytes timed here: what a pass over them
-// can reach at this size, where a small copy itself runs short of the big one's speed.
+// and mergejit's speed as a share of a copy of those bytes timed here: what one pass over
+// them reaches at this size (its launch, and the L2 where they fit), not the big copy's speed.
 static void race(const char *prim, const char *name, const char *param, size_t n,
                  const std::function<void()> &prep, const std::function<void()> &ref,
                  const std::function<void()> &mj, const char *ref_name, double bytes = 0)
