@@ -2,10 +2,11 @@
  * the merge with ties to the firsts, the seconds equal to a first follow it and every first
  * equal to it, so they are the seconds from its bound on that are not above it. A tile finds
  * those it holds from the key's bound in shared memory (mj_run_end_near: the first
- * MJ_SEARCH_COUNT_PROBES seconds read at once, a gallop only past them); a run that reaches the tile's end goes on past it only when the second after the tile (the trail halo)
- * equals the key, and then the key is the tile's last first, so one search of the seconds
- * past the tile a tile (mj_key_repeat with mj_group_search, by one warp) serves every first
- * that needs it. */
+ * MJ_SEARCH_COUNT_PROBES seconds read at once, a gallop only past them); a run that reaches
+ * the tile's end goes on past it only when the second after the tile (the trail halo) equals
+ * the key, and then the key is the tile's last first, so one search of the seconds past the
+ * tile a tile (mj_key_repeat with mj_group_search, by one warp) serves every first that needs
+ * it. */
 #ifndef MJ_SEARCH_COUNT_CUH
 #define MJ_SEARCH_COUNT_CUH
 
