@@ -37,25 +37,39 @@ MJ_DEVICE mj_key mj_warp_reduce(mj_key x, int lane) {
     return x;
 }
 
+/* A warp's 32 * MJ_VT keys copied from `from` to `to` (both 16-byte aligned) as 16-byte words,
+ * 2 * MJ_VT * sizeof(mj_key) of them (32 keys of any size are a whole number): a quarter of
+ * the requests of 4-byte accesses (docs/TUNING.md), every load issued before the first store. */
+MJ_DEVICE void mj_warp_copy_words(const mj_key *from, mj_key *to, int lane) {
+    constexpr int words = 2 * MJ_VT * (int)sizeof(mj_key), rounds = (words + 31) / 32;
+    const uint4 *f = (const uint4 *)from;
+    uint4 *t = (uint4 *)to, v[rounds];
+#pragma unroll
+    for (int k = 0; k < rounds; ++k)
+        if (lane + 32 * k < words) v[k] = f[lane + 32 * k];
+#pragma unroll
+    for (int k = 0; k < rounds; ++k)
+        if (lane + 32 * k < words) t[lane + 32 * k] = v[k];
+}
+
 /* x[i] = in[tid * MJ_VT + i], the identity from `count` (<= MJ_SCAN_NV) on. s: the tile's
- * MJ_SCAN_NV slots of shared memory; this thread's warp uses only its own. All loads are
- * issued before the first shared-memory store. */
+ * MJ_SCAN_NV slots of shared memory, 16-byte aligned; this thread's warp uses only its own.
+ * All loads are issued before the first shared-memory store. */
 MJ_DEVICE void mj_scan_load(const mj_key *in, int count, mj_key (&x)[MJ_VT], mj_key *s,
                             int tid) {
     int lane = tid & 31, first = (tid - lane) * MJ_VT;
     const mj_key *src = in + first;
     mj_key *ws = s + first;
-    if (count >= MJ_SCAN_NV) {
-#pragma unroll
-        for (int i = 0; i < MJ_VT; ++i) x[i] = src[lane + 32 * i];
+    if (count >= MJ_SCAN_NV && ((size_t)in & 15) == 0) {
+        mj_warp_copy_words(src, ws, lane); /* a whole tile from a 16-byte aligned start */
     } else {
         int have = count - first;
         mj_key id = mj_identity();
 #pragma unroll
         for (int i = 0; i < MJ_VT; ++i) x[i] = lane + 32 * i < have ? src[lane + 32 * i] : id;
-    }
 #pragma unroll
-    for (int i = 0; i < MJ_VT; ++i) ws[lane + 32 * i] = x[i];
+        for (int i = 0; i < MJ_VT; ++i) ws[lane + 32 * i] = x[i];
+    }
     __syncwarp();
 #pragma unroll
     for (int i = 0; i < MJ_VT; ++i) x[i] = ws[lane * MJ_VT + i];

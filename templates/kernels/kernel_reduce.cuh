@@ -11,7 +11,7 @@
 
 extern "C" __global__ void __launch_bounds__(MJ_NT)
     mj_reduce_tiles(const mj_key *in, mj_i64 n, mj_key *out) {
-    __shared__ mj_key s_tile[MJ_SCAN_NV];
+    __shared__ __align__(16) mj_key s_tile[MJ_SCAN_NV]; /* mj_scan_load's 16-byte words */
     /* Two sets of warp totals, a tile's and the next's: one barrier a tile suffices. */
     __shared__ mj_key s_warp[2][MJ_SCAN_WARPS];
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;

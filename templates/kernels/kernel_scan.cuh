@@ -15,7 +15,7 @@
 extern "C" __global__ void __launch_bounds__(MJ_NT)
     mj_scan_tiles(const mj_key *in, mj_key *out, mj_i64 n, int inclusive, mj_key *total,
                   mj_u32 *state, mj_key_words *values) {
-    __shared__ mj_key s_tile[MJ_SCAN_NV];
+    __shared__ __align__(16) mj_key s_tile[MJ_SCAN_NV]; /* mj_scan_load's 16-byte words */
     __shared__ mj_key s_warp[MJ_SCAN_WARPS];
     __shared__ mj_key s_prefix;
     __shared__ int s_id;
