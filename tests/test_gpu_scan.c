@@ -5,8 +5,8 @@
  * over several windows), 10^7 and 2^27 (not with MJ_TEST_SMALL); inclusive and exclusive, in
  * place and not, with and without the total; a caller's temporary buffer reused across runs of
  * other sizes (stale tile states must not leak into the next run); input and output that
- * are not 16-byte aligned; a stream that is not the default one. Skips (exit 77) where there is no GPU. MJ_TEST_SMALL=1 runs smaller sizes (for
- * compute-sanitizer). */
+ * are not 16-byte aligned; a stream that is not the default one. Skips (exit 77) where there
+ * is no GPU. MJ_TEST_SMALL=1 runs smaller sizes (for compute-sanitizer). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +122,32 @@ static size_t sizes_for(mj_sorter *s, size_t *out, int big) {
     return k;
 }
 
+/* ---------------------------------------------------------------- placement */
+
+/* Room for n elements on the device, holding h unless it is NULL: at the allocation's start,
+ * or with `unaligned` one element past it (for types whose size is not a multiple of 16: past
+ * a 16-byte boundary, where the tiles' loads take their 4-byte path), the element before
+ * holding `guard`. *base gets the allocation, for mj__dev_free. */
+static void *placed(const etype *t, const void *h, size_t n, int unaligned, const void *guard,
+                    void **base) {
+    size_t off = unaligned ? t->size : 0;
+    unsigned char *d = dev_buffer(n * t->size + off);
+    if (off) ck_assert_int_eq(mj__dev_upload(ctx, d, guard, off), MJ_OK);
+    if (h && n) ck_assert_int_eq(mj__dev_upload(ctx, d + off, h, n * t->size), MJ_OK);
+    *base = d;
+    return d + off;
+}
+
+/* An unaligned output's element before it must stay as `guard` left it. */
+static void check_guard(const etype *t, void *base, int unaligned, const void *guard,
+                        const char *what) {
+    if (!unaligned) return;
+    unsigned char *g = host_copy(base, t->size);
+    ck_assert_msg(memcmp(g, guard, t->size) == 0, "%s: the element before the output changed",
+                  what);
+    free(g);
+}
+
 /* ---------------------------------------------------------------- scan */
 
 typedef struct scan_case {
@@ -131,19 +157,24 @@ typedef struct scan_case {
     void *temp;
     size_t temp_bytes;
     void *stream;
+    int unaligned; /* input and output one element past their allocations' start (placed) */
 } scan_case;
 
 static void check_scan(mj_sorter *s, const etype *t, const scan_case *c, uint64_t seed) {
     size_t ks = t->size, n = c->n, bytes = n * ks;
-    unsigned char *h = random_input(t, n, seed);
-    void *din = dev_bytes(h, bytes), *dout = din, *dtotal = NULL;
-    if (!c->in_place) dout = dev_buffer(bytes);
+    unsigned char *h = random_input(t, n, seed), guard[16];
+    memset(guard, 0xa5, sizeof guard);
+    void *in_base, *out_base, *dtotal = NULL;
+    void *din = placed(t, h, n, c->unaligned, guard, &in_base), *dout = din;
+    out_base = in_base;
+    if (!c->in_place) dout = placed(t, NULL, n, c->unaligned, guard, &out_base);
     if (c->with_total) ck_assert_int_eq(mj__dev_alloc(ctx, &dtotal, ks), MJ_OK);
     char what[160];
-    snprintf(what, sizeof what, "scan of %s, n %zu, %s%s%s%s%s", t->name, n,
+    snprintf(what, sizeof what, "scan of %s, n %zu, %s%s%s%s%s%s", t->name, n,
              c->kind == MJ_SCAN_INCLUSIVE ? "inclusive" : "exclusive",
              c->in_place ? ", in place" : "", c->with_total ? ", total" : "",
-             c->temp ? ", caller's temp" : "", c->stream ? ", own stream" : "");
+             c->temp ? ", caller's temp" : "", c->stream ? ", own stream" : "",
+             c->unaligned ? ", unaligned" : "");
     say(what);
     mj_status st = mj_sorter_scan(s, din, n, dout, c->kind, dtotal, c->temp, c->temp_bytes,
                                   c->stream);
@@ -165,10 +196,11 @@ static void check_scan(mj_sorter *s, const etype *t, const scan_case *c, uint64_
         ck_assert_msg(memcmp(tot, acc, ks) == 0, "%s: the total is wrong", what);
         free(tot);
     }
+    check_guard(t, out_base, c->unaligned, guard, what);
     free(got);
     free(h);
-    mj__dev_free(ctx, din);
-    if (!c->in_place) mj__dev_free(ctx, dout);
+    mj__dev_free(ctx, in_base);
+    if (!c->in_place) mj__dev_free(ctx, out_base);
     mj__dev_free(ctx, dtotal);
 }
 
@@ -186,7 +218,7 @@ START_TEST(test_scan)
         for (int combo = 0; combo < 8; ++combo) {
             if (big && combo != 1 && combo != 6) continue;
             scan_case c = {sizes[k], combo & 1 ? MJ_SCAN_INCLUSIVE : MJ_SCAN_EXCLUSIVE,
-                           (combo >> 1) & 1, (combo >> 2) & 1, NULL, 0, NULL};
+                           (combo >> 1) & 1, (combo >> 2) & 1, NULL, 0, NULL, 0};
             check_scan(s, t, &c, 1000u + k * 8 + (unsigned)combo);
         }
     }
@@ -208,7 +240,7 @@ START_TEST(test_scan_reused_temp)
     ck_assert_int_eq(mj__dev_alloc(ctx, &temp, need), MJ_OK);
     for (size_t r = 0; r < sizeof runs / sizeof *runs; ++r) {
         scan_case c = {runs[r], r & 1 ? MJ_SCAN_EXCLUSIVE : MJ_SCAN_INCLUSIVE, 0, 1, temp,
-                       need, NULL};
+                       need, NULL, 0};
         check_scan(s, t, &c, 77u + r);
     }
     mj__dev_free(ctx, temp);
@@ -218,15 +250,19 @@ END_TEST
 
 /* ---------------------------------------------------------------- reduce */
 
+/* unaligned: input and output one element past their allocations' start (placed). */
 static void check_reduce(mj_sorter *s, const etype *t, size_t n, void *temp, size_t temp_bytes,
-                         void *stream, uint64_t seed) {
+                         void *stream, int unaligned, uint64_t seed) {
     size_t ks = t->size;
-    unsigned char *h = random_input(t, n, seed);
-    void *din = dev_bytes(h, n * ks), *dout = NULL;
-    ck_assert_int_eq(mj__dev_alloc(ctx, &dout, ks), MJ_OK);
+    unsigned char *h = random_input(t, n, seed), guard[16];
+    memset(guard, 0xa5, sizeof guard);
+    void *in_base, *out_base;
+    void *din = placed(t, h, n, unaligned, guard, &in_base);
+    void *dout = placed(t, NULL, 1, unaligned, guard, &out_base);
     char what[128];
-    snprintf(what, sizeof what, "reduce of %s, n %zu%s%s", t->name, n,
-             temp ? ", caller's temp" : "", stream ? ", own stream" : "");
+    snprintf(what, sizeof what, "reduce of %s, n %zu%s%s%s", t->name, n,
+             temp ? ", caller's temp" : "", stream ? ", own stream" : "",
+             unaligned ? ", unaligned" : "");
     say(what);
     mj_status st = mj_sorter_reduce(s, din, n, dout, temp, temp_bytes, stream);
     ck_assert_msg(st == MJ_OK, "%s: %s: %s", what, mj_status_name(st),
@@ -237,10 +273,11 @@ static void check_reduce(mj_sorter *s, const etype *t, size_t n, void *temp, siz
     for (size_t i = 0; i < n; ++i) t->cpu_op(acc, acc, h + i * ks);
     unsigned char *got = host_copy(dout, ks);
     ck_assert_msg(memcmp(got, acc, ks) == 0, "%s: wrong result", what);
+    check_guard(t, out_base, unaligned, guard, what);
     free(got);
     free(h);
-    mj__dev_free(ctx, din);
-    mj__dev_free(ctx, dout);
+    mj__dev_free(ctx, in_base);
+    mj__dev_free(ctx, out_base);
 }
 
 START_TEST(test_reduce)
@@ -249,13 +286,13 @@ START_TEST(test_reduce)
     mj_sorter *s = make(MJ_REDUCE, t);
     size_t sizes[16];
     size_t count = sizes_for(s, sizes, 1);
-    for (size_t k = 0; k < count; ++k) check_reduce(s, t, sizes[k], NULL, 0, NULL, 500u + k);
+    for (size_t k = 0; k < count; ++k) check_reduce(s, t, sizes[k], NULL, 0, NULL, 0, 500u + k);
     /* A caller's buffer, reused. */
     size_t need = 0, big = small ? 300000 : 20000000;
     ck_assert_int_eq(mj_sorter_temp_size(s, big, 0, &need), MJ_OK);
     void *temp = dev_buffer(need);
-    check_reduce(s, t, big, temp, need, NULL, 900u);
-    check_reduce(s, t, big / 3, temp, need, NULL, 901u);
+    check_reduce(s, t, big, temp, need, NULL, 0, 900u);
+    check_reduce(s, t, big / 3, temp, need, NULL, 0, 901u);
     mj__dev_free(ctx, temp);
     mj_sorter_destroy(s);
 }
@@ -268,34 +305,12 @@ END_TEST
 START_TEST(test_unaligned)
 {
     const etype *t = &types[_i];
-    size_t ks = t->size;
-    if (ks % 16 == 0) return; /* one element on is 16-byte aligned again */
+    if (t->size % 16 == 0) return; /* one element on is 16-byte aligned again */
     mj_sorter *scan = make(MJ_SCAN, t), *reduce = make(MJ_REDUCE, t);
     size_t n = 5 * tile_of(scan) + 7;
-    unsigned char *h = random_input(t, n + 1, 4242u), *in = h + ks;
-    unsigned char *dbuf = dev_bytes(h, (n + 1) * ks), *obuf = dev_bytes(h, (n + 1) * ks);
-    void *din = dbuf + ks, *dout = obuf + ks;
-    say("unaligned scan and reduce");
-    ck_assert_int_eq(mj_sorter_scan(scan, din, n, dout, MJ_SCAN_INCLUSIVE, NULL, NULL, 0, NULL),
-                     MJ_OK);
-    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    unsigned char *got = host_copy(obuf, (n + 1) * ks), acc[16];
-    ck_assert_msg(memcmp(got, h, ks) == 0, "%s: the element before the output changed", t->name);
-    t->cpu_identity(acc);
-    for (size_t i = 0; i < n; ++i) {
-        t->cpu_op(acc, acc, in + i * ks);
-        if (memcmp(got + (i + 1) * ks, acc, ks) != 0)
-            ck_abort_msg("%s: unaligned scan, element %zu of %zu is wrong", t->name, i, n);
-    }
-    ck_assert_int_eq(mj_sorter_reduce(reduce, din, n, dout, NULL, 0, NULL), MJ_OK);
-    ck_assert_int_eq(mj__dev_sync(ctx, NULL), MJ_OK);
-    unsigned char *tot = host_copy(dout, ks);
-    ck_assert_msg(memcmp(tot, acc, ks) == 0, "%s: unaligned reduce is wrong", t->name);
-    free(tot);
-    free(got);
-    free(h);
-    mj__dev_free(ctx, dbuf);
-    mj__dev_free(ctx, obuf);
+    scan_case c = {n, MJ_SCAN_INCLUSIVE, 0, 0, NULL, 0, NULL, 1};
+    check_scan(scan, t, &c, 4242u);
+    check_reduce(reduce, t, n, NULL, 0, NULL, 1, 4243u);
     mj_sorter_destroy(scan);
     mj_sorter_destroy(reduce);
 }
@@ -313,12 +328,12 @@ START_TEST(test_own_stream)
     const etype *t = &types[4]; /* affine */
     mj_sorter *scan = make(MJ_SCAN, t), *reduce = make(MJ_REDUCE, t);
     size_t n = small ? 100000 : 3000000;
-    scan_case c = {n, MJ_SCAN_EXCLUSIVE, 0, 1, NULL, 0, stream};
+    scan_case c = {n, MJ_SCAN_EXCLUSIVE, 0, 1, NULL, 0, stream, 0};
     check_scan(scan, t, &c, 31u);
     c.kind = MJ_SCAN_INCLUSIVE;
     c.in_place = 1;
     check_scan(scan, t, &c, 32u);
-    check_reduce(reduce, t, n, NULL, 0, stream, 33u);
+    check_reduce(reduce, t, n, NULL, 0, stream, 0, 33u);
     mj_sorter_destroy(scan);
     mj_sorter_destroy(reduce);
     rt.stream_destroy(stream);
