@@ -152,6 +152,15 @@ static void emit_key_maps(mj_strbuf *sb, const mj_kernel_spec *spec) {
         mj__sb_printf(sb, "    return mj_%s_bits(o);\n}\n", f);
 }
 
+/* Whether reduce may combine the keys in any order (kernel_reduce.cuh): only for a sum of
+ * built-in arithmetic keys (the default, which the tile choice spells "a + b"), where the
+ * library knows the operator commutes; a custom type's operator+ need not. */
+static int op_commutes(const mj_kernel_spec *spec) {
+    int arithmetic = spec->key != MJ_KEY_CUSTOM && spec->key != MJ_KEY_F16 &&
+                     spec->key != MJ_KEY_BF16;
+    return arithmetic && (!spec->op || !strcmp(spec->op, "a + b"));
+}
+
 /* The operator `fn` over two `type`s and its identity `identity_fn`, from the spec's op and
  * identity (NULL: a + b and 0): reduce and scan combine keys (mj_op, mj_identity), reduce by
  * key values (mj_value_op, mj_value_identity). */
@@ -331,6 +340,8 @@ int mj__gen_source(const mj_kernel_spec *spec, char **out, size_t *len, char *er
         emit_value_type(&sb, spec->value_size);
     if (mj__is_reduce_or_scan(spec->primitive)) {
         emit_operator(&sb, spec, "mj_key", "mj_op", "mj_identity");
+        if (spec->primitive == MJ_REDUCE)
+            mj__sb_printf(&sb, "#define MJ_OP_COMMUTES %d\n", op_commutes(spec));
         goto primitive;
     }
     /* No comparator for lbs, expand and move (offsets compare as integers), nor for bulk

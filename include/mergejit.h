@@ -348,7 +348,8 @@ typedef struct mj_sort_desc {
      * both `const KEY &`, giving a KEY, e.g. "a + b" or "max(a, b)"; it must be associative
      * (floating-point addition is treated as if it were: results may differ from a sequential
      * sum in the last bits, and from run to run); it need not be commutative (elements are
-     * always combined in their order). NULL: a + b, for built-in keys other than f16 and bf16
+     * combined in their order, except that reduce may combine a + b over built-in keys, which
+     * commutes, in another). NULL: a + b, for built-in keys other than f16 and bf16
      * (those are 16-bit patterns here, `a.bits`, with no arithmetic: give op and identity);
      * integer sums wrap as in C. Same rules as `less`. Custom types for reduce and scan need
      * no `less`; they must be copyable as bytes (they move through shared memory and warp

@@ -125,6 +125,39 @@ START_TEST(comparator_is_pasted)
 }
 END_TEST
 
+/* Reduce folds in any order only for a sum of built-in arithmetic keys (the default, spelled
+ * "a + b"): not for another operator, a 16-bit float's bits, or a custom type's operator+. */
+START_TEST(reduce_commutes_only_for_sums)
+{
+    struct {
+        mj_key_kind key;
+        const char *op;
+        int commutes;
+    } cases[] = {{MJ_KEY_U32, NULL, 1},          {MJ_KEY_U32, "a + b", 1},
+                 {MJ_KEY_F64, "a + b", 1},       {MJ_KEY_I8, "a + b", 1},
+                 {MJ_KEY_U32, "max(a, b)", 0},   {MJ_KEY_U64, "b + a", 0},
+                 {MJ_KEY_F16, "a + b", 0},       {MJ_KEY_CUSTOM, "a + b", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        mj_kernel_spec s = cases[i].key == MJ_KEY_CUSTOM ? custom_spec()
+                                                         : builtin_spec(cases[i].key, 0);
+        s.primitive = MJ_REDUCE;
+        s.less = NULL;
+        s.op = cases[i].op;
+        s.identity = cases[i].op ? "0" : NULL;
+        if (cases[i].key == MJ_KEY_CUSTOM) s.identity = "pair128{0, 0}";
+        char *src = gen_ok(&s, NULL);
+        const char *want = cases[i].commutes ? "#define MJ_OP_COMMUTES 1\n"
+                                             : "#define MJ_OP_COMMUTES 0\n";
+        ck_assert_msg(strstr(src, want), "case %zu: no '%s'", i, want);
+        free(src);
+        s.primitive = MJ_SCAN; /* scan keeps the order always: no flag */
+        src = gen_ok(&s, NULL);
+        ck_assert_msg(!strstr(src, "#define MJ_OP_COMMUTES"), "case %zu: scan has the flag", i);
+        free(src);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- custom keys */
 
 /* Mergesort of floats in a built-in order holds keys as ordinals (MJ_KEY_MAP): the key type is
@@ -529,6 +562,7 @@ static Suite *gen_suite(void) {
     tcase_add_loop_test(tc, builtin_kinds_generate, MJ_KEY_U8, MJ_KEY_CUSTOM);
     tcase_add_loop_test(tc, spec_changes_output, MJ_KEY_U8, MJ_KEY_CUSTOM);
     tcase_add_test(tc, comparator_is_pasted);
+    tcase_add_test(tc, reduce_commutes_only_for_sums);
     tcase_add_test(tc, float_keys_map_in_mergesort);
     tcase_add_loop_test(tc, primitives_generate, MJ_MERGESORT, MJ_PRIMITIVE_COUNT);
     tcase_add_test(tc, build_weights);

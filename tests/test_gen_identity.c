@@ -53,7 +53,8 @@
  * join's first rows in 4 bytes (issue 46: the same lines), and sorted search's counts that read
  * their first seconds at once (issue 46: the search, join and setops lines, whose sources hold
  * key_runs.cuh), and reduce's and scan's whole tiles loaded as 16-byte words (issue 46: the
- * reduce, scan and segreduce lines, whose sources hold cta_scan.cuh).
+ * reduce, scan and segreduce lines, whose sources hold cta_scan.cuh), and reduce's fold in
+ * any order for sums of built-in keys (issue 46: the reduce lines).
  * A change that means to alter the source regenerates them, and says so:
  *   MJ_GEN_IDENTITY_WRITE=tests/support/gen_identity_expected.h build/tests/test_gen_identity
  * Bulk remove and insert of custom keys are left out.

@@ -22,6 +22,7 @@ MJ_DEVICE bool mj_less(const mj_key &a, const mj_key &b) { return a < b; }
 /* Reduce and scan: the operator and its identity (the generator writes them only for those). */
 MJ_DEVICE mj_key mj_op(const mj_key &a, const mj_key &b) { return a + b; }
 MJ_DEVICE mj_key mj_identity() { return 0; }
+#define MJ_OP_COMMUTES 1 /* mj_op commutes: the generator says so of the default a + b only */
 /* Select: the selection operator (the generator writes it only for select). */
 MJ_DEVICE bool mj_select_op(const mj_key &a) { return (a & 1) != 0; }
 /* Reduce by key: the value operator and its identity (likewise written only for it). */
