@@ -140,6 +140,17 @@ template <typename K, typename V> static void bench_insert(const char *name, mj_
     // Ideal traffic: both inputs and the positions read once, the output written once.
     size_t el = sizeof(K) + (pairs ? sizeof(VV) : 0);
     race("insert", name, param, n, [] {}, run_thrust, run_mj, "Thrust", 2.0 * n * el + 4.0 * a);
+#ifdef MJ_BENCH_MGPU
+    if (!pairs) { // Modern GPU 2.0 inserts into one array
+        auto run_mgpu = [&] {
+            mgpu::bulk_insert((const K *)dak.p, (const int *)p, (int)a, (const K *)dbk.p, (int)b,
+                              (K *)ok.p, mgpu_context());
+        };
+        snprintf(param, sizeof param, "2^%d a/4/mgpu", lg);
+        race_checked("insert", name, param, n, ok, want, run_mgpu, run_mj, "MGPU 2.0",
+                     2.0 * n * el + 4.0 * a);
+    }
+#endif
     mj_sorter_destroy(s);
 }
 

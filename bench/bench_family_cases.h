@@ -165,22 +165,6 @@ static unsigned warp_object_blocks(size_t objects)
     return (unsigned)((objects * 32 + 255) / 256);
 }
 
-// Runs the pattern kernel once and checks its output against the reference's (want), then
-// races it against mergejit on the same traffic.
-static void race_pattern(const char *prim, const char *name, const char *param, size_t n,
-                         DevBuf &out, const std::vector<unsigned char> &want,
-                         const std::function<void()> &pattern, const std::function<void()> &mj,
-                         double bytes)
-{
-    CUDA_CHECK(cudaMemset(out.p, 0, out.bytes));
-    pattern();
-    CUDA_CHECK(cudaGetLastError());
-    char what[96];
-    snprintf(what, sizeof what, "%s %s %s", prim, name, param);
-    same_or_die(want, download(out, out.bytes), what);
-    race(prim, name, param, n, [] {}, pattern, mj, "pattern", bytes);
-}
-
 // lbs and expand's pattern: each object's items written with its index (lbs) or value (expand).
 template <typename K, typename VV>
 __global__ void expand_pattern(const K *off, size_t objects, size_t items, const VV *vals,
@@ -252,8 +236,22 @@ static void bench_lbs(const char *name, mj_key_kind kind, int lg)
     };
     snprintf(param, sizeof param, "2^%d/pattern%s", lg,
              expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "");
-    race_pattern(expand ? "expand" : "lbs", name, param, items, result, want, run_pattern, run_mj,
-                 bytes);
+    race_checked(expand ? "expand" : "lbs", name, param, items, result, want, run_pattern, run_mj,
+                 "pattern", bytes);
+#ifdef MJ_BENCH_MGPU
+    if constexpr (std::is_same<K, int32_t>::value) { // Modern GPU's indices are int
+        auto run_mgpu = [&] {
+            if (expand)
+                mgpu::interval_expand((const VV *)dvals.p, (int)items, o, (int)objects,
+                                      (VV *)dout.p, mgpu_context());
+            else
+                mgpu::load_balance_search((int)items, o, (int)objects, idx, mgpu_context());
+        };
+        snprintf(param, sizeof param, "2^%d/mgpu%s", lg, expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "");
+        race_checked(expand ? "expand" : "lbs", name, param, items, result, want, run_mgpu, run_mj,
+                     "MGPU 2.0", bytes);
+    }
+#endif
     mj_sorter_destroy(s);
 }
 

@@ -120,7 +120,25 @@ static void bench_move(const char *name, mj_key_kind kind, int lg, bool gather, 
     };
     snprintf(param, sizeof param, "2^%d %s/pattern v%zu", lg,
              gather && scatter ? "move" : gather ? "gather" : "scatter", sizeof(V));
-    race_pattern("move", name, param, items, dout, want, run_pattern, run_mj, bytes);
+    race_checked("move", name, param, items, dout, want, run_pattern, run_mj, "pattern", bytes);
+#ifdef MJ_BENCH_MGPU
+    if constexpr (std::is_same<K, int32_t>::value) { // Modern GPU's indices are int
+        const V *vin = (const V *)din.p;
+        V *vout = (V *)dout.p;
+        const int *o = (const int *)doff.p;
+        auto run_mgpu = [&] {
+            if (g && sc)
+                mgpu::interval_move(vin, (int)items, o, (int)objects, sc, g, vout, mgpu_context());
+            else if (g)
+                mgpu::interval_gather(vin, (int)items, o, (int)objects, g, vout, mgpu_context());
+            else
+                mgpu::interval_scatter(vin, (int)items, o, (int)objects, sc, vout, mgpu_context());
+        };
+        snprintf(param, sizeof param, "2^%d %s/mgpu v%zu", lg,
+                 gather && scatter ? "move" : gather ? "gather" : "scatter", sizeof(V));
+        race_checked("move", name, param, items, dout, want, run_mgpu, run_mj, "MGPU 2.0", bytes);
+    }
+#endif
     mj_sorter_destroy(s);
 }
 

@@ -30,6 +30,8 @@
 //             lengths, mean 1, 8, 32, 1000 and 10^5 (bench_segreduce_cases.h);
 //   rbk       reduce by key (runs of mean length 1, 4 and 1000, u32 values summed) against
 //             cub::DeviceReduce::ReduceByKey (bench_rbk_cases.h).
+// Built with -DMJ_MGPU_DIR=<a Modern GPU 2.0 checkout>, the rows Modern GPU has are also raced
+// against it ("/mgpu" rows, bench_mgpu.h).
 // Rows of primitives whose memory traffic is fixed (all but segsort and locality: bytes read
 // plus written by an ideal pass) also give mergejit's bandwidth, beside the device-to-device
 // copy bandwidth measured at the start of the run, and mergejit's speed as a share of a copy
@@ -201,6 +203,26 @@ static void same_or_die(const std::vector<unsigned char> &x, const std::vector<u
     }
 }
 
+// Runs `ref` once (a second reference: a pattern kernel, Modern GPU) and checks its output
+// against the first reference's (want), then races it against mergejit on the same traffic.
+static void race_checked(const char *prim, const char *name, const char *param, size_t n,
+                         DevBuf &out, const std::vector<unsigned char> &want,
+                         const std::function<void()> &ref, const std::function<void()> &mj,
+                         const char *ref_name, double bytes)
+{
+    CUDA_CHECK(cudaMemset(out.p, 0, out.bytes));
+    ref();
+    CUDA_CHECK(cudaGetLastError());
+    char what[96];
+    snprintf(what, sizeof what, "%s %s %s", prim, name, param);
+    same_or_die(want, download(out, out.bytes), what);
+    race(prim, name, param, n, [] {}, ref, mj, ref_name, bytes);
+}
+
+#ifdef MJ_BENCH_MGPU
+#include "bench_mgpu.h"
+#endif
+
 static mj_sorter *sorter(mj_primitive p, mj_key_kind k, size_t value_size)
 {
     mj_sort_desc d;
@@ -286,6 +308,15 @@ template <typename K> static void bench_merge(const char *name, mj_key_kind kind
     char param[16];
     snprintf(param, sizeof param, "2^%d", lg);
     race("merge", name, param, n, [] {}, run_cub, run_mj, "CUB", 2.0 * n * sizeof(K));
+#ifdef MJ_BENCH_MGPU
+    auto run_mgpu = [&] {
+        mgpu::merge((const K *)da.p, (int)na, (const K *)db.p, (int)nb, (K *)out.p,
+                    mgpu::less_t<K>(), mgpu_context());
+    };
+    snprintf(param, sizeof param, "2^%d/mgpu", lg);
+    race_checked("merge", name, param, n, out, want, run_mgpu, run_mj, "MGPU 2.0",
+                 2.0 * n * sizeof(K));
+#endif
     mj_sorter_destroy(s);
 }
 

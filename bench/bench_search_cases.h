@@ -54,6 +54,16 @@ static void bench_search(const char *name, mj_key_kind kind, int lg, bool counts
     // counts too: one merge gives each needle's bound and its run of equal keys).
     double bytes = (double)n * sizeof(K) + (double)na * 4;
     race("search", name, param, n, [] {}, run_thrust, run_mj, "Thrust", bytes);
+#ifdef MJ_BENCH_MGPU
+    if (!counts) { // Modern GPU 2.0 has no equality counts
+        auto run_mgpu = [&] {
+            mgpu::sorted_search<mgpu::bounds_lower>(pa, (int)na, pb, (int)nb, (int *)out,
+                                                    mgpu::less_t<K>(), mgpu_context());
+        };
+        snprintf(param, sizeof param, "2^%d lower/mgpu", lg);
+        race_checked("search", name, param, n, dout, want, run_mgpu, run_mj, "MGPU 2.0", bytes);
+    }
+#endif
     mj_sorter_destroy(s);
 }
 
