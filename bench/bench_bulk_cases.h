@@ -139,7 +139,8 @@ template <typename K, typename V> static void bench_insert(const char *name, mj_
     snprintf(param, sizeof param, "2^%d a/4", lg);
     // Ideal traffic: both inputs and the positions read once, the output written once.
     size_t el = sizeof(K) + (pairs ? sizeof(VV) : 0);
-    race("insert", name, param, n, [] {}, run_thrust, run_mj, "Thrust", 2.0 * n * el + 4.0 * a);
+    double bytes = 2.0 * n * el + 4.0 * a;
+    race("insert", name, param, n, [] {}, run_thrust, run_mj, "Thrust", bytes);
 #ifdef MJ_BENCH_MGPU
     if (!pairs) { // Modern GPU 2.0 inserts into one array
         auto run_mgpu = [&] {
@@ -147,8 +148,7 @@ template <typename K, typename V> static void bench_insert(const char *name, mj_
                               (K *)ok.p, mgpu_context());
         };
         snprintf(param, sizeof param, "2^%d a/4/mgpu", lg);
-        race_checked("insert", name, param, n, ok, want, run_mgpu, run_mj, "MGPU 2.0",
-                     2.0 * n * el + 4.0 * a);
+        race_checked("insert", name, param, n, ok, want, run_mgpu, run_mj, "MGPU 2.0", bytes);
     }
 #endif
     mj_sorter_destroy(s);

@@ -223,8 +223,9 @@ static void bench_lbs(const char *name, mj_key_kind kind, int lg)
     CUDA_CHECK(cudaMemset(result.p, 0, result.bytes));
     run_mj();
     same_or_die(want, download(result, result.bytes), expand ? "expand" : "lbs");
+    const char *vsize = expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "";
     char param[48];
-    snprintf(param, sizeof param, "2^%d%s", lg, expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "");
+    snprintf(param, sizeof param, "2^%d%s", lg, vsize);
     // Ideal traffic: the offsets (and values) read once, the outputs written once.
     double bytes = expand ? (double)objects * (sizeof(K) + sizeof(VV)) + (double)items * sizeof(VV)
                           : (double)objects * sizeof(K) + (double)items * sizeof(K);
@@ -234,8 +235,7 @@ static void bench_lbs(const char *name, mj_key_kind kind, int lg)
         expand_pattern<K, VV><<<warp_object_blocks(objects), 256, 0, g_stream>>>(
             o, objects, items, expand ? (const VV *)dvals.p : nullptr, result.p);
     };
-    snprintf(param, sizeof param, "2^%d/pattern%s", lg,
-             expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "");
+    snprintf(param, sizeof param, "2^%d/pattern%s", lg, vsize);
     race_checked(expand ? "expand" : "lbs", name, param, items, result, want, run_pattern, run_mj,
                  "pattern", bytes);
 #ifdef MJ_BENCH_MGPU
@@ -247,7 +247,7 @@ static void bench_lbs(const char *name, mj_key_kind kind, int lg)
             else
                 mgpu::load_balance_search((int)items, o, (int)objects, idx, mgpu_context());
         };
-        snprintf(param, sizeof param, "2^%d/mgpu%s", lg, expand ? (sizeof(VV) == 4 ? " v4" : " v8") : "");
+        snprintf(param, sizeof param, "2^%d/mgpu%s", lg, vsize);
         race_checked(expand ? "expand" : "lbs", name, param, items, result, want, run_mgpu, run_mj,
                      "MGPU 2.0", bytes);
     }

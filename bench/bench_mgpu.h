@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // bench_primitives' rows against Modern GPU 2.0 (the seeds' library in its later version,
 // header-only), built where CMake is given -DMJ_MGPU_DIR=<a moderngpu checkout>: merge, sorted
-// search (lower bounds), load-balancing search and interval expand (4-byte indices), interval
-// gather, scatter and move (4-byte indices), bulk insert (keys alone), each on
-// the row's inputs, its output checked against the row's first reference before it is timed
-// (race_checked). The rows' reference column reads "MGPU 2.0"; their parameter ends in /mgpu.
-// Modern GPU 2.0 predates CUDA 13 and sm_70's warp intrinsics: docs/TUNING.md ("Against Modern
-// GPU 2.0") gives the three edits its headers need to build with CUDA 13.
+// search (lower bounds), load-balancing search, interval expand, gather, scatter and move
+// (4-byte indices), bulk insert (keys alone), each on the row's inputs, its output checked
+// against the row's first reference before it is timed (race_checked). The rows' reference
+// column reads "MGPU 2.0"; their parameter ends in /mgpu. Modern GPU 2.0 predates CUDA 13 and
+// sm_70's warp intrinsics: docs/TUNING.md ("Against Modern GPU 2.0 in the same run") gives the
+// three edits its headers need to build with CUDA 13.
 #ifndef MJ_BENCH_MGPU_H
 #define MJ_BENCH_MGPU_H
 

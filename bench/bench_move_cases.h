@@ -107,9 +107,9 @@ static void bench_move(const char *name, mj_key_kind kind, int lg, bool gather, 
     CUDA_CHECK(cudaMemset(dout.p, 0, dout.bytes));
     run_mj();
     same_or_die(want, download(dout, dout.bytes), "move");
+    const char *mode = gather && scatter ? "move" : gather ? "gather" : "scatter";
     char param[48];
-    snprintf(param, sizeof param, "2^%d %s v%zu", lg,
-             gather && scatter ? "move" : gather ? "gather" : "scatter", sizeof(V));
+    snprintf(param, sizeof param, "2^%d %s v%zu", lg, mode, sizeof(V));
     // Ideal traffic: the offsets, gather and scatter entries read once, each element read and
     // written once.
     double bytes = (double)objects * sizeof(K) * (1 + gather + scatter) + 2.0 * items * sizeof(V);
@@ -118,8 +118,7 @@ static void bench_move(const char *name, mj_key_kind kind, int lg, bool gather, 
         move_pattern<K, V><<<warp_object_blocks(objects), 256, 0, g_stream>>>(
             (const K *)doff.p, objects, items, g, sc, (const V *)din.p, (V *)dout.p);
     };
-    snprintf(param, sizeof param, "2^%d %s/pattern v%zu", lg,
-             gather && scatter ? "move" : gather ? "gather" : "scatter", sizeof(V));
+    snprintf(param, sizeof param, "2^%d %s/pattern v%zu", lg, mode, sizeof(V));
     race_checked("move", name, param, items, dout, want, run_pattern, run_mj, "pattern", bytes);
 #ifdef MJ_BENCH_MGPU
     if constexpr (std::is_same<K, int32_t>::value) { // Modern GPU's indices are int
@@ -134,8 +133,7 @@ static void bench_move(const char *name, mj_key_kind kind, int lg, bool gather, 
             else
                 mgpu::interval_scatter(vin, (int)items, o, (int)objects, sc, vout, mgpu_context());
         };
-        snprintf(param, sizeof param, "2^%d %s/mgpu v%zu", lg,
-                 gather && scatter ? "move" : gather ? "gather" : "scatter", sizeof(V));
+        snprintf(param, sizeof param, "2^%d %s/mgpu v%zu", lg, mode, sizeof(V));
         race_checked("move", name, param, items, dout, want, run_mgpu, run_mj, "MGPU 2.0", bytes);
     }
 #endif

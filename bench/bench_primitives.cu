@@ -307,15 +307,15 @@ template <typename K> static void bench_merge(const char *name, mj_key_kind kind
     same_or_die(want, download(out, out.bytes), "merge");
     char param[16];
     snprintf(param, sizeof param, "2^%d", lg);
-    race("merge", name, param, n, [] {}, run_cub, run_mj, "CUB", 2.0 * n * sizeof(K));
+    double bytes = 2.0 * n * sizeof(K); // both inputs read once, the output written once
+    race("merge", name, param, n, [] {}, run_cub, run_mj, "CUB", bytes);
 #ifdef MJ_BENCH_MGPU
     auto run_mgpu = [&] {
         mgpu::merge((const K *)da.p, (int)na, (const K *)db.p, (int)nb, (K *)out.p,
                     mgpu::less_t<K>(), mgpu_context());
     };
     snprintf(param, sizeof param, "2^%d/mgpu", lg);
-    race_checked("merge", name, param, n, out, want, run_mgpu, run_mj, "MGPU 2.0",
-                 2.0 * n * sizeof(K));
+    race_checked("merge", name, param, n, out, want, run_mgpu, run_mj, "MGPU 2.0", bytes);
 #endif
     mj_sorter_destroy(s);
 }
